@@ -1,0 +1,30 @@
+find_package(Threads REQUIRED)
+find_package(spdlog REQUIRED)
+find_package(nlohmann_json 3.2 REQUIRED)
+
+# OpenCL headers only: see the comment on coex_core.
+find_path(COEX_OPENCL_INCLUDE_DIR CL/cl_icd.h REQUIRED)
+add_library(coex_opencl_headers INTERFACE)
+target_include_directories(coex_opencl_headers INTERFACE ${COEX_OPENCL_INCLUDE_DIR})
+
+# libclang (kernel analysis). Debian: libclang-dev. The device machine has libclang-16.so.1
+# without headers: point COEX_CLANG_INCLUDE_DIR at carried clang-c headers there.
+file(GLOB _llvm_dirs /usr/lib/llvm-*)
+list(SORT _llvm_dirs ORDER DESCENDING)
+set(_clang_hints)
+foreach(d ${_llvm_dirs})
+  list(APPEND _clang_hints ${d}/lib ${d}/include)
+endforeach()
+find_path(COEX_CLANG_INCLUDE_DIR clang-c/Index.h HINTS ${_clang_hints} PATH_SUFFIXES include REQUIRED)
+find_library(COEX_LIBCLANG NAMES clang libclang.so.1 libclang-16.so.1 libclang-15.so.1 libclang-14.so.1
+  HINTS ${_clang_hints} PATH_SUFFIXES lib x86_64-linux-gnu REQUIRED)
+add_library(coex_libclang INTERFACE)
+target_include_directories(coex_libclang INTERFACE ${COEX_CLANG_INCLUDE_DIR})
+target_link_libraries(coex_libclang INTERFACE ${COEX_LIBCLANG})
+message(STATUS "coex: libclang ${COEX_LIBCLANG}, headers ${COEX_CLANG_INCLUDE_DIR}")
+
+# config/default.json is embedded, so that coex needs no file to run.
+set(COEX_EMBEDDED_CONFIG_CPP ${PROJECT_BINARY_DIR}/generated/embedded_default_config.cpp)
+file(READ ${PROJECT_SOURCE_DIR}/config/default.json _default_json)
+configure_file(${PROJECT_SOURCE_DIR}/cmake/embedded_default_config.cpp.in ${COEX_EMBEDDED_CONFIG_CPP} @ONLY)
+set_property(DIRECTORY APPEND PROPERTY CMAKE_CONFIGURE_DEPENDS ${PROJECT_SOURCE_DIR}/config/default.json)

@@ -1,0 +1,13 @@
+function(coex_set_warnings target)
+  target_compile_options(${target} PRIVATE -Wall -Wextra -Wpedantic -Wno-deprecated-declarations)
+endfunction()
+
+if(COEX_SANITIZE STREQUAL "address")
+  add_compile_options(-fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined)
+  add_link_options(-fsanitize=address,undefined)
+elseif(COEX_SANITIZE STREQUAL "thread")
+  add_compile_options(-fsanitize=thread -fno-omit-frame-pointer)
+  add_link_options(-fsanitize=thread)
+elseif(NOT COEX_SANITIZE STREQUAL "")
+  message(FATAL_ERROR "COEX_SANITIZE must be empty, 'address' or 'thread', not '${COEX_SANITIZE}'")
+endif()

@@ -1,0 +1,16 @@
+#pragma once
+
+#include <string>
+#include <vector>
+
+namespace coex::launcher {
+
+using Args = std::vector<std::string>;
+
+int run_app(const Args& args);        // coex run [options] -- app args...
+int list_devices(const Args& args);   // coex devices
+int print_report(const Args& args);   // coex report FILE
+int print_settings_doc(const Args& args);  // coex settings-doc
+int simulate(const Args& args);       // coex simulate SCENARIO.json
+
+}  // namespace coex::launcher

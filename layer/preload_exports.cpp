@@ -1,0 +1,16 @@
+// The preload entry points: every OpenCL 1.0-3.0 core function, generated from cl_api_list.h.
+// Each forwards to the runtime's intercept table, or straight to libOpenCL when coex is also
+// loaded as a layer (then the layer intercepts; doing it here too would intercept twice) or
+// when the call re-enters from below coex (the loader or a driver calling a cl* symbol by name).
+#include <CL/cl_icd.h>
+
+#include "api/runtime.h"
+
+#define COEX_EXPORT __attribute__((visibility("default")))
+
+#define COEX_API(ret, name, params, args)                                              \
+  extern "C" COEX_EXPORT ret CL_API_CALL name params {                                \
+    return coex::api::entry_table_for_preload().name args;                             \
+  }
+#include "cl_api_list.h"
+#undef COEX_API

@@ -1,0 +1,164 @@
+// Buffers: their records (flags, size, host pointer, sub-buffer parent), their release, and every
+// app command that may write one, after which the copies coex keeps elsewhere are stale.
+#include <algorithm>
+
+#include "api/handler_util.h"
+#include "exec/object_release.h"
+
+namespace coex::api {
+namespace {
+
+void record_buffer(cl_mem mem, cl_context context, cl_mem_flags flags, size_t size, void* host_ptr) {
+  record_safely("clCreateBuffer", [&] {
+    auto record = std::make_shared<model::BufferRecord>();
+    record->handle = mem;
+    record->context = context;
+    record->flags = flags;
+    record->size = size;
+    record->host_ptr = host_ptr;
+    record->state = std::make_shared<coherence::BufferState>(size);
+    rt().registries().buffers.insert(mem, record);
+  });
+}
+
+cl_mem CL_API_CALL create_buffer(cl_context context, cl_mem_flags flags, size_t size, void* host_ptr,
+                                 cl_int* errcode_ret) {
+  cl_mem mem = cl().clCreateBuffer(context, flags, size, host_ptr, errcode_ret);
+  if (mem) record_buffer(mem, context, flags, size, host_ptr);
+  return mem;
+}
+
+cl_mem CL_API_CALL create_buffer_with_properties(cl_context context, const cl_mem_properties* properties,
+                                                 cl_mem_flags flags, size_t size, void* host_ptr,
+                                                 cl_int* errcode_ret) {
+  cl_mem mem = cl().clCreateBufferWithProperties(context, properties, flags, size, host_ptr, errcode_ret);
+  if (mem) record_buffer(mem, context, flags, size, host_ptr);
+  return mem;
+}
+
+cl_mem CL_API_CALL create_sub_buffer(cl_mem parent, cl_mem_flags flags, cl_buffer_create_type type,
+                                     const void* info, cl_int* errcode_ret) {
+  cl_mem mem = cl().clCreateSubBuffer(parent, flags, type, info, errcode_ret);
+  if (!mem) return mem;
+  record_safely("clCreateSubBuffer", [&] {
+    auto parent_record = rt().registries().buffers.find(parent);
+    if (!parent_record || type != CL_BUFFER_CREATE_TYPE_REGION) return;  // untracked: never split
+    const auto* region = static_cast<const cl_buffer_region*>(info);
+    auto record = std::make_shared<model::BufferRecord>();
+    record->handle = mem;
+    record->context = parent_record->context;
+    record->flags = flags ? flags : parent_record->flags;
+    record->size = region->size;
+    record->root = parent_record->root_or_self(parent_record);
+    record->origin = parent_record->origin + region->origin;
+    record->state = parent_record->state;
+    rt().registries().buffers.insert(mem, record);
+  });
+  return mem;
+}
+
+cl_int CL_API_CALL release_mem(cl_mem mem) { return exec::release_app_buffer(mem); }
+
+// The app may write [offset, offset + size) of `mem` with the command it is enqueuing.
+void app_writes(const char* call, cl_mem mem, size_t offset, size_t size) {
+  record_safely(call, [&] {
+    auto record = rt().registries().buffers.find(mem);
+    if (!record) return;
+    std::lock_guard lock(record->state->mutex());
+    uint64_t begin = record->origin + std::min(offset, record->size);
+    uint64_t end = record->origin + std::min(offset + size, record->size);
+    record->state->app_wrote(begin, end);
+  });
+}
+void app_writes_all(const char* call, cl_mem mem) { app_writes(call, mem, 0, SIZE_MAX / 2); }
+
+cl_int CL_API_CALL write_buffer(cl_command_queue queue, cl_mem buffer, cl_bool blocking, size_t offset,
+                                size_t size, const void* ptr, cl_uint nwait, const cl_event* wait, cl_event* event) {
+  cl_int err = cl().clEnqueueWriteBuffer(queue, buffer, blocking, offset, size, ptr, nwait, wait, event);
+  if (err == CL_SUCCESS) app_writes("clEnqueueWriteBuffer", buffer, offset, size);
+  return err;
+}
+
+cl_int CL_API_CALL write_buffer_rect(cl_command_queue queue, cl_mem buffer, cl_bool blocking,
+                                     const size_t* buffer_origin, const size_t* host_origin, const size_t* region,
+                                     size_t buffer_row_pitch, size_t buffer_slice_pitch, size_t host_row_pitch,
+                                     size_t host_slice_pitch, const void* ptr, cl_uint nwait, const cl_event* wait,
+                                     cl_event* event) {
+  cl_int err = cl().clEnqueueWriteBufferRect(queue, buffer, blocking, buffer_origin, host_origin, region,
+                                             buffer_row_pitch, buffer_slice_pitch, host_row_pitch, host_slice_pitch,
+                                             ptr, nwait, wait, event);
+  if (err == CL_SUCCESS) app_writes_all("clEnqueueWriteBufferRect", buffer);
+  return err;
+}
+
+cl_int CL_API_CALL fill_buffer(cl_command_queue queue, cl_mem buffer, const void* pattern, size_t pattern_size,
+                               size_t offset, size_t size, cl_uint nwait, const cl_event* wait, cl_event* event) {
+  cl_int err = cl().clEnqueueFillBuffer(queue, buffer, pattern, pattern_size, offset, size, nwait, wait, event);
+  if (err == CL_SUCCESS) app_writes("clEnqueueFillBuffer", buffer, offset, size);
+  return err;
+}
+
+cl_int CL_API_CALL copy_buffer(cl_command_queue queue, cl_mem src, cl_mem dst, size_t src_offset, size_t dst_offset,
+                               size_t size, cl_uint nwait, const cl_event* wait, cl_event* event) {
+  cl_int err = cl().clEnqueueCopyBuffer(queue, src, dst, src_offset, dst_offset, size, nwait, wait, event);
+  if (err == CL_SUCCESS) app_writes("clEnqueueCopyBuffer", dst, dst_offset, size);
+  return err;
+}
+
+cl_int CL_API_CALL copy_buffer_rect(cl_command_queue queue, cl_mem src, cl_mem dst, const size_t* src_origin,
+                                    const size_t* dst_origin, const size_t* region, size_t src_row_pitch,
+                                    size_t src_slice_pitch, size_t dst_row_pitch, size_t dst_slice_pitch,
+                                    cl_uint nwait, const cl_event* wait, cl_event* event) {
+  cl_int err = cl().clEnqueueCopyBufferRect(queue, src, dst, src_origin, dst_origin, region, src_row_pitch,
+                                            src_slice_pitch, dst_row_pitch, dst_slice_pitch, nwait, wait, event);
+  if (err == CL_SUCCESS) app_writes_all("clEnqueueCopyBufferRect", dst);
+  return err;
+}
+
+cl_int CL_API_CALL copy_image_to_buffer(cl_command_queue queue, cl_mem src, cl_mem dst, const size_t* src_origin,
+                                        const size_t* region, size_t dst_offset, cl_uint nwait, const cl_event* wait,
+                                        cl_event* event) {
+  cl_int err =
+      cl().clEnqueueCopyImageToBuffer(queue, src, dst, src_origin, region, dst_offset, nwait, wait, event);
+  if (err == CL_SUCCESS) app_writes_all("clEnqueueCopyImageToBuffer", dst);
+  return err;
+}
+
+// A write map hands the app the bytes to change on the host: stale from now on. (With
+// CL_MEM_USE_HOST_PTR the app's host memory is the buffer, and a map is how it may touch it.)
+void* CL_API_CALL map_buffer(cl_command_queue queue, cl_mem buffer, cl_bool blocking, cl_map_flags flags,
+                             size_t offset, size_t size, cl_uint nwait, const cl_event* wait, cl_event* event,
+                             cl_int* errcode_ret) {
+  void* ptr = cl().clEnqueueMapBuffer(queue, buffer, blocking, flags, offset, size, nwait, wait, event, errcode_ret);
+  if (ptr && (flags & (CL_MAP_WRITE | CL_MAP_WRITE_INVALIDATE_REGION)))
+    app_writes("clEnqueueMapBuffer", buffer, offset, size);
+  return ptr;
+}
+
+// The unmap is when host writes reach the buffer; the map already marked the range, this marks it
+// again so that a split launch that began in between does not claim it current.
+cl_int CL_API_CALL unmap(cl_command_queue queue, cl_mem mem, void* ptr, cl_uint nwait, const cl_event* wait,
+                         cl_event* event) {
+  cl_int err = cl().clEnqueueUnmapMemObject(queue, mem, ptr, nwait, wait, event);
+  if (err == CL_SUCCESS) app_writes_all("clEnqueueUnmapMemObject", mem);
+  return err;
+}
+
+}  // namespace
+
+void install_buffer_calls(cl_icd_dispatch& table) {
+  table.clCreateBuffer = create_buffer;
+  table.clCreateBufferWithProperties = create_buffer_with_properties;
+  table.clCreateSubBuffer = create_sub_buffer;
+  table.clReleaseMemObject = release_mem;
+  table.clEnqueueWriteBuffer = write_buffer;
+  table.clEnqueueWriteBufferRect = write_buffer_rect;
+  table.clEnqueueFillBuffer = fill_buffer;
+  table.clEnqueueCopyBuffer = copy_buffer;
+  table.clEnqueueCopyBufferRect = copy_buffer_rect;
+  table.clEnqueueCopyImageToBuffer = copy_image_to_buffer;
+  table.clEnqueueMapBuffer = map_buffer;
+  table.clEnqueueUnmapMemObject = unmap;
+}
+
+}  // namespace coex::api

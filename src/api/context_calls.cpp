@@ -1,0 +1,65 @@
+// clCreateContext[FromType] and clReleaseContext: the app's contexts and their devices.
+#include "api/handler_util.h"
+
+namespace coex::api {
+namespace {
+
+std::vector<cl_context_properties> copy_properties(const cl_context_properties* properties) {
+  std::vector<cl_context_properties> out;
+  if (!properties) return out;
+  for (size_t i = 0; properties[i] != 0; i += 2) {
+    out.push_back(properties[i]);
+    out.push_back(properties[i + 1]);
+  }
+  out.push_back(0);
+  return out;
+}
+
+void record_context(cl_context context, const cl_context_properties* properties) {
+  record_safely("clCreateContext", [&] {
+    auto record = std::make_shared<model::ContextRecord>();
+    record->handle = context;
+    record->properties = copy_properties(properties);
+    cl_uint count = 0;
+    if (cl().clGetContextInfo(context, CL_CONTEXT_NUM_DEVICES, sizeof(count), &count, nullptr) == CL_SUCCESS) {
+      record->devices.resize(count);
+      cl().clGetContextInfo(context, CL_CONTEXT_DEVICES, count * sizeof(cl_device_id), record->devices.data(),
+                            nullptr);
+    }
+    rt().registries().contexts.insert(context, record);
+  });
+}
+
+cl_context CL_API_CALL create_context(const cl_context_properties* properties, cl_uint num_devices,
+                                      const cl_device_id* devices,
+                                      void(CL_CALLBACK* notify)(const char*, const void*, size_t, void*),
+                                      void* user_data, cl_int* errcode_ret) {
+  cl_context context = cl().clCreateContext(properties, num_devices, devices, notify, user_data, errcode_ret);
+  if (context) record_context(context, properties);
+  return context;
+}
+
+cl_context CL_API_CALL create_context_from_type(const cl_context_properties* properties, cl_device_type type,
+                                                void(CL_CALLBACK* notify)(const char*, const void*, size_t, void*),
+                                                void* user_data, cl_int* errcode_ret) {
+  cl_context context = cl().clCreateContextFromType(properties, type, notify, user_data, errcode_ret);
+  if (context) record_context(context, properties);
+  return context;
+}
+
+cl_int CL_API_CALL release_context(cl_context context) {
+  bool last = is_last_reference(cl().clGetContextInfo, context, CL_CONTEXT_REFERENCE_COUNT);
+  cl_int err = cl().clReleaseContext(context);
+  if (err == CL_SUCCESS && last) record_safely("clReleaseContext", [&] { rt().registries().contexts.erase(context); });
+  return err;
+}
+
+}  // namespace
+
+void install_context_calls(cl_icd_dispatch& table) {
+  table.clCreateContext = create_context;
+  table.clCreateContextFromType = create_context_from_type;
+  table.clReleaseContext = release_context;
+}
+
+}  // namespace coex::api

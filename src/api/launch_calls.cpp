@@ -1,0 +1,66 @@
+// clEnqueueNDRangeKernel: split across the device set when the planner proves it safe, otherwise
+// run as the app asked on its device, with the reason counted in the report.
+#include "api/handler_util.h"
+#include "devices/device_set.h"
+#include "exec/executor.h"
+#include "exec/launch_planner.h"
+#include "report/report.h"
+
+namespace coex::api {
+namespace {
+
+// A launch that runs unsplit on home writes there: every other copy of what it may write is stale.
+void run_unsplit_bookkeeping(const exec::LaunchDecision& decision, cl_command_queue queue) {
+  for (const auto& record : decision.written_buffers) {
+    std::lock_guard lock(record->state->mutex());
+    record->state->app_wrote(record->origin, record->origin + record->size);
+  }
+  report::LaunchRecord launch;
+  launch.not_split_reason = decision.not_split_reason;
+  if (auto queue_record = rt().registries().queues.find(queue)) {
+    int home = rt().devices().index_of(queue_record->device);
+    if (home >= 0) launch.per_device.push_back({home, 0, 0});
+  }
+  rt().report().record_launch(decision.kernel_name.empty() ? "(untracked)" : decision.kernel_name, launch);
+}
+
+cl_int CL_API_CALL enqueue_ndrange(cl_command_queue queue, cl_kernel kernel, cl_uint work_dim, const size_t* offset,
+                                   const size_t* global, const size_t* local, cl_uint num_wait,
+                                   const cl_event* wait_list, cl_event* event) {
+  exec::LaunchDecision decision;
+  try {
+    decision = exec::plan_launch(queue, kernel, work_dim, offset, global, local);
+    if (decision.job) {
+      return rt().executor().submit(std::move(decision.job), num_wait, wait_list, event);
+    }
+  } catch (const std::exception& e) {
+    spdlog::warn("clEnqueueNDRangeKernel: coex could not plan the launch ({}); it runs unsplit", e.what());
+    decision.job.reset();
+    decision.not_split_reason = "coex_error";
+  }
+  cl_int err = cl().clEnqueueNDRangeKernel(queue, kernel, work_dim, offset, global, local, num_wait, wait_list, event);
+  if (err == CL_SUCCESS) record_safely("clEnqueueNDRangeKernel", [&] { run_unsplit_bookkeeping(decision, queue); });
+  return err;
+}
+
+cl_int CL_API_CALL enqueue_task(cl_command_queue queue, cl_kernel kernel, cl_uint num_wait, const cl_event* wait_list,
+                                cl_event* event) {
+  cl_int err = cl().clEnqueueTask(queue, kernel, num_wait, wait_list, event);
+  if (err == CL_SUCCESS)
+    record_safely("clEnqueueTask", [&] {
+      exec::LaunchDecision decision;
+      decision.not_split_reason = "task";
+      if (auto record = rt().registries().kernels.find(kernel)) decision.kernel_name = record->name;
+      run_unsplit_bookkeeping(decision, queue);
+    });
+  return err;
+}
+
+}  // namespace
+
+void install_launch_calls(cl_icd_dispatch& table) {
+  table.clEnqueueNDRangeKernel = enqueue_ndrange;
+  table.clEnqueueTask = enqueue_task;
+}
+
+}  // namespace coex::api

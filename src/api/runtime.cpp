@@ -1,0 +1,154 @@
+#include "api/runtime.h"
+
+#include <spdlog/sinks/stdout_sinks.h>
+#include <spdlog/spdlog.h>
+
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+
+#include "api/libopencl_table.h"
+#include "devices/device_set.h"
+#include "exec/executor.h"
+#include "model/registries.h"
+#include "report/report.h"
+#include "report/trace.h"
+
+namespace coex::api {
+namespace {
+
+Runtime* g_runtime = nullptr;
+std::once_flag g_runtime_once;
+std::atomic<const cl_icd_dispatch*> g_preload_table{nullptr};
+cl_icd_dispatch g_libopencl{};
+
+void setup_logging(const std::string& level) {
+  auto logger = spdlog::get("coex");
+  if (!logger) {
+    logger = spdlog::stderr_logger_mt("coex");
+    logger->set_pattern("[coex] [%l] %v");
+  }
+  logger->set_level(spdlog::level::from_str(level));
+  spdlog::set_default_logger(logger);
+}
+
+void shutdown_at_exit() { shutdown(); }
+
+}  // namespace
+
+Runtime& Runtime::get() {
+  std::call_once(g_runtime_once, [] { g_runtime = new Runtime(); });  // never freed: see shutdown()
+  return *g_runtime;
+}
+
+void Runtime::init(LoadMode mode, const cl_icd_dispatch& next) {
+  mode_ = mode;
+  next_ = next;
+  intercept_ = next;
+  auto loaded = config::load_settings([](const char* name) { return static_cast<const char*>(std::getenv(name)); });
+  settings_ = loaded.settings;
+  setup_logging(loaded.errors.empty() ? settings_.log : "warn");
+  for (const auto& error : loaded.errors) std::fprintf(stderr, "%s\n", error.c_str());
+  registries_ = std::make_unique<model::Registries>();
+  report_ = std::make_unique<report::ReportRecorder>();
+  report_->set_mode(mode == LoadMode::Layer ? "layer" : "preload");
+  report_->set_policy(settings_.policy);
+  if (!loaded.errors.empty()) {
+    std::fprintf(stderr, "coex: configuration rejected: the app runs unchanged, without coex\n");
+    return;
+  }
+  if (settings_.disable) {
+    spdlog::info("COEX_DISABLE is set: pure pass-through");
+    return;
+  }
+  if (!settings_.trace.empty()) trace_ = std::make_unique<report::TraceRecorder>();
+  install_context_calls(intercept_);
+  install_queue_calls(intercept_);
+  install_buffer_calls(intercept_);
+  install_program_calls(intercept_);
+  install_kernel_calls(intercept_);
+  install_launch_calls(intercept_);
+  install_event_calls(intercept_);
+  active_ = true;
+  // Registered at first use, so it runs before the destructors of what was loaded earlier; it only
+  // writes files and stops coex's threads (other libraries may be half torn down by then).
+  std::atexit(shutdown_at_exit);
+  spdlog::debug("coex active as {}", mode == LoadMode::Layer ? "layer" : "preload");
+}
+
+devices::DeviceSet& Runtime::devices() {
+  std::call_once(devices_once_, [this] {
+    devices_ = std::make_unique<devices::DeviceSet>(next_, settings_.devices);
+    report_->set_devices(devices_->report_entries());
+    if (trace_)
+      for (const auto& device : devices_->all()) trace_->set_track_name(device.index, device.name);
+  });
+  return *devices_;
+}
+
+exec::Executor& Runtime::executor() {
+  std::call_once(executor_once_, [this] { executor_ = std::make_unique<exec::Executor>(*this); });
+  return *executor_;
+}
+
+void Runtime::shutdown() {
+  if (shut_down_.exchange(true)) return;
+  if (!report_) return;
+  if (executor_) executor_->stop();
+  if (!settings_.report.empty()) {
+    std::string error;
+    if (!report_->write(settings_.report, &error))
+      spdlog::error("cannot write the report to {} (COEX_REPORT): {}", settings_.report, error);
+  }
+  if (trace_ && !settings_.trace.empty()) {
+    std::string error;
+    if (!trace_->write(settings_.trace, &error))
+      spdlog::error("cannot write the trace to {} (COEX_TRACE): {}", settings_.trace, error);
+  }
+}
+
+const cl_icd_dispatch* init_as_layer(const cl_icd_dispatch* target, cl_uint num_entries) {
+  try {
+    cl_icd_dispatch next{};
+    size_t bytes = std::min<size_t>(sizeof(next), size_t(num_entries) * sizeof(void*));
+    std::memcpy(&next, target, bytes);
+    Runtime& rt = Runtime::get();
+    static std::once_flag once;
+    std::call_once(once, [&] { rt.init(LoadMode::Layer, next); });
+    return &rt.intercept_;
+  } catch (...) {
+    return nullptr;
+  }
+}
+
+const cl_icd_dispatch& entry_table_for_preload() {
+  if (const cl_icd_dispatch* table = g_preload_table.load(std::memory_order_acquire)) return *table;
+  static std::once_flag once;
+  std::call_once(once, [] {
+    std::string error;
+    if (!load_libopencl_table(g_libopencl, &error)) {
+      std::fprintf(stderr, "coex: %s\n", error.c_str());
+      std::abort();  // nothing to forward to: the app could not have run without coex either
+    }
+    if (opencl_layers_names_this_library()) {
+      // The loader will make coex a layer too: that is where calls are intercepted.
+      g_preload_table.store(&g_libopencl, std::memory_order_release);
+      return;
+    }
+    Runtime& rt = Runtime::get();
+    rt.init(LoadMode::Preload, g_libopencl);
+    g_preload_table.store(&rt.intercept_, std::memory_order_release);
+  });
+  return *g_preload_table.load(std::memory_order_acquire);
+}
+
+void shutdown() {
+  if (g_runtime) g_runtime->shutdown();
+}
+
+}  // namespace coex::api
+
+namespace coex {
+const cl_icd_dispatch& next() { return api::Runtime::get().next(); }
+const cl_icd_dispatch& intercept() { return api::Runtime::get().intercept(); }
+}  // namespace coex

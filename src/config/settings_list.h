@@ -1,0 +1,101 @@
+// THE list of coex settings: one line each. Everything else is generated from it: the fields of
+// coex::config::Settings, the JSON key (the name), the environment variable (COEX_ + the name in
+// capitals), the validation and its error lines, and docs/settings.md.
+//
+// COEX_SETTING(kind, name, default, (rule arguments), "doc")
+//   kind: Bool, Int (min, max), Double (min, max[, min exclusive]), Enum ("words"), Path (),
+//         Grammar (accepted phrase, check function), DoubleList (element min, element max);
+//         see config/setting_rules.h. The rule arguments construct <kind>Rule.
+// The policy parameters are those of issue 4, with the defaults the papers use.
+//
+// No include guard: this file is included once per expansion of COEX_SETTING.
+
+// --- What coex does ---
+COEX_SETTING(Enum, policy, "static",
+             ("static boyer plbhec jitp wp ess hguided adaptive sigmoid predict auto"),
+             "The scheduling policy that divides each split launch among the devices (docs/schedulers.md).")
+COEX_SETTING(Grammar, devices, "all", (kDeviceSelectorGrammar, &check_device_selector),
+             "The devices coex splits launches across. A device is used when it matches at least one term "
+             "without `!` (or every term has `!`) and no term with `!`. `<index>` is the index `coex devices` "
+             "prints; `<text>` matches part of the platform or device name, ignoring case. "
+             "Example: `type:gpu,!name:Quadro`.")
+COEX_SETTING(Bool, disable, false, (),
+             "Pure pass-through: every OpenCL call goes straight to the driver and coex records nothing.")
+COEX_SETTING(Int, min_split_work_items, 4096, (0, kNoIntLimit),
+             "Launches with fewer work-items than this are not split (the report counts them under `not_split`): "
+             "below it, moving data costs more than a second device saves.")
+
+// --- What coex tells you ---
+COEX_SETTING(Enum, log, "warn", ("trace debug info warn error off"),
+             "How much coex writes to stderr. `warn` keeps coex quiet unless something is wrong.")
+COEX_SETTING(Path, report, "", (),
+             "Write the JSON report to this path when the program exits; empty: no report. "
+             "`coex report FILE` prints it as a table.")
+COEX_SETTING(Path, trace, "", (),
+             "Write a Chrome trace-event JSON file here when the program exits (open it in "
+             "https://ui.perfetto.dev): one track per device with its transfers, sub-launches and merges. "
+             "Empty: no trace.")
+COEX_SETTING(Path, cache, "", (),
+             "The file that keeps performance history across runs, so that a second run starts balanced. "
+             "Empty: `$XDG_CACHE_HOME/coex/` (or `~/.cache/coex/`).")
+
+// --- Policy `static` ---
+COEX_SETTING(Enum, static_mode, "equal", ("equal ratio spec"),
+             "`equal`: the same share for every device. `ratio`: shares proportional to `weights`. "
+             "`spec`: weights from device info (compute units x clock).")
+COEX_SETTING(DoubleList, weights, {}, (0.0, kNoLimit),
+             "Weights for `static_mode` `ratio`: one per device, in the order of `coex devices` after "
+             "`devices` has selected them. Environment: comma-separated, e.g. `COEX_WEIGHTS=3,1`.")
+
+// --- Policy `boyer` (Boyer et al., CF'13) ---
+COEX_SETTING(Double, boyer_beta, 0.07, (0.0, 1.0, true),
+             "The first chunk on each device, as a fraction of the launch's work.")
+COEX_SETTING(Double, boyer_delta, 1.5, (1.0, 100.0),
+             "Each later profiling chunk on a device is this many times its previous one.")
+COEX_SETTING(Int, boyer_gamma, 2, (1, 1000),
+             "Profiling chunks every device completes before the rest is split in one final chunk per device.")
+
+// --- Policy `plbhec` (Sant'Ana et al.) ---
+COEX_SETTING(Double, plbhec_drift, 0.5, (0.0, kNoLimit, true),
+             "Profile again when the devices' finish times drift apart by more than this fraction.")
+
+// --- Policies `jitp`, `wp`, `ess` (Strack 2020) ---
+COEX_SETTING(Double, wp_omega, 0.5, (0.0, 1.0),
+             "`wp`: the weight w of the previous share in `p_i <- w*p_i + (1-w)*measured share`. (`jitp` uses 0.)")
+COEX_SETTING(Int, ess_launches, 10, (1, 1000000),
+             "`ess`: launches of a kernel over which the shares are estimated; then they are frozen.")
+
+// --- Policy `hguided` ---
+COEX_SETTING(Double, hguided_k, 2.0, (0.0, kNoLimit, true),
+             "The divisor k in `chunk = max(min_chunk, floor(R*P_i / (k*sum P)))`; R: work-groups left, P_i: "
+             "speed of device i.")
+COEX_SETTING(Int, min_chunk_groups, 0, (0, kNoIntLimit),
+             "Smallest chunk, in work-groups, for `hguided` and `sigmoid`. 0: the occupancy floor (one "
+             "work-group per CPU compute unit; on GPUs the work-groups for full occupancy).")
+
+// --- Policy `adaptive` ---
+COEX_SETTING(Double, adaptive_probe_fraction, 0.02, (0.0, 1.0, true),
+             "The first probe chunk on each device, as a fraction of the launch's work.")
+COEX_SETTING(Double, adaptive_growth, 2.0, (1.0, 100.0),
+             "Each probe chunk is this many times the previous one, until the rest is split statically.")
+
+// --- Policy `sigmoid` (Perez et al., JPDC'21) ---
+COEX_SETTING(Double, sigmoid_k, 2.0, (0.0, kNoLimit, true),
+             "k in `package = (G/2N) * (S_i/sum S) * tanh(3k * G_r/G)`, for regular kernels.")
+COEX_SETTING(Double, sigmoid_irregular_k, 0.5, (0.0, kNoLimit, true),
+             "k once a kernel is found irregular (it stays irregular for the launch).")
+COEX_SETTING(Double, sigmoid_cv_threshold, 0.25, (0.0, kNoLimit, true),
+             "A kernel is irregular when `sigma/mean` of a device's last 3 package speeds exceeds this.")
+COEX_SETTING(Double, sigmoid_floor_p, 0.05, (0.0, 1.0),
+             "p in the package floor: the larger of `p * t_elapsed * S_i` and the occupancy floor.")
+
+// --- Policy `predict` (Dollinger & Loechner, IMPACT'15) ---
+COEX_SETTING(Int, predict_max_steps, 15, (1, 1000),
+             "Most refinement steps of the split towards equal predicted times.")
+COEX_SETTING(Double, predict_eliminate, 0.1, (0.0, 1.0),
+             "A device whose share is below this fraction of the largest share gets no work.")
+
+// --- Testing ---
+COEX_SETTING(Grammar, fault, "", (kFaultGrammar, &check_fault_spec),
+             "Testing aid: `fail:<index>` makes that device's sub-launches fail, `stall:<index>` makes them "
+             "hang, so that error paths can be tested on real drivers. Empty in normal use.")

@@ -1,0 +1,141 @@
+#include "devices/device_set.h"
+
+#include <spdlog/spdlog.h>
+
+#include "config/device_selector.h"
+
+namespace coex::devices {
+namespace {
+
+template <typename T>
+T device_info(const cl_icd_dispatch& cl, cl_device_id id, cl_device_info param, T fallback) {
+  T value{};
+  return cl.clGetDeviceInfo(id, param, sizeof(value), &value, nullptr) == CL_SUCCESS ? value : fallback;
+}
+
+template <typename Fn, typename Handle, typename Param>
+std::string string_info(Fn fn, Handle handle, Param param) {
+  size_t size = 0;
+  if (fn(handle, param, 0, nullptr, &size) != CL_SUCCESS || size == 0) return {};
+  std::string text(size, '\0');
+  fn(handle, param, size, text.data(), nullptr);
+  while (!text.empty() && text.back() == '\0') text.pop_back();
+  return text;
+}
+
+}  // namespace
+
+std::string Device::type_name() const {
+  if (type & CL_DEVICE_TYPE_GPU) return "GPU";
+  if (type & CL_DEVICE_TYPE_CPU) return "CPU";
+  return "ACCELERATOR";
+}
+
+DeviceSet::DeviceSet(const cl_icd_dispatch& cl, const std::string& selector) : cl_(cl) {
+  cl_uint num_platforms = 0;
+  if (cl.clGetPlatformIDs(0, nullptr, &num_platforms) != CL_SUCCESS) num_platforms = 0;
+  std::vector<cl_platform_id> platforms(num_platforms);
+  if (num_platforms) cl.clGetPlatformIDs(num_platforms, platforms.data(), nullptr);
+  for (cl_platform_id platform : platforms) {
+    cl_uint count = 0;
+    if (cl.clGetDeviceIDs(platform, CL_DEVICE_TYPE_ALL, 0, nullptr, &count) != CL_SUCCESS) continue;
+    std::vector<cl_device_id> ids(count);
+    cl.clGetDeviceIDs(platform, CL_DEVICE_TYPE_ALL, count, ids.data(), nullptr);
+    std::string platform_name = string_info(cl.clGetPlatformInfo, platform, CL_PLATFORM_NAME);
+    for (cl_device_id id : ids) {
+      Device d;
+      d.index = int(devices_.size());
+      d.platform = platform;
+      d.id = id;
+      d.platform_name = platform_name;
+      d.name = string_info(cl.clGetDeviceInfo, id, CL_DEVICE_NAME);
+      d.type = device_info<cl_device_type>(cl, id, CL_DEVICE_TYPE, CL_DEVICE_TYPE_DEFAULT);
+      d.compute_units = device_info<cl_uint>(cl, id, CL_DEVICE_MAX_COMPUTE_UNITS, 1);
+      d.clock_mhz = device_info<cl_uint>(cl, id, CL_DEVICE_MAX_CLOCK_FREQUENCY, 0);
+      d.max_work_group_size = device_info<size_t>(cl, id, CL_DEVICE_MAX_WORK_GROUP_SIZE, 1);
+      d.base_address_align_bits = device_info<cl_uint>(cl, id, CL_DEVICE_MEM_BASE_ADDR_ALIGN, 8);
+      d.global_memory = device_info<cl_ulong>(cl, id, CL_DEVICE_GLOBAL_MEM_SIZE, 0);
+      devices_.push_back(std::move(d));
+    }
+  }
+  auto terms = config::parse_device_selector(selector, &selector_error_);
+  for (auto& d : devices_) {
+    config::SelectableDevice candidate{d.index, d.type_name(), d.platform_name, d.name};
+    d.selected = terms && config::device_selected(*terms, candidate);
+  }
+  if (!terms) spdlog::error("COEX_DEVICES \"{}\": {}; no device selected", selector, selector_error_);
+}
+
+DeviceSet::~DeviceSet() = default;  // shadows live until the process ends: see Runtime::shutdown
+
+std::vector<int> DeviceSet::selected() const {
+  std::vector<int> out;
+  for (const auto& d : devices_)
+    if (d.selected) out.push_back(d.index);
+  return out;
+}
+
+int DeviceSet::index_of(cl_device_id id) const {
+  for (const auto& d : devices_)
+    if (d.id == id) return d.index;
+  return -1;
+}
+
+std::vector<report::ReportDevice> DeviceSet::report_entries(int home) const {
+  std::vector<report::ReportDevice> out;
+  for (const auto& d : devices_)
+    if (d.selected || d.index == home) out.push_back({d.index, d.name, d.platform_name, d.type_name(), d.index == home});
+  return out;
+}
+
+std::vector<sched::DeviceProfile> DeviceSet::profiles() const {
+  std::vector<sched::DeviceProfile> out;
+  for (const auto& d : devices_) {
+    sched::DeviceProfile p;
+    p.index = d.index;
+    p.name = d.name;
+    p.is_gpu = d.type & CL_DEVICE_TYPE_GPU;
+    p.is_cpu = d.type & CL_DEVICE_TYPE_CPU;
+    p.compute_units = d.compute_units;
+    p.clock_mhz = d.clock_mhz;
+    // A GPU needs several resident work-groups per compute unit to hide latency; 4 is a common
+    // floor across vendors when nothing is measured yet.
+    p.groups_per_cu_for_occupancy = p.is_gpu ? 4 : 1;
+    out.push_back(p);
+  }
+  return out;
+}
+
+DeviceSet::Shadow& DeviceSet::ensure_shadow(int index) {
+  std::lock_guard lock(mutex_);
+  Shadow& shadow = shadows_[index];
+  if (shadow.context || shadow.failed) return shadow;
+  const Device& d = at(index);
+  cl_context_properties props[] = {CL_CONTEXT_PLATFORM, reinterpret_cast<cl_context_properties>(d.platform), 0};
+  cl_int err = CL_SUCCESS;
+  shadow.context = cl_.clCreateContext(props, 1, &d.id, nullptr, nullptr, &err);
+  if (shadow.context) shadow.queue = cl_.clCreateCommandQueue(shadow.context, d.id, 0, &err);
+  if (!shadow.context || !shadow.queue) {
+    spdlog::warn("device {} ({}): cannot create a context and queue (error {}); it gets no work", index, d.name, err);
+    shadow.failed = true;
+  }
+  return shadow;
+}
+
+cl_context DeviceSet::shadow_context(int index) { return ensure_shadow(index).context; }
+cl_command_queue DeviceSet::shadow_queue(int index) { return ensure_shadow(index).queue; }
+
+cl_command_queue DeviceSet::home_queue(cl_context app_context, cl_device_id device) {
+  std::lock_guard lock(mutex_);
+  auto key = std::make_pair(app_context, device);
+  auto it = home_queues_.find(key);
+  if (it != home_queues_.end()) return it->second;
+  cl_int err = CL_SUCCESS;
+  cl_command_queue queue = cl_.clCreateCommandQueue(app_context, device, 0, &err);
+  if (!queue) spdlog::warn("cannot create a queue in the app's context (error {})", err);
+  else cl_.clRetainContext(app_context);  // the queue must not outlive its context
+  home_queues_[key] = queue;
+  return queue;
+}
+
+}  // namespace coex::devices

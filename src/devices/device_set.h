@@ -1,0 +1,71 @@
+// The devices coex can use: every device of every platform the loader sees, in platform order
+// (the indices `coex devices` and the report show), and per device the shadow context and queue
+// coex drives it through, created once and lazily (DESIGN.md decision 1).
+#pragma once
+
+#include <CL/cl_icd.h>
+
+#include <map>
+#include <mutex>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "report/report.h"
+#include "sched/policy.h"
+
+namespace coex::devices {
+
+struct Device {
+  int index = 0;
+  cl_platform_id platform = nullptr;
+  cl_device_id id = nullptr;
+  std::string name;
+  std::string platform_name;
+  cl_device_type type = 0;
+  cl_uint compute_units = 1;
+  cl_uint clock_mhz = 0;
+  size_t max_work_group_size = 1;
+  cl_uint base_address_align_bits = 8;  // sub-buffer origins must be multiples of this
+  cl_ulong global_memory = 0;
+  bool selected = true;
+  std::string type_name() const;  // "CPU", "GPU", "ACCELERATOR"
+};
+
+class DeviceSet {
+ public:
+  DeviceSet(const cl_icd_dispatch& cl, const std::string& selector);
+  ~DeviceSet();
+
+  const std::vector<Device>& all() const { return devices_; }
+  const Device& at(int index) const { return devices_.at(size_t(index)); }
+  std::vector<int> selected() const;
+  int index_of(cl_device_id id) const;  // -1 when unknown
+  std::vector<report::ReportDevice> report_entries(int home = -1) const;
+  std::vector<sched::DeviceProfile> profiles() const;
+  const std::string& selector_error() const { return selector_error_; }
+
+  // coex's own context and in-order queue on a device, for devices other than a launch's home.
+  // Null on failure (logged once).
+  cl_context shadow_context(int index);
+  cl_command_queue shadow_queue(int index);
+  // coex's own in-order queue in the app's context, on the app's (home) device.
+  cl_command_queue home_queue(cl_context app_context, cl_device_id device);
+
+ private:
+  struct Shadow {
+    cl_context context = nullptr;
+    cl_command_queue queue = nullptr;
+    bool failed = false;
+  };
+  Shadow& ensure_shadow(int index);
+
+  const cl_icd_dispatch& cl_;
+  std::vector<Device> devices_;
+  std::string selector_error_;
+  std::mutex mutex_;
+  std::map<int, Shadow> shadows_;
+  std::map<std::pair<cl_context, cl_device_id>, cl_command_queue> home_queues_;
+};
+
+}  // namespace coex::devices

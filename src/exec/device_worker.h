@@ -1,0 +1,69 @@
+// One host thread per device (DESIGN.md trap: a single thread driving both GPUs got 0.91x, one per
+// device 1.6-2.0x, since blocking transfers serialise the devices). It owns that device's reusable
+// host staging, so that no launch allocates it anew.
+#pragma once
+
+#include <condition_variable>
+#include <cstdint>
+#include <deque>
+#include <functional>
+#include <mutex>
+#include <thread>
+#include <vector>
+
+namespace coex::exec {
+
+class DeviceWorker {
+ public:
+  DeviceWorker() : thread_([this] { loop(); }) {}
+  ~DeviceWorker() { stop(); }
+  DeviceWorker(const DeviceWorker&) = delete;
+  DeviceWorker& operator=(const DeviceWorker&) = delete;
+
+  void post(std::function<void()> task) {
+    {
+      std::lock_guard lock(mutex_);
+      tasks_.push_back(std::move(task));
+    }
+    cv_.notify_one();
+  }
+  void stop() {
+    {
+      std::lock_guard lock(mutex_);
+      if (stopping_) return;
+      stopping_ = true;
+    }
+    cv_.notify_one();
+    if (thread_.joinable()) thread_.join();
+  }
+  // Staging buffer `slot`, at least `bytes` long; used only by this worker's tasks.
+  uint8_t* staging(size_t slot, size_t bytes) {
+    if (staging_.size() <= slot) staging_.resize(slot + 1);
+    if (staging_[slot].size() < bytes) staging_[slot].resize(bytes);
+    return staging_[slot].data();
+  }
+
+ private:
+  void loop() {
+    for (;;) {
+      std::function<void()> task;
+      {
+        std::unique_lock lock(mutex_);
+        cv_.wait(lock, [this] { return stopping_ || !tasks_.empty(); });
+        if (tasks_.empty()) return;
+        task = std::move(tasks_.front());
+        tasks_.pop_front();
+      }
+      task();
+    }
+  }
+
+  std::mutex mutex_;
+  std::condition_variable cv_;
+  std::deque<std::function<void()>> tasks_;
+  bool stopping_ = false;
+  std::vector<std::vector<uint8_t>> staging_;
+  std::thread thread_;  // last: starts once the members above exist
+};
+
+}  // namespace coex::exec

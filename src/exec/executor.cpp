@@ -1,0 +1,129 @@
+#include "exec/executor.h"
+
+#include <spdlog/spdlog.h>
+
+#include "api/runtime.h"
+#include "exec/object_release.h"
+#include "exec/split_runner.h"
+#include "model/registries.h"
+
+namespace coex::exec {
+
+Executor::Executor(api::Runtime& rt) : rt_(rt), dispatcher_([this] { dispatcher_loop(); }) {}
+
+Executor::~Executor() { stop(); }
+
+DeviceWorker& Executor::worker(int device) {
+  std::lock_guard lock(mutex_);
+  auto& slot = workers_[device];
+  if (!slot) slot = std::make_unique<DeviceWorker>();
+  return *slot;
+}
+
+cl_int Executor::submit(std::unique_ptr<LaunchJob> job, cl_uint num_wait, const cl_event* wait_list,
+                        cl_event* app_event) {
+  const cl_icd_dispatch& cl = rt_.next();
+  cl_int err = CL_SUCCESS;
+  cl_event user_event = cl.clCreateUserEvent(job->app_context, &err);
+  if (!user_event) return err;
+  cl_event start = nullptr, end = nullptr;
+  err = cl.clEnqueueMarkerWithWaitList(job->app_queue, num_wait, wait_list, &start);
+  if (err == CL_SUCCESS) err = cl.clEnqueueMarkerWithWaitList(job->app_queue, 1, &user_event, &end);
+  if (err != CL_SUCCESS) {
+    // The start marker may already be queued: complete the user event so nothing waits forever.
+    cl.clSetUserEventStatus(user_event, CL_COMPLETE);
+    cl.clReleaseEvent(user_event);
+    if (start) cl.clReleaseEvent(start);
+    for (cl_mem mem : job->retained) release_app_buffer(mem);
+    return err;
+  }
+  cl.clFlush(job->app_queue);  // the start marker must reach the device, or the job never starts
+  job->user_event = user_event;
+  job->start_marker = start;
+  if (app_event) {
+    *app_event = end;
+    cl.clRetainEvent(start);
+    rt_.registries().split_events.insert(end, std::make_shared<model::SplitEventRecord>(model::SplitEventRecord{start}));
+  } else {
+    cl.clReleaseEvent(end);
+  }
+  LaunchJob* raw = job.get();
+  {
+    std::lock_guard lock(mutex_);
+    waiting_[raw] = std::move(job);
+  }
+  err = cl.clSetEventCallback(start, CL_COMPLETE, on_start_marker, raw);
+  if (err != CL_SUCCESS) {
+    // Cannot be told when to start: wait here instead (the split still runs, just not async).
+    cl_int status = cl.clWaitForEvents(1, &start) == CL_SUCCESS ? CL_COMPLETE : CL_INVALID_EVENT_WAIT_LIST;
+    on_start_marker(start, status, raw);
+  }
+  return CL_SUCCESS;
+}
+
+// Called by the driver, on its own thread: only hands the job to the dispatcher.
+void CL_CALLBACK Executor::on_start_marker(cl_event, cl_int status, void* user_data) {
+  auto* raw = static_cast<LaunchJob*>(user_data);
+  Executor& self = api::Runtime::get().executor();
+  {
+    std::lock_guard lock(self.mutex_);
+    auto it = self.waiting_.find(raw);
+    if (it == self.waiting_.end()) return;
+    self.ready_.emplace_back(std::move(it->second), status);
+    self.waiting_.erase(it);
+  }
+  self.cv_.notify_one();
+}
+
+// One job at a time: jobs may share buffers, and their coherence steps must not interleave.
+// Devices still run in parallel inside a job, each from its own worker thread.
+void Executor::dispatcher_loop() {
+  for (;;) {
+    std::pair<std::unique_ptr<LaunchJob>, cl_int> next;
+    {
+      std::unique_lock lock(mutex_);
+      cv_.wait(lock, [this] { return stopping_ || !ready_.empty(); });
+      if (ready_.empty()) return;
+      next = std::move(ready_.front());
+      ready_.pop_front();
+    }
+    LaunchJob& job = *next.first;
+    cl_int status = next.second;
+    if (status >= 0) {
+      try {
+        status = run_split(*this, job);
+      } catch (const std::exception& e) {
+        spdlog::error("kernel {}: split launch failed inside coex: {}", job.kernel_name, e.what());
+        status = CL_OUT_OF_HOST_MEMORY;
+      } catch (...) {
+        status = CL_OUT_OF_HOST_MEMORY;
+      }
+    }
+    complete(job, status);
+  }
+}
+
+void Executor::complete(LaunchJob& job, cl_int status) {
+  const cl_icd_dispatch& cl = rt_.next();
+  // A negative status is how the spec reports a failed command on its event (the app's end
+  // marker waits on this user event and inherits the failure).
+  cl.clSetUserEventStatus(job.user_event, status >= 0 ? CL_COMPLETE : status);
+  cl.clReleaseEvent(job.user_event);
+  cl.clReleaseEvent(job.start_marker);
+  for (cl_mem mem : job.retained) release_app_buffer(mem);
+  job.retained.clear();
+}
+
+void Executor::stop() {
+  {
+    std::lock_guard lock(mutex_);
+    if (stopping_) return;
+    stopping_ = true;
+  }
+  cv_.notify_all();
+  if (dispatcher_.joinable()) dispatcher_.join();
+  std::lock_guard lock(mutex_);
+  for (auto& [device, worker] : workers_) worker->stop();
+}
+
+}  // namespace coex::exec

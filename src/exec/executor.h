@@ -1,0 +1,51 @@
+// Runs split launches (DESIGN.md decision 6): clEnqueueNDRangeKernel returns at once; the job
+// starts when a start marker on the app's queue completes (the app's wait list and earlier
+// commands are done), runs its chunks on every device from one thread per device, merges, and
+// then completes the user event that the app's event (an end marker) waits for.
+#pragma once
+
+#include <CL/cl.h>
+
+#include <condition_variable>
+#include <deque>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <thread>
+
+#include "exec/device_worker.h"
+#include "exec/launch_job.h"
+
+namespace coex::api { class Runtime; }
+
+namespace coex::exec {
+
+class Executor {
+ public:
+  explicit Executor(api::Runtime& rt);
+  ~Executor();
+
+  // Enqueues the markers on the app's queue and hands the job over. The app's error code when the
+  // driver rejects the wait list or the queue; the job is then dropped, nothing ran.
+  cl_int submit(std::unique_ptr<LaunchJob> job, cl_uint num_wait, const cl_event* wait_list, cl_event* app_event);
+  // Finishes the job running, if any, and stops the threads.
+  void stop();
+
+  DeviceWorker& worker(int device);
+
+ private:
+  static void CL_CALLBACK on_start_marker(cl_event event, cl_int status, void* user_data);
+  void dispatcher_loop();
+  void complete(LaunchJob& job, cl_int status);
+
+  api::Runtime& rt_;
+  std::mutex mutex_;
+  std::condition_variable cv_;
+  std::map<LaunchJob*, std::unique_ptr<LaunchJob>> waiting_;  // for their start marker
+  std::deque<std::pair<std::unique_ptr<LaunchJob>, cl_int>> ready_;
+  bool stopping_ = false;
+  std::map<int, std::unique_ptr<DeviceWorker>> workers_;
+  std::thread dispatcher_;
+};
+
+}  // namespace coex::exec

@@ -1,0 +1,74 @@
+#include "exec/launch_geometry.h"
+
+#include <algorithm>
+
+namespace coex::exec {
+
+uint64_t LaunchGeometry::groups_along_split() const {
+  unsigned d = split_dim();
+  return (global[d] + local[d] - 1) / local[d];
+}
+
+uint64_t LaunchGeometry::work_items() const {
+  uint64_t n = 1;
+  for (unsigned d = 0; d < work_dim; ++d) n *= global[d];
+  return n;
+}
+
+uint64_t LaunchGeometry::items_per_group() const {
+  uint64_t n = 1;
+  for (unsigned d = 0; d < work_dim; ++d) n *= local[d];
+  return n;
+}
+
+namespace {
+
+// The largest power of two that divides `n` and is at most `cap`.
+size_t largest_pow2_divisor(size_t n, size_t cap) {
+  size_t best = 1;
+  for (size_t p = 2; p <= cap && n % p == 0; p *= 2) best = p;
+  return best;
+}
+
+}  // namespace
+
+bool make_geometry(unsigned work_dim, const size_t* offset, const size_t* global, const size_t* local,
+                   size_t max_group_size, LaunchGeometry& out) {
+  if (work_dim < 1 || work_dim > 3 || !global) return false;
+  out = LaunchGeometry{};
+  out.work_dim = work_dim;
+  for (unsigned d = 0; d < work_dim; ++d) {
+    if (global[d] == 0) return false;
+    out.global[d] = global[d];
+    out.offset[d] = offset ? offset[d] : 0;
+    if (local) {
+      if (local[d] == 0) return false;
+      out.local[d] = local[d];
+    }
+  }
+  out.local_given = local != nullptr;
+  if (local) return true;
+  size_t cap = std::max<size_t>(1, std::min<size_t>(max_group_size, 256));
+  unsigned split = work_dim - 1;
+  if (work_dim == 1) {
+    // Keep at least 64 groups where the size allows, so that a split has chunks to hand out.
+    size_t target = std::max<size_t>(1, std::min(cap, global[0] / 64));
+    out.local[0] = largest_pow2_divisor(global[0], target);
+  } else {
+    out.local[0] = largest_pow2_divisor(global[0], cap);
+    out.local[split] = 1;
+  }
+  return true;
+}
+
+LaunchGeometry sub_launch(const LaunchGeometry& launch, uint64_t begin, uint64_t end) {
+  LaunchGeometry sub = launch;
+  unsigned d = launch.split_dim();
+  uint64_t first_item = begin * launch.local[d];
+  uint64_t last_item = std::min<uint64_t>(end * launch.local[d], launch.global[d]);
+  sub.offset[d] = launch.offset[d] + first_item;
+  sub.global[d] = last_item - first_item;
+  return sub;
+}
+
+}  // namespace coex::exec

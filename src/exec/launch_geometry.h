@@ -1,0 +1,34 @@
+// The geometry of a launch and of its sub-launches (DESIGN.md decision 3): split on whole
+// work-groups of the outermost dimension, each sub-launch with a global offset.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+
+namespace coex::exec {
+
+struct LaunchGeometry {
+  unsigned work_dim = 1;
+  size_t offset[3] = {0, 0, 0};
+  size_t global[3] = {1, 1, 1};
+  size_t local[3] = {1, 1, 1};
+  bool local_given = false;  // false: the app passed NULL and coex chose `local`
+
+  unsigned split_dim() const { return work_dim - 1; }
+  // Work-groups along the split dimension; the last may be partial (OpenCL 2.0 non-uniform groups).
+  uint64_t groups_along_split() const;
+  uint64_t work_items() const;
+  uint64_t items_per_group() const;
+};
+
+// Builds the geometry of an app's launch; with a NULL local size, picks one that divides the
+// global size in every dimension and is at most `max_group_size` work-items, putting the group in
+// dimension 0 and keeping the split dimension fine-grained so that it can be cut into many chunks.
+// False when the arguments are not a valid launch (the driver then answers the app).
+bool make_geometry(unsigned work_dim, const size_t* offset, const size_t* global, const size_t* local,
+                   size_t max_group_size, LaunchGeometry& out);
+
+// The sub-launch that runs work-groups [begin, end) of the split dimension.
+LaunchGeometry sub_launch(const LaunchGeometry& launch, uint64_t begin, uint64_t end);
+
+}  // namespace coex::exec

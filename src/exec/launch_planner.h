@@ -1,0 +1,26 @@
+// Decides, when the app enqueues a launch, whether coex splits it (DESIGN.md decision 2: only when
+// that is proven safe), and if so captures it as a LaunchJob.
+#pragma once
+
+#include <CL/cl.h>
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "exec/launch_job.h"
+
+namespace coex::exec {
+
+struct LaunchDecision {
+  std::unique_ptr<LaunchJob> job;  // null: run as the app asked, on its device
+  std::string not_split_reason;    // why not, as the report counts it
+  std::string kernel_name;
+  // Buffers the launch may write, as (record, origin, size): stale elsewhere once it runs unsplit.
+  std::vector<std::shared_ptr<model::BufferRecord>> written_buffers;
+};
+
+LaunchDecision plan_launch(cl_command_queue queue, cl_kernel kernel, cl_uint work_dim, const size_t* offset,
+                           const size_t* global, const size_t* local);
+
+}  // namespace coex::exec

@@ -1,0 +1,14 @@
+#pragma once
+
+#include <string>
+
+#include "kernel/kernel_analysis.h"
+#include "model/records.h"
+
+namespace coex::exec {
+
+// The analysis of `kernel_name` in `program`, computed once per program (libclang parse), with the
+// rewritten source prepared when some kernel needs it. Null when the kernel is not in the analysis.
+const kernel::KernelInfo* analysed_kernel(model::ProgramRecord& program, const std::string& kernel_name);
+
+}  // namespace coex::exec

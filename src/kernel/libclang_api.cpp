@@ -1,0 +1,93 @@
+#define COEX_LIBCLANG_NO_REDIRECT
+#include "kernel/libclang_api.h"
+
+#include <dlfcn.h>
+
+#include <mutex>
+#include <vector>
+
+namespace coex::kernel::libclang {
+
+#define COEX_LIBCLANG_DEFINE(name) decltype(&::name) name = nullptr;
+COEX_LIBCLANG_FUNCTIONS(COEX_LIBCLANG_DEFINE)
+#undef COEX_LIBCLANG_DEFINE
+
+namespace {
+
+std::mutex g_mutex;
+std::string g_preferred;
+bool g_tried = false;
+bool g_loaded = false;
+std::string g_failure;
+std::string g_version;
+
+// RTLD_DEEPBIND makes libclang bind to its own libLLVM even when another LLVM is already global
+// (an app or driver that loaded one with RTLD_GLOBAL). The sanitizer runtimes refuse it.
+int open_flags() {
+  int flags = RTLD_NOW | RTLD_LOCAL;
+#if !defined(__SANITIZE_ADDRESS__) && !defined(__SANITIZE_THREAD__)
+  flags |= RTLD_DEEPBIND;
+#endif
+  return flags;
+}
+
+std::vector<std::string> candidates() {
+  std::vector<std::string> out;
+  if (!g_preferred.empty()) out.push_back(g_preferred);
+  for (int major = 24; major >= 14; --major) out.push_back("libclang-" + std::to_string(major) + ".so.1");
+  for (int major = 24; major >= 14; --major) out.push_back("/usr/lib/llvm-" + std::to_string(major) + "/lib/libclang.so.1");
+  out.push_back("libclang.so.1");
+  out.push_back("libclang.so");
+  return out;
+}
+
+bool resolve_all(void* handle, std::string& missing) {
+#define COEX_LIBCLANG_RESOLVE(name)                                      \
+  name = reinterpret_cast<decltype(name)>(dlsym(handle, #name));        \
+  if (!name) {                                                           \
+    missing = #name;                                                     \
+    return false;                                                        \
+  }
+  COEX_LIBCLANG_FUNCTIONS(COEX_LIBCLANG_RESOLVE)
+#undef COEX_LIBCLANG_RESOLVE
+  return true;
+}
+
+}  // namespace
+
+void set_preferred_path(const std::string& path) {
+  std::lock_guard lock(g_mutex);
+  g_preferred = path;
+}
+
+bool load(std::string* why_not) {
+  std::lock_guard lock(g_mutex);
+  if (!g_tried) {
+    g_tried = true;
+    std::string tried;
+    for (const std::string& name : candidates()) {
+      void* handle = dlopen(name.c_str(), open_flags());
+      if (!handle) continue;
+      std::string missing;
+      if (resolve_all(handle, missing)) {
+        g_loaded = true;
+        CXString v = clang_getClangVersion();
+        g_version = clang_getCString(v) ? clang_getCString(v) : "";
+        clang_disposeString(v);
+        break;
+      }
+      tried += " " + name + " (no " + missing + ")";
+      dlclose(handle);
+    }
+    if (!g_loaded) g_failure = "no usable libclang (libclang-N.so.1, N >= 14) found" + tried;
+  }
+  if (!g_loaded && why_not) *why_not = g_failure;
+  return g_loaded;
+}
+
+std::string version() {
+  std::lock_guard lock(g_mutex);
+  return g_version;
+}
+
+}  // namespace coex::kernel::libclang

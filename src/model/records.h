@@ -1,0 +1,103 @@
+// What coex records about the app's objects: enough to replay a launch on another device.
+// Records are created by the handlers in src/api/ and leave their registry when the app's object
+// is destroyed (its last release).
+#pragma once
+
+#include <CL/cl.h>
+
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "coherence/buffer_state.h"
+#include "kernel/kernel_analysis.h"
+
+namespace coex::model {
+
+struct ContextRecord {
+  cl_context handle = nullptr;
+  std::vector<cl_device_id> devices;
+  std::vector<cl_context_properties> properties;  // zero-terminated, empty when none were given
+};
+
+struct QueueRecord {
+  cl_command_queue handle = nullptr;
+  cl_context context = nullptr;
+  cl_device_id device = nullptr;
+  cl_command_queue_properties properties = 0;
+  bool out_of_order() const { return properties & CL_QUEUE_OUT_OF_ORDER_EXEC_MODE_ENABLE; }
+  bool profiling() const { return properties & CL_QUEUE_PROFILING_ENABLE; }
+};
+
+struct BufferRecord {
+  cl_mem handle = nullptr;
+  cl_context context = nullptr;
+  cl_mem_flags flags = 0;
+  size_t size = 0;
+  void* host_ptr = nullptr;
+  // Sub-buffers: the root record and this buffer's byte offset in it. Null root: a root itself.
+  std::shared_ptr<BufferRecord> root;
+  size_t origin = 0;
+  std::shared_ptr<coherence::BufferState> state;  // the root's state; shared by its sub-buffers
+  std::shared_ptr<BufferRecord> root_or_self(const std::shared_ptr<BufferRecord>& self) const {
+    return root ? root : self;
+  }
+  bool is_sub_buffer() const { return root != nullptr; }
+};
+
+// The program coex built for one device (from the app's source, or its rewrite), and the kernels
+// it made from it: one kernel object per kernel name, used only by coex's executor.
+struct DeviceBuild {
+  cl_program program = nullptr;
+  bool failed = false;  // the build failed: that device gets no work from this program
+  std::map<std::string, cl_kernel> kernels;
+};
+
+enum class ProgramOrigin { Source, Binary, IL, BuiltIn, Linked };
+
+struct ProgramRecord {
+  cl_program handle = nullptr;
+  cl_context context = nullptr;
+  ProgramOrigin origin = ProgramOrigin::Source;
+  std::string source;         // the sources, concatenated as the driver sees them
+  std::string build_options;  // of the last clBuildProgram
+  uint64_t source_hash = 0;
+  // Filled on first need, under `mutex`: the analysis and the rewritten source.
+  std::mutex mutex;
+  bool analysed = false;
+  kernel::ProgramInfo info;
+  std::string rewritten_source;
+  // By (coex device index, built in the app's own context): the home device builds there, so that
+  // it runs on the app's buffers; other devices build in coex's shadow context of that device.
+  std::map<std::pair<int, bool>, DeviceBuild> builds;
+};
+
+struct KernelArgValue {
+  bool set = false;
+  bool local = false;  // __local: clSetKernelArg(size, NULL)
+  bool svm = false;    // clSetKernelArgSVMPointer
+  size_t size = 0;     // as given to clSetKernelArg (for __local: the bytes to allocate)
+  std::vector<uint8_t> bytes;  // the value; empty for __local and SVM arguments
+};
+
+struct KernelRecord {
+  cl_kernel handle = nullptr;
+  std::shared_ptr<ProgramRecord> program;
+  std::string name;
+  std::mutex mutex;  // guards args: apps may set arguments from several threads
+  std::vector<KernelArgValue> args;
+  bool exec_info_set = false;  // clSetKernelExecInfo (SVM pointers): not split
+};
+
+// An event coex made for the app (the end marker of a split launch), with the start marker whose
+// completion is the moment the split could begin: profiling info spans the whole split.
+struct SplitEventRecord {
+  cl_event start_marker = nullptr;
+};
+
+}  // namespace coex::model

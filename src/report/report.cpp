@@ -1,0 +1,158 @@
+#include "report/report.h"
+
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cstdio>
+#include <fstream>
+#include <system_error>
+
+namespace coex::report {
+
+namespace {
+
+// Reasons are counted as given; an empty one would be an empty JSON key.
+const char* const kUnspecifiedReason = "unspecified";
+
+}  // namespace
+
+void ReportRecorder::set_mode(const std::string& mode) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  mode_ = mode;
+}
+
+void ReportRecorder::set_policy(const std::string& policy) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  policy_ = policy;
+}
+
+void ReportRecorder::set_devices(const std::vector<ReportDevice>& devices) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  devices_ = devices;
+}
+
+void ReportRecorder::set_settings(const nlohmann::json& settings) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  settings_ = settings;
+}
+
+void ReportRecorder::record_launch(const std::string& kernel, const LaunchRecord& launch) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  auto [it, inserted] = kernel_index_.try_emplace(kernel, kernels_.size());
+  if (inserted) {
+    kernels_.emplace_back();
+    kernels_.back().name = kernel;
+  }
+  KernelTotals& totals = kernels_[it->second];
+  ++totals.launches;
+  if (launch.split) {
+    ++totals.split_launches;
+  } else {
+    const std::string reason = launch.not_split_reason.empty() ? kUnspecifiedReason : launch.not_split_reason;
+    auto found = std::find_if(totals.not_split.begin(), totals.not_split.end(),
+                              [&reason](const auto& entry) { return entry.first == reason; });
+    if (found == totals.not_split.end()) {
+      totals.not_split.emplace_back(reason, 1);
+    } else {
+      ++found->second;
+    }
+  }
+  totals.bytes_moved += launch.bytes_moved;
+  for (const DeviceWork& work : launch.per_device) {
+    auto at = std::lower_bound(totals.per_device.begin(), totals.per_device.end(), work.index,
+                               [](const auto& entry, int index) { return entry.first < index; });
+    if (at == totals.per_device.end() || at->first != work.index) {
+      at = totals.per_device.insert(at, {work.index, DeviceTotals{}});
+    }
+    at->second.work_items += work.work_items;
+    at->second.seconds += work.seconds;
+  }
+}
+
+nlohmann::json ReportRecorder::to_json() const {
+  std::lock_guard<std::mutex> lock(mutex_);
+  nlohmann::json report = nlohmann::json::object();
+  report["mode"] = mode_;
+  report["policy"] = policy_;
+  if (!settings_.is_null()) report["settings"] = settings_;
+
+  nlohmann::json devices = nlohmann::json::array();
+  for (const ReportDevice& d : devices_) {
+    devices.push_back({{"index", d.index}, {"name", d.name}, {"platform", d.platform}, {"type", d.type},
+                       {"home", d.home}});
+  }
+  report["devices"] = std::move(devices);
+
+  nlohmann::json kernels = nlohmann::json::array();
+  uint64_t launches = 0, split_launches = 0, bytes_moved = 0;
+  for (const KernelTotals& k : kernels_) {
+    nlohmann::json not_split = nlohmann::json::object();
+    for (const auto& [reason, count] : k.not_split) not_split[reason] = count;
+    nlohmann::json per_device = nlohmann::json::array();
+    for (const auto& [index, work] : k.per_device) {
+      per_device.push_back({{"index", index}, {"work_items", work.work_items}, {"seconds", work.seconds}});
+    }
+    kernels.push_back({{"name", k.name},
+                       {"launches", k.launches},
+                       {"split_launches", k.split_launches},
+                       {"not_split", std::move(not_split)},
+                       {"bytes_moved", k.bytes_moved},
+                       {"per_device", std::move(per_device)}});
+    launches += k.launches;
+    split_launches += k.split_launches;
+    bytes_moved += k.bytes_moved;
+  }
+  report["kernels"] = std::move(kernels);
+  report["totals"] = {{"launches", launches}, {"split_launches", split_launches}, {"bytes_moved", bytes_moved}};
+  return report;
+}
+
+bool ReportRecorder::write(const std::string& path, std::string* error) const {
+  try {
+    // error_handler_t::replace: a kernel name is the app's bytes and need not be valid UTF-8.
+    const std::string text = to_json().dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";
+    return write_file_atomically(path, text, error);
+  } catch (const std::exception& e) {
+    if (error) *error = std::string("cannot build the report: ") + e.what();
+    return false;
+  }
+}
+
+bool write_file_atomically(const std::string& path, const std::string& text, std::string* error) {
+  return write_file_atomically(
+      path, [&text](std::ostream& out) { out.write(text.data(), static_cast<std::streamsize>(text.size())); },
+      error);
+}
+
+bool write_file_atomically(const std::string& path, const std::function<void(std::ostream&)>& write_content,
+                           std::string* error) {
+  std::string temporary;
+  try {
+    temporary = path + ".tmp." + std::to_string(::getpid());
+    std::ofstream out(temporary, std::ios::binary | std::ios::trunc);
+    if (!out) {
+      if (error) *error = temporary + ": " + std::generic_category().message(errno);
+      return false;
+    }
+    write_content(out);
+    out.close();
+    if (!out) {
+      if (error) *error = temporary + ": write failed";
+      std::remove(temporary.c_str());
+      return false;
+    }
+    if (std::rename(temporary.c_str(), path.c_str()) != 0) {
+      if (error) *error = path + ": " + std::generic_category().message(errno);
+      std::remove(temporary.c_str());
+      return false;
+    }
+    return true;
+  } catch (const std::exception& e) {
+    if (error) *error = path + ": " + e.what();
+    if (!temporary.empty()) std::remove(temporary.c_str());
+    return false;
+  }
+}
+
+}  // namespace coex::report

@@ -1,0 +1,92 @@
+// The run report (COEX_REPORT): what coex did with each kernel, written as JSON at process exit.
+// Shape (issue 2, item 6; later issues add keys, these names stay):
+//   { "mode": "layer|preload", "policy": "static", "settings": {...},
+//     "devices": [{"index", "name", "platform", "type": "CPU|GPU|ACCELERATOR", "home"}],
+//     "kernels": [{"name", "launches", "split_launches", "not_split": {"<reason>": count},
+//                  "bytes_moved", "per_device": [{"index", "work_items", "seconds"}]}],
+//     "totals": {"launches", "split_launches", "bytes_moved"} }
+#pragma once
+
+#include <nlohmann/json.hpp>
+
+#include <cstdint>
+#include <functional>
+#include <iosfwd>
+#include <mutex>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+namespace coex::report {
+
+struct ReportDevice {
+  int index = 0;  // coex device index, as `coex devices` prints it
+  std::string name;
+  std::string platform;
+  std::string type;  // "CPU", "GPU" or "ACCELERATOR"
+  bool home = false;
+};
+
+// One device's part of one launch.
+struct DeviceWork {
+  int index = 0;
+  uint64_t work_items = 0;
+  double seconds = 0;  // busy time of that device for this launch: its transfers, runs and merges
+};
+
+struct LaunchRecord {
+  bool split = false;
+  std::string not_split_reason;  // when !split; an empty reason is counted as "unspecified"
+  uint64_t bytes_moved = 0;      // host<->device and device<->device bytes coex moved for the launch
+  std::vector<DeviceWork> per_device;
+};
+
+// Thread-safe: launches are recorded from every thread the app calls OpenCL from.
+class ReportRecorder {
+ public:
+  void set_mode(const std::string& mode);
+  void set_policy(const std::string& policy);
+  void set_devices(const std::vector<ReportDevice>& devices);
+  void set_settings(const nlohmann::json& settings);  // coex::config::settings_to_json
+  void record_launch(const std::string& kernel, const LaunchRecord& launch);
+
+  // Kernels in the order they were first launched; per_device sorted by index.
+  nlohmann::json to_json() const;
+  // Writes to a temporary file beside `path`, then renames it, so a reader never sees half a report.
+  // Does not throw; on failure returns false with `error` set (when not null).
+  bool write(const std::string& path, std::string* error) const;
+
+ private:
+  struct DeviceTotals {
+    uint64_t work_items = 0;
+    double seconds = 0;
+  };
+  struct KernelTotals {
+    std::string name;
+    uint64_t launches = 0;
+    uint64_t split_launches = 0;
+    std::vector<std::pair<std::string, uint64_t>> not_split;  // reason -> count, first-seen order
+    uint64_t bytes_moved = 0;
+    std::vector<std::pair<int, DeviceTotals>> per_device;     // sorted by device index
+  };
+
+  mutable std::mutex mutex_;
+  std::string mode_;
+  std::string policy_;
+  std::vector<ReportDevice> devices_;
+  nlohmann::json settings_;
+  std::vector<KernelTotals> kernels_;
+  std::unordered_map<std::string, size_t> kernel_index_;
+};
+
+// Writes to `path` through a temporary file beside it and a rename, so that a reader never sees half a
+// file. Shared by the report and the trace. Does not throw.
+bool write_file_atomically(const std::string& path, const std::string& text, std::string* error);
+bool write_file_atomically(const std::string& path, const std::function<void(std::ostream&)>& write_content,
+                           std::string* error);
+
+// `coex report FILE`: the report as a table a person can read. Any key may be missing or of the
+// wrong type (an older or a hand-edited report): what is there is shown. Does not throw.
+std::string format_report_table(const nlohmann::json& report);
+
+}  // namespace coex::report

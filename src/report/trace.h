@@ -1,0 +1,68 @@
+// The run trace (COEX_TRACE): a Chrome trace-event JSON file that opens in Perfetto
+// (https://ui.perfetto.dev) or chrome://tracing, with one track per device showing its transfers,
+// sub-launches and merges.
+//
+// Format: the "Trace Event Format" document (Google, "JSON Object Format"): complete events
+// ("ph": "X", "ts" and "dur" in microseconds) and "M" metadata events that name the threads.
+// coex writes every event with pid 1 and tid = the coex device index, so each device is one track.
+#pragma once
+
+#include <nlohmann/json.hpp>
+
+#include <chrono>
+#include <cstdint>
+#include <map>
+#include <iosfwd>
+#include <mutex>
+#include <string>
+#include <vector>
+
+namespace coex::report {
+
+struct TraceEvent {
+  std::string name;      // e.g. the kernel name, "write A", "merge C"
+  std::string category;  // "transfer", "kernel", "merge", "wait", ...
+  int track = 0;         // coex device index
+  double begin_us = 0;   // microseconds since the recorder's origin
+  double end_us = 0;
+  nlohmann::json args;   // null or an object: shown by Perfetto when the slice is selected
+};
+
+// Thread-safe. Memory is bounded: past `max_events`, events are counted and dropped, and the count
+// is written to the file ("otherData": {"dropped_events": n}).
+class TraceRecorder {
+ public:
+  using Clock = std::chrono::steady_clock;
+  static constexpr size_t kDefaultMaxEvents = 1000000;
+
+  explicit TraceRecorder(size_t max_events = kDefaultMaxEvents);
+
+  // Microseconds since the origin (the recorder's construction) of the steady clock.
+  double now_us() const { return to_trace_us(Clock::now()); }
+  double to_trace_us(Clock::time_point time) const;
+
+  void set_track_name(int track, const std::string& name);
+  void record(TraceEvent event);
+  void record(const std::string& name, const std::string& category, int track, double begin_us, double end_us,
+              nlohmann::json args = nullptr);
+
+  size_t event_count() const;
+  uint64_t dropped_events() const;
+
+  // The whole trace as JSON (for tests: it holds every event in memory).
+  nlohmann::json to_json() const;
+  // Streams the file, so that a full trace needs no second copy in memory. Does not throw; on failure returns false with `error` set (when not null).
+  bool write(const std::string& path, std::string* error) const;
+
+ private:
+  void write_json(std::ostream& out) const;
+
+  const Clock::time_point origin_;
+  const size_t max_events_;
+  mutable std::mutex mutex_;
+  std::vector<TraceEvent> events_;
+  std::map<int, std::string> track_names_;
+  uint64_t dropped_ = 0;
+};
+
+}  // namespace coex::report

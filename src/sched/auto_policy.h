@@ -1,0 +1,71 @@
+// auto: picks a policy per launch from what the History knows of the kernel (docs/schedulers.md,
+// "The auto rule"):
+//  1. this kernel ran at this global size auto_repeat_launches (1) times or more       -> wp
+//     (repeated launches: shares start from the measured throughputs and converge across launches;
+//     one contiguous range per device keeps data where it is);
+//  2. else, when the History's chunk-time fits of the kernel (other sizes) show a per-chunk overhead
+//     above auto_overhead_fraction (1%) of the predicted launch time, and the kernel is not known to
+//     be irregular                                                                   -> boyer
+//     (about 3 chunks per device instead of sigmoid's 5-15);
+//  3. else (no history, cheap chunks, or an irregular kernel)                         -> sigmoid.
+// Re-measuring: when a wp launch ends with a load balance (first finish / last finish) under
+// auto_rebalance_below (0.8) right after a wp launch that was balanced better, the machine changed
+// (another job took a device, clocks dropped): the next launch runs sigmoid, which measures within the
+// launch, and wp then starts again from the throughputs it measured rather than from its old shares.
+// Before delegating it eliminates devices that would not pay: from each device's fitted chunk-time
+// model (History samples of the kernel, a + b * x) the launch is split for equal finish times with the
+// per-chunk overhead a counted (split_math.h); a device whose share comes out under one group gets
+// nothing. A device without samples is kept (nothing is known against it), and every probe_interval
+// launches of the kernel no device is eliminated, so that a device that became worth it is seen again.
+#pragma once
+
+#include <map>
+#include <memory>
+
+#include "sched/history.h"
+#include "sched/policy.h"
+#include "sched/policy_params.h"
+
+namespace coex::sched {
+
+// Rules 1-3 above, for the devices in `devices`.
+std::string auto_choice(const History& history, const LaunchShape& shape, const std::vector<int>& devices,
+                        const PolicyParams& params);
+
+// The devices of `devices` that pay for their overhead on this launch (see above).
+std::vector<int> auto_paying_devices(const History& history, const LaunchShape& shape, const std::vector<int>& devices,
+                                     const PolicyParams& params);
+
+class AutoPolicy : public Policy {
+ public:
+  AutoPolicy(const PolicyParams& params, std::shared_ptr<History> history, const std::vector<DeviceProfile>& profiles);
+
+  std::string name() const override { return "auto"; }
+  void begin_launch(const LaunchShape& shape, const std::vector<int>& devices, double now) override;
+  std::optional<Chunk> next_chunk(int device, double now) override;
+  void chunk_done(const ChunkTiming& timing) override;
+  void end_launch(double now) override;
+  std::vector<Chunk> take_abandoned() override;
+  std::string planned_by() const override;
+  std::vector<int> eliminated() const override;
+
+ private:
+  PolicyParams params_;
+  std::shared_ptr<History> history_;
+  std::vector<DeviceProfile> profiles_;
+  std::map<std::string, std::unique_ptr<Policy>> inner_;  // kept across launches: their state carries
+  Policy* active_ = nullptr;
+  std::string choice_;
+  std::vector<int> dropped_;
+  // Per (kernel, global size): how the last wp launches balanced.
+  struct Track {
+    int wp_launches = 0;
+    double last_wp_balance = 0;
+    bool remeasure = false;
+  };
+  std::map<std::pair<std::string, uint64_t>, Track> tracks_;
+  std::pair<std::string, uint64_t> key_;
+  std::map<int, double> finish_;  // per device, end of its last chunk in this launch
+};
+
+}  // namespace coex::sched

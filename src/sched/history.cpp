@@ -1,0 +1,259 @@
+#include "sched/history.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+#include <unistd.h>
+
+#include <nlohmann/json.hpp>
+
+namespace coex::sched {
+namespace {
+
+constexpr const char* kFormat = "coex-history";
+constexpr int kVersion = 1;
+
+uint64_t fnv1a(const std::string& text) {
+  uint64_t h = 1469598103934665603ull;
+  for (unsigned char c : text) {
+    h ^= c;
+    h *= 1099511628211ull;
+  }
+  return h;
+}
+
+}  // namespace
+
+History::History(std::string device_signature) : signature_(std::move(device_signature)) {}
+
+History::Entry& History::touch(const std::string& kernel_key, uint64_t global_size) {
+  Entry& e = entries_[{kernel_key, global_size}];
+  e.last_use = ++clock_;
+  return e;
+}
+
+void History::evict_over_capacity() {
+  while (entries_.size() > kMaxEntries) {
+    auto oldest = entries_.begin();
+    for (auto it = entries_.begin(); it != entries_.end(); ++it)
+      if (it->second.last_use < oldest->second.last_use) oldest = it;
+    entries_.erase(oldest);
+  }
+}
+
+void History::record_chunk(const std::string& kernel_key, uint64_t global_size, const ChunkTiming& timing) {
+  const double groups = static_cast<double>(timing.chunk.groups());
+  const double seconds = timing.seconds();
+  if (!(groups > 0) || !(seconds >= 0) || !std::isfinite(seconds)) return;
+  std::lock_guard<std::mutex> lock(mutex_);
+  DeviceRecord& d = touch(kernel_key, global_size).devices[timing.chunk.device];
+  d.groups += groups;
+  d.seconds += seconds;
+  ++d.chunks;
+  d.recent.push_back({groups, seconds, std::max(0.0, timing.transfer_seconds)});
+  if (d.recent.size() > kMaxSamples) d.recent.erase(d.recent.begin());
+  evict_over_capacity();
+}
+
+void History::note_launch(const std::string& kernel_key, uint64_t global_size) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  Entry& e = touch(kernel_key, global_size);
+  ++e.launches;
+  for (auto& [device, d] : e.devices) {
+    if (d.groups < 1e-100) continue;  // a device long absent: its (negligible) weight stays finite
+    d.groups *= kLaunchDecay;
+    d.seconds *= kLaunchDecay;
+  }
+  evict_over_capacity();
+}
+
+std::optional<double> History::throughput(const std::string& kernel_key, uint64_t global_size, int device) const {
+  std::lock_guard<std::mutex> lock(mutex_);
+  auto e = entries_.find({kernel_key, global_size});
+  if (e == entries_.end()) return std::nullopt;
+  auto d = e->second.devices.find(device);
+  if (d == e->second.devices.end() || d->second.groups <= 0) return std::nullopt;
+  // Chunks measured at 0 s (timer resolution) say only "very fast": 1 ns, not a division by zero.
+  return d->second.seconds > 0 ? d->second.groups / d->second.seconds : d->second.groups / 1e-9;
+}
+
+std::vector<ChunkSample> History::samples(const std::string& kernel_key, uint64_t global_size, int device) const {
+  std::lock_guard<std::mutex> lock(mutex_);
+  auto e = entries_.find({kernel_key, global_size});
+  if (e == entries_.end()) return {};
+  auto d = e->second.devices.find(device);
+  return d == e->second.devices.end() ? std::vector<ChunkSample>{} : d->second.recent;
+}
+
+std::vector<ChunkSample> History::samples_any_size(const std::string& kernel_key, int device) const {
+  std::lock_guard<std::mutex> lock(mutex_);
+  std::vector<ChunkSample> out;
+  for (const auto& [key, entry] : entries_) {
+    if (key.first != kernel_key) continue;
+    auto d = entry.devices.find(device);
+    if (d != entry.devices.end()) out.insert(out.end(), d->second.recent.begin(), d->second.recent.end());
+  }
+  return out;
+}
+
+uint64_t History::launches(const std::string& kernel_key, uint64_t global_size) const {
+  std::lock_guard<std::mutex> lock(mutex_);
+  auto e = entries_.find({kernel_key, global_size});
+  return e == entries_.end() ? 0 : e->second.launches;
+}
+
+std::map<int, double> History::shares(const std::string& kernel_key, uint64_t global_size) const {
+  std::lock_guard<std::mutex> lock(mutex_);
+  auto e = entries_.find({kernel_key, global_size});
+  return e == entries_.end() ? std::map<int, double>{} : e->second.shares;
+}
+
+void History::set_shares(const std::string& kernel_key, uint64_t global_size, const std::map<int, double>& shares) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  touch(kernel_key, global_size).shares = shares;
+  evict_over_capacity();
+}
+
+std::optional<bool> History::regular(const std::string& kernel_key) const {
+  std::lock_guard<std::mutex> lock(mutex_);
+  auto it = regular_.find(kernel_key);
+  if (it == regular_.end()) return std::nullopt;
+  return it->second;
+}
+
+void History::set_regular(const std::string& kernel_key, bool regular) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  regular_[kernel_key] = regular;
+}
+
+void History::clear() {
+  std::lock_guard<std::mutex> lock(mutex_);
+  entries_.clear();
+  regular_.clear();
+}
+
+size_t History::entry_count() const {
+  std::lock_guard<std::mutex> lock(mutex_);
+  return entries_.size();
+}
+
+bool History::load(const std::string& path, std::string* error, std::string* note) {
+  std::ifstream in(path);
+  if (!in) return true;  // no cache yet
+  nlohmann::json doc;
+  try {
+    doc = nlohmann::json::parse(in);
+    if (doc.value("format", "") != kFormat) throw std::runtime_error("not a coex history file");
+    if (doc.value("version", 0) != kVersion)
+      throw std::runtime_error("history format version " + std::to_string(doc.value("version", 0)) +
+                               ", expected " + std::to_string(kVersion));
+    if (doc.value("devices", "") != signature_) {
+      if (note) *note = "history in " + path + " was written for another device set; starting empty";
+      return true;
+    }
+    std::map<Key, Entry> entries;
+    std::map<std::string, bool> regular;
+    uint64_t clock = 0;
+    for (const auto& k : doc.at("kernels")) {
+      Entry e;
+      e.launches = k.at("launches").get<uint64_t>();
+      e.last_use = k.value("last_use", uint64_t{0});
+      clock = std::max(clock, e.last_use);
+      for (const auto& [dev, share] : k.at("shares").items()) e.shares[std::stoi(dev)] = share.get<double>();
+      for (const auto& [dev, rec] : k.at("devices").items()) {
+        DeviceRecord d;
+        d.groups = rec.at("groups").get<double>();
+        d.seconds = rec.at("seconds").get<double>();
+        d.chunks = rec.at("chunks").get<uint64_t>();
+        for (const auto& s : rec.at("samples"))
+          d.recent.push_back({s.at(0).get<double>(), s.at(1).get<double>(), s.at(2).get<double>()});
+        if (d.recent.size() > kMaxSamples) d.recent.erase(d.recent.begin(), d.recent.end() - kMaxSamples);
+        e.devices[std::stoi(dev)] = std::move(d);
+      }
+      entries[{k.at("kernel").get<std::string>(), k.at("global_size").get<uint64_t>()}] = std::move(e);
+    }
+    if (doc.contains("regular"))
+      for (const auto& [kernel, value] : doc.at("regular").items()) regular[kernel] = value.get<bool>();
+    std::lock_guard<std::mutex> lock(mutex_);
+    entries_ = std::move(entries);
+    regular_ = std::move(regular);
+    clock_ = clock;
+    evict_over_capacity();
+  } catch (const std::exception& ex) {
+    if (error) *error = "cannot read history " + path + ": " + ex.what();
+    return false;
+  }
+  return true;
+}
+
+bool History::save(const std::string& path, std::string* error) const {
+  nlohmann::json doc;
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    doc["format"] = kFormat;
+    doc["version"] = kVersion;
+    doc["devices"] = signature_;
+    nlohmann::json kernels = nlohmann::json::array();
+    for (const auto& [key, e] : entries_) {
+      nlohmann::json k;
+      k["kernel"] = key.first;
+      k["global_size"] = key.second;
+      k["launches"] = e.launches;
+      k["last_use"] = e.last_use;
+      k["shares"] = nlohmann::json::object();
+      for (const auto& [dev, share] : e.shares) k["shares"][std::to_string(dev)] = share;
+      k["devices"] = nlohmann::json::object();
+      for (const auto& [dev, d] : e.devices) {
+        nlohmann::json samples = nlohmann::json::array();
+        for (const auto& s : d.recent) samples.push_back({s.groups, s.seconds, s.transfer_seconds});
+        k["devices"][std::to_string(dev)] = {
+            {"groups", d.groups}, {"seconds", d.seconds}, {"chunks", d.chunks}, {"samples", samples}};
+      }
+      kernels.push_back(std::move(k));
+    }
+    doc["kernels"] = std::move(kernels);
+    doc["regular"] = regular_;
+  }
+  try {
+    const std::filesystem::path target(path);
+    if (target.has_parent_path()) std::filesystem::create_directories(target.parent_path());
+    // One temporary per process: two programs saving at once each rename a whole file.
+    const std::string temp = path + ".tmp." + std::to_string(::getpid());
+    {
+      std::ofstream out(temp, std::ios::trunc);
+      if (!out) throw std::runtime_error("cannot open " + temp + " for writing");
+      out << doc.dump(1) << '\n';
+      if (!out) throw std::runtime_error("write to " + temp + " failed");
+    }
+    std::filesystem::rename(temp, target);
+  } catch (const std::exception& ex) {
+    if (error) *error = "cannot write history " + path + ": " + ex.what();
+    return false;
+  }
+  return true;
+}
+
+std::string device_set_signature(const std::vector<DeviceProfile>& devices) {
+  std::ostringstream text;
+  for (const auto& d : devices)
+    text << d.index << '|' << d.name << '|' << (d.is_gpu ? "gpu" : d.is_cpu ? "cpu" : "other") << '|'
+         << d.compute_units << '|' << d.clock_mhz << ';';
+  std::ostringstream out;
+  out << "v1-" << devices.size() << "-" << std::hex << fnv1a(text.str());
+  return out.str();
+}
+
+std::string default_history_path() {
+  const char* xdg = std::getenv("XDG_CACHE_HOME");
+  if (xdg && *xdg) return std::string(xdg) + "/coex/history.json";
+  const char* home = std::getenv("HOME");
+  if (home && *home) return std::string(home) + "/.cache/coex/history.json";
+  return "";
+}
+
+}  // namespace coex::sched

@@ -1,0 +1,107 @@
+// Performance history per (kernel, global size, device), across launches and, through a JSON cache
+// file, across runs: a second run of a program starts balanced (sched issue, "History").
+//
+// What is kept per (kernel_key, global_size, device index):
+//  - the measured throughput in work-groups per second, transfers included (DESIGN.md 7): groups over
+//    seconds of its chunks, the sums of earlier launches decayed (x0.3 per launch), so that a device
+//    that slowed down is seen after one launch, however large its earlier chunks were;
+//  - the last chunk samples (groups, seconds, transfer seconds) for the fitted time models;
+// and per (kernel_key, global_size): the launches seen and the shares of the Strack policies; per
+// kernel_key: whether sigmoid found its cost regular (auto's rule reads it).
+//
+// Invalidation: the file carries a signature of the device set; load() ignores a file written for
+// another set. The kernel key contains a hash of the source, so a changed source finds no entries; the
+// stale ones are dropped when the cache is over capacity (least recently used first).
+// Thread-safe: every member locks.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "sched/policy.h"
+
+namespace coex::sched {
+
+struct ChunkSample {
+  double groups = 0;
+  double seconds = 0;
+  double transfer_seconds = 0;
+};
+
+class History {
+ public:
+  // Samples kept per (kernel, size, device); decay applied to the throughput sums at each launch's end.
+  static constexpr size_t kMaxSamples = 32;
+  static constexpr double kLaunchDecay = 0.3;
+  // Entries (kernel, size) kept in memory and in the file.
+  static constexpr size_t kMaxEntries = 512;
+
+  explicit History(std::string device_signature = "");
+
+  const std::string& device_signature() const { return signature_; }
+
+  void record_chunk(const std::string& kernel_key, uint64_t global_size, const ChunkTiming& timing);
+  // Counts a finished launch of that kernel and size (and ages its throughput sums).
+  void note_launch(const std::string& kernel_key, uint64_t global_size);
+
+  std::optional<double> throughput(const std::string& kernel_key, uint64_t global_size, int device) const;
+  std::vector<ChunkSample> samples(const std::string& kernel_key, uint64_t global_size, int device) const;
+  // Samples of that kernel at any global size (the same size first), newest last within each size.
+  std::vector<ChunkSample> samples_any_size(const std::string& kernel_key, int device) const;
+  uint64_t launches(const std::string& kernel_key, uint64_t global_size) const;
+
+  std::map<int, double> shares(const std::string& kernel_key, uint64_t global_size) const;
+  void set_shares(const std::string& kernel_key, uint64_t global_size, const std::map<int, double>& shares);
+
+  // Whether the kernel's cost per work-group looked regular the last time someone could tell.
+  std::optional<bool> regular(const std::string& kernel_key) const;
+  void set_regular(const std::string& kernel_key, bool regular);
+
+  void clear();
+  size_t entry_count() const;
+
+  // Reads a cache file. A missing file is not an error (returns true, empty). A file for another device
+  // set is ignored (returns true, *note says so). A malformed file returns false with *error set; the
+  // history is unchanged in both non-loading cases.
+  bool load(const std::string& path, std::string* error = nullptr, std::string* note = nullptr);
+  // Writes the cache file (parent folders created, written to a temporary and renamed, so a reader
+  // never sees half a file). Returns false with *error on failure.
+  bool save(const std::string& path, std::string* error = nullptr) const;
+
+ private:
+  struct DeviceRecord {
+    double groups = 0;  // decayed sums
+    double seconds = 0;
+    uint64_t chunks = 0;
+    std::vector<ChunkSample> recent;
+  };
+  struct Entry {
+    std::map<int, DeviceRecord> devices;
+    std::map<int, double> shares;
+    uint64_t launches = 0;
+    uint64_t last_use = 0;
+  };
+  using Key = std::pair<std::string, uint64_t>;
+
+  Entry& touch(const std::string& kernel_key, uint64_t global_size);  // creates; caller holds the lock
+  void evict_over_capacity();
+
+  mutable std::mutex mutex_;
+  std::string signature_;
+  std::map<Key, Entry> entries_;
+  std::map<std::string, bool> regular_;
+  uint64_t clock_ = 0;
+};
+
+// A signature of the device set: changes when a device is added, removed, reordered or replaced.
+std::string device_set_signature(const std::vector<DeviceProfile>& devices);
+
+// $XDG_CACHE_HOME/coex/history.json, else $HOME/.cache/coex/history.json, else "" (no cache).
+// (COEX_CACHE, which overrides it, is read by the config layer.)
+std::string default_history_path();
+
+}  // namespace coex::sched

@@ -1,0 +1,92 @@
+// The scheduler interface: a policy decides which device runs which work-groups of one launch.
+// The executor (src/exec/) and the simulator (src/sched/simulator) drive the same policy code.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace coex::sched {
+
+class History;
+
+// What a policy may know of a device before it has measured anything.
+struct DeviceProfile {
+  int index = 0;  // coex device index, as `coex devices` and the report show it
+  std::string name;
+  bool is_gpu = false;
+  bool is_cpu = false;
+  unsigned compute_units = 1;
+  unsigned clock_mhz = 0;
+  double mem_bandwidth_gbs = 0;  // 0 when unknown
+  // Work-groups per compute unit this device needs for full occupancy (1 on CPUs).
+  unsigned groups_per_cu_for_occupancy = 1;
+  // Measured transfer bandwidth host->device and device->host, GB/s; 0 when unknown. Only `predict`
+  // reads them (its transfer term); added by the sched issue, nothing else changes meaning.
+  double h2d_gbs = 0;
+  double d2h_gbs = 0;
+};
+
+// One launch as the policy sees it: work counted in work-groups along the split dimension.
+struct LaunchShape {
+  std::string kernel_key;      // identifies the kernel (name + source hash) across launches and runs
+  uint64_t total_groups = 0;   // work-groups along the split dimension
+  uint64_t items_per_group = 1;  // work-items in one of those groups (all dimensions)
+  uint64_t global_size = 0;    // total work-items of the launch: the history is kept per size
+  // Bytes one work-group of the split dimension must move to the device and back when it runs away
+  // from where its data lives (from the footprints); 0 when unknown. Only `predict` reads them.
+  double bytes_in_per_group = 0;
+  double bytes_out_per_group = 0;
+};
+
+// Work-groups [begin, end) of the split dimension, on one device.
+struct Chunk {
+  int device = 0;
+  uint64_t begin = 0;
+  uint64_t end = 0;
+  uint64_t groups() const { return end - begin; }
+};
+
+// A finished chunk. seconds is the whole job of that chunk: its transfers included (DESIGN.md 7).
+struct ChunkTiming {
+  Chunk chunk;
+  double start = 0;  // seconds since the launch began
+  double end = 0;
+  // The part of seconds() spent moving data, where the executor knows it (0 otherwise). `predict`
+  // fits its compute model on seconds() - transfer_seconds and adds its own transfer term.
+  double transfer_seconds = 0;
+  double seconds() const { return end - start; }
+};
+
+// The contract with the executor:
+//  - begin_launch, then each device of `devices` calls next_chunk when idle; a finished chunk is
+//    reported through chunk_done before that device asks again;
+//  - next_chunk returns std::nullopt when that device gets no more work in this launch;
+//  - over a launch the chunks handed out cover [0, total_groups) exactly once, without overlap;
+//  - end_launch when every device has returned nullopt and every chunk is done (abandoned chunks,
+//    below, excepted).
+// Calls are serialised by the caller: a policy needs no lock of its own.
+// Added by the sched issue (defaults keep the old meaning for a caller that ignores them):
+//  - take_abandoned(): after each next_chunk the caller collects the chunks the policy took back from a
+//    device that completed nothing (Boyer's stuck-device rule) and handed out again. The caller must
+//    drop that device's results for such a chunk; no chunk_done is due for it (one that comes anyway is
+//    ignored); that device gets no more work in this launch. A reissued range may thus overlap an
+//    abandoned one, never a live one.
+//  - planned_by(): which policy planned the current launch (auto names the one it picked), for the report.
+//  - eliminated(): devices left without work in the current launch because they would not pay.
+class Policy {
+ public:
+  virtual ~Policy() = default;
+  virtual std::string name() const = 0;
+  virtual void begin_launch(const LaunchShape& shape, const std::vector<int>& devices, double now) = 0;
+  virtual std::optional<Chunk> next_chunk(int device, double now) = 0;
+  virtual void chunk_done(const ChunkTiming& timing) = 0;
+  virtual void end_launch(double now) { (void)now; }
+  virtual std::vector<Chunk> take_abandoned() { return {}; }
+  virtual std::string planned_by() const { return name(); }
+  virtual std::vector<int> eliminated() const { return {}; }
+};
+
+}  // namespace coex::sched

@@ -1,0 +1,194 @@
+#include "sched/policy_base.h"
+
+#include <algorithm>
+
+#include "sched/split_math.h"
+
+namespace coex::sched {
+
+PolicyBase::PolicyBase(std::string name, const PolicyParams& params, std::shared_ptr<History> history,
+                       const std::vector<DeviceProfile>& profiles)
+    : name_(std::move(name)),
+      params_(params),
+      history_(history ? std::move(history) : std::make_shared<History>()),
+      profiles_(profiles) {}
+
+const DeviceProfile& PolicyBase::profile(int device) const {
+  for (const auto& p : profiles_)
+    if (p.index == device) return p;
+  return profiles_.front();  // begin_launch adds a profile for every device it is given
+}
+
+void PolicyBase::begin_launch(const LaunchShape& shape, const std::vector<int>& devices, double now) {
+  shape_ = shape;
+  cursor_ = 0;
+  abandoned_.clear();
+  abandoned_all_.clear();
+  std::vector<int> sorted = devices;
+  std::sort(sorted.begin(), sorted.end());
+  sorted.erase(std::unique(sorted.begin(), sorted.end()), sorted.end());
+  states_.clear();
+  for (int index : sorted) {
+    DeviceState s;
+    s.index = index;
+    states_.push_back(s);
+    const bool known = std::any_of(profiles_.begin(), profiles_.end(),
+                                   [&](const DeviceProfile& p) { return p.index == index; });
+    if (!known) {
+      DeviceProfile p;
+      p.index = index;
+      p.name = "device " + std::to_string(index);
+      profiles_.push_back(p);
+    }
+  }
+  on_begin(now);
+}
+
+PolicyBase::DeviceState* PolicyBase::state(int device) {
+  for (auto& s : states_)
+    if (s.index == device) return &s;
+  return nullptr;
+}
+
+std::vector<PolicyBase::DeviceState*> PolicyBase::live() {
+  std::vector<DeviceState*> out;
+  for (auto& s : states_)
+    if (!s.finished && !s.eliminated) out.push_back(&s);
+  return out;
+}
+
+void PolicyBase::reserve(int device, uint64_t groups) {
+  DeviceState* s = state(device);
+  groups = std::min(groups, remaining());
+  if (!s || groups == 0) return;
+  s->reserved.push_back({device, cursor_, cursor_ + groups});
+  cursor_ += groups;
+}
+
+void PolicyBase::eliminate(int device) {
+  if (DeviceState* s = state(device)) s->eliminated = true;
+}
+
+Chunk PolicyBase::hand_out(DeviceState& asker, const Chunk& chunk, double now) {
+  Chunk c = chunk;
+  c.device = asker.index;
+  asker.running = c;
+  asker.running_start = now;
+  asker.last_size = c.groups();
+  return c;
+}
+
+std::optional<Chunk> PolicyBase::next_chunk(int device, double now) {
+  DeviceState* s = state(device);
+  if (!s || s->finished) return std::nullopt;
+  if (s->eliminated) {
+    s->finished = true;
+    return std::nullopt;
+  }
+  s->running.reset();  // a caller that asks again is done with what it had
+  if (!s->reserved.empty()) {
+    const Chunk c = s->reserved.front();
+    s->reserved.pop_front();
+    return hand_out(*s, c, now);
+  }
+  if (remaining() > 0) {
+    const uint64_t wanted = choose_size(*s, now);  // may reserve, so read remaining() after it
+    const uint64_t size = std::min(wanted, remaining());
+    // choose_size may have reserved ranges (a final split) instead of sizing a front chunk.
+    if (!s->reserved.empty()) {
+      const Chunk c = s->reserved.front();
+      s->reserved.pop_front();
+      return hand_out(*s, c, now);
+    }
+    if (size > 0) {
+      const Chunk c{device, cursor_, cursor_ + size};
+      cursor_ += size;
+      return hand_out(*s, c, now);
+    }
+  }
+  if (auto c = reclaim(*s, now)) return c;
+  s->finished = true;
+  return std::nullopt;
+}
+
+void PolicyBase::chunk_done(const ChunkTiming& timing) {
+  for (const auto& a : abandoned_all_)
+    if (a.device == timing.chunk.device && a.begin == timing.chunk.begin && a.end == timing.chunk.end) return;
+  DeviceState* s = state(timing.chunk.device);
+  if (!s) return;
+  if (s->running && s->running->begin == timing.chunk.begin) s->running.reset();
+  ++s->completed;
+  s->completed_groups += timing.chunk.groups();
+  s->busy_seconds += std::max(0.0, timing.seconds());
+  s->done.push_back(timing);
+  history_->record_chunk(shape_.kernel_key, shape_.global_size, timing);
+  on_chunk_done(*s, timing);
+}
+
+void PolicyBase::end_launch(double now) {
+  history_->note_launch(shape_.kernel_key, shape_.global_size);
+  on_end(now);
+}
+
+std::optional<Chunk> PolicyBase::abandon_running(DeviceState& victim) {
+  if (!victim.running) return std::nullopt;
+  const Chunk c = *victim.running;
+  victim.running.reset();
+  victim.finished = true;
+  abandoned_.push_back(c);
+  abandoned_all_.push_back(c);
+  return c;
+}
+
+std::vector<Chunk> PolicyBase::take_abandoned() {
+  std::vector<Chunk> out;
+  out.swap(abandoned_);
+  return out;
+}
+
+std::vector<int> PolicyBase::eliminated() const {
+  std::vector<int> out;
+  for (const auto& s : states_)
+    if (s.eliminated) out.push_back(s.index);
+  return out;
+}
+
+double PolicyBase::measured_throughput(const DeviceState& device, size_t window) {
+  const size_t n = device.done.size();
+  const size_t first = window == 0 || window >= n ? 0 : n - window;
+  double groups = 0, seconds = 0;
+  for (size_t i = first; i < n; ++i) {
+    groups += static_cast<double>(device.done[i].chunk.groups());
+    seconds += std::max(0.0, device.done[i].seconds());
+  }
+  if (groups <= 0) return 0;
+  return groups / std::max(seconds, 1e-9);  // t ~ 0: a very fast device, not an infinite one
+}
+
+std::vector<double> PolicyBase::current_speeds(const std::vector<DeviceState*>& devices, size_t window,
+                                               SpeedSource* source) {
+  std::vector<double> speeds;
+  bool all_measured = true;
+  for (const DeviceState* d : devices) all_measured = all_measured && d->completed > 0;
+  if (all_measured) {
+    for (const DeviceState* d : devices) speeds.push_back(measured_throughput(*d, window));
+    if (source) *source = SpeedSource::kMeasured;
+    return speeds;
+  }
+  bool all_known = true;
+  for (const DeviceState* d : devices) {
+    const auto t = history_->throughput(shape_.kernel_key, shape_.global_size, d->index);
+    all_known = all_known && t.has_value();
+    speeds.push_back(t.value_or(0));
+  }
+  if (all_known) {
+    if (source) *source = SpeedSource::kHistory;
+    return speeds;
+  }
+  speeds.clear();
+  for (const DeviceState* d : devices) speeds.push_back(spec_weight(profile(d->index), params_.memory_bound));
+  if (source) *source = SpeedSource::kSpec;
+  return speeds;
+}
+
+}  // namespace coex::sched

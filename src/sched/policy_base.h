@@ -1,0 +1,108 @@
+// The bookkeeping every policy shares: per-device state of the current launch, the front of the
+// unassigned range, ranges reserved for a device, the history, and the executor contract of policy.h
+// (each device asks when idle, every group handed out once, nullopt when a device is done).
+// A policy derives from PolicyBase and decides only sizes and reservations.
+#pragma once
+
+#include <deque>
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "sched/history.h"
+#include "sched/policy.h"
+#include "sched/policy_params.h"
+
+namespace coex::sched {
+
+class PolicyBase : public Policy {
+ public:
+  PolicyBase(std::string name, const PolicyParams& params, std::shared_ptr<History> history,
+             const std::vector<DeviceProfile>& profiles);
+
+  std::string name() const override { return name_; }
+  void begin_launch(const LaunchShape& shape, const std::vector<int>& devices, double now) override;
+  std::optional<Chunk> next_chunk(int device, double now) override;
+  void chunk_done(const ChunkTiming& timing) override;
+  void end_launch(double now) override;
+  std::vector<Chunk> take_abandoned() override;
+  std::vector<int> eliminated() const override;
+
+ protected:
+  struct DeviceState {
+    int index = 0;
+    bool finished = false;    // returned nullopt in this launch
+    bool eliminated = false;  // gets nothing in this launch: does not pay
+    std::optional<Chunk> running;
+    double running_start = 0;
+    std::deque<Chunk> reserved;  // ranges set aside for this device, handed out in order
+    int completed = 0;
+    uint64_t completed_groups = 0;
+    double busy_seconds = 0;
+    uint64_t last_size = 0;            // groups of the last chunk handed out
+    std::vector<ChunkTiming> done;     // completed chunks of this launch, in order
+  };
+
+  enum class SpeedSource { kMeasured, kHistory, kSpec };
+
+  // Hooks. choose_size: the device is idle and has nothing reserved; return how many groups to take
+  // from the front (0: none; the device then is done unless reclaim() finds it work).
+  virtual void on_begin(double now) { (void)now; }
+  virtual uint64_t choose_size(DeviceState& device, double now) = 0;
+  virtual std::optional<Chunk> reclaim(DeviceState& asker, double now) {
+    (void)asker;
+    (void)now;
+    return std::nullopt;
+  }
+  virtual void on_chunk_done(DeviceState& device, const ChunkTiming& timing) {
+    (void)device;
+    (void)timing;
+  }
+  virtual void on_end(double now) { (void)now; }
+
+  const PolicyParams& params() const { return params_; }
+  const LaunchShape& shape() const { return shape_; }
+  History& history() { return *history_; }
+  const std::shared_ptr<History>& history_ptr() const { return history_; }
+  const std::vector<DeviceProfile>& profiles() const { return profiles_; }
+  const DeviceProfile& profile(int device) const;
+
+  // Groups neither handed out nor reserved: [cursor, total).
+  uint64_t remaining() const { return shape_.total_groups - cursor_; }
+  uint64_t cursor() const { return cursor_; }
+  // Sets aside the next `groups` groups from the front for `device` (clamped to what remains).
+  void reserve(int device, uint64_t groups);
+  void eliminate(int device);
+
+  DeviceState* state(int device);
+  std::vector<DeviceState>& states() { return states_; }  // in device-index order
+  // Devices still taking part: neither finished nor eliminated.
+  std::vector<DeviceState*> live();
+  // Takes back the running chunk of `victim` (stuck-device rule): it is reported by take_abandoned()
+  // and the victim gets no more work in this launch.
+  std::optional<Chunk> abandon_running(DeviceState& victim);
+  // Hands `chunk` to `asker` as its next chunk (used by reclaim()).
+  Chunk hand_out(DeviceState& asker, const Chunk& chunk, double now);
+
+  // Throughput of this launch, groups per second, over the device's last `window` chunks (0 = all).
+  static double measured_throughput(const DeviceState& device, size_t window = 0);
+  // One speed per device in `devices`, all in one unit: measured in this launch when every one has
+  // completed a chunk, else the history's when it knows every one, else device info (relative only).
+  std::vector<double> current_speeds(const std::vector<DeviceState*>& devices, size_t window,
+                                     SpeedSource* source = nullptr);
+
+ private:
+  std::string name_;
+  PolicyParams params_;
+  std::shared_ptr<History> history_;
+  std::vector<DeviceProfile> profiles_;
+  LaunchShape shape_;
+  std::vector<DeviceState> states_;
+  uint64_t cursor_ = 0;
+  std::vector<Chunk> abandoned_;       // not yet collected
+  std::vector<Chunk> abandoned_all_;   // this launch: chunk_done for these is ignored
+};
+
+}  // namespace coex::sched

@@ -1,0 +1,68 @@
+// The arithmetic several policies share: equal-finish splits, their rounding to whole work-groups,
+// proportional splits, the affine time model and its least-squares fit, and the occupancy floor.
+#pragma once
+
+#include <cstdint>
+#include <utility>
+#include <vector>
+
+#include "sched/policy.h"
+
+namespace coex::sched {
+
+// What an equal-finish split knows of one device: a chunk of x groups started now ends at
+// lambda + overhead + omega * x (seconds from now). lambda is the time the device is still busy with
+// work it already holds (Boyer et al. CF'13: lambda_i = Omega_i * U_i - T_i); overhead is the fixed
+// cost of one more chunk (the intercept of PLB-HeC's and predict's models; 0 in Boyer's).
+struct FinishModel {
+  double omega = 0;  // seconds per group, > 0
+  double lambda = 0;
+  double overhead = 0;
+};
+
+// Splits `work` groups so that every device that gets work finishes at the same time T:
+// x_i = (T - lambda_i - overhead_i) / omega_i. Devices with x_i <= 0 are dropped and T is solved again
+// over the rest (water-filling; Boyer et al. CF'13 give the two-device closed form, this is its
+// N-device form). Returns real-valued shares; *finish (if given) receives T.
+std::vector<double> equal_finish_split(const std::vector<FinishModel>& devices, double work,
+                                       double* finish = nullptr);
+
+// Rounds real shares to whole groups that sum to `total`: each share goes down, then every group
+// left goes to the device (among those with a share > 0) whose predicted finish stays the earliest,
+// i.e. each share is rounded down or up, whichever gives the earlier predicted finish.
+std::vector<uint64_t> round_split(const std::vector<FinishModel>& devices, const std::vector<double>& shares,
+                                  uint64_t total);
+
+// Splits `total` in proportion to `weights` (largest remainder, ties to the lower index), so the same
+// inputs always give the same split. All-zero weights give all zeros.
+std::vector<uint64_t> proportional_split(const std::vector<double>& weights, uint64_t total);
+
+// A chunk of x groups takes a + b * x seconds.
+struct AffineModel {
+  double a = 0;
+  double b = 0;
+  bool valid = false;
+  double time(double x) const { return a + b * x; }
+};
+
+// Least-squares fit of seconds = a + b * groups over (groups, seconds) samples, constrained to be
+// increasing and non-negative (a >= 0, b > 0): a fit with a < 0 is redone through the origin, one with
+// b <= 0 (or with a single distinct size) falls back to b = sum(seconds) / sum(groups), a = 0.
+AffineModel fit_affine(const std::vector<std::pair<double, double>>& samples);
+
+// The smallest chunk that keeps a device busy: one work-group per compute unit on CPUs, the
+// work-groups per compute unit needed for full occupancy times the compute units on GPUs.
+uint64_t occupancy_floor(const DeviceProfile& profile);
+
+// Relative speed from device info: compute units x clock, or memory bandwidth for memory-bound
+// kernels. Only ratios between devices mean anything.
+double spec_weight(const DeviceProfile& profile, bool memory_bound);
+
+// ceil() of a group count computed in floating point, forgiving the rounding noise of products such
+// as 0.07 * 10000 = 700.0000000000001 (which must give 700, not 701).
+uint64_t ceil_groups(double groups);
+
+// Standard deviation over mean; 0 for fewer than two values or a zero mean.
+double coefficient_of_variation(const std::vector<double>& values);
+
+}  // namespace coex::sched

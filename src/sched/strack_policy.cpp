@@ -1,0 +1,115 @@
+#include "sched/strack_policy.h"
+
+#include <cmath>
+
+#include "sched/split_math.h"
+
+namespace coex::sched {
+namespace {
+
+constexpr double kMinSeconds = 1e-9;
+
+std::string mode_name(StrackMode mode) {
+  switch (mode) {
+    case StrackMode::kJitp: return "jitp";
+    case StrackMode::kWp: return "wp";
+    case StrackMode::kEss: return "ess";
+  }
+  return "wp";
+}
+
+}  // namespace
+
+std::map<int, double> strack_update(const std::map<int, double>& used, const std::map<int, StrackMeasure>& measured,
+                                    double omega) {
+  double measured_mass = 0, rate_sum = 0;
+  std::map<int, double> rates;
+  for (const auto& [device, share] : used) {
+    auto m = measured.find(device);
+    if (m == measured.end() || m->second.groups <= 0) continue;
+    if (m->second.seconds < kMinSeconds) return used;  // no information in a zero time
+    rates[device] = m->second.groups / m->second.seconds;
+    rate_sum += rates[device];
+    measured_mass += share;
+  }
+  if (rate_sum <= 0) return used;
+  std::map<int, double> next = used;
+  for (const auto& [device, rate] : rates) {
+    const double ratio = measured_mass * rate / rate_sum;
+    next[device] = omega * used.at(device) + (1 - omega) * ratio;
+  }
+  return next;
+}
+
+StrackPolicy::StrackPolicy(StrackMode mode, const PolicyParams& params, std::shared_ptr<History> history,
+                           const std::vector<DeviceProfile>& profiles)
+    : PolicyBase(mode_name(mode), params, std::move(history), profiles), mode_(mode) {}
+
+void StrackPolicy::on_begin(double) {
+  const auto& key = shape().kernel_key;
+  const uint64_t size = shape().global_size;
+  const auto stored = history().shares(key, size);
+  const uint64_t launches = history().launches(key, size);
+  used_.clear();
+  bool all_stored = !stored.empty(), all_known = true;
+  for (const auto& s : states()) {
+    all_stored = all_stored && stored.count(s.index);
+    all_known = all_known && history().throughput(key, size, s.index).has_value();
+  }
+  for (const auto& s : states()) {
+    if (all_stored) used_[s.index] = stored.at(s.index);
+    else if (all_known) used_[s.index] = *history().throughput(key, size, s.index);
+    else used_[s.index] = 1.0;  // Strack starts from equal shares
+  }
+  // Probe: a device left at 0 is given a small share again now and then.
+  const bool probe_now = launches > 0 && launches % static_cast<uint64_t>(params().probe_interval) == 0;
+  const bool frozen = mode_ == StrackMode::kEss && launches >= static_cast<uint64_t>(params().ess_launches);
+  for (auto& [device, share] : used_)
+    if (share <= 0 && probe_now && !frozen) share = params().probe_share;
+  double sum = 0;
+  for (const auto& [device, share] : used_) sum += share;
+  if (sum <= 0) {
+    for (auto& entry : used_) entry.second = 1.0;
+    sum = static_cast<double>(used_.size());
+  }
+  std::vector<double> weights;
+  for (auto& [device, share] : used_) weights.push_back(share /= sum);
+  const auto split = proportional_split(weights, shape().total_groups);
+  size_t i = 0;
+  for (auto& [device, share] : used_) {
+    if (split[i] == 0) {
+      share = 0;  // no group at this size: out until the next probe
+      eliminate(device);
+    } else {
+      reserve(device, split[i]);
+    }
+    ++i;
+  }
+}
+
+uint64_t StrackPolicy::choose_size(DeviceState&, double) { return 0; }
+
+void StrackPolicy::on_end(double) {
+  const auto& key = shape().kernel_key;
+  const uint64_t size = shape().global_size;
+  const uint64_t launches = history().launches(key, size);  // this launch included (base counted it)
+  std::map<int, StrackMeasure> measured;
+  for (const auto& s : states())
+    if (s.completed > 0) measured[s.index] = {static_cast<double>(s.completed_groups), s.busy_seconds};
+  std::map<int, double> next;
+  switch (mode_) {
+    case StrackMode::kJitp: next = strack_update(used_, measured, 0.0); break;
+    case StrackMode::kWp: next = strack_update(used_, measured, params().wp_omega); break;
+    case StrackMode::kEss: {
+      const uint64_t n = static_cast<uint64_t>(params().ess_launches);
+      if (launches > n) return;  // frozen
+      // Running mean over the first n launches: the k-th launch weighs 1/k.
+      const double k = static_cast<double>(std::max<uint64_t>(1, launches));
+      next = strack_update(used_, measured, (k - 1) / k);
+      break;
+    }
+  }
+  history().set_shares(key, size, next);
+}
+
+}  // namespace coex::sched

@@ -1,0 +1,48 @@
+// jitp, wp, ess: the partitioning strategies of Strack (2020) for successive launches of one kernel.
+// Each launch is a static split (one contiguous chunk per device, device-index order) by shares p_i;
+// after the launch the shares move towards the measured throughput ratio:
+//   p_i <- omega * p_i + (1 - omega) * (w_i / t_i) / sum_j (w_j / t_j)
+// with w_i the groups and t_i the seconds of device i in that launch.
+//  - jitp (just-in-time partitioning): omega = 0, the last launch's ratio is used as is;
+//  - wp (weighted partitioning): omega = wp_omega (0.5);
+//  - ess: the mean of the ratios of the first ess_launches (10) launches, then frozen.
+// The shares live in the History, per (kernel, size), so they carry across policy objects and runs.
+// Guards: a device whose share falls to no group gets 0 and is probed with probe_share every
+// probe_interval launches; a launch with a device measured at t ~ 0 (under 1 ns) updates nothing.
+#pragma once
+
+#include <map>
+
+#include "sched/policy_base.h"
+
+namespace coex::sched {
+
+enum class StrackMode { kJitp, kWp, kEss };
+
+struct StrackMeasure {
+  double groups = 0;
+  double seconds = 0;
+};
+
+// The update above for the devices in `used` (the shares this launch ran with). Devices without a
+// measurement keep their share; the measured ones share the rest by their throughput ratio.
+// Returns `used` unchanged when a measured time is ~0.
+std::map<int, double> strack_update(const std::map<int, double>& used, const std::map<int, StrackMeasure>& measured,
+                                    double omega);
+
+class StrackPolicy : public PolicyBase {
+ public:
+  StrackPolicy(StrackMode mode, const PolicyParams& params, std::shared_ptr<History> history,
+               const std::vector<DeviceProfile>& profiles);
+
+ protected:
+  void on_begin(double now) override;
+  uint64_t choose_size(DeviceState& device, double now) override;
+  void on_end(double now) override;
+
+ private:
+  StrackMode mode_;
+  std::map<int, double> used_;  // shares of the current launch
+};
+
+}  // namespace coex::sched

@@ -1,0 +1,81 @@
+#include <gtest/gtest.h>
+
+#include <numeric>
+
+#include "exec/launch_geometry.h"
+
+using coex::exec::LaunchGeometry;
+using coex::exec::make_geometry;
+using coex::exec::sub_launch;
+
+TEST(LaunchGeometry, ExplicitLocalSizeIsKept) {
+  size_t global[2] = {64, 48}, local[2] = {8, 4};
+  LaunchGeometry g;
+  ASSERT_TRUE(make_geometry(2, nullptr, global, local, 1024, g));
+  EXPECT_EQ(g.split_dim(), 1u);
+  EXPECT_EQ(g.groups_along_split(), 12u);
+  EXPECT_EQ(g.items_per_group(), 32u);
+  EXPECT_TRUE(g.local_given);
+}
+
+TEST(LaunchGeometry, NullLocalSizeDividesGlobalInEveryDimension) {
+  for (unsigned dims = 1; dims <= 3; ++dims) {
+    for (size_t n : {1u, 7u, 96u, 1000u, 4096u, 1u << 20}) {
+      size_t global[3] = {n, n + 2, 5};
+      LaunchGeometry g;
+      ASSERT_TRUE(make_geometry(dims, nullptr, global, nullptr, 256, g));
+      EXPECT_FALSE(g.local_given);
+      for (unsigned d = 0; d < dims; ++d) EXPECT_EQ(global[d] % g.local[d], 0u) << "dim " << d << " n " << n;
+      EXPECT_LE(g.items_per_group(), 256u);
+    }
+  }
+}
+
+TEST(LaunchGeometry, NullLocalSizeLeavesEnoughGroupsToSplit) {
+  size_t global[1] = {65536};
+  LaunchGeometry g;
+  ASSERT_TRUE(make_geometry(1, nullptr, global, nullptr, 1024, g));
+  EXPECT_GE(g.groups_along_split(), 64u);
+}
+
+TEST(LaunchGeometry, RespectsTheDeviceLimit) {
+  size_t global[1] = {1 << 16};
+  LaunchGeometry g;
+  ASSERT_TRUE(make_geometry(1, nullptr, global, nullptr, 16, g));
+  EXPECT_LE(g.local[0], 16u);
+}
+
+TEST(LaunchGeometry, RejectsInvalidLaunches) {
+  size_t global[3] = {16, 16, 16}, zero[3] = {0, 16, 16}, local0[3] = {0, 1, 1};
+  LaunchGeometry g;
+  EXPECT_FALSE(make_geometry(0, nullptr, global, nullptr, 64, g));
+  EXPECT_FALSE(make_geometry(4, nullptr, global, nullptr, 64, g));
+  EXPECT_FALSE(make_geometry(1, nullptr, nullptr, nullptr, 64, g));
+  EXPECT_FALSE(make_geometry(3, nullptr, zero, nullptr, 64, g));
+  EXPECT_FALSE(make_geometry(1, nullptr, global, local0, 64, g));
+}
+
+TEST(LaunchGeometry, SubLaunchesTileTheSplitDimensionWithOffsets) {
+  size_t offset[2] = {3, 10}, global[2] = {32, 100}, local[2] = {8, 4};  // 25 groups along dim 1
+  LaunchGeometry g;
+  ASSERT_TRUE(make_geometry(2, offset, global, local, 1024, g));
+  uint64_t cuts[] = {0, 7, 8, 25};
+  size_t covered = 0;
+  for (int i = 0; i < 3; ++i) {
+    LaunchGeometry s = sub_launch(g, cuts[i], cuts[i + 1]);
+    EXPECT_EQ(s.offset[1], 10 + covered);
+    EXPECT_EQ(s.global[0], 32u);
+    EXPECT_EQ(s.offset[0], 3u);
+    covered += s.global[1];
+  }
+  EXPECT_EQ(covered, 100u);
+}
+
+TEST(LaunchGeometry, NonUniformLastGroupIsPartial) {
+  size_t global[1] = {100}, local[1] = {16};  // 7 groups, the last of 4 items
+  LaunchGeometry g;
+  ASSERT_TRUE(make_geometry(1, nullptr, global, local, 1024, g));
+  EXPECT_EQ(g.groups_along_split(), 7u);
+  EXPECT_EQ(sub_launch(g, 6, 7).global[0], 4u);
+  EXPECT_EQ(sub_launch(g, 6, 7).offset[0], 96u);
+}

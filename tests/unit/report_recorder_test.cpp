@@ -1,0 +1,159 @@
+#include <gtest/gtest.h>
+
+#include <unistd.h>
+
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <thread>
+
+#include "report/report.h"
+
+namespace coex::report {
+namespace {
+
+using nlohmann::json;
+
+LaunchRecord split_launch(uint64_t bytes, std::vector<DeviceWork> work) {
+  LaunchRecord r;
+  r.split = true;
+  r.bytes_moved = bytes;
+  r.per_device = std::move(work);
+  return r;
+}
+
+LaunchRecord unsplit_launch(const std::string& reason, std::vector<DeviceWork> work) {
+  LaunchRecord r;
+  r.not_split_reason = reason;
+  r.per_device = std::move(work);
+  return r;
+}
+
+TEST(ReportRecorder, EmptyReportHasTheShapeOfIssue2) {
+  ReportRecorder recorder;
+  recorder.set_mode("layer");
+  recorder.set_policy("static");
+  const json j = recorder.to_json();
+  EXPECT_EQ(j.at("mode"), "layer");
+  EXPECT_EQ(j.at("policy"), "static");
+  EXPECT_TRUE(j.at("devices").is_array());
+  EXPECT_TRUE(j.at("kernels").is_array());
+  EXPECT_EQ(j.at("totals"), (json{{"launches", 0}, {"split_launches", 0}, {"bytes_moved", 0}}));
+  EXPECT_FALSE(j.contains("settings"));  // only when set
+}
+
+TEST(ReportRecorder, Devices) {
+  ReportRecorder recorder;
+  recorder.set_devices({{0, "pthread", "Portable Computing Language", "CPU", true},
+                        {1, "H100", "NVIDIA CUDA", "GPU", false}});
+  const json devices = recorder.to_json().at("devices");
+  ASSERT_EQ(devices.size(), 2u);
+  EXPECT_EQ(devices[0], (json{{"index", 0}, {"name", "pthread"}, {"platform", "Portable Computing Language"},
+                              {"type", "CPU"}, {"home", true}}));
+  EXPECT_EQ(devices[1].at("type"), "GPU");
+  EXPECT_EQ(devices[1].at("home"), false);
+}
+
+TEST(ReportRecorder, AggregatesPerKernelInFirstSeenOrder) {
+  ReportRecorder recorder;
+  recorder.record_launch("mm", split_launch(1000, {{1, 600, 0.5}, {0, 400, 0.25}}));
+  recorder.record_launch("sum", unsplit_launch("global_atomics", {{0, 64, 0.125}}));
+  recorder.record_launch("mm", split_launch(24, {{0, 500, 0.25}, {1, 500, 0.5}}));
+  recorder.record_launch("sum", unsplit_launch("global_atomics", {{0, 64, 0.125}}));
+  recorder.record_launch("mm", unsplit_launch("too_small", {{0, 16, 0.0}}));
+  recorder.record_launch("tiny", unsplit_launch("", {}));
+
+  const json j = recorder.to_json();
+  const json& kernels = j.at("kernels");
+  ASSERT_EQ(kernels.size(), 3u);
+  EXPECT_EQ(kernels[0].at("name"), "mm");
+  EXPECT_EQ(kernels[1].at("name"), "sum");
+  EXPECT_EQ(kernels[2].at("name"), "tiny");
+
+  const json& mm = kernels[0];
+  EXPECT_EQ(mm.at("launches"), 3);
+  EXPECT_EQ(mm.at("split_launches"), 2);
+  EXPECT_EQ(mm.at("not_split"), (json{{"too_small", 1}}));
+  EXPECT_EQ(mm.at("bytes_moved"), 1024);
+  ASSERT_EQ(mm.at("per_device").size(), 2u);
+  EXPECT_EQ(mm.at("per_device")[0].at("index"), 0);  // sorted by index
+  EXPECT_EQ(mm.at("per_device")[0].at("work_items"), 400 + 500 + 16);
+  EXPECT_DOUBLE_EQ(mm.at("per_device")[0].at("seconds").get<double>(), 0.5);
+  EXPECT_EQ(mm.at("per_device")[1].at("index"), 1);
+  EXPECT_EQ(mm.at("per_device")[1].at("work_items"), 1100);
+  EXPECT_DOUBLE_EQ(mm.at("per_device")[1].at("seconds").get<double>(), 1.0);
+
+  const json& sum = kernels[1];
+  EXPECT_EQ(sum.at("launches"), 2);
+  EXPECT_EQ(sum.at("split_launches"), 0);
+  EXPECT_EQ(sum.at("not_split"), (json{{"global_atomics", 2}}));
+  EXPECT_EQ(sum.at("bytes_moved"), 0);
+
+  EXPECT_EQ(kernels[2].at("not_split"), (json{{"unspecified", 1}}));
+  EXPECT_TRUE(kernels[2].at("per_device").empty());
+
+  EXPECT_EQ(j.at("totals"), (json{{"launches", 6}, {"split_launches", 2}, {"bytes_moved", 1024}}));
+}
+
+TEST(ReportRecorder, SettingsAreIncludedWhenSet) {
+  ReportRecorder recorder;
+  recorder.set_settings({{"policy", "boyer"}, {"weights", json::array()}});
+  EXPECT_EQ(recorder.to_json().at("settings").at("policy"), "boyer");
+}
+
+TEST(ReportRecorder, ThreadSafe) {
+  ReportRecorder recorder;
+  std::vector<std::thread> threads;
+  for (int t = 0; t < 4; ++t) {
+    threads.emplace_back([&recorder, t] {
+      for (int i = 0; i < 1000; ++i) {
+        recorder.record_launch("k" + std::to_string(i % 3), split_launch(1, {{t % 2, 10, 0.001}}));
+      }
+    });
+  }
+  for (auto& thread : threads) thread.join();
+  const json j = recorder.to_json();
+  EXPECT_EQ(j.at("totals").at("launches"), 4000);
+  EXPECT_EQ(j.at("totals").at("bytes_moved"), 4000);
+  uint64_t items = 0;
+  for (const json& k : j.at("kernels")) {
+    for (const json& d : k.at("per_device")) items += d.at("work_items").get<uint64_t>();
+  }
+  EXPECT_EQ(items, 40000u);
+}
+
+std::string temp_path(const std::string& name) {
+  return testing::TempDir() + "coex_report_test_" + std::to_string(::getpid()) + "_" + name;
+}
+
+TEST(ReportRecorder, WritesTheFileAndLeavesNoTemporary) {
+  ReportRecorder recorder;
+  recorder.set_mode("preload");
+  recorder.record_launch("bad\xff name", split_launch(8, {{0, 1, 0.5}}));  // not UTF-8: still written
+  const std::string path = temp_path("report.json");
+  std::string error;
+  ASSERT_TRUE(recorder.write(path, &error)) << error;
+  std::ifstream in(path);
+  std::stringstream text;
+  text << in.rdbuf();
+  const json back = json::parse(text.str());
+  EXPECT_EQ(back.at("mode"), "preload");
+  EXPECT_EQ(back.at("totals").at("bytes_moved"), 8);
+  for (const auto& entry : std::filesystem::directory_iterator(testing::TempDir())) {
+    EXPECT_EQ(entry.path().string().find(path + ".tmp"), std::string::npos) << entry.path();
+  }
+  std::remove(path.c_str());
+}
+
+TEST(ReportRecorder, WriteFailureIsReportedNotThrown) {
+  ReportRecorder recorder;
+  std::string error;
+  EXPECT_FALSE(recorder.write(temp_path("no_such_dir/report.json"), &error));
+  EXPECT_NE(error.find("No such file or directory"), std::string::npos) << error;
+  EXPECT_FALSE(recorder.write(testing::TempDir(), &error));  // a directory cannot be replaced by a file
+  EXPECT_FALSE(error.empty());
+}
+
+}  // namespace
+}  // namespace coex::report

@@ -1,0 +1,122 @@
+#include <gtest/gtest.h>
+
+#include <sstream>
+
+#include "report/report.h"
+
+namespace coex::report {
+namespace {
+
+using nlohmann::json;
+
+// The line of the table that starts with `first_cell` (after the indentation).
+std::string line_of(const std::string& table, const std::string& first_cell) {
+  std::istringstream in(table);
+  for (std::string line; std::getline(in, line);) {
+    const size_t start = line.find_first_not_of(' ');
+    if (start != std::string::npos && line.compare(start, first_cell.size(), first_cell) == 0) return line;
+  }
+  return "";
+}
+
+std::vector<std::string> cells(const std::string& line) {
+  std::istringstream in(line);
+  std::vector<std::string> words;
+  for (std::string word; in >> word;) words.push_back(word);
+  return words;
+}
+
+const json kReport = json::parse(R"({
+  "mode": "layer", "policy": "static",
+  "devices": [{"index": 0, "name": "pthread-cpu", "platform": "Portable Computing Language", "type": "CPU", "home": true},
+              {"index": 1, "name": "basic", "platform": "Portable Computing Language", "type": "CPU", "home": false}],
+  "kernels": [
+    {"name": "mm", "launches": 3, "split_launches": 3, "not_split": {}, "bytes_moved": 3145728,
+     "per_device": [{"index": 0, "work_items": 300, "seconds": 1.5}, {"index": 1, "work_items": 100, "seconds": 0.25}]},
+    {"name": "histogram", "launches": 2, "split_launches": 0, "not_split": {"global_atomics": 2},
+     "bytes_moved": 0, "per_device": [{"index": 0, "work_items": 64, "seconds": 0.125}]}
+  ],
+  "totals": {"launches": 5, "split_launches": 3, "bytes_moved": 3145728}
+})");
+
+TEST(ReportTable, ShowsDevicesKernelsSharesAndBusyTime) {
+  const std::string table = format_report_table(kReport);
+  EXPECT_NE(table.find("mode layer, policy static"), std::string::npos) << table;
+  EXPECT_NE(table.find("pthread-cpu"), std::string::npos) << table;
+  EXPECT_NE(table.find("Portable Computing Language"), std::string::npos) << table;
+
+  const auto header = cells(line_of(table, "kernel"));
+  const std::vector<std::string> expected_header = {"kernel", "launches", "split", "bytes", "moved", "share",
+                                                    "d0",     "share",    "d1",    "busy",  "d0",    "busy", "d1"};
+  EXPECT_EQ(header, expected_header) << table;
+  // mm: 300 of 400 work-items on device 0, 3 MiB moved.
+  EXPECT_EQ(cells(line_of(table, "mm")),
+            (std::vector<std::string>{"mm", "3", "3", "3.0", "MiB", "75.0%", "25.0%", "1.500", "0.250"}))
+      << table;
+  EXPECT_EQ(cells(line_of(table, "histogram")),
+            (std::vector<std::string>{"histogram", "2", "0", "0", "B", "100.0%", "-", "0.125", "-"}))
+      << table;
+  EXPECT_NE(line_of(table, "not split: global_atomics x2"), "") << table;
+  EXPECT_EQ(cells(line_of(table, "(all kernels)")),
+            (std::vector<std::string>{"(all", "kernels)", "5", "3", "3.0", "MiB", "78.4%", "21.6%", "1.625", "0.250"}))
+      << table;
+  EXPECT_NE(table.find("Totals: 5 launches, 3 split, 3.0 MiB moved"), std::string::npos) << table;
+}
+
+TEST(ReportTable, ColumnsLineUp) {
+  const std::string table = format_report_table(kReport);
+  const std::string mm = line_of(table, "mm");
+  const std::string histogram = line_of(table, "histogram");
+  const std::string header = line_of(table, "kernel");
+  EXPECT_EQ(mm.size(), histogram.size()) << table;  // numbers are right-aligned to the same edge
+  EXPECT_EQ(mm.size(), header.size()) << table;
+}
+
+TEST(ReportTable, ToleratesMissingAndWrongKeys) {
+  EXPECT_NE(format_report_table(json::array()).find("not a coex report"), std::string::npos);
+  EXPECT_NE(format_report_table(json()).find("not a coex report"), std::string::npos);
+
+  const std::string empty = format_report_table(json::object());
+  EXPECT_NE(empty.find("mode ?, policy ?"), std::string::npos) << empty;
+  EXPECT_NE(empty.find("(none listed)"), std::string::npos) << empty;
+  EXPECT_NE(empty.find("(no kernel launches recorded)"), std::string::npos) << empty;
+
+  const json odd = json::parse(R"({
+    "mode": 7, "devices": [{"name": "no index"}, 5, {"index": "x"}],
+    "kernels": [{"name": "k", "launches": "many", "per_device": [{"index": 3, "work_items": -4}, {"work_items": 1}, 9]},
+                {"launches": 1, "not_split": {"r": "x"}, "per_device": {"index": 0}},
+                "not a kernel"],
+    "totals": []
+  })");
+  const std::string table = format_report_table(odd);
+  EXPECT_NE(table.find("mode 7"), std::string::npos) << table;
+  EXPECT_NE(line_of(table, "k "), "") << table;
+  EXPECT_NE(table.find("share d3"), std::string::npos) << table;  // device columns also come from kernels
+  EXPECT_NE(line_of(table, "not split: r x0"), "") << table;
+}
+
+TEST(ReportTable, KernelNamesStayOnOneLine) {
+  json report = kReport;
+  report["kernels"][0]["name"] = "two\nlines";
+  const std::string table = format_report_table(report);
+  EXPECT_NE(line_of(table, "two lines"), "") << table;
+}
+
+TEST(ReportTable, RoundTripFromTheRecorder) {
+  ReportRecorder recorder;
+  recorder.set_mode("preload");
+  recorder.set_policy("boyer");
+  recorder.set_devices({{0, "a", "p", "GPU", true}, {1, "b", "p", "GPU", false}});
+  LaunchRecord launch;
+  launch.split = true;
+  launch.bytes_moved = 2048;
+  launch.per_device = {{0, 10, 1.0}, {1, 30, 2.0}};
+  recorder.record_launch("vadd", launch);
+  const std::string table = format_report_table(recorder.to_json());
+  EXPECT_EQ(cells(line_of(table, "vadd")),
+            (std::vector<std::string>{"vadd", "1", "1", "2.0", "KiB", "25.0%", "75.0%", "1.000", "2.000"}))
+      << table;
+}
+
+}  // namespace
+}  // namespace coex::report

@@ -1,0 +1,115 @@
+// auto: the choice per launch and the elimination of devices that would not pay.
+#include <gtest/gtest.h>
+
+#include "sched/auto_policy.h"
+#include "sched/policy_factory.h"
+#include "sched/simulator.h"
+
+namespace coex::sched {
+namespace {
+
+LaunchShape shape(const std::string& key, uint64_t groups) {
+  LaunchShape s;
+  s.kernel_key = key;
+  s.total_groups = groups;
+  s.global_size = groups * 64;
+  return s;
+}
+
+void record_line(History& h, const std::string& key, uint64_t size, int device, double a, double b) {
+  for (uint64_t g : {100, 400, 1600}) {
+    ChunkTiming t;
+    t.chunk = {device, 0, g};
+    t.end = a + b * static_cast<double>(g);
+    h.record_chunk(key, size, t);
+  }
+}
+
+TEST(AutoChoice, NoHistorySigmoidRepeatedLaunchWp) {
+  History h;
+  const auto s = shape("k", 1000);
+  EXPECT_EQ(auto_choice(h, s, {0, 1}, PolicyParams{}), "sigmoid");
+  h.note_launch("k", s.global_size);
+  EXPECT_EQ(auto_choice(h, s, {0, 1}, PolicyParams{}), "wp");
+  PolicyParams two;
+  two.auto_repeat_launches = 2;
+  EXPECT_EQ(auto_choice(h, s, {0, 1}, two), "sigmoid");
+}
+
+TEST(AutoChoice, CostlyChunksAtANewSizeGoToBoyerUnlessIrregular) {
+  History h;
+  // At another size: 5 ms per chunk, 10 us per group on each of two devices. Predicted launch of 1000
+  // groups: 1000 / (2 / 1e-5) = 5 ms; overhead 5 ms > 1% of it.
+  record_line(h, "k", 999, 0, 0.005, 1e-5);
+  record_line(h, "k", 999, 1, 0.005, 1e-5);
+  EXPECT_EQ(auto_choice(h, shape("k", 1000), {0, 1}, PolicyParams{}), "boyer");
+  h.set_regular("k", false);
+  EXPECT_EQ(auto_choice(h, shape("k", 1000), {0, 1}, PolicyParams{}), "sigmoid");
+  // Cheap chunks (1 us overhead on a 5 ms launch is 0.02%): sigmoid.
+  History cheap;
+  record_line(cheap, "c", 999, 0, 1e-6, 1e-5);
+  record_line(cheap, "c", 999, 1, 1e-6, 1e-5);
+  EXPECT_EQ(auto_choice(cheap, shape("c", 1000), {0, 1}, PolicyParams{}), "sigmoid");
+}
+
+TEST(AutoPaying, DeviceThatDoesNotPayForItsOverheadGetsNothing) {
+  History h;
+  // Device 0: 1 us/group, no overhead. Device 1: 0.5 us/group but 50 ms per chunk. 10000 groups take
+  // device 0 alone 10 ms < 50 ms: device 1 would finish later than the whole launch without it.
+  record_line(h, "k", 7, 0, 0, 1e-6);
+  record_line(h, "k", 7, 1, 0.05, 0.5e-6);
+  EXPECT_EQ(auto_paying_devices(h, shape("k", 10000), {0, 1}, PolicyParams{}), std::vector<int>{0});
+  // 10^6 groups: 1 s on device 0 alone; device 1 pays now.
+  EXPECT_EQ(auto_paying_devices(h, shape("k", 1000000), {0, 1}, PolicyParams{}), (std::vector<int>{0, 1}));
+  // A device without samples is kept.
+  EXPECT_EQ(auto_paying_devices(h, shape("k", 10000), {0, 1, 2}, PolicyParams{}), (std::vector<int>{0, 2}));
+}
+
+TEST(AutoPolicy, NamesThePolicyItPickedAndGivesNothingToDroppedDevices) {
+  auto h = std::make_shared<History>();
+  record_line(*h, "k", 7, 0, 0, 1e-6);
+  record_line(*h, "k", 7, 1, 0.05, 0.5e-6);
+  std::vector<DeviceProfile> profiles(2);
+  profiles[1].index = 1;
+  auto p = make_policy("auto", PolicyParams{}, h, profiles);
+  p->begin_launch(shape("k", 10000), {0, 1}, 0);
+  EXPECT_EQ(p->planned_by(), "auto:sigmoid");
+  EXPECT_EQ(p->eliminated(), std::vector<int>{1});
+  EXPECT_FALSE(p->next_chunk(1, 0).has_value());
+  uint64_t total = 0;
+  double now = 0;
+  while (auto c = p->next_chunk(0, now)) {
+    total += c->groups();
+    p->chunk_done({*c, now, now + 1e-6 * c->groups()});
+    now += 1e-6 * c->groups();
+  }
+  EXPECT_EQ(total, 10000u);
+  p->end_launch(now);
+  p->begin_launch(shape("k", 10000), {0, 1}, 0);
+  EXPECT_EQ(p->planned_by(), "auto:wp");
+}
+
+TEST(AutoPolicy, SimulatedSequenceSigmoidThenWp) {
+  Scenario s;
+  s.name = "auto";
+  s.devices.resize(2);
+  for (int i = 0; i < 2; ++i) {
+    s.devices[i].profile.index = i;
+    s.devices[i].profile.name = "d" + std::to_string(i);
+    s.devices[i].latency = 1e-5;
+  }
+  s.devices[0].speed = 6000;
+  s.devices[1].speed = 1000;
+  s.kernel.groups = 50000;
+  s.launches = 3;
+  const auto r = simulate_policy(s, "auto");
+  EXPECT_EQ(r[0].planned_by, "auto:sigmoid");
+  EXPECT_EQ(r[1].planned_by, "auto:wp");
+  EXPECT_EQ(r[2].planned_by, "auto:wp");
+  // wp starts from the throughputs sigmoid measured: balanced at once, one chunk per device.
+  EXPECT_EQ(r[1].chunks, 2u);
+  EXPECT_GT(r[1].efficiency, 0.99);
+}
+
+}  // namespace
+}  // namespace coex::sched

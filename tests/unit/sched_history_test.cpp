@@ -1,0 +1,195 @@
+// History: throughput per (kernel, size, device), the cache file, invalidation, thread safety.
+#include <gtest/gtest.h>
+
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <thread>
+
+#include <unistd.h>
+
+#include "sched/history.h"
+
+namespace coex::sched {
+namespace {
+
+ChunkTiming timing(int device, uint64_t groups, double seconds, double transfer = 0) {
+  ChunkTiming t;
+  t.chunk = {device, 0, groups};
+  t.start = 1;
+  t.end = 1 + seconds;
+  t.transfer_seconds = transfer;
+  return t;
+}
+
+std::filesystem::path temp_dir(const std::string& name) {
+  auto dir = std::filesystem::temp_directory_path() / ("coex_sched_history_" + name + "_" + std::to_string(::getpid()));
+  std::filesystem::remove_all(dir);
+  return dir;
+}
+
+TEST(History, ThroughputPerKernelSizeAndDevice) {
+  History h;
+  h.record_chunk("k", 1024, timing(0, 100, 0.5));
+  h.record_chunk("k", 1024, timing(1, 300, 0.5));
+  h.record_chunk("k", 2048, timing(0, 100, 1.0));
+  EXPECT_NEAR(*h.throughput("k", 1024, 0), 200, 1e-9);
+  EXPECT_NEAR(*h.throughput("k", 1024, 1), 600, 1e-9);
+  EXPECT_NEAR(*h.throughput("k", 2048, 0), 100, 1e-9);
+  EXPECT_FALSE(h.throughput("k", 4096, 0).has_value());
+  EXPECT_FALSE(h.throughput("other", 1024, 0).has_value());
+}
+
+TEST(History, RecentLaunchesWeighMore) {
+  // Within a launch chunks count by their size; each finished launch ages the sums by 0.3. A device
+  // that ran at 1000 groups/s and then, in the next launch, at 250 groups/s:
+  //   (0.3 * 100 + 300) / (0.3 * 0.1 + 1.2) = 268.3 groups/s.
+  History h;
+  h.record_chunk("k", 1, timing(0, 100, 0.1));
+  h.note_launch("k", 1);
+  for (int i = 0; i < 3; ++i) h.record_chunk("k", 1, timing(0, 100, 0.4));
+  EXPECT_NEAR(*h.throughput("k", 1, 0), 330 / 1.23, 1e-9);
+}
+
+TEST(History, SamplesLaunchesSharesRegularity) {
+  History h;
+  for (int i = 1; i <= 40; ++i) h.record_chunk("k", 8, timing(2, static_cast<uint64_t>(i), 0.01 * i, 0.001));
+  const auto s = h.samples("k", 8, 2);
+  ASSERT_EQ(s.size(), History::kMaxSamples);
+  EXPECT_EQ(s.back().groups, 40);  // newest last
+  EXPECT_EQ(s.front().groups, 40 - static_cast<double>(History::kMaxSamples) + 1);
+  EXPECT_NEAR(s.back().transfer_seconds, 0.001, 1e-15);
+  h.record_chunk("k", 16, timing(2, 5, 0.1));
+  EXPECT_EQ(h.samples_any_size("k", 2).size(), History::kMaxSamples + 1);
+  EXPECT_EQ(h.launches("k", 8), 0u);
+  h.note_launch("k", 8);
+  h.note_launch("k", 8);
+  EXPECT_EQ(h.launches("k", 8), 2u);
+  h.set_shares("k", 8, {{0, 0.25}, {2, 0.75}});
+  EXPECT_EQ(h.shares("k", 8).at(2), 0.75);
+  EXPECT_FALSE(h.regular("k").has_value());
+  h.set_regular("k", false);
+  EXPECT_EQ(h.regular("k"), std::optional<bool>(false));
+}
+
+TEST(History, SaveAndLoadRoundTrip) {
+  const auto dir = temp_dir("roundtrip");
+  const std::string file = (dir / "nested" / "history.json").string();
+  History h("sig-A");
+  h.record_chunk("vadd#1234", 1 << 20, timing(0, 512, 0.25, 0.05));
+  h.record_chunk("vadd#1234", 1 << 20, timing(1, 256, 0.5));
+  h.note_launch("vadd#1234", 1 << 20);
+  h.set_shares("vadd#1234", 1 << 20, {{0, 0.8}, {1, 0.2}});
+  h.set_regular("vadd#1234", true);
+  std::string error;
+  ASSERT_TRUE(h.save(file, &error)) << error;
+  History loaded("sig-A");
+  ASSERT_TRUE(loaded.load(file, &error)) << error;
+  EXPECT_NEAR(*loaded.throughput("vadd#1234", 1 << 20, 0), 2048, 1e-9);
+  EXPECT_NEAR(*loaded.throughput("vadd#1234", 1 << 20, 1), 512, 1e-9);
+  EXPECT_EQ(loaded.launches("vadd#1234", 1 << 20), 1u);
+  EXPECT_EQ(loaded.shares("vadd#1234", 1 << 20).at(0), 0.8);
+  EXPECT_EQ(loaded.regular("vadd#1234"), std::optional<bool>(true));
+  const auto samples = loaded.samples("vadd#1234", 1 << 20, 0);
+  ASSERT_EQ(samples.size(), 1u);
+  EXPECT_NEAR(samples[0].transfer_seconds, 0.05, 1e-15);
+  std::filesystem::remove_all(dir);
+}
+
+TEST(History, AnotherDeviceSetInvalidatesTheFile) {
+  const auto dir = temp_dir("signature");
+  const std::string file = (dir / "h.json").string();
+  History h("sig-A");
+  h.record_chunk("k", 1, timing(0, 10, 1));
+  ASSERT_TRUE(h.save(file));
+  History other("sig-B");
+  other.record_chunk("mine", 1, timing(0, 10, 1));
+  std::string note;
+  EXPECT_TRUE(other.load(file, nullptr, &note));
+  EXPECT_FALSE(note.empty());
+  EXPECT_FALSE(other.throughput("k", 1, 0).has_value());
+  EXPECT_TRUE(other.throughput("mine", 1, 0).has_value());  // left as it was
+  std::filesystem::remove_all(dir);
+}
+
+TEST(History, ChangedKernelSourceFindsNothing) {
+  // The kernel key carries the source hash: the same kernel name with another hash is another key.
+  History h;
+  h.record_chunk("vadd#aaaa", 64, timing(0, 10, 1));
+  EXPECT_FALSE(h.throughput("vadd#bbbb", 64, 0).has_value());
+}
+
+TEST(History, MissingFileIsEmptyMalformedFileIsAnError) {
+  const auto dir = temp_dir("malformed");
+  History h("s");
+  EXPECT_TRUE(h.load((dir / "none.json").string()));
+  std::filesystem::create_directories(dir);
+  { std::ofstream((dir / "bad.json").string()) << "{ not json"; }
+  { std::ofstream((dir / "wrong.json").string()) << R"({"format":"something else"})"; }
+  std::string error;
+  EXPECT_FALSE(h.load((dir / "bad.json").string(), &error));
+  EXPECT_NE(error.find("bad.json"), std::string::npos);
+  EXPECT_FALSE(h.load((dir / "wrong.json").string(), &error));
+  EXPECT_EQ(h.entry_count(), 0u);
+  std::filesystem::remove_all(dir);
+}
+
+TEST(History, EvictsLeastRecentlyUsedOverCapacity) {
+  History h;
+  for (size_t i = 0; i < History::kMaxEntries + 10; ++i) {
+    h.record_chunk("k" + std::to_string(i), 1, timing(0, 1, 1));
+    h.record_chunk("k0", 1, timing(0, 1, 1));  // k0 stays in use
+  }
+  EXPECT_EQ(h.entry_count(), History::kMaxEntries);
+  EXPECT_TRUE(h.throughput("k0", 1, 0).has_value());
+  EXPECT_FALSE(h.throughput("k1", 1, 0).has_value());
+}
+
+TEST(History, DeviceSetSignature) {
+  std::vector<DeviceProfile> a(2);
+  a[0].name = "cpu";
+  a[1].index = 1;
+  a[1].name = "gpu";
+  auto b = a;
+  EXPECT_EQ(device_set_signature(a), device_set_signature(b));
+  b[1].name = "other gpu";
+  EXPECT_NE(device_set_signature(a), device_set_signature(b));
+  b = a;
+  b.pop_back();
+  EXPECT_NE(device_set_signature(a), device_set_signature(b));
+}
+
+TEST(History, DefaultPathFromXdgOrHome) {
+  const char* xdg = std::getenv("XDG_CACHE_HOME");
+  const char* home = std::getenv("HOME");
+  const std::string saved_xdg = xdg ? xdg : "", saved_home = home ? home : "";
+  ::setenv("XDG_CACHE_HOME", "/tmp/xdg", 1);
+  EXPECT_EQ(default_history_path(), "/tmp/xdg/coex/history.json");
+  ::unsetenv("XDG_CACHE_HOME");
+  ::setenv("HOME", "/home/someone", 1);
+  EXPECT_EQ(default_history_path(), "/home/someone/.cache/coex/history.json");
+  ::unsetenv("HOME");
+  EXPECT_EQ(default_history_path(), "");
+  if (xdg) ::setenv("XDG_CACHE_HOME", saved_xdg.c_str(), 1);
+  if (home) ::setenv("HOME", saved_home.c_str(), 1);
+}
+
+TEST(History, ConcurrentRecordAndRead) {
+  History h;
+  std::vector<std::thread> threads;
+  for (int t = 0; t < 4; ++t)
+    threads.emplace_back([&h, t] {
+      for (int i = 0; i < 2000; ++i) {
+        h.record_chunk("k", 1, timing(t, 100, 0.1));
+        (void)h.throughput("k", 1, (t + 1) % 4);
+        (void)h.samples_any_size("k", t);
+        if (i % 100 == 0) h.note_launch("k", 1);
+      }
+    });
+  for (auto& th : threads) th.join();
+  for (int t = 0; t < 4; ++t) EXPECT_NEAR(*h.throughput("k", 1, t), 1000, 1e-6);
+  EXPECT_EQ(h.launches("k", 1), 80u);
+}
+
+}  // namespace
+}  // namespace coex::sched

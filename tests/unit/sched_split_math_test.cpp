@@ -1,0 +1,119 @@
+// The shared arithmetic: equal-finish water-filling, rounding, proportional splits, the affine fit.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <numeric>
+
+#include "sched/split_math.h"
+
+namespace coex::sched {
+namespace {
+
+uint64_t sum(const std::vector<uint64_t>& v) { return std::accumulate(v.begin(), v.end(), uint64_t{0}); }
+
+TEST(EqualFinishSplit, TwoDevicesFinishTogether) {
+  // 1000 groups, device 0 at 1 ms/group, device 1 at 4 ms/group: x0 = 4 x1 -> 800 / 200, T = 0.8 s.
+  double t = 0;
+  const auto x = equal_finish_split({{0.001, 0, 0}, {0.004, 0, 0}}, 1000, &t);
+  EXPECT_NEAR(x[0], 800, 1e-9);
+  EXPECT_NEAR(x[1], 200, 1e-9);
+  EXPECT_NEAR(t, 0.8, 1e-12);
+}
+
+TEST(EqualFinishSplit, BusyTimeAndOverheadShiftWork) {
+  // Device 0 is busy 0.3 s more: T solves (T-0.3)/0.001 + T/0.001 = 1000 -> T = 0.65.
+  double t = 0;
+  const auto x = equal_finish_split({{0.001, 0.3, 0}, {0.001, 0, 0}}, 1000, &t);
+  EXPECT_NEAR(t, 0.65, 1e-12);
+  EXPECT_NEAR(x[0], 350, 1e-9);
+  EXPECT_NEAR(x[1], 650, 1e-9);
+  // An overhead acts like busy time, but only for a device that gets work.
+  const auto y = equal_finish_split({{0.001, 0, 0.3}, {0.001, 0, 0}}, 1000);
+  EXPECT_NEAR(y[0], 350, 1e-9);
+}
+
+TEST(EqualFinishSplit, DropsDevicesThatWouldGetNegativeShares) {
+  // Device 2 is busy for 10 s; 100 groups take the others 0.05 s: it must get nothing.
+  double t = 0;
+  const auto x = equal_finish_split({{0.001, 0, 0}, {0.001, 0, 0}, {0.001, 10, 0}}, 100, &t);
+  EXPECT_NEAR(x[0], 50, 1e-9);
+  EXPECT_NEAR(x[1], 50, 1e-9);
+  EXPECT_EQ(x[2], 0);
+  EXPECT_NEAR(t, 0.05, 1e-12);
+}
+
+TEST(EqualFinishSplit, InvalidModelsGetNothing) {
+  const auto x = equal_finish_split({{0, 0, 0}, {0.002, 0, 0}}, 10);
+  EXPECT_EQ(x[0], 0);
+  EXPECT_NEAR(x[1], 10, 1e-12);
+}
+
+TEST(RoundSplit, SumsToTotalAndRoundsTowardsEarlierFinish) {
+  // Shares 566.67 / 433.33 (lambda 0.3 on device 0): flooring leaves one group; giving it to device 0
+  // ends at 0.3 + 0.567 = 0.867 s, to device 1 at 0.868 s: device 0 takes it.
+  const std::vector<FinishModel> m{{0.001, 0.3, 0}, {0.002, 0, 0}};
+  const auto shares = equal_finish_split(m, 1000);
+  const auto g = round_split(m, shares, 1000);
+  EXPECT_EQ(g[0], 567u);
+  EXPECT_EQ(g[1], 433u);
+}
+
+TEST(ProportionalSplit, LargestRemainderAndDeterministic) {
+  const auto a = proportional_split({1, 1, 1}, 10);
+  EXPECT_EQ(sum(a), 10u);
+  EXPECT_EQ(a, (std::vector<uint64_t>{4, 3, 3}));  // ties go to the lower index
+  EXPECT_EQ(proportional_split({1, 1, 1}, 10), a);
+  EXPECT_EQ(proportional_split({0, 2, 6}, 8), (std::vector<uint64_t>{0, 2, 6}));
+  EXPECT_EQ(proportional_split({0, 0}, 8), (std::vector<uint64_t>{0, 0}));
+}
+
+TEST(FitAffine, RecoversExactLine) {
+  const auto m = fit_affine({{10, 2 + 0.5 * 10}, {20, 2 + 0.5 * 20}, {40, 2 + 0.5 * 40}});
+  ASSERT_TRUE(m.valid);
+  EXPECT_NEAR(m.a, 2, 1e-9);
+  EXPECT_NEAR(m.b, 0.5, 1e-12);
+}
+
+TEST(FitAffine, NoisyLineIsLeastSquares) {
+  // y = 1 + 2x with residuals +0.1, -0.1, -0.1, +0.1 at x = 1..4: symmetric, so slope 2 is kept
+  // and the intercept stays 1.
+  const auto m = fit_affine({{1, 3.1}, {2, 4.9}, {3, 6.9}, {4, 9.1}});
+  EXPECT_NEAR(m.b, 2.0, 1e-9);
+  EXPECT_NEAR(m.a, 1.0, 1e-9);
+}
+
+TEST(FitAffine, ConstrainedIncreasingAndNonNegative) {
+  // A negative intercept is refitted through the origin: b = sum(xy) / sum(x^2).
+  const auto neg = fit_affine({{10, 0.5}, {20, 2.5}});
+  EXPECT_EQ(neg.a, 0);
+  EXPECT_NEAR(neg.b, (10 * 0.5 + 20 * 2.5) / (100.0 + 400.0), 1e-12);
+  // A falling line (noise) becomes the mean time per group.
+  const auto fall = fit_affine({{10, 3}, {20, 2}});
+  EXPECT_EQ(fall.a, 0);
+  EXPECT_NEAR(fall.b, 5.0 / 30.0, 1e-12);
+  // One size only: through the origin.
+  const auto one = fit_affine({{8, 4}, {8, 6}});
+  EXPECT_NEAR(one.b, 10.0 / 16.0, 1e-12);
+  EXPECT_FALSE(fit_affine({}).valid);
+}
+
+TEST(OccupancyFloor, CpuOneGroupPerComputeUnitGpuFullOccupancy) {
+  DeviceProfile cpu;
+  cpu.is_cpu = true;
+  cpu.compute_units = 16;
+  cpu.groups_per_cu_for_occupancy = 4;  // ignored on CPUs
+  EXPECT_EQ(occupancy_floor(cpu), 16u);
+  DeviceProfile gpu;
+  gpu.is_gpu = true;
+  gpu.compute_units = 80;
+  gpu.groups_per_cu_for_occupancy = 4;
+  EXPECT_EQ(occupancy_floor(gpu), 320u);
+}
+
+TEST(CoefficientOfVariation, PopulationSigmaOverMean) {
+  EXPECT_NEAR(coefficient_of_variation({1, 2, 3}), std::sqrt(2.0 / 3.0) / 2.0, 1e-12);
+  EXPECT_EQ(coefficient_of_variation({5}), 0);
+}
+
+}  // namespace
+}  // namespace coex::sched

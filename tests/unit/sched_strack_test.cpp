@@ -1,0 +1,147 @@
+// jitp / wp / ess (Strack 2020): the update, its fixed point, the oscillation of jitp on a kernel
+// whose cost grows linearly, the guards.
+#include <gtest/gtest.h>
+
+#include <cmath>
+
+#include "sched/policy_factory.h"
+#include "sched/simulator.h"
+#include "sched/strack_policy.h"
+
+namespace coex::sched {
+namespace {
+
+// Host (device 0) takes [0, p) of a range whose cost density is 2u (mean 1); the GPU the rest.
+// host time p^2 / s_h, GPU time (1 - p^2) / s_g; groups p and 1 - p (as fractions).
+std::map<int, StrackMeasure> linear_measure(double p, double host_speed, double gpu_speed) {
+  return {{0, {p, p * p / host_speed}}, {1, {1 - p, (1 - p * p) / gpu_speed}}};
+}
+
+double step(double p, double omega, double rho) {
+  return strack_update({{0, p}, {1, 1 - p}}, linear_measure(p, rho, 1.0), omega).at(0);
+}
+
+TEST(StrackUpdate, FormulaOnOneStep) {
+  // Throughputs 100/1 and 300/2 groups/s: ratio 100 / (100 + 150) = 0.4; wp with omega 0.5 from 0.5.
+  const std::map<int, double> used{{0, 0.5}, {1, 0.5}};
+  const std::map<int, StrackMeasure> m{{0, {100, 1}}, {1, {300, 2}}};
+  EXPECT_NEAR(strack_update(used, m, 0.0).at(0), 0.4, 1e-12);
+  EXPECT_NEAR(strack_update(used, m, 0.5).at(0), 0.45, 1e-12);
+  EXPECT_NEAR(strack_update(used, m, 0.5).at(1), 0.55, 1e-12);
+}
+
+TEST(StrackUpdate, UniformCostFixedPointIsTheSpeedRatio) {
+  // Uniform cost: measured ratio = s_i / sum s whatever p is: jitp lands there in one launch,
+  // wp halves the distance every launch.
+  auto measure = [](double p) {
+    return std::map<int, StrackMeasure>{{0, {p, p / 1.0}}, {1, {1 - p, (1 - p) / 3.0}}};
+  };
+  double jitp = 0.5, wp = 0.5;
+  jitp = strack_update({{0, jitp}, {1, 1 - jitp}}, measure(jitp), 0).at(0);
+  EXPECT_NEAR(jitp, 0.25, 1e-12);
+  for (int k = 1; k <= 6; ++k) {
+    wp = strack_update({{0, wp}, {1, 1 - wp}}, measure(wp), 0.5).at(0);
+    EXPECT_NEAR(wp - 0.25, 0.25 / std::pow(2.0, k), 1e-12);
+  }
+}
+
+TEST(StrackUpdate, LinearCostJitpOscillatesWpConverges) {
+  // The fixed point balances p^2 / s_h = (1 - p^2) / s_g: p* = sqrt(rho / (1 + rho)), rho = s_h / s_g.
+  // rho = 0.0146 gives p* = 0.12 (the host share of the seed finding). JITP's map has slope
+  // -1 / ((1 + rho)(1 + p*)^2) = -0.786 there: it overshoots every launch and needs ~20 launches to
+  // settle within 1%; WP(0.5)'s slope is 0.5 + 0.5 * (-0.786) = 0.107: ~5 launches.
+  const double rho = 0.0144 / (1 - 0.0144);
+  const double fixed = std::sqrt(rho / (1 + rho));
+  ASSERT_NEAR(fixed, 0.12, 1e-12);
+  EXPECT_NEAR(step(fixed, 0, rho), fixed, 1e-12);  // a fixed point of both
+  EXPECT_NEAR(step(fixed, 0.5, rho), fixed, 1e-12);
+  const double slope = -1 / ((1 + rho) * (1 + fixed) * (1 + fixed));
+  const double h = 1e-6;
+  EXPECT_NEAR((step(fixed + h, 0, rho) - step(fixed - h, 0, rho)) / (2 * h), slope, 1e-4);
+
+  auto launches_to_settle = [&](double omega, bool* alternates) {
+    double p = 0.5;
+    *alternates = true;
+    double last_sign = 0;
+    for (int launch = 1; launch <= 100; ++launch) {
+      p = step(p, omega, rho);
+      const double sign = p > fixed ? 1 : -1;
+      if (launch > 1 && sign == last_sign) *alternates = false;
+      last_sign = sign;
+      if (std::fabs(p - fixed) < 0.01 * fixed) return launch;
+    }
+    return 1000;
+  };
+  bool jitp_alternates = false, wp_alternates = false;
+  const int jitp = launches_to_settle(0.0, &jitp_alternates);
+  const int wp = launches_to_settle(0.5, &wp_alternates);
+  EXPECT_TRUE(jitp_alternates);
+  EXPECT_GE(jitp, 15);
+  EXPECT_LE(jitp, 25);
+  EXPECT_LE(wp, 6);
+}
+
+TEST(StrackUpdate, ZeroTimeChangesNothing) {
+  const std::map<int, double> used{{0, 0.3}, {1, 0.7}};
+  EXPECT_EQ(strack_update(used, {{0, {30, 0}}, {1, {70, 1}}}, 0), used);
+  // A device that ran nothing keeps its share; the others share the rest.
+  const auto next = strack_update({{0, 0.0}, {1, 0.5}, {2, 0.5}}, {{1, {50, 1}}, {2, {50, 3}}}, 0);
+  EXPECT_EQ(next.at(0), 0);
+  EXPECT_NEAR(next.at(1), 0.75, 1e-12);
+}
+
+Scenario two_devices(double slow_speed, int launches) {
+  Scenario s;
+  s.name = "strack";
+  s.devices.resize(2);
+  for (int i = 0; i < 2; ++i) {
+    s.devices[i].profile.index = i;
+    s.devices[i].profile.name = "d" + std::to_string(i);
+  }
+  s.devices[0].speed = 10000;
+  s.devices[1].speed = slow_speed;
+  s.kernel.groups = 1000;
+  s.launches = launches;
+  return s;
+}
+
+TEST(StrackPolicy, DeviceAtZeroIsProbedAgain) {
+  // Device 1 is 10^5 times slower: after one launch its share rounds to no group. Every
+  // probe_interval (10) launches it gets probe_share (2%) again.
+  const auto r = simulate_policy(two_devices(0.1, 21), "jitp");
+  ASSERT_EQ(r.size(), 21u);
+  EXPECT_EQ(r[0].groups_per_device[1], 500u);
+  for (int l : {1, 2, 5, 9, 11, 19}) EXPECT_EQ(r[l].groups_per_device[1], 0u) << "launch " << l;
+  EXPECT_EQ(r[10].groups_per_device[1], 20u);
+  EXPECT_EQ(r[20].groups_per_device[1], 20u);
+}
+
+TEST(StrackPolicy, EssFreezesAfterItsLaunches) {
+  auto s = two_devices(5000, 16);
+  s.devices[0].noise = 0.3;
+  s.devices[1].noise = 0.3;
+  PolicyParams params;
+  s.params = params;
+  const auto r = simulate_policy(s, "ess");
+  for (int l = params.ess_launches + 1; l < 16; ++l)
+    EXPECT_EQ(r[l].groups_per_device, r[params.ess_launches].groups_per_device) << "launch " << l;
+  // Before freezing, the noise moves the shares.
+  bool moved = false;
+  for (int l = 2; l < params.ess_launches; ++l) moved = moved || r[l].groups_per_device != r[l - 1].groups_per_device;
+  EXPECT_TRUE(moved);
+}
+
+TEST(StrackPolicy, SharesCarryAcrossRunsThroughTheHistory) {
+  auto s = two_devices(5000, 8);
+  s.runs = 2;
+  const auto r = simulate_policy(s, "wp");
+  ASSERT_EQ(r.size(), 16u);
+  // The first launch of run 0 splits equally; the first of run 1 starts where run 0 ended.
+  EXPECT_EQ(r[0].groups_per_device[0], 500u);
+  EXPECT_EQ(r[8].run, 1);
+  EXPECT_NEAR(static_cast<double>(r[8].groups_per_device[0]), 667, 2);
+  EXPECT_GT(r[8].efficiency, 0.99);
+}
+
+}  // namespace
+}  // namespace coex::sched
