@@ -16,12 +16,12 @@ foreach(d ${_llvm_dirs})
   list(APPEND _clang_hints ${d}/lib ${d}/include)
 endforeach()
 find_path(COEX_CLANG_INCLUDE_DIR clang-c/Index.h HINTS ${_clang_hints} PATH_SUFFIXES include REQUIRED)
-find_library(COEX_LIBCLANG NAMES clang libclang.so.1 libclang-16.so.1 libclang-15.so.1 libclang-14.so.1
-  HINTS ${_clang_hints} PATH_SUFFIXES lib x86_64-linux-gnu REQUIRED)
 add_library(coex_libclang INTERFACE)
 target_include_directories(coex_libclang INTERFACE ${COEX_CLANG_INCLUDE_DIR})
-target_link_libraries(coex_libclang INTERFACE ${COEX_LIBCLANG})
-message(STATUS "coex: libclang ${COEX_LIBCLANG}, headers ${COEX_CLANG_INCLUDE_DIR}")
+# Headers only: src/kernel/libclang_api.cpp dlopens libclang with RTLD_DEEPBIND. Linked, its LLVM
+# would bind PoCL's own LLVM symbols and crash PoCL's first kernel build (seen on Debian 12:
+# libclang 14, PoCL 3.1 on LLVM 15).
+message(STATUS "coex: clang-c headers ${COEX_CLANG_INCLUDE_DIR} (libclang itself is loaded at run time)")
 
 # config/default.json is embedded, so that coex needs no file to run.
 set(COEX_EMBEDDED_CONFIG_CPP ${PROJECT_BINARY_DIR}/generated/embedded_default_config.cpp)

@@ -8,6 +8,7 @@
 #include "config/settings.h"
 #include "devices/device_set.h"
 #include "report/report.h"
+#include "sched/simulator.h"
 
 namespace coex::launcher {
 
@@ -58,9 +59,11 @@ int print_settings_doc(const Args&) {
 }
 
 int simulate(const Args& args) {
-  (void)args;
-  std::fprintf(stderr, "coex simulate: not built in yet\n");
-  return 2;
+  if (args.size() != 1) {
+    std::fprintf(stderr, "coex simulate: usage: coex simulate SCENARIO.json (see config/scenarios/)\n");
+    return 2;
+  }
+  return sched::run_simulation(args[0], std::cout, std::cerr);
 }
 
 }  // namespace coex::launcher

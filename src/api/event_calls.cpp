@@ -6,26 +6,44 @@ namespace coex::api {
 namespace {
 
 cl_int CL_API_CALL get_event_info(cl_event event, cl_event_info name, size_t size, void* value, size_t* size_ret) {
-  if (name == CL_EVENT_COMMAND_TYPE && rt().registries().split_events.find(event)) {
-    cl_command_type type = CL_COMMAND_NDRANGE_KERNEL;
-    if (value && size < sizeof(type)) return CL_INVALID_VALUE;
-    if (value) *static_cast<cl_command_type*>(value) = type;
-    if (size_ret) *size_ret = sizeof(type);
-    return CL_SUCCESS;
-  }
-  return cl().clGetEventInfo(event, name, size, value, size_ret);
+  cl_int err = cl().clGetEventInfo(event, name, size, value, size_ret);  // validates the call
+  if (err != CL_SUCCESS || !value) return err;
+  auto record = rt().registries().split_events.find(event);
+  if (!record) return err;
+  if (name == CL_EVENT_COMMAND_TYPE) *static_cast<cl_command_type*>(value) = CL_COMMAND_NDRANGE_KERNEL;
+  if (name == CL_EVENT_COMMAND_EXECUTION_STATUS && record->status < 0) *static_cast<cl_int*>(value) = record->status;
+  return err;
 }
 
+// A split that failed completes its end marker normally (see SplitEventRecord): the failure is
+// reported here, as the spec has clWaitForEvents report a failed event.
+cl_int CL_API_CALL wait_for_events(cl_uint count, const cl_event* events) {
+  cl_int err = cl().clWaitForEvents(count, events);
+  if (err != CL_SUCCESS) return err;
+  for (cl_uint i = 0; i < count; ++i)
+    if (auto record = rt().registries().split_events.find(events[i]); record && record->status < 0)
+      return CL_EXEC_STATUS_ERROR_FOR_EVENTS_IN_WAIT_LIST;
+  return err;
+}
+
+// The split runs from the start marker (enqueued with the app's wait list) to the end marker (the
+// app's event): QUEUED and SUBMIT are the start marker's, START is when it completed (the split
+// could begin), END and COMPLETE are the end marker's. All on the app's queue: one clock.
 cl_int CL_API_CALL get_event_profiling_info(cl_event event, cl_profiling_info name, size_t size, void* value,
                                             size_t* size_ret) {
-  // START is when the split could begin: the end of the start marker (wait list and queue done).
-  if (name == CL_PROFILING_COMMAND_START)
-    if (auto record = rt().registries().split_events.find(event)) {
-      cl_int err = cl().clGetEventProfilingInfo(event, name, size, value, size_ret);  // validates the call
-      if (err != CL_SUCCESS) return err;
+  cl_int err = cl().clGetEventProfilingInfo(event, name, size, value, size_ret);  // validates the call
+  if (err != CL_SUCCESS || !value) return err;
+  auto record = rt().registries().split_events.find(event);
+  if (!record) return err;
+  switch (name) {
+    case CL_PROFILING_COMMAND_QUEUED:
+    case CL_PROFILING_COMMAND_SUBMIT:
+      return cl().clGetEventProfilingInfo(record->start_marker, name, size, value, size_ret);
+    case CL_PROFILING_COMMAND_START:
       return cl().clGetEventProfilingInfo(record->start_marker, CL_PROFILING_COMMAND_END, size, value, size_ret);
-    }
-  return cl().clGetEventProfilingInfo(event, name, size, value, size_ret);
+    default:
+      return err;
+  }
 }
 
 cl_int CL_API_CALL release_event(cl_event event) {
@@ -42,6 +60,7 @@ cl_int CL_API_CALL release_event(cl_event event) {
 
 void install_event_calls(cl_icd_dispatch& table) {
   table.clGetEventInfo = get_event_info;
+  table.clWaitForEvents = wait_for_events;
   table.clGetEventProfilingInfo = get_event_profiling_info;
   table.clReleaseEvent = release_event;
 }

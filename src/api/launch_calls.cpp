@@ -10,7 +10,7 @@ namespace coex::api {
 namespace {
 
 // A launch that runs unsplit on home writes there: every other copy of what it may write is stale.
-void run_unsplit_bookkeeping(const exec::LaunchDecision& decision, cl_command_queue queue) {
+void run_unsplit_bookkeeping(const exec::LaunchDecision& decision, cl_command_queue queue, uint64_t work_items) {
   for (const auto& record : decision.written_buffers) {
     std::lock_guard lock(record->state->mutex());
     record->state->app_wrote(record->origin, record->origin + record->size);
@@ -19,7 +19,10 @@ void run_unsplit_bookkeeping(const exec::LaunchDecision& decision, cl_command_qu
   launch.not_split_reason = decision.not_split_reason;
   if (auto queue_record = rt().registries().queues.find(queue)) {
     int home = rt().devices().index_of(queue_record->device);
-    if (home >= 0) launch.per_device.push_back({home, 0, 0});
+    if (home >= 0) {
+      rt().note_home(home);
+      launch.per_device.push_back({home, work_items, 0});
+    }
   }
   rt().report().record_launch(decision.kernel_name.empty() ? "(untracked)" : decision.kernel_name, launch);
 }
@@ -39,7 +42,12 @@ cl_int CL_API_CALL enqueue_ndrange(cl_command_queue queue, cl_kernel kernel, cl_
     decision.not_split_reason = "coex_error";
   }
   cl_int err = cl().clEnqueueNDRangeKernel(queue, kernel, work_dim, offset, global, local, num_wait, wait_list, event);
-  if (err == CL_SUCCESS) record_safely("clEnqueueNDRangeKernel", [&] { run_unsplit_bookkeeping(decision, queue); });
+  if (err == CL_SUCCESS)
+    record_safely("clEnqueueNDRangeKernel", [&] {
+      uint64_t items = 1;
+      for (cl_uint d = 0; d < work_dim && global; ++d) items *= global[d];
+      run_unsplit_bookkeeping(decision, queue, items);
+    });
   return err;
 }
 
@@ -51,7 +59,7 @@ cl_int CL_API_CALL enqueue_task(cl_command_queue queue, cl_kernel kernel, cl_uin
       exec::LaunchDecision decision;
       decision.not_split_reason = "task";
       if (auto record = rt().registries().kernels.find(kernel)) decision.kernel_name = record->name;
-      run_unsplit_bookkeeping(decision, queue);
+      run_unsplit_bookkeeping(decision, queue, 1);
     });
   return err;
 }

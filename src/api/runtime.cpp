@@ -91,6 +91,10 @@ exec::Executor& Runtime::executor() {
   return *executor_;
 }
 
+void Runtime::note_home(int device) {
+  if (devices().note_home(device)) report_->set_devices(devices_->report_entries());
+}
+
 void Runtime::shutdown() {
   if (shut_down_.exchange(true)) return;
   if (!report_) return;

@@ -38,6 +38,9 @@ class Runtime {
   report::ReportRecorder& report() { return *report_; }
   report::TraceRecorder* trace() { return trace_.get(); }  // null when COEX_TRACE is unset
 
+  // A launch ran with `device` as its home: the report marks it.
+  void note_home(int device);
+
   // Writes the report and the trace once; stops the executor's threads. Idempotent.
   void shutdown();
 

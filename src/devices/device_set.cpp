@@ -55,6 +55,7 @@ DeviceSet::DeviceSet(const cl_icd_dispatch& cl, const std::string& selector) : c
       d.max_work_group_size = device_info<size_t>(cl, id, CL_DEVICE_MAX_WORK_GROUP_SIZE, 1);
       d.base_address_align_bits = device_info<cl_uint>(cl, id, CL_DEVICE_MEM_BASE_ADDR_ALIGN, 8);
       d.global_memory = device_info<cl_ulong>(cl, id, CL_DEVICE_GLOBAL_MEM_SIZE, 0);
+      d.user_events_deadlock = platform_name == "Portable Computing Language" && d.name.rfind("basic", 0) == 0;
       devices_.push_back(std::move(d));
     }
   }
@@ -81,11 +82,21 @@ int DeviceSet::index_of(cl_device_id id) const {
   return -1;
 }
 
-std::vector<report::ReportDevice> DeviceSet::report_entries(int home) const {
+std::vector<report::ReportDevice> DeviceSet::report_entries() const {
+  std::lock_guard lock(mutex_);
   std::vector<report::ReportDevice> out;
-  for (const auto& d : devices_)
-    if (d.selected || d.index == home) out.push_back({d.index, d.name, d.platform_name, d.type_name(), d.index == home});
+  for (const auto& d : devices_) {
+    bool home = std::find(homes_.begin(), homes_.end(), d.index) != homes_.end();
+    if (d.selected || home) out.push_back({d.index, d.name, d.platform_name, d.type_name(), home});
+  }
   return out;
+}
+
+bool DeviceSet::note_home(int index) {
+  std::lock_guard lock(mutex_);
+  if (index < 0 || std::find(homes_.begin(), homes_.end(), index) != homes_.end()) return false;
+  homes_.push_back(index);
+  return true;
 }
 
 std::vector<sched::DeviceProfile> DeviceSet::profiles() const {

@@ -5,6 +5,7 @@
 
 #include <CL/cl_icd.h>
 
+#include <algorithm>
 #include <map>
 #include <mutex>
 #include <string>
@@ -29,6 +30,9 @@ struct Device {
   cl_uint base_address_align_bits = 8;  // sub-buffer origins must be multiples of this
   cl_ulong global_memory = 0;
   bool selected = true;
+  // PoCL 3.1's "basic" driver deadlocks when a command waits on a user event (pocl/pocl#1177, seen
+  // here): a split whose home is such a device runs synchronously, with no user event.
+  bool user_events_deadlock = false;
   std::string type_name() const;  // "CPU", "GPU", "ACCELERATOR"
 };
 
@@ -41,7 +45,10 @@ class DeviceSet {
   const Device& at(int index) const { return devices_.at(size_t(index)); }
   std::vector<int> selected() const;
   int index_of(cl_device_id id) const;  // -1 when unknown
-  std::vector<report::ReportDevice> report_entries(int home = -1) const;
+  // The devices of the report: the selected ones and every device that was some launch's home.
+  std::vector<report::ReportDevice> report_entries() const;
+  // Records that `index` is the home device of a launch; true the first time for that device.
+  bool note_home(int index);
   std::vector<sched::DeviceProfile> profiles() const;
   const std::string& selector_error() const { return selector_error_; }
 
@@ -63,9 +70,10 @@ class DeviceSet {
   const cl_icd_dispatch& cl_;
   std::vector<Device> devices_;
   std::string selector_error_;
-  std::mutex mutex_;
+  mutable std::mutex mutex_;
   std::map<int, Shadow> shadows_;
   std::map<std::pair<cl_context, cl_device_id>, cl_command_queue> home_queues_;
+  std::vector<int> homes_;
 };
 
 }  // namespace coex::devices

@@ -33,7 +33,9 @@ cl_kernel device_kernel(const LaunchJob& job, int device) {
       build.failed = true;
       return nullptr;
     }
-    const std::string& source = job.rewrite ? program.rewritten_source : program.source;
+    // One build serves every kernel of the program: the rewrite leaves kernels that need no
+    // rewrite as they are, so when any kernel needs it, every device builds the rewritten source.
+    const std::string& source = program.rewritten_source.empty() ? program.source : program.rewritten_source;
     const char* text = source.c_str();
     size_t length = source.size();
     cl_int err = CL_SUCCESS;

@@ -3,13 +3,28 @@
 #include <spdlog/spdlog.h>
 
 #include "api/runtime.h"
+#include "devices/device_set.h"
 #include "exec/object_release.h"
+#include "exec/policy_binding.h"
 #include "exec/split_runner.h"
 #include "model/registries.h"
 
 namespace coex::exec {
+namespace {
 
-Executor::Executor(api::Runtime& rt) : rt_(rt), dispatcher_([this] { dispatcher_loop(); }) {}
+std::vector<sched::DeviceProfile> selected_profiles(devices::DeviceSet& devices) {
+  std::vector<sched::DeviceProfile> out;
+  for (const auto& profile : devices.profiles())
+    if (devices.at(profile.index).selected) out.push_back(profile);
+  return out;
+}
+
+}  // namespace
+
+Executor::Executor(api::Runtime& rt)
+    : rt_(rt),
+      history_(load_history(rt.settings(), selected_profiles(rt.devices()))),
+      dispatcher_([this] { dispatcher_loop(); }) {}
 
 Executor::~Executor() { stop(); }
 
@@ -22,6 +37,8 @@ DeviceWorker& Executor::worker(int device) {
 
 cl_int Executor::submit(std::unique_ptr<LaunchJob> job, cl_uint num_wait, const cl_event* wait_list,
                         cl_event* app_event) {
+  if (rt_.devices().at(job->home).user_events_deadlock)
+    return run_synchronously(std::move(job), num_wait, wait_list, app_event);
   const cl_icd_dispatch& cl = rt_.next();
   cl_int err = CL_SUCCESS;
   cl_event user_event = cl.clCreateUserEvent(job->app_context, &err);
@@ -34,7 +51,7 @@ cl_int Executor::submit(std::unique_ptr<LaunchJob> job, cl_uint num_wait, const 
     cl.clSetUserEventStatus(user_event, CL_COMPLETE);
     cl.clReleaseEvent(user_event);
     if (start) cl.clReleaseEvent(start);
-    for (cl_mem mem : job->retained) release_app_buffer(mem);
+    release_buffers(*job);
     return err;
   }
   cl.clFlush(job->app_queue);  // the start marker must reach the device, or the job never starts
@@ -43,7 +60,9 @@ cl_int Executor::submit(std::unique_ptr<LaunchJob> job, cl_uint num_wait, const 
   if (app_event) {
     *app_event = end;
     cl.clRetainEvent(start);
-    rt_.registries().split_events.insert(end, std::make_shared<model::SplitEventRecord>(model::SplitEventRecord{start}));
+    job->event_record = std::make_shared<model::SplitEventRecord>();
+    job->event_record->start_marker = start;
+    rt_.registries().split_events.insert(end, job->event_record);
   } else {
     cl.clReleaseEvent(end);
   }
@@ -89,27 +108,52 @@ void Executor::dispatcher_loop() {
     }
     LaunchJob& job = *next.first;
     cl_int status = next.second;
-    if (status >= 0) {
-      try {
-        status = run_split(*this, job);
-      } catch (const std::exception& e) {
-        spdlog::error("kernel {}: split launch failed inside coex: {}", job.kernel_name, e.what());
-        status = CL_OUT_OF_HOST_MEMORY;
-      } catch (...) {
-        status = CL_OUT_OF_HOST_MEMORY;
-      }
-    }
+    if (status >= 0) status = run_serialised(job);
     complete(job, status);
   }
 }
 
+cl_int Executor::run_serialised(LaunchJob& job) {
+  std::lock_guard lock(run_mutex_);
+  try {
+    return run_split(*this, job);
+  } catch (const std::exception& e) {
+    spdlog::error("kernel {}: split launch failed inside coex: {}", job.kernel_name, e.what());
+  } catch (...) {
+    spdlog::error("kernel {}: split launch failed inside coex", job.kernel_name);
+  }
+  return CL_OUT_OF_HOST_MEMORY;
+}
+
+cl_int Executor::run_synchronously(std::unique_ptr<LaunchJob> job, cl_uint num_wait, const cl_event* wait_list,
+                                   cl_event* app_event) {
+  const cl_icd_dispatch& cl = rt_.next();
+  // What the start marker gives otherwise: the wait list done, and every earlier command of the queue.
+  cl_int status = num_wait ? cl.clWaitForEvents(num_wait, wait_list) : CL_SUCCESS;
+  if (status == CL_SUCCESS) status = cl.clFinish(job->app_queue);
+  if (status == CL_SUCCESS) status = run_serialised(*job);
+  release_buffers(*job);
+  if (!app_event) return CL_SUCCESS;
+  cl_int err = cl.clEnqueueMarkerWithWaitList(job->app_queue, 0, nullptr, app_event);
+  if (err != CL_SUCCESS) return err;
+  auto record = std::make_shared<model::SplitEventRecord>();
+  cl.clRetainEvent(*app_event);
+  record->start_marker = *app_event;
+  record->status = status >= 0 ? CL_COMPLETE : status;
+  rt_.registries().split_events.insert(*app_event, record);
+  return CL_SUCCESS;
+}
+
 void Executor::complete(LaunchJob& job, cl_int status) {
   const cl_icd_dispatch& cl = rt_.next();
-  // A negative status is how the spec reports a failed command on its event (the app's end
-  // marker waits on this user event and inherits the failure).
-  cl.clSetUserEventStatus(job.user_event, status >= 0 ? CL_COMPLETE : status);
+  if (job.event_record) job.event_record->status = status >= 0 ? CL_COMPLETE : status;
+  cl.clSetUserEventStatus(job.user_event, CL_COMPLETE);  // never an error: see SplitEventRecord
   cl.clReleaseEvent(job.user_event);
   cl.clReleaseEvent(job.start_marker);
+  release_buffers(job);
+}
+
+void Executor::release_buffers(LaunchJob& job) {
   for (cl_mem mem : job.retained) release_app_buffer(mem);
   job.retained.clear();
 }
@@ -124,6 +168,7 @@ void Executor::stop() {
   if (dispatcher_.joinable()) dispatcher_.join();
   std::lock_guard lock(mutex_);
   for (auto& [device, worker] : workers_) worker->stop();
+  if (history_) save_history(rt_.settings(), *history_);
 }
 
 }  // namespace coex::exec

@@ -15,6 +15,7 @@
 
 #include "exec/device_worker.h"
 #include "exec/launch_job.h"
+#include "sched/history.h"
 
 namespace coex::api { class Runtime; }
 
@@ -32,19 +33,29 @@ class Executor {
   void stop();
 
   DeviceWorker& worker(int device);
+  // Per (kernel, size, device) performance, across launches and (through the cache file) runs.
+  std::shared_ptr<sched::History> history() const { return history_; }
 
  private:
   static void CL_CALLBACK on_start_marker(cl_event event, cl_int status, void* user_data);
   void dispatcher_loop();
+  // Runs the job to its end, one job at a time (jobs may share buffers).
+  cl_int run_serialised(LaunchJob& job);
+  // The split on the calling thread, for a home device whose driver cannot wait on user events.
+  cl_int run_synchronously(std::unique_ptr<LaunchJob> job, cl_uint num_wait, const cl_event* wait_list,
+                           cl_event* app_event);
   void complete(LaunchJob& job, cl_int status);
+  void release_buffers(LaunchJob& job);
 
   api::Runtime& rt_;
+  std::mutex run_mutex_;
   std::mutex mutex_;
   std::condition_variable cv_;
   std::map<LaunchJob*, std::unique_ptr<LaunchJob>> waiting_;  // for their start marker
   std::deque<std::pair<std::unique_ptr<LaunchJob>, cl_int>> ready_;
   bool stopping_ = false;
   std::map<int, std::unique_ptr<DeviceWorker>> workers_;
+  std::shared_ptr<sched::History> history_;
   std::thread dispatcher_;
 };
 

@@ -48,6 +48,7 @@ struct LaunchJob {
   std::vector<cl_mem> retained;  // app buffers retained for the job's lifetime
   cl_event user_event = nullptr;    // completes the app's event when the split is done
   cl_event start_marker = nullptr;  // completes when the app's wait list and queue allow the start
+  std::shared_ptr<model::SplitEventRecord> event_record;  // the app's event, when it asked for one
 };
 
 }  // namespace coex::exec

@@ -86,6 +86,7 @@ LaunchDecision plan_launch(cl_command_queue queue, cl_kernel kernel_handle, cl_u
   devices::DeviceSet& devices = rt.devices();
   int home = devices.index_of(queue_record->device);
   if (home < 0) return not_split("unknown_device");
+  rt.note_home(home);
   std::vector<int> participants = devices.selected();
   if (participants.size() + (std::find(participants.begin(), participants.end(), home) == participants.end()) < 2)
     return not_split("single_device");

@@ -1,10 +1,12 @@
 #include "exec/policy_binding.h"
 
 #include <mutex>
+#include <stdexcept>
 
 #include "sched/history.h"
 #include "sched/policy_params.h"
-#include "sched/static_policy.h"
+#include "sched/policy_factory.h"
+#include <spdlog/spdlog.h>
 
 namespace coex::exec {
 
@@ -32,9 +34,34 @@ sched::PolicyParams policy_params_from(const config::Settings& s) {
 }
 
 std::unique_ptr<sched::Policy> make_configured_policy(const config::Settings& settings,
-                                                      const std::vector<sched::DeviceProfile>& devices) {
-  static std::shared_ptr<sched::History> history = std::make_shared<sched::History>();
-  return std::make_unique<sched::StaticPolicy>(policy_params_from(settings), history, devices);
+                                                      const std::vector<sched::DeviceProfile>& devices,
+                                                      std::shared_ptr<sched::History> history) {
+  // The settings were validated against policy_names(): an unknown name cannot reach here.
+  auto policy = sched::make_policy(settings.policy, policy_params_from(settings), std::move(history), devices);
+  if (!policy) throw std::runtime_error("unknown policy \"" + settings.policy + "\"");
+  return policy;
+}
+
+namespace {
+std::string history_path(const config::Settings& settings) {
+  return settings.cache.empty() ? sched::default_history_path() : settings.cache;
+}
+}  // namespace
+
+std::shared_ptr<sched::History> load_history(const config::Settings& settings,
+                                             const std::vector<sched::DeviceProfile>& devices) {
+  auto history = std::make_shared<sched::History>(sched::device_set_signature(devices));
+  std::string error, note;
+  if (!history->load(history_path(settings), &error, &note) && !error.empty())
+    spdlog::info("history cache {} (COEX_CACHE) not used: {}", history_path(settings), error);
+  if (!note.empty()) spdlog::info("history cache: {}", note);
+  return history;
+}
+
+void save_history(const config::Settings& settings, const sched::History& history) {
+  std::string error;
+  if (!history.save(history_path(settings), &error))
+    spdlog::warn("cannot save the history cache {} (COEX_CACHE): {}", history_path(settings), error);
 }
 
 }  // namespace coex::exec

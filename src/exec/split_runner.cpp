@@ -206,7 +206,7 @@ cl_int run_split(Executor& executor, LaunchJob& job) {
 
   std::vector<int> active;
   for (const auto& [device, kernel] : kernels) active.push_back(device);
-  auto policy = make_configured_policy(rt.settings(), devices.profiles());
+  auto policy = make_configured_policy(rt.settings(), devices.profiles(), executor.history());
   std::mutex policy_mutex;
   sched::LaunchShape shape;
   shape.kernel_key = job.kernel_name + "#" + std::to_string(job.program->source_hash);

@@ -40,35 +40,9 @@ SourceTokens::SourceTokens(CXTranslationUnit unit) : unit_(unit) {
       &collect);
   for (CXCursor c : collect.definitions) {
     FileSpan span = expansion_span(c);
-    Macro m;
-    m.name = cursor_spelling(c);
-    if (!span.file) {  // predefined and command-line macros: known by name only
-      macros_.push_back(m);
-      continue;
-    }
-    m.file = span.file;
-    m.begin = span.begin;
-    m.end = span.end;
-    const std::vector<Token>& all = file_tokens(span.file);
-    int i = token_at(span.file, span.begin);
-    if (i < 0) continue;
-    size_t k = static_cast<size_t>(i) + 1;
-    m.body_begin = all[static_cast<size_t>(i)].end_offset;
-    if (clang_Cursor_isMacroFunctionLike(c)) {
-      for (; k < all.size() && all[k].offset < span.end; ++k) {
-        if (all[k].kind == CXToken_Identifier) m.params.push_back(all[k].spelling);
-        if (all[k].spelling == ")") {
-          m.body_begin = all[k].end_offset;
-          ++k;
-          break;
-        }
-      }
-    }
-    for (; k < all.size() && all[k].offset < span.end; ++k) {
-      const Token& t = all[k];
-      bool is_param = std::find(m.params.begin(), m.params.end(), t.spelling) != m.params.end();
-      if ((t.kind == CXToken_Identifier || t.kind == CXToken_Keyword) && !is_param) m.body_identifiers.push_back(t.spelling);
-    }
+    Macro m{span.file, cursor_spelling(c), false};
+    if (span.file && !clang_Cursor_isMacroFunctionLike(c))
+      m.single_token = tokens_in(unit, span.file, span.begin, span.end).size() == 2;  // the name and its value
     macros_.push_back(m);
   }
   for (CXCursor c : collect.expansions) {
@@ -105,17 +79,10 @@ int SourceTokens::token_before(CXFile file, unsigned offset) {
 bool SourceTokens::is_macro_name(const std::string& name) const { return macro_named(name) != nullptr; }
 
 const SourceTokens::Macro* SourceTokens::macro_named(const std::string& name) const {
-  // The last definition wins; a macro #undef'ed and defined again is rare enough to be ambiguous.
   const Macro* found = nullptr;
   for (const auto& m : macros_)
     if (m.name == name) found = &m;
   return found;
-}
-
-const SourceTokens::Macro* SourceTokens::definition_body_at(const FilePosition& p) const {
-  for (const auto& m : macros_)
-    if (m.file && p.file && same_file(m.file, p.file) && p.offset >= m.body_begin && p.offset < m.end) return &m;
-  return nullptr;
 }
 
 const SourceTokens::Use* SourceTokens::use_at(const FilePosition& p) const {
@@ -169,8 +136,13 @@ bool is_lvalue_form(CXCursor c) {
 UnaryOp unary_operator(CXCursor c, SourceTokens& tokens) {
   std::vector<CXCursor> kids = children_of(c);
   if (kids.size() != 1) return UnaryOp::Unknown;
-  // A postfix operator starts where its operand starts (the raw locations, macros or not).
+  // A postfix operator starts where its operand starts. libclang moves starts inside a macro body
+  // to the macro use, so equal starts prove it only with an lvalue operand, which is what ++ and --
+  // take (and neither *, which takes an rvalue pointer, nor the value operators do).
   if (clang_equalLocations(start_of(c), start_of(kids[0]))) {
+    if (!is_lvalue_form(kids[0])) return UnaryOp::Unknown;
+    // Equal starts inside a macro body may also be &x: ++ and -- keep the type, & adds a pointer.
+    if (pointer_depth(clang_getCursorType(c)) == pointer_depth(clang_getCursorType(kids[0])) + 1) return UnaryOp::AddressOf;
     FilePosition end = spelling_position(end_of(c));
     if (!is_macro_location(end_of(c))) {
       int i = tokens.token_before(end.file, end.offset);
@@ -246,6 +218,26 @@ bool right_start(CXCursor right, SourceTokens& tokens, FilePosition& out) {
   return true;
 }
 
+// The name or literal an expression starts with, when no token of its own comes before it (no
+// parenthesis, cast, prefix operator or compound literal); a null cursor otherwise.
+CXCursor leftmost_leaf(CXCursor e) {
+  for (int depth = 0; depth < 64; ++depth) {
+    CXCursorKind kind = clang_getCursorKind(e);
+    if (kind == CXCursor_DeclRefExpr || kind == CXCursor_IntegerLiteral || kind == CXCursor_FloatingLiteral ||
+        kind == CXCursor_CharacterLiteral)
+      return e;
+    bool starts_with_child = kind == CXCursor_BinaryOperator || kind == CXCursor_CompoundAssignOperator ||
+                             kind == CXCursor_ConditionalOperator || kind == CXCursor_ArraySubscriptExpr ||
+                             kind == CXCursor_MemberRefExpr || kind == CXCursor_CallExpr ||
+                             (kind == CXCursor_UnexposedExpr && classify_unexposed(e) != UnexposedRole::Other);
+    std::vector<CXCursor> kids = children_of(e);
+    if (!starts_with_child || kids.empty()) break;
+    if (kind == CXCursor_UnaryOperator) break;
+    e = kids[0];
+  }
+  return clang_getNullCursor();
+}
+
 }  // namespace
 
 std::string binary_operator(CXCursor c, SourceTokens& tokens) {
@@ -264,48 +256,28 @@ std::string binary_operator(CXCursor c, SourceTokens& tokens) {
         is_binary_operator_spelling(all[static_cast<size_t>(first)].spelling))
       return all[static_cast<size_t>(first)].spelling;
   }
-  // Rule 2: the right operand starts inside a macro body or a macro argument; the token spelled
-  // before it there is copied next to it by every expansion (unless it is a parameter, the macro
-  // name or a separator, none of which is an operator).
+  // Rule 2: the right operand starts inside a macro argument, with its own first token (no
+  // parenthesis, cast or prefix operator before its leftmost name or literal). libclang reports
+  // where that token is spelled in the argument text; the token before it there is copied next to
+  // it by the expansion, so if it is an operator (not a ',' or '(' that separates arguments), it is
+  // this one. Inside macro bodies libclang (up to 16) reports no spelling: those stay unknown.
   CXSourceLocation rstart = start_of(kids[1]);
-  if (!is_macro_location(rstart)) return "";
+  CXCursor leaf = leftmost_leaf(kids[1]);
+  if (!is_macro_location(rstart) || clang_Cursor_isNull(leaf)) return "";
   FilePosition s = spelling_position(rstart);
-  if (tokens.token_at(s.file, s.offset) < 0) return "";
+  int at = tokens.token_at(s.file, s.offset);
   int prev = tokens.token_before(s.file, s.offset);
-  if (prev < 0) return "";
-  const Token& p = tokens.file_tokens(s.file)[static_cast<size_t>(prev)];
-  bool operator_token = p.kind == CXToken_Punctuation && is_binary_operator_spelling(p.spelling);
-  const SourceTokens::Macro* body = tokens.definition_body_at(s);
-  if (body && p.offset >= body->body_begin) return operator_token ? p.spelling : "";
   const SourceTokens::Use* use = tokens.use_at(s);
-  if (!body && use && p.offset > use->begin) return operator_token ? p.spelling : "";
-  // Rule 3: the right operand starts with the first token of macro X, used once in the body of
-  // the macro M that the code invokes, with no other macro in M's body or arguments: the token
-  // before X in M's body precedes it in every expansion.
-  if (!body || tokens.token_before(s.file, body->body_begin) + 1 != tokens.token_at(s.file, s.offset)) return "";
-  const SourceTokens::Use* outer = tokens.use_at(expansion_position(rstart));
-  const SourceTokens::Macro* m = outer ? tokens.macro_named(outer->name) : nullptr;
-  if (!m || !m->file || m == body) return "";
-  int uses_of_x = 0;
-  for (const auto& id : m->body_identifiers) {
-    if (id == body->name) ++uses_of_x;
-    else if (tokens.is_macro_name(id)) return "";
-  }
-  if (uses_of_x != 1) return "";
-  const auto& outer_tokens = tokens.file_tokens(outer->file);
-  int name_index = tokens.token_at(outer->file, outer->begin);
-  if (name_index < 0) return "";
-  for (size_t i = static_cast<size_t>(name_index) + 1; i < outer_tokens.size() && outer_tokens[i].offset < outer->end; ++i)
-    if (outer_tokens[i].kind == CXToken_Identifier && tokens.is_macro_name(outer_tokens[i].spelling)) return "";
-  const auto& def_tokens = tokens.file_tokens(m->file);
-  for (size_t i = 1; i < def_tokens.size(); ++i) {
-    if (def_tokens[i].offset < m->body_begin || def_tokens[i].offset >= m->end) continue;
-    if (def_tokens[i].spelling != body->name) continue;
-    const Token& before = def_tokens[i - 1];
-    if (before.offset < m->body_begin) return "";
-    return before.kind == CXToken_Punctuation && is_binary_operator_spelling(before.spelling) ? before.spelling : "";
-  }
-  return "";
+  if (at < 0 || prev < 0 || !use) return "";
+  const Token& first = tokens.file_tokens(s.file)[static_cast<size_t>(at)];
+  const Token& p = tokens.file_tokens(s.file)[static_cast<size_t>(prev)];
+  // The token there is the leaf itself, or a one-token macro (#define N 64) whose value it is.
+  const SourceTokens::Macro* constant = tokens.macro_named(first.spelling);
+  bool is_literal = clang_getCursorKind(leaf) != CXCursor_DeclRefExpr;
+  bool leaf_matches = constant ? constant->single_token && is_literal
+                               : is_literal ? first.kind == CXToken_Literal : first.spelling == cursor_spelling(leaf);
+  if (!leaf_matches || p.offset <= use->begin) return "";
+  return p.kind == CXToken_Punctuation && is_binary_operator_spelling(p.spelling) ? p.spelling : "";
 }
 
 bool is_plain_assignment(CXCursor c, SourceTokens& tokens) {

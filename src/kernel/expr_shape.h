@@ -31,12 +31,9 @@ class SourceTokens {
   int token_before(CXFile file, unsigned offset);
 
   struct Macro {
-    CXFile file = nullptr;
+    CXFile file = nullptr;  // null for predefined and command-line macros
     std::string name;
-    unsigned begin = 0, end = 0;  // the definition: from the name to the end of the body
-    unsigned body_begin = 0;      // first offset after the name and parameter list
-    std::vector<std::string> params;
-    std::vector<std::string> body_identifiers;  // identifiers of the body, parameters excluded
+    bool single_token = false;  // object-like, defined in a file as one token: #define N 64
   };
   struct Use {
     CXFile file = nullptr;
@@ -46,9 +43,7 @@ class SourceTokens {
   const std::vector<Macro>& macros() const { return macros_; }
   const std::vector<Use>& uses() const { return uses_; }
   bool is_macro_name(const std::string& name) const;
-  const Macro* macro_named(const std::string& name) const;
-  // The macro definition whose body holds the position, or null.
-  const Macro* definition_body_at(const FilePosition& p) const;
+  const Macro* macro_named(const std::string& name) const;  // the last definition
   // The macro use (in a file, not inside another macro) that covers the position, or null.
   const Use* use_at(const FilePosition& p) const;
 

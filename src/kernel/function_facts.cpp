@@ -194,11 +194,15 @@ class BodyWalker {
     }
   }
 
-  void mark(const PointerRoots& roots, bool read, bool written) {
+  // modelled: the use is a MemoryAccess of this body that the footprint can translate.
+  void mark(const PointerRoots& roots, bool read, bool written, bool modelled = false) {
     for (int r : roots) {
       if (r < 0 || static_cast<size_t>(r) >= facts_.param_uses.size()) continue;
-      facts_.param_uses[static_cast<size_t>(r)].read |= read;
-      facts_.param_uses[static_cast<size_t>(r)].written |= written;
+      ParamUse& use = facts_.param_uses[static_cast<size_t>(r)];
+      use.read |= read;
+      use.written |= written;
+      use.unmodelled_read |= read && !modelled;
+      use.unmodelled_write |= written && !modelled;
     }
   }
 
@@ -214,9 +218,9 @@ class BodyWalker {
 
   void record_access(CXCursor lvalue, const PointerRoots& roots, Context ctx) {
     if (ctx == Context::Address) return;
-    mark(roots, reads(ctx), writes(ctx));
+    mark(roots, reads(ctx), writes(ctx), true);
     AccessMode mode = ctx == Context::Value ? AccessMode::Read : ctx == Context::Store ? AccessMode::Write : AccessMode::ReadWrite;
-    facts_.accesses.push_back({lvalue, roots, mode});
+    facts_.accesses.push_back({lvalue, roots, mode, clang_getNullCursor()});
   }
 
   void note_variable_use(CXCursor ref) {
@@ -249,7 +253,9 @@ class BodyWalker {
           record_access(c, pointer_roots(kids[0]), ctx);
           visit(kids[0], Context::Value);
         } else {
-          for (CXCursor k : kids) visit(k, ctx);  // s.f: the access is to s
+          // s.f, p[i].f: the access is to the field, inside the memory of s.
+          record_access(c, lvalue_roots(c), ctx);
+          for (CXCursor k : kids) visit(k, Context::Address);
         }
         return;
       case CXCursor_ParenExpr:
@@ -331,8 +337,9 @@ class BodyWalker {
   void visit_unexposed(CXCursor c, const std::vector<CXCursor>& kids, Context ctx) {
     UnexposedRole role = classify_unexposed(c);
     if (role == UnexposedRole::VectorElement || role == UnexposedRole::MaybeVectorElement) {
-      // v.x = 1 stores into v; a possible swizzle in a store is taken as one.
-      for (CXCursor k : kids) visit(k, ctx == Context::Value ? Context::Value : ctx);
+      // v.x = 1 stores into (part of) v: the access is the swizzle's, inside the memory of v.
+      record_access(c, lvalue_roots(c), ctx);
+      for (CXCursor k : kids) visit(k, Context::Address);
       return;
     }
     if (role == UnexposedRole::ImplicitCast && kids.size() == 1) {
@@ -373,10 +380,10 @@ class BodyWalker {
       }
       return;
     }
-    visit_builtin_call(name, args);
+    visit_builtin_call(call, name, args);
   }
 
-  void visit_builtin_call(const std::string& name, const std::vector<CXCursor>& args) {
+  void visit_builtin_call(CXCursor call, const std::string& name, const std::vector<CXCursor>& args) {
     if (is_launch_builtin(name)) facts_.launch_builtins = true;
     if (is_device_enqueue_builtin(name)) facts_.device_enqueue = true;
     int pointer_index = -1;
@@ -392,14 +399,13 @@ class BodyWalker {
         if (is_atomic_builtin(name) && static_cast<int>(i) == pointer_index) {
           AccessMode mode = atomic_mode(name);
           mark(roots, mode != AccessMode::Write, mode != AccessMode::Read);
-          facts_.accesses.push_back({arg, roots, mode});
           if (!points_to_local(arg)) facts_.global_atomics = true;
         } else if (starts_with(name, "vload") && last) {
-          mark(roots, true, false);
-          facts_.accesses.push_back({arg, roots, AccessMode::Read});
+          mark(roots, true, false, true);
+          facts_.accesses.push_back({arg, roots, AccessMode::Read, call});
         } else if (starts_with(name, "vstore") && last) {
-          mark(roots, false, true);
-          facts_.accesses.push_back({arg, roots, AccessMode::Write});
+          mark(roots, false, true, true);
+          facts_.accesses.push_back({arg, roots, AccessMode::Write, call});
         } else if (starts_with(name, "async_work_group") && i <= 1) {
           mark(roots, i == 1, i == 0);
         } else if (name == "prefetch" || is_address_space_cast(name) || name == "printf") {

@@ -26,15 +26,20 @@ enum class AccessMode { Read, Write, ReadWrite };
 // One load or store through a pointer in the function's own body (not in callees): the lvalue
 // expression and where its pointer may point. Phase 2 (footprints) reads the index expressions.
 struct MemoryAccess {
-  CXCursor lvalue;
+  CXCursor lvalue;  // the lvalue, or the pointer argument of a vloadn/vstoren call
   PointerRoots roots;
   AccessMode mode;
+  CXCursor call;    // the vloadn/vstoren call, or a null cursor
 };
 
 struct ParamUse {
   bool read = false;
   bool written = false;
   bool escapes = false;  // stored, converted to an integer or passed where it cannot be followed
+  // Read or written other than by a MemoryAccess of this body (in a callee, by a builtin, after
+  // escaping): the footprint cannot say where.
+  bool unmodelled_read = false;
+  bool unmodelled_write = false;
 };
 
 struct FunctionFacts {

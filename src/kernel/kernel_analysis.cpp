@@ -3,6 +3,7 @@
 #include <set>
 
 #include "kernel/clang_session.h"
+#include "kernel/footprint_builder.h"
 #include "kernel/function_facts.h"
 #include "kernel/kernel_analysis_detail.h"
 #include "kernel/split_rewrite.h"
@@ -198,6 +199,7 @@ ProgramInfo analyze_program_with(const std::string& source, const std::string& b
         kernel.not_split_reason = "unanalysable";
       }
     }
+    if (kernel.not_split_reason.empty()) kernel.footprint = build_footprint_model(program, facts, kernel);
     info.kernels.push_back(std::move(kernel));
   }
   if (info.kernels.empty() && error_count > 0) info.parse_error = first_error;

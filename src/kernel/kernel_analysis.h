@@ -24,7 +24,7 @@ enum class ArgKind {
 
 struct ArgInfo {
   std::string name;
-  std::string type_name;  // as spelled by clang, e.g. "__global float *"
+  std::string type_name;  // as spelled by clang, e.g. "const __global float *__private"
   ArgKind kind = ArgKind::Other;
   bool read = true;       // for pointers: the kernel may load through it
   bool written = true;    // for pointers: the kernel may store through it (false only when proven)
@@ -46,7 +46,8 @@ struct KernelInfo {
   std::vector<ArgInfo> args;
   // Empty when a launch of this kernel may be split. Otherwise one short snake_case reason that the
   // report counts under not_split, e.g. "global_atomics", "image_args", "sampler_args", "pipe_args",
-  // "svm", "device_enqueue", "group_builtins_in_helper", "unanalysable".
+  // "svm", "device_enqueue", "group_builtins_in_helper", "unanalysable", "program_scope_variables",
+  // "kernel_called_as_function" (docs/kernel-analysis.md has the list and the order they are tried in).
   std::string not_split_reason;
   // The kernel (or what it calls) reads get_group_id, get_num_groups, get_global_size or
   // get_global_offset: a split launch must use the rewritten source (rewrite_for_split).

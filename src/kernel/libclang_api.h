@@ -34,7 +34,7 @@
   X(clang_getTokenExtent) X(clang_getTokenKind) X(clang_getTokenSpelling) X(clang_getTranslationUnitCursor)     \
   X(clang_getTypeSpelling) X(clang_isConstQualifiedType) X(clang_isCursorDefinition) X(clang_isExpression)      \
   X(clang_isInvalidDeclaration) X(clang_parseTranslationUnit2) X(clang_tokenize) X(clang_visitChildren)         \
-  X(clang_getClangVersion) X(clang_getCursorKindSpelling) X(clang_isTranslationUnit)
+  X(clang_getClangVersion) X(clang_isTranslationUnit) X(clang_hashCursor) X(clang_Cursor_getOffsetOfField)
 
 namespace coex::kernel::libclang {
 
@@ -123,6 +123,7 @@ std::string version();
 #define clang_tokenize COEX_LIBCLANG_REDIRECT(clang_tokenize)
 #define clang_visitChildren COEX_LIBCLANG_REDIRECT(clang_visitChildren)
 #define clang_getClangVersion COEX_LIBCLANG_REDIRECT(clang_getClangVersion)
-#define clang_getCursorKindSpelling COEX_LIBCLANG_REDIRECT(clang_getCursorKindSpelling)
 #define clang_isTranslationUnit COEX_LIBCLANG_REDIRECT(clang_isTranslationUnit)
+#define clang_hashCursor COEX_LIBCLANG_REDIRECT(clang_hashCursor)
+#define clang_Cursor_getOffsetOfField COEX_LIBCLANG_REDIRECT(clang_Cursor_getOffsetOfField)
 #endif  // COEX_LIBCLANG_NO_REDIRECT

@@ -5,6 +5,7 @@
 
 #include <CL/cl.h>
 
+#include <atomic>
 #include <cstdint>
 #include <map>
 #include <memory>
@@ -98,6 +99,11 @@ struct KernelRecord {
 // completion is the moment the split could begin: profiling info spans the whole split.
 struct SplitEventRecord {
   cl_event start_marker = nullptr;
+  // The split's outcome: CL_COMPLETE, or the driver's (negative) error. The user event the end
+  // marker waits on always completes with CL_COMPLETE, since PoCL 3.1 aborts in
+  // pocl_update_event_failed() when a user event is set to an error (seen here); the error is
+  // reported through clGetEventInfo and clWaitForEvents instead.
+  std::atomic<cl_int> status{CL_QUEUED};
 };
 
 }  // namespace coex::model

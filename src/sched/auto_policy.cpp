@@ -19,10 +19,10 @@ AffineModel kernel_model(const History& history, const std::string& kernel_key, 
 
 std::string auto_choice(const History& history, const LaunchShape& shape, const std::vector<int>& devices,
                         const PolicyParams& params) {
-  if (history.launches(shape.kernel_key, shape.global_size) >= static_cast<uint64_t>(params.auto_repeat_launches))
-    return "wp";
   const auto regular = history.regular(shape.kernel_key);
   if (regular.has_value() && !*regular) return "sigmoid";
+  if (history.launches(shape.kernel_key, shape.global_size) >= static_cast<uint64_t>(params.auto_repeat_launches))
+    return "wp";
   double overhead = 0, rate = 0;
   for (int d : devices) {
     const AffineModel m = kernel_model(history, shape.kernel_key, d);

@@ -1,13 +1,15 @@
 // auto: picks a policy per launch from what the History knows of the kernel (docs/schedulers.md,
 // "The auto rule"):
-//  1. this kernel ran at this global size auto_repeat_launches (1) times or more       -> wp
+//  1. the kernel is known to be irregular (sigmoid saw its package speeds vary)       -> sigmoid
+//     (a contiguous split per device converges slowly when the cost varies across the range: the
+//     simulated mandelbrot kernel under wp stays below sigmoid for 10 launches);
+//  2. this kernel ran at this global size auto_repeat_launches (1) times or more       -> wp
 //     (repeated launches: shares start from the measured throughputs and converge across launches;
 //     one contiguous range per device keeps data where it is);
-//  2. else, when the History's chunk-time fits of the kernel (other sizes) show a per-chunk overhead
-//     above auto_overhead_fraction (1%) of the predicted launch time, and the kernel is not known to
-//     be irregular                                                                   -> boyer
+//  3. else, when the History's chunk-time fits of the kernel (other sizes) show a per-chunk overhead
+//     above auto_overhead_fraction (1%) of the predicted launch time                 -> boyer
 //     (about 3 chunks per device instead of sigmoid's 5-15);
-//  3. else (no history, cheap chunks, or an irregular kernel)                         -> sigmoid.
+//  4. else (no history, or cheap chunks)                                              -> sigmoid.
 // Re-measuring: when a wp launch ends with a load balance (first finish / last finish) under
 // auto_rebalance_below (0.8) right after a wp launch that was balanced better, the machine changed
 // (another job took a device, clocks dropped): the next launch runs sigmoid, which measures within the
@@ -28,7 +30,7 @@
 
 namespace coex::sched {
 
-// Rules 1-3 above, for the devices in `devices`.
+// Rules 1-4 above, for the devices in `devices`.
 std::string auto_choice(const History& history, const LaunchShape& shape, const std::vector<int>& devices,
                         const PolicyParams& params);
 

@@ -9,7 +9,8 @@ namespace coex::sched {
 
 uint64_t hguided_chunk(uint64_t remaining, double power, double power_sum, double k, uint64_t min_chunk) {
   double guided = 0;
-  if (power_sum > 0 && k > 0) guided = std::floor(static_cast<double>(remaining) * power / (k * power_sum));
+  if (power_sum > 0 && k > 0)
+    guided = std::min(static_cast<double>(remaining), std::floor(static_cast<double>(remaining) * power / (k * power_sum)));
   return std::min<uint64_t>(remaining, std::max<uint64_t>(std::max<uint64_t>(1, min_chunk),
                                                           static_cast<uint64_t>(guided)));
 }

@@ -73,7 +73,7 @@ uint64_t PlbhecPolicy::choose_size(DeviceState& device, double now) {
   }
   const double relative = fastest > 0 ? mine / fastest : 1.0;
   const double b0 = params().plbhec_initial_fraction * static_cast<double>(shape().total_groups);
-  const double block = b0 * std::pow(2.0, device.completed) * relative;
+  const double block = std::min(b0 * std::pow(2.0, device.completed) * relative, 9.0e18);
   return std::max<uint64_t>(1, static_cast<uint64_t>(std::llround(block)));
 }
 

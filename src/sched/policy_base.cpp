@@ -16,7 +16,8 @@ PolicyBase::PolicyBase(std::string name, const PolicyParams& params, std::shared
 const DeviceProfile& PolicyBase::profile(int device) const {
   for (const auto& p : profiles_)
     if (p.index == device) return p;
-  return profiles_.front();  // begin_launch adds a profile for every device it is given
+  static const DeviceProfile unknown;  // only before begin_launch, which adds a profile per device
+  return profiles_.empty() ? unknown : profiles_.front();
 }
 
 void PolicyBase::begin_launch(const LaunchShape& shape, const std::vector<int>& devices, double now) {

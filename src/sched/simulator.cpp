@@ -190,9 +190,11 @@ LaunchResult RunState::launch(int index) {
       busy_until_[d] = kInf;
     }
   }
-  if (r.error.empty() && covered < s_.kernel.groups && never == 0)
+  // No device left to offer work to (all still hold a kernel that never ends): stalled, not a bug.
+  const bool nobody = offered.empty();
+  if (r.error.empty() && covered < s_.kernel.groups && never == 0 && !nobody)
     r.error = "policy left " + std::to_string(s_.kernel.groups - covered) + " work-groups unassigned";
-  r.stalled = never > 0;
+  r.stalled = never > 0 || (nobody && covered < s_.kernel.groups);
   r.unfinished_groups = r.stalled ? never + (s_.kernel.groups - covered) : 0;
   if (r.error.empty()) policy_.end_launch(now - t0_);
   r.eliminated = policy_.eliminated();

@@ -157,6 +157,7 @@ double spec_weight(const DeviceProfile& profile, bool memory_bound) {
 
 uint64_t ceil_groups(double groups) {
   if (!(groups > 0)) return 0;
+  if (groups >= 9.0e18) return uint64_t{9000000000000000000u};  // beyond any launch; keeps the cast defined
   return static_cast<uint64_t>(std::ceil(groups * (1 - 1e-12) - 1e-9));
 }
 

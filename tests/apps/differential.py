@@ -20,6 +20,7 @@ import argparse
 import json
 import os
 import re
+import signal
 import subprocess
 import sys
 import tempfile
@@ -108,11 +109,20 @@ def show_streams(label, stdout, stderr):
         print(stderr.decode(errors="replace"), end="" if stderr.endswith(b"\n") else "\n")
 
 
+def signal_name(number):
+    try:
+        return signal.Signals(number).name
+    except ValueError:
+        return "unknown signal"
+
+
 def check_app_run(label, proc):
     """The app's own verdict: exit status 0, checksum lines, PASS last."""
     lines = proc.stdout.splitlines()
     problems = []
-    if proc.returncode != 0:
+    if proc.returncode < 0:
+        problems.append("%s run was killed by signal %d (%s)" % (label, -proc.returncode, signal_name(-proc.returncode)))
+    elif proc.returncode != 0:
         problems.append("%s run exited with status %d" % (label, proc.returncode))
     if not lines or lines[-1] != b"PASS":
         problems.append("%s run did not end with PASS" % label)
@@ -334,14 +344,10 @@ def run_coex_mode(args, expected):
             if args.keep_report:
                 with open(args.keep_report, "w") as f:
                     f.write(report_text)
-    try:
-        check_app_run(args.mode, coex)
-        compare_outputs("bare", bare.stdout, args.mode, coex.stdout)
-    except Failure:
-        show_streams(args.mode, coex.stdout, coex.stderr)
-        raise
+    check_app_run(args.mode, coex)
     if coex.stderr:
-        show_streams(args.mode + " (passed)", b"", coex.stderr)
+        show_streams(args.mode, b"", coex.stderr)
+    compare_outputs("bare", bare.stdout, args.mode, coex.stdout)
     if report_text is None:
         raise Failure("coex wrote no report to COEX_REPORT")
     try:

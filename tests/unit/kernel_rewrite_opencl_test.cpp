@@ -8,6 +8,7 @@
 
 #include <cstring>
 #include <functional>
+#include <iostream>
 #include <numeric>
 
 #include "kernel/kernel_analysis.h"
@@ -21,6 +22,7 @@ struct OpenCL {
 #define COEX_CL_FUNCTION(name) decltype(&::name) name = nullptr;
   COEX_CL_FUNCTION(clGetPlatformIDs)
   COEX_CL_FUNCTION(clGetDeviceIDs)
+  COEX_CL_FUNCTION(clGetDeviceInfo)
   COEX_CL_FUNCTION(clCreateContext)
   COEX_CL_FUNCTION(clCreateCommandQueue)
   COEX_CL_FUNCTION(clCreateProgramWithSource)
@@ -41,26 +43,31 @@ struct OpenCL {
   cl_context context = nullptr;
   cl_device_id device = nullptr;
   cl_command_queue queue = nullptr;
+  std::string name;
 
-  bool open() {
+  bool open(cl_uint platform_index) {
     library = dlopen("libOpenCL.so.1", RTLD_NOW | RTLD_LOCAL);
     if (!library) return false;
 #define COEX_CL_LOAD(name) name = reinterpret_cast<decltype(name)>(dlsym(library, #name)); if (!name) return false;
-    COEX_CL_LOAD(clGetPlatformIDs) COEX_CL_LOAD(clGetDeviceIDs) COEX_CL_LOAD(clCreateContext)
+    COEX_CL_LOAD(clGetPlatformIDs) COEX_CL_LOAD(clGetDeviceIDs) COEX_CL_LOAD(clGetDeviceInfo) COEX_CL_LOAD(clCreateContext)
     COEX_CL_LOAD(clCreateCommandQueue) COEX_CL_LOAD(clCreateProgramWithSource) COEX_CL_LOAD(clBuildProgram)
     COEX_CL_LOAD(clGetProgramBuildInfo) COEX_CL_LOAD(clCreateKernel) COEX_CL_LOAD(clCreateBuffer)
     COEX_CL_LOAD(clSetKernelArg) COEX_CL_LOAD(clEnqueueNDRangeKernel) COEX_CL_LOAD(clEnqueueReadBuffer)
     COEX_CL_LOAD(clFinish) COEX_CL_LOAD(clReleaseMemObject) COEX_CL_LOAD(clReleaseKernel)
     COEX_CL_LOAD(clReleaseProgram) COEX_CL_LOAD(clReleaseCommandQueue) COEX_CL_LOAD(clReleaseContext)
 #undef COEX_CL_LOAD
-    cl_platform_id platform = nullptr;
+    cl_platform_id platforms[16];
     cl_uint count = 0;
-    if (clGetPlatformIDs(1, &platform, &count) != CL_SUCCESS || count == 0) return false;
+    if (clGetPlatformIDs(16, platforms, &count) != CL_SUCCESS || platform_index >= count) return false;
+    cl_platform_id platform = platforms[platform_index];
     if (clGetDeviceIDs(platform, CL_DEVICE_TYPE_ALL, 1, &device, &count) != CL_SUCCESS || count == 0) return false;
     cl_int err = CL_SUCCESS;
     context = clCreateContext(nullptr, 1, &device, nullptr, nullptr, &err);
     if (err != CL_SUCCESS) return false;
     queue = clCreateCommandQueue(context, device, 0, &err);
+    char text[256] = {};
+    clGetDeviceInfo(device, CL_DEVICE_NAME, sizeof text - 1, text, nullptr);
+    name = text;
     return err == CL_SUCCESS;
   }
 
@@ -90,14 +97,36 @@ struct OpenCL {
   }
 };
 
-OpenCL& opencl() {
-  static OpenCL* cl = [] {
-    auto* c = new OpenCL;
-    if (!c->open()) c->queue = nullptr;
-    return c;
+// One context per platform (the GPU machine has NVIDIA's and PoCL's); the current one is what the
+// argument setters below use.
+std::vector<OpenCL*>& platforms() {
+  static std::vector<OpenCL*> all = [] {
+    std::vector<OpenCL*> out;
+    for (cl_uint i = 0; i < 16; ++i) {
+      auto* c = new OpenCL;
+      if (!c->open(i)) break;
+      out.push_back(c);
+    }
+    return out;
   }();
-  return *cl;
+  return all;
 }
+OpenCL* g_current = nullptr;
+OpenCL& opencl() { return *g_current; }
+
+// A libclang linked into this process would put its libLLVM in the global scope, where PoCL's own
+// LLVM binds to it and crashes; coex loads libclang with dlopen(RTLD_LOCAL) instead, which only
+// helps when nothing linked it. Checked before the analysis loads its own copy.
+bool llvm_linked_into_process() {
+  for (const char* name : {"libclang-14.so.1", "libclang-15.so.1", "libclang-16.so.1", "libclang.so.1", "libLLVM-14.so.1",
+                           "libLLVM-15.so.1", "libLLVM-16.so.1"})
+    if (void* h = dlopen(name, RTLD_NOW | RTLD_NOLOAD)) {
+      dlclose(h);
+      return true;
+    }
+  return false;
+}
+const bool kLinkedLlvm = llvm_linked_into_process();
 
 struct Launch {
   cl_uint work_dim;
@@ -158,10 +187,9 @@ Buffer buffer_of(const std::vector<T>& values) {
   return b;
 }
 
-void expect_split_equals_whole(const std::string& corpus_name, const std::string& kernel_name, std::vector<Buffer> buffers,
-                               const ArgSetter& set_args, const Launch& whole, cl_uint dim, const std::vector<size_t>& cuts) {
-  OpenCL& cl = opencl();
-  if (!cl.queue) GTEST_SKIP() << "no OpenCL platform";
+void split_equals_whole_on(OpenCL& cl, const std::string& corpus_name, const std::string& kernel_name,
+                           const std::vector<Buffer>& buffers, const ArgSetter& set_args, const Launch& whole, cl_uint dim,
+                           const std::vector<size_t>& cuts) {
   std::string source = testing::read_text(testing::corpus_dir() / (corpus_name + ".cl"));
   ProgramInfo info = analyze_program(source, "");
   const KernelInfo* k = info.find(kernel_name);
@@ -190,6 +218,18 @@ void expect_split_equals_whole(const std::string& corpus_name, const std::string
   EXPECT_NE(naive, expected);
   cl.clReleaseKernel(original);
   cl.clReleaseKernel(rewritten);
+}
+
+void expect_split_equals_whole(const std::string& corpus_name, const std::string& kernel_name, std::vector<Buffer> buffers,
+                               const ArgSetter& set_args, const Launch& whole, cl_uint dim, const std::vector<size_t>& cuts) {
+  if (kLinkedLlvm) GTEST_SKIP() << "libclang/libLLVM is linked into this test: PoCL's LLVM would crash on it";
+  if (platforms().empty()) GTEST_SKIP() << "no OpenCL platform";
+  for (OpenCL* cl : platforms()) {
+    g_current = cl;
+    SCOPED_TRACE("on " + cl->name);
+    std::cout << "[ device   ] " << cl->name << "\n";
+    split_equals_whole_on(*cl, corpus_name, kernel_name, buffers, set_args, whole, dim, cuts);
+  }
 }
 
 TEST(KernelRewriteOnOpenCL, ReductionIndexedByGroup) {

@@ -159,6 +159,27 @@ TEST(Simulator, StalledDeviceNeverHangsTheSimulation) {
   }
 }
 
+TEST(Simulator, EveryDeviceStalledIsReportedNotAnError) {
+  Scenario s;
+  s.name = "dead";
+  s.devices.resize(1);
+  s.devices[0].profile.name = "only";
+  s.devices[0].speed = 100;
+  s.devices[0].changes = {{0, 0.0, 0.0}};
+  s.kernel.groups = 50;
+  s.launches = 3;
+  for (const auto& policy : policy_names()) {
+    const auto r = simulate_policy(s, policy);
+    ASSERT_EQ(r.size(), 3u) << policy;
+    for (const auto& l : r) {
+      EXPECT_TRUE(l.error.empty()) << policy << ": " << l.error;
+      EXPECT_TRUE(l.stalled) << policy;
+      EXPECT_EQ(l.unfinished_groups, 50u) << policy;
+    }
+    EXPECT_EQ(r[2].excluded, std::vector<int>{0}) << policy;
+  }
+}
+
 // A policy that breaks the contract is reported, not trusted.
 class OverlappingPolicy : public Policy {
  public:

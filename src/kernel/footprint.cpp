@@ -1,0 +1,326 @@
+#include "kernel/footprint.h"
+
+#include <algorithm>
+#include <optional>
+
+namespace coex::kernel {
+namespace {
+
+using Values = std::vector<std::optional<int64_t>>;
+
+struct Interval {
+  int64_t lo = 0, hi = -1;  // inclusive; empty when hi < lo
+  bool empty() const { return hi < lo; }
+};
+
+// A band in signed byte offsets, before clipping to the buffer.
+struct Band {
+  int64_t begin, end, stride, count;
+};
+
+std::optional<int64_t> argument_value(const LaunchParam& p, const ArgValues& values) {
+  if (p.index >= values.bytes.size()) return std::nullopt;
+  const auto& bytes = values.bytes[p.index];
+  if (p.byte_size == 0 || p.byte_size > 8 || bytes.size() < size_t(p.byte_offset) + p.byte_size) return std::nullopt;
+  uint64_t raw = 0;
+  for (uint32_t i = 0; i < p.byte_size; ++i) raw |= uint64_t(bytes[p.byte_offset + i]) << (8 * i);  // little endian
+  if (p.is_signed && p.byte_size < 8 && (raw >> (8 * p.byte_size - 1)) & 1) raw |= ~uint64_t(0) << (8 * p.byte_size);
+  if (!p.is_signed && p.byte_size == 8 && raw > uint64_t(INT64_MAX)) return std::nullopt;
+  return static_cast<int64_t>(raw);
+}
+
+std::optional<int64_t> param_value(const LaunchParam& p, const LaunchGeometry& g, const ArgValues& values) {
+  uint32_t d = p.index;
+  bool used = d < g.work_dim && d < 3;
+  switch (p.kind) {
+    case LaunchParam::Kind::Argument: return argument_value(p, values);
+    case LaunchParam::Kind::LocalSize: return used ? int64_t(g.local_size[d]) : 1;
+    case LaunchParam::Kind::GlobalSize: return used ? int64_t(g.global_size[d]) : 1;
+    case LaunchParam::Kind::GlobalOffset: return used ? int64_t(g.global_offset[d]) : 0;
+    case LaunchParam::Kind::NumGroups: return used ? int64_t(g.global_size[d] / g.local_size[d]) : 1;
+    case LaunchParam::Kind::WorkDim: return int64_t(g.work_dim);
+  }
+  return std::nullopt;
+}
+
+bool checked_mul_add(int64_t a, int64_t b, int64_t& acc) {
+  int64_t product = 0;
+  return !__builtin_mul_overflow(a, b, &product) && !__builtin_add_overflow(acc, product, &acc);
+}
+
+// The range of an affine form over a box of variable intervals.
+std::optional<Interval> range_of(const Affine& f, const Values& params, const std::vector<Interval>& vars) {
+  auto c = f.constant().evaluate(params);
+  if (!c) return std::nullopt;
+  Interval r{*c, *c};
+  for (const auto& [v, poly] : f.terms()) {
+    auto k = poly.evaluate(params);
+    if (!k || v < 0 || size_t(v) >= vars.size() || vars[size_t(v)].empty()) return std::nullopt;
+    int64_t a = *k >= 0 ? vars[size_t(v)].lo : vars[size_t(v)].hi;
+    int64_t b = *k >= 0 ? vars[size_t(v)].hi : vars[size_t(v)].lo;
+    if (!checked_mul_add(*k, a, r.lo) || !checked_mul_add(*k, b, r.hi)) return std::nullopt;
+  }
+  return r;
+}
+
+struct Term {
+  int64_t coefficient;  // > 0
+  int64_t count;        // the variable takes count values: coefficient * t for t in [0, count)
+};
+
+// base + sum(coefficient * t): the offsets of an affine form over a box, as normalized terms.
+bool normalize(const Affine& f, const Values& params, const std::vector<Interval>& vars, int64_t& base,
+               std::vector<Term>& terms) {
+  auto c = f.constant().evaluate(params);
+  if (!c) return false;
+  base = *c;
+  terms.clear();
+  for (const auto& [v, poly] : f.terms()) {
+    auto k = poly.evaluate(params);
+    if (!k || v < 0 || size_t(v) >= vars.size()) return false;
+    const Interval& r = vars[size_t(v)];
+    if (r.empty()) return false;
+    // k*x for x in [lo, hi]: k<0 counts down from k*hi.
+    if (!checked_mul_add(*k, *k >= 0 ? r.lo : r.hi, base)) return false;
+    if (*k == 0 || r.lo == r.hi) continue;
+    int64_t n = 0;
+    if (__builtin_sub_overflow(r.hi, r.lo, &n) || n == INT64_MAX) return false;
+    terms.push_back({*k >= 0 ? *k : -*k, n + 1});
+  }
+  std::sort(terms.begin(), terms.end(), [](const Term& a, const Term& b) { return a.coefficient < b.coefficient; });
+  // Equal coefficients add up: k*t1 + k*t2 takes every multiple of k up to k*(n1+n2-2).
+  std::vector<Term> merged;
+  for (const Term& t : terms) {
+    if (!merged.empty() && merged.back().coefficient == t.coefficient) {
+      merged.back().count += t.count - 1;
+    } else {
+      merged.push_back(t);
+    }
+  }
+  terms = merged;
+  return true;
+}
+
+// The bytes [offset, offset + size) over all offsets of the form, as bands: the terms whose step is
+// within the run so far extend one contiguous run, the next one strides it, the rest are enumerated
+// (up to a limit; past it the hull stands for them and `exact` turns false).
+bool make_bands(int64_t base, const std::vector<Term>& terms, int64_t size, std::vector<Band>& out, bool& exact) {
+  const int64_t kMaxEnumerated = 1 << 14;
+  int64_t run = size;
+  size_t i = 0;
+  for (; i < terms.size() && terms[i].coefficient <= run; ++i)
+    if (!checked_mul_add(terms[i].coefficient, terms[i].count - 1, run)) return false;
+  if (i == terms.size()) {
+    out.push_back({base, base + run, 0, 1});
+    return true;
+  }
+  Band band{base, base + run, terms[i].coefficient, terms[i].count};
+  // A term that steps by the band's whole length continues the band (row and group of rows).
+  for (++i; i < terms.size(); ++i) {
+    int64_t length = 0, count = 0;
+    if (__builtin_mul_overflow(band.stride, band.count, &length) || terms[i].coefficient != length ||
+        __builtin_mul_overflow(band.count, terms[i].count, &count))
+      break;
+    band.count = count;
+  }
+  --i;
+  int64_t combinations = 1;
+  for (size_t j = i + 1; j < terms.size(); ++j)
+    if (__builtin_mul_overflow(combinations, terms[j].count, &combinations) || combinations > kMaxEnumerated) {
+      int64_t end = band.end;
+      if (!checked_mul_add(band.stride, band.count - 1, end)) return false;
+      for (size_t k = i + 1; k < terms.size(); ++k)
+        if (!checked_mul_add(terms[k].coefficient, terms[k].count - 1, end)) return false;
+      out.push_back({base, end, 0, 1});
+      exact = false;
+      return true;
+    }
+  for (int64_t index = 0; index < combinations; ++index) {
+    int64_t shift = 0, rest = index;
+    for (size_t j = i + 1; j < terms.size(); ++j) {
+      if (!checked_mul_add(terms[j].coefficient, rest % terms[j].count, shift)) return false;
+      rest /= terms[j].count;
+    }
+    out.push_back({band.begin + shift, band.end + shift, band.stride, band.count});
+  }
+  return true;
+}
+
+// Mixed-radix test: sorted by coefficient, each work-item variable must step past everything the
+// smaller ones and all loop counters can span, or two work-items reach the same byte.
+bool injective(const FootprintModel::Access& a, const Values& params, const std::vector<Interval>& launch_vars,
+               uint32_t work_dim) {
+  int64_t span = int64_t(a.size);
+  std::vector<Term> items;
+  for (int v = 0; v < kFirstLoopVariable; ++v) {
+    const Interval& r = launch_vars[size_t(v)];
+    int64_t n = r.hi - r.lo + 1;
+    auto it = a.byte_offset.terms().find(v);
+    int64_t k = 0;
+    if (it != a.byte_offset.terms().end()) {
+      auto value = it->second.evaluate(params);
+      if (!value) return false;
+      k = *value;
+    }
+    if (n <= 1 || uint32_t(v % 3) >= work_dim) continue;
+    if (k == 0) return false;  // two work-items differ only in v: same bytes
+    items.push_back({k >= 0 ? k : -k, n});
+  }
+  for (const auto& [v, poly] : a.byte_offset.terms()) {
+    if (v < kFirstLoopVariable) continue;
+    auto k = poly.evaluate(params);
+    if (!k || size_t(v) >= launch_vars.size() || launch_vars[size_t(v)].empty()) return false;
+    if (!checked_mul_add(*k >= 0 ? *k : -*k, launch_vars[size_t(v)].hi - launch_vars[size_t(v)].lo, span)) return false;
+  }
+  std::sort(items.begin(), items.end(), [](const Term& x, const Term& y) { return x.coefficient < y.coefficient; });
+  for (const Term& t : items) {
+    if (t.coefficient < span) return false;
+    if (!checked_mul_add(t.coefficient, t.count - 1, span)) return false;
+  }
+  return true;
+}
+
+void clip(const Band& b, uint64_t buffer_size, std::vector<ByteBand>& out) {
+  int64_t limit = buffer_size ? int64_t(std::min<uint64_t>(buffer_size, uint64_t(INT64_MAX))) : INT64_MAX;
+  for (int64_t k = 0; k < b.count; ++k) {
+    // Most bands lie wholly inside: take the run of repetitions that needs no clipping at once.
+    int64_t begin = b.begin + k * b.stride, end = b.end + k * b.stride;
+    if (begin >= 0 && end <= limit) {
+      int64_t last = b.count - 1;
+      if (b.stride > 0) last = std::min(last, k + (limit - end) / b.stride);
+      out.push_back({uint64_t(begin), uint64_t(end), uint64_t(b.stride), uint64_t(last - k + 1)});
+      k = last;
+      continue;
+    }
+    begin = std::max<int64_t>(begin, 0);
+    end = std::min(end, limit);
+    if (begin < end) out.push_back({uint64_t(begin), uint64_t(end), 0, 1});
+  }
+}
+
+}  // namespace
+
+std::vector<std::pair<uint64_t, uint64_t>> band_ranges(const std::vector<ByteBand>& bands, size_t max_ranges) {
+  std::vector<std::pair<uint64_t, uint64_t>> ranges;
+  uint64_t lo = UINT64_MAX, hi = 0;
+  bool too_many = false;
+  for (const ByteBand& b : bands) {
+    if (b.end <= b.begin || b.count == 0) continue;
+    lo = std::min(lo, b.begin);
+    hi = std::max(hi, b.end + (b.count - 1) * b.stride);
+    for (uint64_t k = 0; k < b.count && !too_many; ++k) {
+      ranges.push_back({b.begin + k * b.stride, b.end + k * b.stride});
+      too_many = ranges.size() > 4 * max_ranges;
+    }
+  }
+  if (ranges.empty()) return ranges;
+  std::sort(ranges.begin(), ranges.end());
+  std::vector<std::pair<uint64_t, uint64_t>> merged;
+  for (const auto& r : ranges) {
+    if (!merged.empty() && r.first <= merged.back().second) {
+      merged.back().second = std::max(merged.back().second, r.second);
+    } else {
+      merged.push_back(r);
+    }
+  }
+  if (too_many || merged.size() > max_ranges) return {{lo, hi}};
+  return merged;
+}
+
+Footprint FootprintModel::evaluate(const LaunchGeometry& geometry, const ArgValues& values, uint64_t g0,
+                                   uint64_t g1) const {
+  Footprint fp;
+  size_t n = d_.is_buffer.size();
+  fp.args.resize(n);
+  std::vector<bool> read_unknown = d_.reads_unmodelled, write_unknown = d_.writes_unmodelled;
+  read_unknown.resize(n, false);
+  write_unknown.resize(n, false);
+  std::vector<bool> cover(n, true), any_write(n, false);
+  std::vector<int> writes_per_arg(n, 0);
+  std::vector<std::vector<Band>> reads(n), writes(n);
+
+  Values params;
+  for (const LaunchParam& p : d_.params) params.push_back(param_value(p, geometry, values));
+  uint32_t split = geometry.split_dim;
+  bool geometry_ok = geometry.work_dim >= 1 && geometry.work_dim <= 3 && split < geometry.work_dim;
+  for (uint32_t d = 0; geometry_ok && d < geometry.work_dim; ++d)
+    geometry_ok = geometry.local_size[d] > 0 && geometry.global_size[d] % geometry.local_size[d] == 0;
+  // Variable ranges: those of the chunk, and those of the whole launch (for injectivity).
+  std::vector<Interval> chunk(kFirstLoopVariable), launch(kFirstLoopVariable);
+  for (uint32_t d = 0; geometry_ok && d < 3; ++d) {
+    bool used = d < geometry.work_dim;
+    int64_t local = used ? int64_t(geometry.local_size[d]) : 1;
+    int64_t groups = used ? int64_t(geometry.global_size[d] / geometry.local_size[d]) : 1;
+    chunk[kLocalId0 + d] = launch[kLocalId0 + d] = {0, local - 1};
+    launch[kGroupId0 + d] = {0, groups - 1};
+    chunk[kGroupId0 + d] = d == split ? Interval{int64_t(g0), int64_t(g1) - 1} : launch[kGroupId0 + d];
+  }
+  std::vector<bool> loop_ok(d_.loops.size(), false);
+  for (size_t i = 0; geometry_ok && i < d_.loops.size(); ++i) {
+    auto first = range_of(d_.loops[i].first, params, chunk), last = range_of(d_.loops[i].last, params, chunk);
+    auto first_all = range_of(d_.loops[i].first, params, launch), last_all = range_of(d_.loops[i].last, params, launch);
+    loop_ok[i] = first && last && first_all && last_all;
+    chunk.push_back(loop_ok[i] ? Interval{first->lo, last->hi} : Interval{});
+    launch.push_back(loop_ok[i] ? Interval{first_all->lo, last_all->hi} : Interval{});
+  }
+
+  for (const Access& a : d_.accesses) {
+    if (a.arg < 0 || size_t(a.arg) >= n) continue;
+    size_t arg = size_t(a.arg);
+    if (a.write) {
+      any_write[arg] = true;
+      ++writes_per_arg[arg];
+    }
+    bool ok = geometry_ok && g1 > g0;
+    bool skipped = false;  // an enclosing loop runs zero times here
+    for (int l : a.loops) {
+      ok = ok && l >= 0 && size_t(l) < loop_ok.size() && loop_ok[size_t(l)];
+      if (ok && chunk[size_t(kFirstLoopVariable + l)].empty()) skipped = true;
+    }
+    if (ok && skipped) continue;
+    int64_t base = 0;
+    std::vector<Term> terms;
+    std::vector<Band> bands;
+    bool exact = true;
+    ok = ok && normalize(a.byte_offset, params, chunk, base, terms) && make_bands(base, terms, int64_t(a.size), bands, exact);
+    if (!ok) {
+      if (a.read) read_unknown[arg] = true;
+      if (a.write) write_unknown[arg] = true;
+      continue;
+    }
+    if (a.read) reads[arg].insert(reads[arg].end(), bands.begin(), bands.end());
+    if (a.write) {
+      writes[arg].insert(writes[arg].end(), bands.begin(), bands.end());
+      bool loops_exact = true;
+      for (int l : a.loops) loops_exact = loops_exact && d_.loops[size_t(l)].exact;
+      cover[arg] = cover[arg] && a.unconditional && exact && loops_exact;
+    }
+  }
+
+  for (size_t arg = 0; arg < n; ++arg) {
+    ArgFootprint& out = fp.args[arg];
+    if (!d_.is_buffer[arg]) continue;
+    uint64_t size = arg < values.buffer_sizes.size() ? values.buffer_sizes[arg] : 0;
+    if (read_unknown[arg]) {
+      out.read = FootprintTier::Whole;
+    } else if (!reads[arg].empty()) {
+      out.read = FootprintTier::Exact;
+      for (const Band& b : reads[arg]) clip(b, size, out.reads);
+    }
+    if (write_unknown[arg]) {
+      out.write = FootprintTier::Diff;
+      continue;
+    }
+    if (!any_write[arg]) continue;
+    out.write = FootprintTier::Exact;
+    for (const Band& b : writes[arg]) clip(b, size, out.writes);
+    out.writes_cover = cover[arg];
+    if (writes_per_arg[arg] == 1) {
+      for (const Access& a : d_.accesses)
+        if (a.write && size_t(a.arg) == arg) out.writes_injective = geometry_ok && injective(a, params, launch, geometry.work_dim);
+    }
+  }
+  return fp;
+}
+
+}  // namespace coex::kernel

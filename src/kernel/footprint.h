@@ -1,0 +1,108 @@
+// Footprints (DESIGN.md decision 4, tier a): per pointer argument of a kernel, the bytes that the
+// work-groups [g0, g1) of the split dimension read and write, for the launch at hand. The model is
+// built once by analyze_program (KernelInfo::footprint) from the affine index expressions of the
+// kernel's own loads and stores; evaluate() is integer arithmetic on it, for the launch geometry and
+// the values of the scalar arguments.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "kernel/affine.h"
+
+namespace coex::kernel {
+
+// The launch as the app enqueued it (not a sub-launch). Dimensions >= work_dim are ignored.
+struct LaunchGeometry {
+  uint32_t work_dim = 1;
+  uint64_t global_offset[3] = {0, 0, 0};
+  uint64_t global_size[3] = {1, 1, 1};
+  uint64_t local_size[3] = {1, 1, 1};
+  uint32_t split_dim = 0;  // the dimension whose work-groups are divided among devices
+};
+
+// The kernel's arguments as set with clSetKernelArg, by argument index.
+struct ArgValues {
+  std::vector<std::vector<unsigned char>> bytes;  // by-value arguments: their bytes (others: anything)
+  std::vector<uint64_t> buffer_sizes;             // buffer arguments: size of the bound buffer, 0 = unknown
+};
+
+// Bytes [begin + k * stride, end + k * stride) for k in [0, count): one strided band, relative to the
+// start of the buffer bound to the argument (add the origin of a sub-buffer).
+struct ByteBand {
+  uint64_t begin = 0;
+  uint64_t end = 0;
+  uint64_t stride = 0;
+  uint64_t count = 1;
+  bool operator==(const ByteBand& o) const {
+    return begin == o.begin && end == o.end && stride == o.stride && count == o.count;
+  }
+};
+
+enum class FootprintTier {
+  None,   // not accessed this way
+  Exact,  // within the listed bands
+  Whole,  // reads only: any byte of the buffer may be read (replicate it)
+  Diff,   // writes only: the written bytes are not known (merge by diff against a twin copy)
+};
+
+struct ArgFootprint {
+  FootprintTier read = FootprintTier::None;
+  FootprintTier write = FootprintTier::None;
+  std::vector<ByteBand> reads;   // when read == Exact: every byte read lies in these
+  std::vector<ByteBand> writes;  // when write == Exact: every byte written lies in these
+  // Every byte of `writes` is written by these work-groups (unconditional stores over exact index
+  // sets): no copy of the old contents is needed before the launch. Otherwise the bytes in `writes`
+  // the kernel skips keep their old values, so they must be current on the device before it runs.
+  bool writes_cover = false;
+  // No two work-items of the launch write the same byte (proven from the index expressions).
+  bool writes_injective = false;
+};
+
+struct Footprint {
+  std::vector<ArgFootprint> args;  // one per kernel argument (None/None for non-buffers)
+};
+
+// Sorted, merged [begin, end) ranges of bands; more than max_ranges gives their hull instead.
+std::vector<std::pair<uint64_t, uint64_t>> band_ranges(const std::vector<ByteBand>& bands, size_t max_ranges = 1 << 16);
+
+class FootprintModel {
+ public:
+  // One load or store of the kernel's own body through a pointer argument.
+  struct Access {
+    int arg = 0;
+    Affine byte_offset;      // of the first byte accessed, from the start of the argument's buffer
+    uint64_t size = 0;       // bytes accessed at that offset
+    bool write = false;
+    bool read = false;
+    bool unconditional = false;  // executed by every work-item for every point of its loop domains
+    std::vector<int> loops;      // the loops around it (indices into Definition::loops)
+  };
+  struct Loop {
+    Affine first, last;  // the counter runs over [first, last] (inclusive), in steps of one or more
+    bool exact = false;  // step 1 and bounds free of variables: every value in between is taken
+  };
+  struct Definition {
+    std::vector<LaunchParam> params;  // the ids in the affine forms index this table
+    std::vector<Loop> loops;          // loop counter i is variable kFirstLoopVariable + i
+    std::vector<Access> accesses;
+    std::vector<bool> reads_unmodelled;   // per argument: some read is not affine -> Whole
+    std::vector<bool> writes_unmodelled;  // per argument: some write is not affine -> Diff
+    std::vector<bool> is_buffer;          // per argument: a global or constant pointer
+  };
+
+  explicit FootprintModel(Definition d) : d_(std::move(d)) {}
+  const Definition& definition() const { return d_; }
+
+  // The footprint of work-groups [g0, g1) along geometry.split_dim. Never throws; what it cannot
+  // evaluate (a missing argument value, an overflow) falls back to Whole/Diff.
+  Footprint evaluate(const LaunchGeometry& geometry, const ArgValues& values, uint64_t g0, uint64_t g1) const;
+
+ private:
+  Definition d_;
+};
+
+}  // namespace coex::kernel
