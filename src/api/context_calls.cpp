@@ -47,6 +47,14 @@ cl_context CL_API_CALL create_context_from_type(const cl_context_properties* pro
   return context;
 }
 
+// The first look at the platforms is when coex takes its own: the report lists the devices even
+// of a program that never creates a context, and no later call pays for the discovery.
+cl_int CL_API_CALL get_platform_ids(cl_uint num_entries, cl_platform_id* platforms, cl_uint* num_platforms) {
+  cl_int err = cl().clGetPlatformIDs(num_entries, platforms, num_platforms);
+  if (err == CL_SUCCESS) record_safely("clGetPlatformIDs", [] { rt().devices(); });
+  return err;
+}
+
 cl_int CL_API_CALL release_context(cl_context context) {
   bool last = is_last_reference(cl().clGetContextInfo, context, CL_CONTEXT_REFERENCE_COUNT);
   cl_int err = cl().clReleaseContext(context);
@@ -57,6 +65,7 @@ cl_int CL_API_CALL release_context(cl_context context) {
 }  // namespace
 
 void install_context_calls(cl_icd_dispatch& table) {
+  table.clGetPlatformIDs = get_platform_ids;
   table.clCreateContext = create_context;
   table.clCreateContextFromType = create_context_from_type;
   table.clReleaseContext = release_context;

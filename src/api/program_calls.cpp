@@ -2,6 +2,7 @@
 // Only programs built from source can be; the others are recorded with their origin, and launches
 // of their kernels are never split (DESIGN.md decision 2).
 #include "api/handler_util.h"
+#include "exec/device_kernels.h"
 #include "exec/object_release.h"
 #include "model/source_hash.h"
 
@@ -10,7 +11,12 @@ namespace {
 
 void record_program(cl_program program, cl_context context, model::ProgramOrigin origin, std::string source) {
   record_safely("clCreateProgram", [&] {
-    auto record = std::make_shared<model::ProgramRecord>();
+    // What coex built from it for other devices goes when the last holder lets go: the registry
+    // (the app's last release), its kernels' records, and split launches still running.
+    std::shared_ptr<model::ProgramRecord> record(new model::ProgramRecord, [](model::ProgramRecord* p) {
+      exec::release_device_builds(*p);
+      delete p;
+    });
     record->handle = program;
     record->context = context;
     record->origin = origin;

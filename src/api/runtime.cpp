@@ -48,15 +48,14 @@ void Runtime::init(LoadMode mode, const cl_icd_dispatch& next) {
   auto loaded = config::load_settings([](const char* name) { return static_cast<const char*>(std::getenv(name)); });
   settings_ = loaded.settings;
   setup_logging(loaded.errors.empty() ? settings_.log : "warn");
-  for (const auto& error : loaded.errors) std::fprintf(stderr, "%s\n", error.c_str());
+  // One line per error, each saying that coex is off: the app runs as if coex were not loaded.
+  for (const auto& error : loaded.errors)
+    std::fprintf(stderr, "%s (coex is off for this run: the app runs unchanged)\n", error.c_str());
   registries_ = std::make_unique<model::Registries>();
   report_ = std::make_unique<report::ReportRecorder>();
   report_->set_mode(mode == LoadMode::Layer ? "layer" : "preload");
   report_->set_policy(settings_.policy);
-  if (!loaded.errors.empty()) {
-    std::fprintf(stderr, "coex: configuration rejected: the app runs unchanged, without coex\n");
-    return;
-  }
+  if (!loaded.errors.empty()) return;
   if (settings_.disable) {
     spdlog::info("COEX_DISABLE is set: pure pass-through");
     return;

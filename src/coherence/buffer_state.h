@@ -1,12 +1,15 @@
 // Which byte ranges of one app buffer are current where (DESIGN.md decision 5). Locations: the
 // app's own buffer on its home device (always current once a split launch has ended: merges are
-// written home eagerly), the host copy, and a shadow buffer per other device.
+// written home eagerly), the host copy (current where host_valid says: the home device's own writes
+// are not read back, so it lags where home wrote), and a shadow buffer per other device.
 #pragma once
 
 #include <CL/cl.h>
 
 #include <cstdint>
 #include <map>
+#include <memory>
+#include <type_traits>
 #include <utility>
 #include <mutex>
 #include <vector>
@@ -41,6 +44,12 @@ class BufferState {
   ShadowCopy* find_shadow(int device);
   std::map<int, ShadowCopy>& shadows() { return shadows_; }
 
+  // A buffer beside the app's own, on the home device and in its context, that keeps the bytes a
+  // split launch overwrites in place there, for a rerun after a failure (exec/home_backup.h). Made
+  // on first need with a deleter that releases it; released with this state.
+  using SharedMem = std::shared_ptr<std::remove_pointer_t<cl_mem>>;
+  SharedMem& home_backup() { return home_backup_; }
+
   // A split launch that began at `generation_at_start` ended. `changed` holds, per device, the
   // bytes that device's sub-launches changed; the host copy has them all. When no app write came
   // in between, each shadow stays current except where other devices wrote (the home device wrote
@@ -55,6 +64,7 @@ class BufferState {
   std::vector<uint8_t> host_copy_;
   IntervalSet host_valid_;
   std::map<int, ShadowCopy> shadows_;
+  SharedMem home_backup_;
 };
 
 }  // namespace coex::coherence

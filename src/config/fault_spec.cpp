@@ -6,7 +6,7 @@
 
 namespace coex::config {
 
-const char* const kFaultGrammar = "empty, fail:<device index> or stall:<device index>";
+const char* const kFaultGrammar = "empty, fail:<device index> or build:<device index>";
 
 std::optional<FaultSpec> parse_fault_spec(const std::string& text, std::string* error) {
   const std::string spec = trim(text);
@@ -17,10 +17,10 @@ std::optional<FaultSpec> parse_fault_spec(const std::string& text, std::string* 
   const std::string index = colon == std::string::npos ? "" : trim(spec.substr(colon + 1));
   if (kind == "fail") {
     fault.kind = FaultSpec::Kind::Fail;
-  } else if (kind == "stall") {
-    fault.kind = FaultSpec::Kind::Stall;
+  } else if (kind == "build") {
+    fault.kind = FaultSpec::Kind::Build;
   } else {
-    if (error) *error = "the fault kind must be fail or stall";
+    if (error) *error = "the fault kind must be fail or build";
     return std::nullopt;
   }
   bool digits = !index.empty() && index.size() <= 6;

@@ -1,6 +1,7 @@
 // The `fault` setting (COEX_FAULT): a testing aid that makes one device misbehave, so that the
 // error paths of a split launch can be tested on real drivers. "fail:<index>" makes that device's
-// sub-launches fail; "stall:<index>" makes them never finish on their own. Empty: no fault.
+// sub-launches fail; "build:<index>" makes coex's build of a program for that device fail. Empty: no
+// fault.
 #pragma once
 
 #include <cstdint>
@@ -10,7 +11,9 @@
 namespace coex::config {
 
 struct FaultSpec {
-  enum class Kind { None, Fail, Stall };
+  // Fail: the device's sub-launches fail; Build: coex's build of the program for that device fails.
+  // (A stalling device is not injectable yet: the executor cannot take work back from one.)
+  enum class Kind { None, Fail, Build };
   Kind kind = Kind::None;
   int64_t device = -1;  // coex device index; -1 with Kind::None
 };

@@ -97,5 +97,6 @@ COEX_SETTING(Double, predict_eliminate, 0.1, (0.0, 1.0),
 
 // --- Testing ---
 COEX_SETTING(Grammar, fault, "", (kFaultGrammar, &check_fault_spec),
-             "Testing aid: `fail:<index>` makes that device's sub-launches fail, `stall:<index>` makes them "
-             "hang, so that error paths can be tested on real drivers. Empty in normal use.")
+             "Testing aid: `fail:<index>` makes that device's sub-launches fail, `build:<index>` makes "
+             "coex's build of each program for that device fail, so that error paths can be tested on real "
+             "drivers. Empty in normal use.")

@@ -26,11 +26,17 @@ coherence::IntervalSet changed_bytes(const uint8_t* before, const uint8_t* after
 }
 
 coherence::IntervalSet bridge_gaps(const coherence::IntervalSet& ranges, uint64_t max_gap) {
+  coherence::IntervalSet everything{{0, UINT64_MAX}};
+  return bridge_gaps_within(ranges, max_gap, everything);
+}
+
+coherence::IntervalSet bridge_gaps_within(const coherence::IntervalSet& ranges, uint64_t max_gap,
+                                          const coherence::IntervalSet& fillable) {
   coherence::IntervalSet out;
   coherence::ByteRange current{};
   bool open = false;
   for (const auto& r : ranges) {
-    if (open && r.begin - current.end < max_gap) {
+    if (open && r.begin - current.end < max_gap && fillable.contains({current.end, r.begin})) {
       current.end = r.end;
       continue;
     }

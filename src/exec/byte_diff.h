@@ -16,4 +16,9 @@ coherence::IntervalSet changed_bytes(const uint8_t* before, const uint8_t* after
 // source of the transfer is current over the gaps as well.
 coherence::IntervalSet bridge_gaps(const coherence::IntervalSet& ranges, uint64_t max_gap);
 
+// The same, bridging only gaps that lie wholly inside `fillable`: where the source of the transfer
+// is current and the destination may be overwritten.
+coherence::IntervalSet bridge_gaps_within(const coherence::IntervalSet& ranges, uint64_t max_gap,
+                                          const coherence::IntervalSet& fillable);
+
 }  // namespace coex::exec

@@ -7,14 +7,12 @@
 #include "api/runtime.h"
 #include "devices/device_set.h"
 #include "exec/byte_diff.h"
+#include "exec/transfer_limits.h"
 
 namespace coex::exec {
 namespace {
 
 const cl_icd_dispatch& cl() { return api::Runtime::get().next(); }
-
-// Transfers closer than this are joined into one: a transfer costs far more than 4 KiB of bandwidth.
-constexpr uint64_t kBridgeGap = 4096;
 
 }  // namespace
 
@@ -80,69 +78,32 @@ cl_mem device_mem(LaunchJob& job, const ArgBinding& binding, int device) {
   return it == shadow->sub_buffers.end() ? nullptr : it->second;
 }
 
-uint64_t refresh_host_copies(LaunchJob& job, cl_command_queue home_queue) {
-  uint64_t moved = 0;
-  for (auto& use : job.roots) {
-    auto& state = *use.root->state;
-    std::lock_guard lock(state.mutex());
-    uint8_t* host = state.host_copy().data();
-    coherence::IntervalSet missing;
-    for (const auto& r : use.used) missing.add(state.host_valid().missing(r));
-    for (const auto& r : missing) {
-      cl_int err = cl().clEnqueueReadBuffer(home_queue, use.root->handle, CL_FALSE, r.begin, r.size(),
-                                            host + r.begin, 0, nullptr, nullptr);
-      if (err != CL_SUCCESS) throw std::runtime_error("reading the home buffer failed: error " + std::to_string(err));
-      moved += r.size();
-    }
-    if (!missing.empty()) {
-      cl_int err = cl().clFinish(home_queue);
-      if (err != CL_SUCCESS) throw std::runtime_error("reading the home buffer failed: error " + std::to_string(err));
-      state.host_valid().add(missing);
-    }
-  }
-  return moved;
-}
-
-uint64_t upload_missing(LaunchJob& job, int device, cl_command_queue queue, cl_int* error) {
-  uint64_t moved = 0;
-  *error = CL_SUCCESS;
-  if (device == job.home) return 0;
-  for (auto& use : job.roots) {
-    auto& state = *use.root->state;
-    std::lock_guard lock(state.mutex());
-    auto* shadow = state.find_shadow(device);
-    if (!shadow) {
-      *error = CL_MEM_OBJECT_ALLOCATION_FAILURE;
-      return moved;
-    }
-    coherence::IntervalSet missing;
-    for (const auto& r : use.used) missing.add(shadow->valid.missing(r));
-    const uint8_t* host = state.host_copy().data();
-    for (const auto& r : bridge_gaps(missing, kBridgeGap)) {
-      // Blocking: the host copy may change once the lock is released (an app write elsewhere).
-      *error = cl().clEnqueueWriteBuffer(queue, shadow->mem, CL_TRUE, r.begin, r.size(), host + r.begin, 0, nullptr,
-                                         nullptr);
-      if (*error != CL_SUCCESS) return moved;
-      moved += r.size();
-      shadow->valid.add(r);
-    }
-  }
-  return moved;
-}
-
 uint64_t read_back_changes(LaunchJob& job, int device, cl_command_queue queue, const StagingFn& staging_for,
-                           DeviceChanges& out, cl_int* error) {
+                           const std::vector<RootWrites>& writes, DeviceChanges& out, cl_int* error) {
   uint64_t moved = 0;
   *error = CL_SUCCESS;
+  const bool home = device == job.home;
   out.changed.assign(job.roots.size(), {});
+  out.in_place.assign(job.roots.size(), {});
   out.staging.assign(job.roots.size(), nullptr);
-  for (size_t k = 0; k < job.roots.size(); ++k) {
-    const RootUse& use = job.roots[k];
-    if (use.written.empty()) continue;
-    uint8_t* staging = staging_for(k, use.root->size);
+  for (size_t k = 0; k < job.roots.size() && k < writes.size(); ++k) {
+    const RootWrites& w = writes[k];
+    coherence::IntervalSet diffed = w.unknown;
+    if (home) {
+      out.in_place[k] = w.injective;
+      out.in_place[k].add(w.diffed);
+    } else {
+      out.changed[k] = w.injective;
+      diffed.add(w.diffed);
+      diffed.subtract(w.injective);
+    }
+    coherence::IntervalSet to_read = home ? w.unknown : w.all();
+    if (to_read.empty()) continue;
+    uint8_t* staging = staging_for(k, job.roots[k].root->size);
     out.staging[k] = staging;
     cl_mem mem = device_root_mem(job, k, device);
-    for (const auto& r : use.written) {
+    // Bytes read in a bridged gap land in staging and are never used.
+    for (const auto& r : bridge_gaps(to_read, kBridgeGap)) {
       *error = cl().clEnqueueReadBuffer(queue, mem, CL_FALSE, r.begin, r.size(), staging + r.begin, 0, nullptr,
                                         nullptr);
       if (*error != CL_SUCCESS) return moved;
@@ -150,15 +111,17 @@ uint64_t read_back_changes(LaunchJob& job, int device, cl_command_queue queue, c
     }
     *error = cl().clFinish(queue);
     if (*error != CL_SUCCESS) return moved;
-    // The host copy is not written until every device is done (merge_changes): a stable twin.
-    const uint8_t* twin = use.root->state->host_copy().data();
-    for (const auto& r : use.written)
+    // The twin: the host copy holds the pre-launch bytes of every diffed range (prepare_chunk, and
+    // host_copy_wanted for the Diff tier); nothing writes them until merge_changes.
+    const uint8_t* twin = job.roots[k].root->state->host_copy().data();
+    for (const auto& r : diffed)
       out.changed[k].add(changed_bytes(twin + r.begin, staging + r.begin, r.size(), r.begin));
   }
   return moved;
 }
 
-uint64_t merge_changes(LaunchJob& job, const std::map<int, DeviceChanges>& changes, cl_command_queue home_queue,
+uint64_t merge_changes(LaunchJob& job, const std::map<int, DeviceChanges>& changes,
+                       const std::map<int, std::vector<RootWrites>>& writes, cl_command_queue home_queue,
                        cl_int* error) {
   uint64_t moved = 0;
   *error = CL_SUCCESS;
@@ -170,19 +133,31 @@ uint64_t merge_changes(LaunchJob& job, const std::map<int, DeviceChanges>& chang
     std::map<int, coherence::IntervalSet> by_device;
     coherence::IntervalSet home_lacks;
     for (const auto& [device, change] : changes) {
+      if (k >= change.in_place.size() || change.in_place[k].empty()) continue;
+      state.host_valid().subtract(change.in_place[k]);
+      by_device[device].add(change.in_place[k]);
+    }
+    for (const auto& [device, change] : changes) {
       if (k >= change.changed.size() || change.changed[k].empty()) continue;
       for (const auto& r : change.changed[k]) std::memcpy(host + r.begin, change.staging[k] + r.begin, r.size());
-      by_device[device] = change.changed[k];
+      state.host_valid().add(change.changed[k]);
+      by_device[device].add(change.changed[k]);
       if (device != job.home) home_lacks.add(change.changed[k]);
     }
-    // The host copy now holds every device's writes, so bridging gaps sends current bytes only.
-    for (const auto& r : bridge_gaps(home_lacks, kBridgeGap)) {
+    // Bridged gaps send bytes the host copy holds current: home has the same ones already.
+    for (const auto& r : bridge_gaps_within(home_lacks, kBridgeGap, state.host_valid())) {
       *error = cl().clEnqueueWriteBuffer(home_queue, use.root->handle, CL_FALSE, r.begin, r.size(), host + r.begin,
                                          0, nullptr, nullptr);
       if (*error != CL_SUCCESS) return moved;
       moved += r.size();
     }
     if (!home_lacks.empty() && (*error = cl().clFinish(home_queue)) != CL_SUCCESS) return moved;
+    // A device's copy is current over all it wrote (it held the bytes its chunks skip, or they wrote
+    // them all), except where others changed bytes: split_ended takes those away.
+    for (const auto& [device, device_writes] : writes) {
+      if (device == job.home || k >= device_writes.size()) continue;
+      if (auto* shadow = state.find_shadow(device)) shadow->valid.add(device_writes[k].all());
+    }
     state.split_ended(use.generation_at_enqueue, job.home, by_device);
   }
   return moved;
@@ -196,7 +171,10 @@ uint64_t restore_home(LaunchJob& job, cl_command_queue home_queue, cl_int* error
     auto& state = *use.root->state;
     std::lock_guard lock(state.mutex());
     const uint8_t* host = state.host_copy().data();
-    for (const auto& r : use.written) {
+    // The host copy holds what a rerun reads of the written ranges (host_copy_wanted); elsewhere the
+    // rerun writes the same bytes again, or none.
+    coherence::IntervalSet restore = intersection(use.written, state.host_valid());
+    for (const auto& r : restore) {
       *error = cl().clEnqueueWriteBuffer(home_queue, use.root->handle, CL_TRUE, r.begin, r.size(), host + r.begin, 0,
                                          nullptr, nullptr);
       if (*error != CL_SUCCESS) return moved;

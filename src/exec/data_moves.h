@@ -1,5 +1,9 @@
 // The data steps of a split launch, one function each (STYLE.md: one move or merge step per
-// function). All run inside the job (one at a time) and lock each buffer's state while they touch it.
+// function). All run inside the job (one job at a time) and lock each buffer's state while they
+// touch it. Where bytes go (DESIGN.md decisions 4 and 5): the app's buffer on the home device is
+// current when no launch runs; the host copy (staging, and the twin that diffs compare against) and
+// each shadow hold what their interval sets say; a chunk gets only the part of its footprint that
+// its device lacks, and only what was written comes back.
 #pragma once
 
 #include <CL/cl.h>
@@ -9,43 +13,70 @@
 #include <vector>
 
 #include "coherence/interval_set.h"
+#include "exec/chunk_footprint.h"
 #include "exec/launch_job.h"
 
 namespace coex::exec {
 
 // Per device and root buffer, what the device's sub-launches changed, and where its bytes are.
 struct DeviceChanges {
-  std::vector<coherence::IntervalSet> changed;  // by root index
+  std::vector<coherence::IntervalSet> changed;  // by root index: read back, new bytes in staging
   std::vector<const uint8_t*> staging;          // by root index: staging[k][offset] is byte `offset`
+  // By root index: may have changed where they lie, not read back (the home device's exact writes,
+  // into the app's buffers): the host copy is stale there.
+  std::vector<coherence::IntervalSet> in_place;
 };
 
 // Creates the device's shadow of every root the job uses, and the shadow sub-buffers its arguments
 // need. False when the device cannot hold them (out of memory, sub-buffer misaligned there).
 bool ensure_shadows(LaunchJob& job, int device);
 
-// Brings the host copy of every used range up to date from the home buffer. Returns bytes moved.
-uint64_t refresh_host_copies(LaunchJob& job, cl_command_queue home_queue);
+// What the host copy must hold before any device starts, per root: what the first chunks of the
+// other devices lack (they are uploaded from it), the twin of every range a non-home device diffs,
+// the Diff-tier ranges (the home device diffs them too), and the pre-launch bytes that a rerun on
+// home after a failure would read where the launch writes (restore_home puts them back).
+std::vector<coherence::IntervalSet> host_copy_wanted(LaunchJob& job, const std::map<int, ChunkFootprint>& first_chunks,
+                                                     const ChunkFootprint& whole_launch);
 
-// Sends the device the used ranges its shadow lacks, from the host copy. Returns bytes moved.
-uint64_t upload_missing(LaunchJob& job, int device, cl_command_queue queue, cl_int* error);
+// Reads `wanted` minus what the host copy holds from the home buffers. Returns bytes moved.
+uint64_t refresh_host_copies(LaunchJob& job, cl_command_queue home_queue,
+                             const std::vector<coherence::IntervalSet>& wanted);
+
+// Bytes of one chunk's preparation: `lacked` is the footprint the device did not hold (the report's
+// bytes_minimal); the others are what moved.
+struct ChunkMoves {
+  uint64_t lacked = 0;
+  uint64_t home_to_host = 0;
+  uint64_t host_to_device = 0;
+};
+
+// Makes the device hold what the chunk needs: the part of its footprint the device lacks (not what
+// it wrote earlier in this launch), from the host copy, which first reads from home what it lacks of
+// that and of the chunk's twin ranges. Nothing for the home device, whose buffers are current.
+cl_int prepare_chunk(LaunchJob& job, int device, cl_command_queue queue, cl_command_queue home_queue,
+                     const ChunkFootprint& chunk, const std::vector<RootWrites>& written_so_far, ChunkMoves& moves);
 
 // The cl_mem a kernel argument is bound to on `device` (the app's own on the home device).
 cl_mem device_mem(LaunchJob& job, const ArgBinding& binding, int device);
 cl_mem device_root_mem(LaunchJob& job, size_t root, int device);
 
-// Reads back the written ranges of every root into `staging_for(root, bytes)` and diffs them
-// against the host copy (the twin). Returns bytes moved.
+// Reads back what the device wrote into `staging_for(root, bytes)` and works out what it changed:
+// injective exact writes as they are, other writes by diff against the host copy (the twin). The
+// home device wrote into the app's buffers: only its Diff-tier ranges are read (and diffed); its
+// exact writes count as changed. Returns bytes moved.
 using StagingFn = std::function<uint8_t*(size_t root, size_t bytes)>;
 uint64_t read_back_changes(LaunchJob& job, int device, cl_command_queue queue, const StagingFn& staging_for,
-                           DeviceChanges& out, cl_int* error);
+                           const std::vector<RootWrites>& writes, DeviceChanges& out, cl_int* error);
 
-// Applies every device's changes to the host copy, writes what home lacks to the app's buffers,
-// and updates which copies are current. Returns bytes moved.
-uint64_t merge_changes(LaunchJob& job, const std::map<int, DeviceChanges>& changes, cl_command_queue home_queue,
+// Applies every device's changes to the host copy, writes what home lacks to the app's buffers
+// (eagerly: home is current when the app's event completes), and updates which copies are current:
+// each device keeps what it wrote, less what others changed. Returns bytes moved.
+uint64_t merge_changes(LaunchJob& job, const std::map<int, DeviceChanges>& changes,
+                       const std::map<int, std::vector<RootWrites>>& writes, cl_command_queue home_queue,
                        cl_int* error);
 
-// After a failed split: puts the pre-launch bytes back where the home device may have written, and
-// forgets the shadows' copies of what may have been written. Returns bytes moved.
+// After a failed split: puts the pre-launch bytes the host copy holds back where the home device may
+// have written, and forgets the shadows' copies of what may have been written. Returns bytes moved.
 uint64_t restore_home(LaunchJob& job, cl_command_queue home_queue, cl_int* error);
 
 }  // namespace coex::exec

@@ -3,6 +3,7 @@
 #include <spdlog/spdlog.h>
 
 #include "api/runtime.h"
+#include "config/fault_spec.h"
 #include "devices/device_set.h"
 
 namespace coex::exec {
@@ -14,6 +15,13 @@ std::string build_log(const cl_icd_dispatch& cl, cl_program program, cl_device_i
   std::string log(size, '\0');
   if (size) cl.clGetProgramBuildInfo(program, device, CL_PROGRAM_BUILD_LOG, size, log.data(), nullptr);
   return log;
+}
+
+// COEX_FAULT=build:<index> (a testing aid): that device's builds fail, as a driver's would.
+bool build_fault_injected_on(int device) {
+  const auto& text = api::Runtime::get().settings().fault;
+  auto spec = text.empty() ? std::nullopt : config::parse_fault_spec(text, nullptr);
+  return spec && spec->kind == config::FaultSpec::Kind::Build && spec->device == device;
 }
 
 }  // namespace
@@ -42,6 +50,7 @@ cl_kernel device_kernel(const LaunchJob& job, int device) {
     build.program = cl.clCreateProgramWithSource(context, 1, &text, &length, &err);
     if (build.program)
       err = cl.clBuildProgram(build.program, 1, &d.id, program.build_options.c_str(), nullptr, nullptr);
+    if (err == CL_SUCCESS && build_fault_injected_on(device)) err = CL_BUILD_PROGRAM_FAILURE;
     if (err != CL_SUCCESS) {
       spdlog::warn("device {} ({}) cannot build the program of kernel {} (error {}): it gets no work from it. {}",
                    device, d.name, job.kernel_name, err, build.program ? build_log(cl, build.program, d.id) : "");

@@ -11,6 +11,7 @@
 
 #include "coherence/interval_set.h"
 #include "exec/launch_geometry.h"
+#include "kernel/footprint.h"
 #include "model/records.h"
 
 namespace coex::exec {
@@ -18,8 +19,10 @@ namespace coex::exec {
 // A root buffer the launch touches, with the union of the ranges its arguments cover.
 struct RootUse {
   std::shared_ptr<model::BufferRecord> root;
-  coherence::IntervalSet used;     // read or written by some argument (replicated to every device)
-  coherence::IntervalSet written;  // bytes that may be written: read back and diffed
+  // Whole argument ranges: what the launch may touch at most. The footprints (chunk_footprint.h) say
+  // what each chunk moves; these bound the fallback paths (restore, a whole run on home).
+  coherence::IntervalSet used;     // read or written by some argument
+  coherence::IntervalSet written;  // bytes that may be written
   uint64_t generation_at_enqueue = 0;
 };
 
@@ -29,6 +32,14 @@ struct ArgBinding {
   int root = -1;  // Buffer: index into LaunchJob::roots
   uint64_t origin = 0, size = 0;  // Buffer: the argument's bytes within its root
   cl_mem app_mem = nullptr;       // Buffer: the app's handle (the home device uses it as is)
+  bool written = true;            // Buffer: the analysis did not prove it read-only
+};
+
+// The home device runs its chunks in the app's own buffers: the bytes they overwrite that the launch
+// reads are kept (exec/home_backup.h), so that after a failure the launch can run again whole on home.
+struct HomeBackup {
+  std::vector<coherence::IntervalSet> launch_reads;  // by root: what the whole launch may read
+  std::vector<coherence::IntervalSet> on_device;     // by root: kept in the state's home_backup buffer
 };
 
 struct LaunchJob {
@@ -40,6 +51,12 @@ struct LaunchJob {
   std::vector<ArgBinding> bindings;
   std::vector<RootUse> roots;
   LaunchGeometry geometry;
+  // The exact footprints (DESIGN.md 4a): the model of the kernel, null when there is none (then every
+  // buffer is replicated and every write diffed), and its inputs for this launch.
+  std::shared_ptr<const kernel::FootprintModel> footprint;
+  kernel::LaunchGeometry footprint_geometry;
+  kernel::ArgValues footprint_values;
+  HomeBackup home_backup;  // written by the home device's thread while the chunks run
   cl_command_queue app_queue = nullptr;
   cl_context app_context = nullptr;
   cl_device_id home_device = nullptr;

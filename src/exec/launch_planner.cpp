@@ -43,6 +43,27 @@ size_t max_group_size(const api::Runtime& rt, const devices::DeviceSet& devices,
   return limit == SIZE_MAX ? 1 : limit;
 }
 
+// What FootprintModel::evaluate needs of this launch: its geometry as the app enqueued it, the bytes of
+// the by-value arguments and the sizes of the bound buffers (footprints are relative to them).
+void capture_footprint_inputs(const kernel::KernelInfo& info, const std::vector<model::KernelArgValue>& args,
+                              LaunchJob& job) {
+  job.footprint = info.footprint;
+  kernel::LaunchGeometry& g = job.footprint_geometry;
+  g.work_dim = job.geometry.work_dim;
+  g.split_dim = job.geometry.split_dim();
+  for (unsigned d = 0; d < 3; ++d) {
+    g.global_offset[d] = job.geometry.offset[d];
+    g.global_size[d] = job.geometry.global[d];
+    g.local_size[d] = job.geometry.local[d];
+  }
+  job.footprint_values.bytes.resize(args.size());
+  job.footprint_values.buffer_sizes.assign(args.size(), 0);
+  for (size_t i = 0; i < args.size(); ++i) {
+    if (job.bindings[i].kind == ArgBinding::Kind::Value) job.footprint_values.bytes[i] = args[i].bytes;
+    if (job.bindings[i].kind == ArgBinding::Kind::Buffer) job.footprint_values.buffer_sizes[i] = job.bindings[i].size;
+  }
+}
+
 }  // namespace
 
 LaunchDecision plan_launch(cl_command_queue queue, cl_kernel kernel_handle, cl_uint work_dim, const size_t* offset,
@@ -135,9 +156,11 @@ LaunchDecision plan_launch(cl_command_queue queue, cl_kernel kernel_handle, cl_u
     }
     binding.root = int(it - job->roots.begin());
     coherence::ByteRange range{record->origin, record->origin + record->size};
+    binding.written = info->args[i].written;
     it->used.add(range);
-    if (info->args[i].written) it->written.add(range);
+    if (binding.written) it->written.add(range);
   }
+  capture_footprint_inputs(*info, args, *job);
 
   // Capture: from here on the job owns retained buffers and must run.
   for (auto& use : job->roots) {

@@ -29,7 +29,7 @@ cl_int release_app_program(cl_program program) {
   cl_int err = cl().clReleaseProgram(program);
   if (err != CL_SUCCESS || !last) return err;
   api::record_safely("clReleaseProgram", [&] {
-    if (auto record = api::rt().registries().programs.erase(program)) release_device_builds(*record);
+    api::rt().registries().programs.erase(program);  // its deleter releases coex's builds
   });
   return err;
 }

@@ -5,12 +5,16 @@
 #include <chrono>
 #include <condition_variable>
 #include <mutex>
+#include <optional>
+#include <set>
 
 #include "api/runtime.h"
 #include "config/fault_spec.h"
 #include "devices/device_set.h"
 #include "exec/data_moves.h"
 #include "exec/device_kernels.h"
+#include "exec/device_run.h"
+#include "exec/device_writes.h"
 #include "exec/executor.h"
 #include "exec/policy_binding.h"
 #include "report/report.h"
@@ -23,14 +27,6 @@ using Clock = std::chrono::steady_clock;
 
 const cl_icd_dispatch& cl() { return api::Runtime::get().next(); }
 
-struct DeviceRun {
-  cl_int error = CL_SUCCESS;
-  uint64_t work_items = 0;
-  double seconds = 0;
-  uint64_t bytes = 0;
-  bool ran = false;
-  DeviceChanges changes;
-};
 
 // Waits until `count` tasks have called done().
 class Latch {
@@ -100,39 +96,62 @@ void trace(int device, const char* name, const char* category, Clock::time_point
     t->record(name, category, device, t->to_trace_us(begin), t->to_trace_us(end));
 }
 
-// The chunks the policy gives `device`, run one after the other, then the read-back of its writes.
-DeviceRun run_on_device(LaunchJob& job, int device, cl_kernel kernel, cl_command_queue queue, sched::Policy& policy,
-                        std::mutex& policy_mutex, Clock::time_point t0, DeviceWorker& worker) {
+// The launch as a policy sees it; the bytes per group are what a group's footprint moves at most.
+sched::LaunchShape launch_shape(const LaunchJob& job, const ChunkFootprint& whole_launch) {
+  sched::LaunchShape shape;
+  shape.kernel_key = job.kernel_name + "#" + std::to_string(job.program->source_hash);
+  shape.total_groups = job.geometry.groups_along_split();
+  shape.items_per_group = job.geometry.items_per_group();
+  shape.global_size = job.geometry.work_items();
+  uint64_t in = 0, out = 0;
+  for (const RootFootprint& root : whole_launch.roots) {
+    in += root.need.total();
+    out += root.writes().total();
+  }
+  shape.bytes_in_per_group = double(in) / double(std::max<uint64_t>(1, shape.total_groups));
+  shape.bytes_out_per_group = double(out) / double(std::max<uint64_t>(1, shape.total_groups));
+  return shape;
+}
+
+// The chunks the policy gives `device` (the first one handed out before the threads started, with its
+// footprint), each after the part of its footprint the device lacks; then the read-back of its writes.
+DeviceRun run_on_device(LaunchJob& job, int device, const DeviceQueues& queues, cl_kernel kernel,
+                        sched::Policy& policy, std::mutex& policy_mutex, std::set<int>& abandoned,
+                        Clock::time_point t0, DeviceWorker& worker, std::optional<sched::Chunk> chunk,
+                        ChunkFootprint footprint) {
   DeviceRun run;
   auto now = [&] { return std::chrono::duration<double>(Clock::now() - t0).count(); };
-  for (;;) {
-    std::optional<sched::Chunk> chunk;
-    {
-      std::lock_guard lock(policy_mutex);
-      chunk = policy.next_chunk(device, now());
-    }
-    if (!chunk) break;
+  bool first = true;
+  while (chunk) {
     double start = now();
     Clock::time_point wall_start = Clock::now();
+    if (!first) footprint = chunk_footprint(job, chunk->begin, chunk->end);
+    first = false;
+    merge_arg_tiers(run.tiers, footprint.arg_tiers);
     if (!run.ran) {
       run.ran = true;
-      run.bytes += upload_missing(job, device, queue, &run.error);
-      if (run.error == CL_SUCCESS) run.error = set_arguments(job, kernel, device);
-      trace(device, "upload", "transfer", wall_start, Clock::now());
+      run.error = set_arguments(job, kernel, device);
     }
+    ChunkMoves moves;
+    if (run.error == CL_SUCCESS)
+      run.error = prepare_chunk(job, device, queues.device, queues.home, footprint, run.writes, moves);
+    run.add(moves);
+    add_chunk_writes(run.writes, footprint);
+    Clock::time_point kernel_start = Clock::now();
+    if (moves.home_to_host + moves.host_to_device) trace(device, "upload", "transfer", wall_start, kernel_start);
     if (run.error == CL_SUCCESS && fault_injected_on(device)) run.error = CL_OUT_OF_RESOURCES;
     if (run.error == CL_SUCCESS && job.rewrite) run.error = set_rewrite_arguments(job, kernel, chunk->begin);
     LaunchGeometry sub = sub_launch(job.geometry, chunk->begin, chunk->end);
-    Clock::time_point kernel_start = Clock::now();
     if (run.error == CL_SUCCESS)
-      run.error = cl().clEnqueueNDRangeKernel(queue, kernel, sub.work_dim, sub.offset, sub.global, sub.local, 0,
-                                              nullptr, nullptr);
-    if (run.error == CL_SUCCESS) run.error = cl().clFinish(queue);
+      run.error = cl().clEnqueueNDRangeKernel(queues.device, kernel, sub.work_dim, sub.offset, sub.global, sub.local,
+                                              0, nullptr, nullptr);
+    if (run.error == CL_SUCCESS) run.error = cl().clFinish(queues.device);
     trace(device, job.kernel_name.c_str(), "kernel", kernel_start, Clock::now());
     double end = now();
+    double transfer = std::chrono::duration<double>(kernel_start - wall_start).count();
     {
       std::lock_guard lock(policy_mutex);
-      policy.chunk_done({*chunk, start, end});
+      policy.chunk_done({*chunk, start, end, transfer});
     }
     run.seconds += end - start;
     if (run.error != CL_SUCCESS) {
@@ -140,12 +159,15 @@ DeviceRun run_on_device(LaunchJob& job, int device, cl_kernel kernel, cl_command
       return run;
     }
     run.work_items += sub.work_items();
+    std::lock_guard lock(policy_mutex);
+    chunk = policy.next_chunk(device, now());
+    for (const sched::Chunk& taken_back : policy.take_abandoned()) abandoned.insert(taken_back.device);
   }
   if (run.ran) {
     Clock::time_point begin = Clock::now();
-    run.bytes += read_back_changes(
-        job, device, queue, [&](size_t root, size_t bytes) { return worker.staging(root, bytes); }, run.changes,
-        &run.error);
+    run.bytes.devices_to_host += read_back_changes(
+        job, device, queues.device, [&](size_t root, size_t bytes) { return worker.staging(root, bytes); },
+        run.writes, run.changes, &run.error);
     run.seconds += std::chrono::duration<double>(Clock::now() - begin).count();
     trace(device, "read back", "transfer", begin, Clock::now());
   }
@@ -201,31 +223,42 @@ cl_int run_split(Executor& executor, LaunchJob& job) {
     rt.report().record_launch(job.kernel_name, record);
     return err;
   }
-  record.bytes_moved += refresh_host_copies(job, home_queue);
-  trace(job.home, "host copy", "transfer", t0, Clock::now());
-
   std::vector<int> active;
   for (const auto& [device, kernel] : kernels) active.push_back(device);
   auto policy = make_configured_policy(rt.settings(), devices.profiles(), executor.history());
   std::mutex policy_mutex;
-  sched::LaunchShape shape;
-  shape.kernel_key = job.kernel_name + "#" + std::to_string(job.program->source_hash);
-  shape.total_groups = job.geometry.groups_along_split();
-  shape.items_per_group = job.geometry.items_per_group();
-  shape.global_size = job.geometry.work_items();
-  policy->begin_launch(shape, active, 0);
+  std::set<int> abandoned;  // devices whose chunks the policy took back (Boyer's stuck-device rule)
+  ChunkFootprint whole_launch = chunk_footprint(job, 0, job.geometry.groups_along_split());
+  policy->begin_launch(launch_shape(job, whole_launch), active, 0);
+  // The first chunk of every device, handed out now (each device would ask at once anyway): the host
+  // copy then holds what they lack before any device starts writing.
+  std::map<int, std::optional<sched::Chunk>> first_chunks;
+  std::map<int, ChunkFootprint> first_footprints;
+  for (int device : active) {
+    first_chunks[device] = policy->next_chunk(device, 0);
+    for (const sched::Chunk& taken_back : policy->take_abandoned()) abandoned.insert(taken_back.device);
+    if (first_chunks[device])
+      first_footprints[device] = chunk_footprint(job, first_chunks[device]->begin, first_chunks[device]->end);
+  }
+  Clock::time_point host_copy_start = Clock::now();
+  record.bytes_by_step.home_to_host +=
+      refresh_host_copies(job, home_queue, host_copy_wanted(job, first_footprints, whole_launch));
+  trace(job.home, "host copy", "transfer", host_copy_start, Clock::now());
 
   std::map<int, DeviceRun> runs;
   for (int device : active) runs[device];
   Latch latch(active.size());
   for (int device : active) {
-    cl_command_queue queue = device == job.home ? home_queue : devices.shadow_queue(device);
+    DeviceQueues queues{device == job.home ? home_queue : devices.shadow_queue(device), home_queue};
     DeviceWorker& worker = executor.worker(device);
     DeviceRun* out = &runs[device];
     cl_kernel kernel = kernels[device];
-    worker.post([&, device, queue, kernel, out, worker_ptr = &worker] {
+    std::optional<sched::Chunk> first = first_chunks[device];
+    worker.post([&, device, queues, kernel, out, first, footprint = std::move(first_footprints[device]),
+                 worker_ptr = &worker] {
       try {
-        *out = run_on_device(job, device, kernel, queue, *policy, policy_mutex, t0, *worker_ptr);
+        *out = run_on_device(job, device, queues, kernel, *policy, policy_mutex, abandoned, t0, *worker_ptr, first,
+                             footprint);
       } catch (...) {
         out->error = CL_OUT_OF_HOST_MEMORY;
       }
@@ -234,24 +267,43 @@ cl_int run_split(Executor& executor, LaunchJob& job) {
   }
   latch.wait();
   policy->end_launch(std::chrono::duration<double>(Clock::now() - t0).count());
+  for (int device : abandoned) {  // its chunk was done again elsewhere: its results are dropped
+    runs[device] = DeviceRun{};
+    if (device != job.home) {
+      forget_device_writes(job, device);
+      continue;
+    }
+    cl_int err = CL_SUCCESS;  // it completed nothing else (the rule's premise): restore it all
+    record.bytes_by_step.host_to_home += restore_home(job, home_queue, &err);
+    if (err != CL_SUCCESS) runs[device].error = err;
+  }
 
   uint64_t items = 0;
   cl_int failure = CL_SUCCESS;
   for (auto& [device, run] : runs) {
     items += run.work_items;
-    record.bytes_moved += run.bytes;
     if (run.error != CL_SUCCESS) failure = run.error;
   }
+  record_device_runs(job, runs, record);
   if (failure == CL_SUCCESS && items != job.geometry.work_items()) {
     spdlog::error("kernel {}: the policy covered {} of {} work-items", job.kernel_name, items,
                   job.geometry.work_items());
     failure = CL_INVALID_OPERATION;
   }
+  std::map<int, std::vector<RootWrites>> writes;
+  for (auto& [device, run] : runs) writes[device] = std::move(run.writes);
+  std::string overlap;
+  if (failure == CL_SUCCESS && !injective_writes_disjoint(writes, &overlap)) {
+    spdlog::warn("kernel {}: the write footprints of two devices overlap ({}): it runs again on home",
+                 job.kernel_name, overlap);
+    failure = CL_INVALID_OPERATION;
+  }
   if (failure != CL_SUCCESS) {
     cl_int err = CL_SUCCESS;
-    record.bytes_moved += restore_home(job, home_queue, &err);
+    record.bytes_by_step.host_to_home += restore_home(job, home_queue, &err);
     if (err == CL_SUCCESS) err = run_whole_on_home(job, home_queue);
-    record.not_split_reason = "sub_launch_failed";
+    record.not_split_reason = overlap.empty() ? "sub_launch_failed" : "footprints_overlap";
+    record.bytes_moved = record.bytes_by_step.total();
     record.per_device.push_back({job.home, job.geometry.work_items(),
                                  std::chrono::duration<double>(Clock::now() - t0).count()});
     rt.report().record_launch(job.kernel_name, record);
@@ -262,10 +314,17 @@ cl_int run_split(Executor& executor, LaunchJob& job) {
   for (auto& [device, run] : runs) changes[device] = std::move(run.changes);
   Clock::time_point merge_start = Clock::now();
   cl_int err = CL_SUCCESS;
-  record.bytes_moved += merge_changes(job, changes, home_queue, &err);
+  record.bytes_by_step.host_to_home += merge_changes(job, changes, writes, home_queue, &err);
+  record.bytes_moved = record.bytes_by_step.total();
   trace(job.home, "merge", "merge", merge_start, Clock::now());
   record.split = err == CL_SUCCESS;
   if (!record.split) record.not_split_reason = "merge_failed";
+  // One line per launch (scripts/bench-footprints reads them): the report keeps only sums per kernel.
+  const report::BytesByStep& steps = record.bytes_by_step;
+  spdlog::debug("kernel {}: split launch moved {} bytes (home_to_host {}, host_to_devices {}, devices_to_host {}, "
+                "host_to_home {}), bytes_minimal {}",
+                job.kernel_name, record.bytes_moved, steps.home_to_host, steps.host_to_devices, steps.devices_to_host,
+                steps.host_to_home, record.bytes_minimal);
   for (auto& [device, run] : runs) record.per_device.push_back({device, run.work_items, run.seconds});
   rt.report().record_launch(job.kernel_name, record);
   return err;

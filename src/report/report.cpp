@@ -15,6 +15,33 @@ namespace {
 // Reasons are counted as given; an empty one would be an empty JSON key.
 const char* const kUnspecifiedReason = "unspecified";
 
+// Tiers from best to worst: a kernel whose launches used different tiers shows the worst.
+int tier_rank(const std::string& tier) {
+  if (tier == "exact") return 1;
+  if (tier == "whole") return 2;
+  if (tier == "diff") return 3;
+  return 0;
+}
+
+void add_tiers(std::vector<ArgTierRecord>& into, const std::vector<ArgTierRecord>& from) {
+  for (const ArgTierRecord& arg : from) {
+    auto at = std::lower_bound(into.begin(), into.end(), arg.index,
+                               [](const ArgTierRecord& entry, int index) { return entry.index < index; });
+    if (at == into.end() || at->index != arg.index) {
+      into.insert(at, arg);
+    } else if (tier_rank(arg.tier) > tier_rank(at->tier)) {
+      at->tier = arg.tier;
+    }
+  }
+}
+
+void add_steps(BytesByStep& into, const BytesByStep& from) {
+  into.home_to_host += from.home_to_host;
+  into.host_to_devices += from.host_to_devices;
+  into.devices_to_host += from.devices_to_host;
+  into.host_to_home += from.host_to_home;
+}
+
 }  // namespace
 
 void ReportRecorder::set_mode(const std::string& mode) {
@@ -59,6 +86,9 @@ void ReportRecorder::record_launch(const std::string& kernel, const LaunchRecord
     }
   }
   totals.bytes_moved += launch.bytes_moved;
+  totals.bytes_minimal += launch.bytes_minimal;
+  add_steps(totals.bytes_by_step, launch.bytes_by_step);
+  add_tiers(totals.args, launch.args);
   for (const DeviceWork& work : launch.per_device) {
     auto at = std::lower_bound(totals.per_device.begin(), totals.per_device.end(), work.index,
                                [](const auto& entry, int index) { return entry.first < index; });
@@ -85,7 +115,7 @@ nlohmann::json ReportRecorder::to_json() const {
   report["devices"] = std::move(devices);
 
   nlohmann::json kernels = nlohmann::json::array();
-  uint64_t launches = 0, split_launches = 0, bytes_moved = 0;
+  uint64_t launches = 0, split_launches = 0, bytes_moved = 0, bytes_minimal = 0;
   for (const KernelTotals& k : kernels_) {
     nlohmann::json not_split = nlohmann::json::object();
     for (const auto& [reason, count] : k.not_split) not_split[reason] = count;
@@ -93,18 +123,32 @@ nlohmann::json ReportRecorder::to_json() const {
     for (const auto& [index, work] : k.per_device) {
       per_device.push_back({{"index", index}, {"work_items", work.work_items}, {"seconds", work.seconds}});
     }
+    nlohmann::json args = nlohmann::json::array();
+    for (const ArgTierRecord& arg : k.args) args.push_back({{"index", arg.index}, {"tier", arg.tier}});
+    const BytesByStep& steps = k.bytes_by_step;
     kernels.push_back({{"name", k.name},
                        {"launches", k.launches},
                        {"split_launches", k.split_launches},
                        {"not_split", std::move(not_split)},
                        {"bytes_moved", k.bytes_moved},
-                       {"per_device", std::move(per_device)}});
+                       {"per_device", std::move(per_device)},
+                       {"bytes_minimal", k.bytes_minimal},
+                       {"bytes_by_step",
+                        {{"home_to_host", steps.home_to_host},
+                         {"host_to_devices", steps.host_to_devices},
+                         {"devices_to_host", steps.devices_to_host},
+                         {"host_to_home", steps.host_to_home}}},
+                       {"args", std::move(args)}});
     launches += k.launches;
     split_launches += k.split_launches;
     bytes_moved += k.bytes_moved;
+    bytes_minimal += k.bytes_minimal;
   }
   report["kernels"] = std::move(kernels);
-  report["totals"] = {{"launches", launches}, {"split_launches", split_launches}, {"bytes_moved", bytes_moved}};
+  report["totals"] = {{"launches", launches},
+                      {"split_launches", split_launches},
+                      {"bytes_moved", bytes_moved},
+                      {"bytes_minimal", bytes_minimal}};
   return report;
 }
 

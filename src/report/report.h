@@ -3,8 +3,12 @@
 //   { "mode": "layer|preload", "policy": "static", "settings": {...},
 //     "devices": [{"index", "name", "platform", "type": "CPU|GPU|ACCELERATOR", "home"}],
 //     "kernels": [{"name", "launches", "split_launches", "not_split": {"<reason>": count},
-//                  "bytes_moved", "per_device": [{"index", "work_items", "seconds"}]}],
-//     "totals": {"launches", "split_launches", "bytes_moved"} }
+//                  "bytes_moved", "per_device": [{"index", "work_items", "seconds"}],
+//                  "bytes_minimal", "bytes_by_step": {"home_to_host", "host_to_devices",
+//                  "devices_to_host", "host_to_home"}, "args": [{"index", "tier"}]}],
+//     "totals": {"launches", "split_launches", "bytes_moved", "bytes_minimal"} }
+// Issue 5 added bytes_minimal (what the footprints say each device lacked), bytes_by_step (where
+// bytes_moved went) and the tier each buffer argument was moved with ("exact", "whole", "diff").
 #pragma once
 
 #include <nlohmann/json.hpp>
@@ -34,11 +38,31 @@ struct DeviceWork {
   double seconds = 0;  // busy time of that device for this launch: its transfers, runs and merges
 };
 
+// Where the bytes of a split launch went: coex stages every transfer through its host copy.
+struct BytesByStep {
+  uint64_t home_to_host = 0;     // the host copy reads from the app's buffers on the home device
+  uint64_t host_to_devices = 0;  // uploads to the other devices' shadows
+  uint64_t devices_to_host = 0;  // read-backs of what the devices wrote
+  uint64_t host_to_home = 0;     // merges (and restores) written to the app's buffers
+  uint64_t total() const { return home_to_host + host_to_devices + devices_to_host + host_to_home; }
+};
+
+// The footprint tier one buffer argument was moved with: "exact", "whole" or "diff".
+struct ArgTierRecord {
+  int index = 0;
+  std::string tier;
+};
+
 struct LaunchRecord {
   bool split = false;
   std::string not_split_reason;  // when !split; an empty reason is counted as "unspecified"
   uint64_t bytes_moved = 0;      // host<->device and device<->device bytes coex moved for the launch
   std::vector<DeviceWork> per_device;
+  // Summed over devices: the bytes of its chunks' footprints each device did not hold when they ran
+  // (what an ideal transfer of inputs would move; the home device lacks nothing).
+  uint64_t bytes_minimal = 0;
+  BytesByStep bytes_by_step;
+  std::vector<ArgTierRecord> args;  // buffer arguments only
 };
 
 // Thread-safe: launches are recorded from every thread the app calls OpenCL from.
@@ -68,6 +92,9 @@ class ReportRecorder {
     std::vector<std::pair<std::string, uint64_t>> not_split;  // reason -> count, first-seen order
     uint64_t bytes_moved = 0;
     std::vector<std::pair<int, DeviceTotals>> per_device;     // sorted by device index
+    uint64_t bytes_minimal = 0;
+    BytesByStep bytes_by_step;
+    std::vector<ArgTierRecord> args;  // sorted by index; the worst tier seen (diff > whole > exact)
   };
 
   mutable std::mutex mutex_;

@@ -144,6 +144,19 @@ std::vector<std::string> device_cells(const std::map<int, DeviceColumn>& work, c
   return shares;
 }
 
+// "0 exact, 1 whole": the tier of each buffer argument, from the kernel's "args".
+std::string arg_tiers_of(const json& kernel) {
+  std::string text;
+  const json& args = member(kernel, "args");
+  if (!args.is_array()) return text;
+  for (const json& arg : args) {
+    double index = 0;
+    if (!number_of(member(arg, "index"), index)) continue;
+    text += (text.empty() ? "" : ", ") + std::to_string(static_cast<int>(index)) + " " + text_of(member(arg, "tier"));
+  }
+  return text;
+}
+
 void print_devices(std::ostream& out, const json& devices, std::set<int>& indices) {
   out << "Devices\n";
   if (!devices.is_array() || devices.empty()) {
@@ -170,16 +183,20 @@ void print_kernels(std::ostream& out, const json& kernels, std::set<int> indices
     out << "  (no kernel launches recorded)\n";
     return;
   }
+  // Only where footprints were used (reports from before issue 5 have none): a column for them.
+  bool with_minimal = false;
   for (const json& kernel : kernels) {
     for (const auto& [index, column] : per_device_of(kernel)) indices.insert(index);
+    with_minimal = with_minimal || count_of(member(kernel, "bytes_minimal")) > 0 || !arg_tiers_of(kernel).empty();
   }
   std::vector<std::string> header = {"kernel", "launches", "split", "bytes moved"};
+  if (with_minimal) header.push_back("bytes minimal");
   for (int index : indices) header.push_back("share d" + std::to_string(index));
   for (int index : indices) header.push_back("busy d" + std::to_string(index));
   Table table(1);
   table.add(header);
 
-  uint64_t launches = 0, split = 0, bytes = 0;
+  uint64_t launches = 0, split = 0, bytes = 0, minimal = 0;
   std::map<int, DeviceColumn> all_work;
   std::map<std::string, uint64_t> all_reasons;
   for (const json& kernel : kernels) {
@@ -187,10 +204,14 @@ void print_kernels(std::ostream& out, const json& kernels, std::set<int> indices
     const uint64_t k_split = count_of(member(kernel, "split_launches"));
     const uint64_t k_bytes = count_of(member(kernel, "bytes_moved"));
     const auto work = per_device_of(kernel);
+    const uint64_t k_minimal = count_of(member(kernel, "bytes_minimal"));
     std::vector<std::string> row = {text_of(member(kernel, "name")), std::to_string(k_launches),
                                     std::to_string(k_split), format_bytes(k_bytes)};
+    if (with_minimal) row.push_back(format_bytes(k_minimal));
     for (std::string& cell : device_cells(work, indices)) row.push_back(std::move(cell));
     table.add(row);
+    const std::string tiers = arg_tiers_of(kernel);
+    if (!tiers.empty()) table.add_note("footprints: " + tiers);
     std::string reasons;
     const json& not_split = member(kernel, "not_split");
     if (not_split.is_object()) {
@@ -203,6 +224,7 @@ void print_kernels(std::ostream& out, const json& kernels, std::set<int> indices
     launches += k_launches;
     split += k_split;
     bytes += k_bytes;
+    minimal += k_minimal;
     for (const auto& [index, column] : work) {
       all_work[index].present = true;
       all_work[index].work_items += column.work_items;
@@ -211,6 +233,7 @@ void print_kernels(std::ostream& out, const json& kernels, std::set<int> indices
   }
   std::vector<std::string> total_row = {"(all kernels)", std::to_string(launches), std::to_string(split),
                                         format_bytes(bytes)};
+  if (with_minimal) total_row.push_back(format_bytes(minimal));
   for (std::string& cell : device_cells(all_work, indices)) total_row.push_back(std::move(cell));
   table.add(total_row);
   std::string reasons;
@@ -221,6 +244,9 @@ void print_kernels(std::ostream& out, const json& kernels, std::set<int> indices
   table.print(out);
   out << "\n  share dN: device N's part of the kernel's work-items; busy dN: seconds device N spent on it,\n"
          "  transfers and merges included.\n";
+  if (with_minimal)
+    out << "  bytes minimal: the footprint bytes the devices lacked; footprints: the tier of each buffer\n"
+           "  argument (exact: its footprint moved; whole: replicated; diff: writes merged by diff).\n";
 }
 
 }  // namespace

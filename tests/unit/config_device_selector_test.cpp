@@ -99,14 +99,14 @@ TEST(FaultSpec, Parses) {
   ASSERT_TRUE(fail.has_value());
   EXPECT_EQ(fail->kind, FaultSpec::Kind::Fail);
   EXPECT_EQ(fail->device, 1);
-  auto stall = parse_fault_spec(" stall : 0 ", &error);
-  ASSERT_TRUE(stall.has_value());
-  EXPECT_EQ(stall->kind, FaultSpec::Kind::Stall);
-  EXPECT_EQ(stall->device, 0);
+  auto build = parse_fault_spec(" build : 0 ", &error);
+  ASSERT_TRUE(build.has_value());
+  EXPECT_EQ(build->kind, FaultSpec::Kind::Build);
+  EXPECT_EQ(build->device, 0);
 }
 
 TEST(FaultSpec, Rejects) {
-  for (const char* bad : {"fail", "fail:", "fail:x", "crash:1", "stall:-1", "1"}) {
+  for (const char* bad : {"fail", "fail:", "fail:x", "crash:1", "build:-1", "stall:1", "1"}) {
     std::string error;
     EXPECT_FALSE(parse_fault_spec(bad, &error).has_value()) << bad;
     EXPECT_FALSE(error.empty()) << bad;

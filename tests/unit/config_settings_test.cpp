@@ -224,7 +224,7 @@ TEST(Settings, BadFaultSpec) {
   EXPECT_TRUE(load({{"COEX_FAULT", ""}}).errors.empty());
   const LoadResult result = load({{"COEX_FAULT", "crash:1"}});
   ASSERT_EQ(result.errors.size(), 1u);
-  EXPECT_NE(result.errors[0].find("is not empty, fail:<device index> or stall:<device index>"), std::string::npos)
+  EXPECT_NE(result.errors[0].find("is not empty, fail:<device index> or build:<device index>"), std::string::npos)
       << result.errors[0];
 }
 
@@ -356,7 +356,7 @@ TEST(Settings, JsonRoundTrip) {
   Settings s;
   s.policy = "hguided";
   s.boyer_beta = 0.125;
-  s.fault = "stall:1";
+  s.fault = "build:1";
   s.devices = "!0";
   std::vector<std::string> errors;
   Settings back;

@@ -39,7 +39,7 @@ TEST(ReportRecorder, EmptyReportHasTheShapeOfIssue2) {
   EXPECT_EQ(j.at("policy"), "static");
   EXPECT_TRUE(j.at("devices").is_array());
   EXPECT_TRUE(j.at("kernels").is_array());
-  EXPECT_EQ(j.at("totals"), (json{{"launches", 0}, {"split_launches", 0}, {"bytes_moved", 0}}));
+  EXPECT_EQ(j.at("totals"), (json{{"launches", 0}, {"split_launches", 0}, {"bytes_moved", 0}, {"bytes_minimal", 0}}));
   EXPECT_FALSE(j.contains("settings"));  // only when set
 }
 
@@ -93,7 +93,37 @@ TEST(ReportRecorder, AggregatesPerKernelInFirstSeenOrder) {
   EXPECT_EQ(kernels[2].at("not_split"), (json{{"unspecified", 1}}));
   EXPECT_TRUE(kernels[2].at("per_device").empty());
 
-  EXPECT_EQ(j.at("totals"), (json{{"launches", 6}, {"split_launches", 2}, {"bytes_moved", 1024}}));
+  EXPECT_EQ(j.at("totals"),
+            (json{{"launches", 6}, {"split_launches", 2}, {"bytes_moved", 1024}, {"bytes_minimal", 0}}));
+}
+
+// Issue 5: per kernel, what the footprints say the devices lacked, where the bytes went, and the worst
+// tier each buffer argument was moved with.
+TEST(ReportRecorder, FootprintFiguresAddUpAndTheWorstTierWins) {
+  ReportRecorder recorder;
+  LaunchRecord first = split_launch(700, {{0, 10, 0.1}, {1, 10, 0.1}});
+  first.bytes_minimal = 300;
+  first.bytes_by_step = {100, 300, 200, 100};
+  first.args = {{2, "exact"}, {0, "exact"}};
+  LaunchRecord second = split_launch(70, {{0, 10, 0.1}, {1, 10, 0.1}});
+  second.bytes_minimal = 30;
+  second.bytes_by_step = {10, 30, 20, 10};
+  second.args = {{0, "whole"}, {2, "exact"}, {3, "diff"}};
+  recorder.record_launch("stencil", first);
+  recorder.record_launch("stencil", second);
+  recorder.record_launch("other", split_launch(5, {{0, 1, 0.0}}));
+
+  const json j = recorder.to_json();
+  const json& stencil = j.at("kernels")[0];
+  EXPECT_EQ(stencil.at("bytes_moved"), 770);
+  EXPECT_EQ(stencil.at("bytes_minimal"), 330);
+  EXPECT_EQ(stencil.at("bytes_by_step"), (json{{"home_to_host", 110}, {"host_to_devices", 330},
+                                               {"devices_to_host", 220}, {"host_to_home", 110}}));
+  EXPECT_EQ(stencil.at("args"), (json::array({json{{"index", 0}, {"tier", "whole"}}, json{{"index", 2}, {"tier", "exact"}},
+                                              json{{"index", 3}, {"tier", "diff"}}})));
+  EXPECT_TRUE(j.at("kernels")[1].at("args").empty());
+  EXPECT_EQ(j.at("totals").at("bytes_minimal"), 330);
+  EXPECT_EQ(j.at("totals").at("bytes_moved"), 775);
 }
 
 TEST(ReportRecorder, SettingsAreIncludedWhenSet) {

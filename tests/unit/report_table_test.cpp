@@ -102,6 +102,24 @@ TEST(ReportTable, KernelNamesStayOnOneLine) {
   EXPECT_NE(line_of(table, "two lines"), "") << table;
 }
 
+TEST(ReportTable, ShowsFootprintBytesAndTiersWhereThereAreSome) {
+  EXPECT_EQ(format_report_table(kReport).find("bytes minimal"), std::string::npos);  // none in kReport
+  json report = kReport;
+  report["kernels"][0]["bytes_minimal"] = 1048576;
+  report["kernels"][0]["args"] = json::parse(R"([{"index": 0, "tier": "exact"}, {"index": 2, "tier": "diff"}])");
+  const std::string table = format_report_table(report);
+  const auto header = cells(line_of(table, "kernel"));
+  ASSERT_GE(header.size(), 6u) << table;
+  EXPECT_EQ(std::vector<std::string>(header.begin() + 3, header.begin() + 7),
+            (std::vector<std::string>{"bytes", "moved", "bytes", "minimal"}))
+      << table;
+  EXPECT_EQ(cells(line_of(table, "mm")), (std::vector<std::string>{"mm", "3", "3", "3.0", "MiB", "1.0", "MiB", "75.0%",
+                                                                   "25.0%", "1.500", "0.250"}))
+      << table;
+  EXPECT_EQ(cells(line_of(table, "histogram"))[5], "0") << table;
+  EXPECT_NE(line_of(table, "footprints: 0 exact, 2 diff"), "") << table;
+}
+
 TEST(ReportTable, RoundTripFromTheRecorder) {
   ReportRecorder recorder;
   recorder.set_mode("preload");

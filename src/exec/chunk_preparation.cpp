@@ -1,0 +1,118 @@
+// The steps before a chunk runs: the host copy reads from home what it lacks, and the device gets from
+// the host copy the part of the chunk's footprint it lacks (data_moves.h).
+#include <stdexcept>
+#include <string>
+
+#include "api/runtime.h"
+#include "exec/byte_diff.h"
+#include "exec/data_moves.h"
+#include "exec/transfer_limits.h"
+
+namespace coex::exec {
+namespace {
+
+using coherence::IntervalSet;
+
+const cl_icd_dispatch& cl() { return api::Runtime::get().next(); }
+
+// Reads `missing` (which the host copy lacks) from the home buffer into the host copy. Not bridged:
+// bytes the host copy holds may be a twin already and must not change during the launch. The caller
+// holds the state's lock.
+cl_int read_into_host_copy(const RootUse& use, cl_command_queue home_queue, const IntervalSet& missing,
+                           uint64_t& moved) {
+  if (missing.empty()) return CL_SUCCESS;
+  auto& state = *use.root->state;
+  uint8_t* host = state.host_copy().data();
+  for (const auto& r : missing) {
+    cl_int err = cl().clEnqueueReadBuffer(home_queue, use.root->handle, CL_FALSE, r.begin, r.size(), host + r.begin,
+                                          0, nullptr, nullptr);
+    if (err != CL_SUCCESS) return err;
+    moved += r.size();
+  }
+  cl_int err = cl().clFinish(home_queue);
+  if (err == CL_SUCCESS) state.host_valid().add(missing);
+  return err;
+}
+
+}  // namespace
+
+std::vector<IntervalSet> host_copy_wanted(LaunchJob& job, const std::map<int, ChunkFootprint>& first_chunks,
+                                          const ChunkFootprint& whole_launch) {
+  std::vector<IntervalSet> wanted(job.roots.size());
+  for (size_t k = 0; k < job.roots.size(); ++k) {
+    auto& state = *job.roots[k].root->state;
+    std::lock_guard lock(state.mutex());
+    for (const auto& [device, chunk] : first_chunks) {
+      if (device == job.home || k >= chunk.roots.size()) continue;
+      IntervalSet lacked = chunk.roots[k].need;
+      if (const auto* shadow = state.find_shadow(device)) lacked.subtract(shadow->valid);
+      wanted[k].add(lacked);
+      wanted[k].add(chunk.roots[k].diffed_writes);
+    }
+    if (k < whole_launch.roots.size()) {
+      const RootFootprint& all = whole_launch.roots[k];
+      wanted[k].add(all.unknown_writes);
+      wanted[k].add(intersection(all.reads, all.writes()));
+    }
+  }
+  return wanted;
+}
+
+uint64_t refresh_host_copies(LaunchJob& job, cl_command_queue home_queue, const std::vector<IntervalSet>& wanted) {
+  uint64_t moved = 0;
+  for (size_t k = 0; k < job.roots.size(); ++k) {
+    const RootUse& use = job.roots[k];
+    auto& state = *use.root->state;
+    std::lock_guard lock(state.mutex());
+    state.host_copy();  // sized here, before the device threads read and write parts of it
+    if (k >= wanted.size()) continue;
+    IntervalSet missing = wanted[k];
+    missing.subtract(state.host_valid());
+    cl_int err = read_into_host_copy(use, home_queue, missing, moved);
+    if (err != CL_SUCCESS) throw std::runtime_error("reading the home buffer failed: error " + std::to_string(err));
+  }
+  return moved;
+}
+
+cl_int prepare_chunk(LaunchJob& job, int device, cl_command_queue queue, cl_command_queue home_queue,
+                     const ChunkFootprint& chunk, const std::vector<RootWrites>& written_so_far, ChunkMoves& moves) {
+  if (device == job.home) return CL_SUCCESS;  // the app's buffers: current
+  for (size_t k = 0; k < job.roots.size() && k < chunk.roots.size(); ++k) {
+    const RootUse& use = job.roots[k];
+    const RootFootprint& fp = chunk.roots[k];
+    if (fp.need.empty() && fp.diffed_writes.empty() && fp.unknown_writes.empty()) continue;
+    auto& state = *use.root->state;
+    std::lock_guard lock(state.mutex());
+    auto* shadow = state.find_shadow(device);
+    if (!shadow) return CL_MEM_OBJECT_ALLOCATION_FAILURE;
+    // What this device wrote earlier in the launch is newer than any other copy: never overwritten.
+    IntervalSet own_writes = k < written_so_far.size() ? written_so_far[k].all() : IntervalSet{};
+    IntervalSet lacked = fp.need;
+    lacked.subtract(shadow->valid);
+    lacked.subtract(own_writes);
+    moves.lacked += lacked.total();
+    // Later chunks may find the host copy lacking: home is read while its own chunks may run. That
+    // is sound for bytes home does not write in this launch; those it does write are taken from this
+    // device and from the host copy when the launch ends (merge_changes, split_ended).
+    IntervalSet host_lacks = lacked;
+    host_lacks.add(fp.diffed_writes);
+    host_lacks.add(fp.unknown_writes);
+    host_lacks.subtract(state.host_valid());
+    cl_int err = read_into_host_copy(use, home_queue, host_lacks, moves.home_to_host);
+    if (err != CL_SUCCESS) return err;
+    IntervalSet fillable = state.host_valid();
+    fillable.subtract(own_writes);
+    const uint8_t* host = state.host_copy().data();
+    for (const auto& r : bridge_gaps_within(lacked, kBridgeGap, fillable)) {
+      // Blocking: the host copy may change once the lock is released (an app write elsewhere).
+      err = cl().clEnqueueWriteBuffer(queue, shadow->mem, CL_TRUE, r.begin, r.size(), host + r.begin, 0, nullptr,
+                                      nullptr);
+      if (err != CL_SUCCESS) return err;
+      moves.host_to_device += r.size();
+      shadow->valid.add(r);
+    }
+  }
+  return CL_SUCCESS;
+}
+
+}  // namespace coex::exec

@@ -1,0 +1,26 @@
+// The home device's chunks write into the app's buffers in place. After a failed split the launch runs
+// again whole on home (split_runner), which must find the bytes it reads as they were before the launch.
+// Instead of reading them all into the host copy first (host traffic on every launch of an in-place
+// kernel, for a failure that rarely comes), the home device copies them within its own memory, right
+// before the chunk that overwrites them: data stays where it is (DESIGN.md decision 5).
+#pragma once
+
+#include <CL/cl.h>
+
+#include "exec/chunk_footprint.h"
+#include "exec/data_moves.h"
+#include "exec/launch_job.h"
+
+namespace coex::exec {
+
+// Before the home device runs `chunk`: keeps the bytes it may write that the launch may read and that
+// neither the host copy nor the backup holds yet, in the root's backup buffer (enqueued on home_queue,
+// before the chunk's kernel). Where no backup buffer can be had, reads them into the host copy.
+cl_int keep_home_bytes(LaunchJob& job, cl_command_queue home_queue, const ChunkFootprint& chunk, ChunkMoves& moves);
+
+// Puts the kept bytes of `written` back into the app's buffer of root `root`. Returns the bytes copied
+// (within the device: not counted as moved).
+uint64_t restore_kept_bytes(LaunchJob& job, size_t root, const coherence::IntervalSet& written,
+                            cl_command_queue home_queue, cl_int* error);
+
+}  // namespace coex::exec

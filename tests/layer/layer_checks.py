@@ -1,0 +1,167 @@
+#!/usr/bin/env python3
+"""coex-specific checks that the differential harness does not cover: bad configuration, the
+kill switch, injected faults, device selection, the trace, and the launcher's commands.
+
+Each check runs a test app (tests/apps) bare and under coex on real PoCL devices and requires the
+same output, plus what the check is about. Usage: layer_checks.py --build DIR --source DIR CHECK
+"""
+import argparse
+import json
+import os
+import subprocess
+import sys
+import tempfile
+
+
+class Failure(Exception):
+    pass
+
+
+def run(cmd, env_extra=None, layer=None, timeout=60):
+    env = {k: v for k, v in os.environ.items() if not k.startswith("COEX_") and k != "OPENCL_LAYERS"}
+    if layer:
+        env["OPENCL_LAYERS"] = layer
+    env.update(env_extra or {})
+    p = subprocess.run(cmd, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, timeout=timeout)
+    return p.returncode, p.stdout.decode(errors="replace"), p.stderr.decode(errors="replace")
+
+
+def expect(cond, what):
+    if not cond:
+        raise Failure(what)
+
+
+class Checks:
+    def __init__(self, build, source, tmp):
+        self.build, self.source, self.tmp = build, source, tmp
+        self.layer = os.path.join(build, "libcoex.so")
+        self.coex = os.path.join(build, "coex")
+        self.app = os.path.join(build, "tests", "apps", "vector_add")
+        rc, self.bare_out, _ = run([self.app])
+        expect(rc == 0 and self.bare_out.strip().endswith("PASS"), "the app fails bare")
+        self.report = os.path.join(tmp, "report.json")
+
+    def under_coex(self, env, cmd=None, via_layer=True):
+        rc, out, err = run(cmd or [self.app], env, self.layer if via_layer else None)
+        expect(rc == 0, "exit status %d under coex; stderr:\n%s" % (rc, err))
+        expect(out == self.bare_out, "output differs from the bare run:\n%s\nstderr:\n%s" % (out, err))
+        return err
+
+    def load_report(self):
+        expect(os.path.exists(self.report), "no report was written")
+        with open(self.report) as f:
+            return json.load(f)
+
+    def not_split_reasons(self):
+        reasons = {}
+        for k in self.load_report()["kernels"]:
+            for r, n in k["not_split"].items():
+                reasons[r] = reasons.get(r, 0) + n
+        return reasons
+
+    def config_error_line(self, env, *needles):
+        err = self.under_coex(dict(env, COEX_REPORT=self.report))
+        lines = [l for l in err.splitlines() if l.startswith("coex: ")]
+        expect(len(lines) == 1, "expected one error line, got:\n%s" % err)
+        for n in needles:
+            expect(n in lines[0], "the error line lacks %r: %s" % (n, lines[0]))
+        expect(not os.path.exists(self.report), "coex ran (wrote a report) despite a bad configuration")
+
+    def check_bad_config_value(self):
+        path = os.path.join(self.tmp, "bad.json")
+        with open(path, "w") as f:
+            json.dump({"policy": "fastest"}, f)
+        self.config_error_line({"COEX_CONFIG": path}, path, '"policy"', "fastest", "static")
+
+    def check_bad_config_json(self):
+        path = os.path.join(self.tmp, "broken.json")
+        with open(path, "w") as f:
+            f.write('{"policy": "static",\n')
+        self.config_error_line({"COEX_CONFIG": path}, path)
+
+    def check_unknown_config_key(self):
+        path = os.path.join(self.tmp, "unknown.json")
+        with open(path, "w") as f:
+            json.dump({"polcy": "static"}, f)
+        self.config_error_line({"COEX_CONFIG": path}, path, '"polcy"')
+
+    def check_bad_env_value(self):
+        self.config_error_line({"COEX_MIN_SPLIT_WORK_ITEMS": "lots"}, "COEX_MIN_SPLIT_WORK_ITEMS", "lots")
+
+    def check_disable(self):
+        self.under_coex({"COEX_DISABLE": "1", "COEX_REPORT": self.report})
+        expect(not os.path.exists(self.report), "COEX_DISABLE=1 still wrote a report")
+
+    def check_single_device(self):
+        self.under_coex({"COEX_DEVICES": "0", "COEX_REPORT": self.report})
+        r = self.load_report()
+        expect(r["totals"]["split_launches"] == 0, "a launch was split on one device")
+        expect(self.not_split_reasons().get("single_device", 0) == r["totals"]["launches"],
+               "not_split: %s" % self.not_split_reasons())
+
+    def check_build_failure(self):
+        err = self.under_coex({"COEX_FAULT": "build:1", "COEX_REPORT": self.report, "COEX_LOG": "warn"})
+        expect("cannot build" in err, "the failed build was not logged:\n" + err)
+        reasons = self.not_split_reasons()
+        expect(reasons.get("devices_unavailable", 0) > 0, "not_split: %s" % reasons)
+
+    def check_sub_launch_failure(self):
+        err = self.under_coex({"COEX_FAULT": "fail:1", "COEX_REPORT": self.report, "COEX_LOG": "warn"})
+        expect("failed" in err, "the failed sub-launch was not logged:\n" + err)
+        reasons = self.not_split_reasons()
+        expect(reasons.get("sub_launch_failed", 0) > 0, "not_split: %s" % reasons)
+
+    def check_trace(self):
+        trace = os.path.join(self.tmp, "trace.json")
+        self.under_coex({"COEX_TRACE": trace})
+        with open(trace) as f:
+            events = json.load(f)["traceEvents"]
+        kernels = {e["tid"] for e in events if e.get("ph") == "X" and e.get("cat") == "kernel"}
+        expect(kernels >= {0, 1}, "kernel slices on tracks %s, expected 0 and 1" % sorted(kernels))
+        names = {e["tid"] for e in events if e.get("ph") == "M"}
+        expect(names >= {0, 1}, "track names for %s" % sorted(names))
+
+    def check_launcher_run(self):
+        self.under_coex({}, [self.coex, "run", "--policy", "boyer", "--report", self.report, "--", self.app],
+                        via_layer=False)
+        r = self.load_report()
+        expect(r["mode"] == "layer" and r["policy"] == "boyer", "mode %s policy %s" % (r["mode"], r["policy"]))
+        os.remove(self.report)
+        self.under_coex({}, [self.coex, "run", "--preload", "--report", self.report, "--", self.app],
+                        via_layer=False)
+        expect(self.load_report()["mode"] == "preload", "coex run --preload did not preload")
+        rc, out, err = run([self.coex, "report", self.report])
+        expect(rc == 0 and "vadd" in out and "Kernels" in out, "coex report:\n" + out + err)
+
+    def check_launcher_info(self):
+        rc, out, err = run([self.coex, "devices"])
+        expect(rc == 0 and sum(1 for l in out.splitlines() if l[:1].isdigit()) >= 2, "coex devices:\n" + out + err)
+        rc, out, _ = run([self.coex, "--help"])
+        expect(rc == 0 and "coex run" in out and "coex devices" in out, "coex --help:\n" + out)
+        rc, out, err = run([self.coex, "bogus"])
+        expect(rc == 2 and "unknown command" in err, "coex bogus: %d %s" % (rc, err))
+        scenario = os.path.join(self.source, "config", "scenarios", "boyer-lambda.json")
+        rc, out, err = run([self.coex, "simulate", scenario])
+        lines = [json.loads(l) for l in out.splitlines() if l.startswith("{")]
+        expect(rc == 0 and lines and "makespan" in json.dumps(lines[0]), "coex simulate:\n" + out + err)
+
+
+def main():
+    p = argparse.ArgumentParser()
+    p.add_argument("--build", required=True)
+    p.add_argument("--source", required=True)
+    p.add_argument("check")
+    args = p.parse_args()
+    with tempfile.TemporaryDirectory(prefix="coex-layer-check-") as tmp:
+        try:
+            checks = Checks(os.path.abspath(args.build), os.path.abspath(args.source), tmp)
+            getattr(checks, "check_" + args.check)()
+        except Failure as e:
+            print("FAIL %s: %s" % (args.check, e))
+            return 1
+    print("OK %s" % args.check)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

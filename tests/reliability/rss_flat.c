@@ -1,0 +1,211 @@
+/* Memory (issue 7, part 5): resident memory must stay flat while an app creates and releases
+ * objects, and while it launches. The app samples VmRSS (/proc/self/status) after a warm-up
+ * share of the work and again at the end; the growth between the two samples must stay under a
+ * limit. Anything coex keeps per object or per launch and never frees shows up as growth that
+ * scales with the work done after the first sample.
+ *
+ *   rss_flat buffers|programs|kernels|launches [--count N] [--limit-kb L] [--release-order a|k|p]
+ *
+ * buffers:  N buffers created and released (default 100000); every 50th is a 64 KiB buffer that a
+ *           split launch reads and writes (so coex makes shadows of it), and every 100th
+ *           also gets a sub-buffer that outlives its parent's release.
+ * programs: N programs built from source (default 100), each with a kernel and a split launch on a
+ *           fresh buffer; --release-order: a (default) alternates, k releases the kernel first, p
+ *           the program first (the kernel keeps the program alive until its own release).
+ * kernels:  N kernels created and released from one program (default 10000), every 10th launched.
+ * launches: N split launches of one kernel on one buffer (default 10000).
+ * RSS is sampled after N/10 and after N. --limit-kb: the growth allowed, in KiB (default 4096).
+ *
+ * stdout: checksums and PASS (the same bare and under coex); the RSS figures go to stderr as
+ * `rss <phase>: <kB> kB after <n>, <kB> kB after <m>: growth <kB> kB`. */
+#include "common/app_util.h"
+
+static const char* kSource =
+    "__kernel void bump(__global uint* data, uint k) {\n"
+    "  size_t i = get_global_id(0);\n"
+    "  data[i] = data[i] * 3u + k;\n"
+    "}\n";
+
+enum { WORK = 16384 }; /* work-items of every launch: above coex's min_split_work_items (4096) */
+
+static struct {
+  cl_context ctx;
+  cl_device_id device;
+  cl_command_queue q;
+  cl_program program;
+  long limit_kb;
+  uint32_t host[WORK];
+  uint32_t want[WORK];
+} G;
+
+static long vm_rss_kb(void) {
+  FILE* f = fopen("/proc/self/status", "r");
+  char line[256];
+  long kb = -1;
+  while (f && fgets(line, sizeof line, f))
+    if (sscanf(line, "VmRSS: %ld kB", &kb) == 1) break;
+  if (f) fclose(f);
+  return kb;
+}
+
+/* Compares two samples; prints the figures to stderr and counts a failure when growth > limit. */
+static void check_growth(const char* phase, long first_kb, long first_n, long last_kb, long last_n) {
+  long growth = last_kb - first_kb;
+  fprintf(stderr, "rss %s: %ld kB after %ld, %ld kB after %ld: growth %ld kB (limit %ld kB)\n", phase, first_kb,
+          first_n, last_kb, last_n, growth, G.limit_kb);
+  if (first_kb < 0 || last_kb < 0) {
+    printf("check failed: cannot read VmRSS from /proc/self/status\n");
+    ++app_failures;
+  } else if (growth > G.limit_kb) {
+    printf("check failed: resident memory grew by more than %ld kB during the %s phase\n", G.limit_kb, phase);
+    ++app_failures;
+  }
+}
+
+/* One launch of `bump` on `mem` (WORK uints) with factor k, mirrored on the host in G.want. */
+static void bump(cl_kernel kernel, cl_mem mem, uint32_t k) {
+  APP_ARG(kernel, 0, mem);
+  APP_ARG(kernel, 1, k);
+  size_t global = WORK;
+  APP_CHECK(clEnqueueNDRangeKernel(G.q, kernel, 1, NULL, &global, NULL, 0, NULL, NULL));
+  for (size_t i = 0; i < WORK; ++i) G.want[i] = G.want[i] * 3u + k;
+}
+
+/* A fresh buffer holding G.host, bumped once, read back and compared. */
+static int bump_fresh_buffer(cl_kernel kernel, uint32_t k, int with_sub_buffer) {
+  cl_mem mem = app_create_buffer(G.ctx, CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR, sizeof G.host, G.host);
+  memcpy(G.want, G.host, sizeof G.host);
+  bump(kernel, mem, k);
+  cl_mem sub = NULL;
+  if (with_sub_buffer) {
+    cl_int err = CL_SUCCESS;
+    cl_buffer_region region = {0, 4096};
+    sub = clCreateSubBuffer(mem, 0, CL_BUFFER_CREATE_TYPE_REGION, &region, &err);
+    APP_CHECK_ERR(err, "clCreateSubBuffer");
+  }
+  uint32_t got[WORK];
+  APP_CHECK(clEnqueueReadBuffer(G.q, mem, CL_TRUE, 0, sizeof got, got, 0, NULL, NULL));
+  APP_CHECK(clReleaseMemObject(mem)); /* with a sub-buffer: the parent outlives this release */
+  if (sub) APP_CHECK(clReleaseMemObject(sub));
+  return memcmp(got, G.want, sizeof got) == 0;
+}
+
+static void buffers_phase(long buffers) {
+  cl_kernel kernel = app_create_kernel(G.program, "bump");
+  long bad = 0, first_kb = -1;
+  for (long i = 1; i <= buffers; ++i) {
+    if (i % 50 == 0) {
+      bad += !bump_fresh_buffer(kernel, (uint32_t)i, i % 100 == 0);
+    } else {
+      cl_mem mem = app_create_buffer(G.ctx, CL_MEM_READ_WRITE, 4096, NULL);
+      APP_CHECK(clReleaseMemObject(mem));
+    }
+    if (i == buffers / 10) first_kb = vm_rss_kb();
+  }
+  check_growth("buffers", first_kb, buffers / 10, vm_rss_kb(), buffers);
+  app_expect(bad == 0, "every launch on a fresh buffer read back the host's result");
+  app_print_checksum("last_result", G.want, sizeof G.want);
+  APP_CHECK(clReleaseKernel(kernel));
+}
+
+/* order: 'k' releases the kernel first, 'p' the program first (the kernel keeps it alive until
+ * its own release), 'a' alternates. */
+static void programs_phase(long programs, char order) {
+  long bad = 0, first_kb = -1;
+  for (long i = 1; i <= programs; ++i) {
+    cl_program program = app_build_program(G.ctx, G.device, 1, &kSource, "");
+    cl_kernel k = app_create_kernel(program, "bump");
+    bad += !bump_fresh_buffer(k, (uint32_t)i, 0);
+    if (order == 'p' || (order == 'a' && i % 2)) {
+      APP_CHECK(clReleaseProgram(program));
+      APP_CHECK(clReleaseKernel(k));
+    } else {
+      APP_CHECK(clReleaseKernel(k));
+      APP_CHECK(clReleaseProgram(program));
+    }
+    if (i == programs / 10) first_kb = vm_rss_kb();
+  }
+  check_growth("programs", first_kb, programs / 10, vm_rss_kb(), programs);
+  app_expect(bad == 0, "every launch of a fresh program read back the host's result");
+  app_print_checksum("last_result", G.want, sizeof G.want);
+}
+
+static void kernels_phase(long kernels) {
+  long bad = 0, first_kb = -1;
+  for (long i = 1; i <= kernels; ++i) {
+    cl_kernel k = app_create_kernel(G.program, "bump");
+    if (i % 10 == 0) bad += !bump_fresh_buffer(k, (uint32_t)i, 0);
+    APP_CHECK(clReleaseKernel(k));
+    if (i == kernels / 10) first_kb = vm_rss_kb();
+  }
+  check_growth("kernels", first_kb, kernels / 10, vm_rss_kb(), kernels);
+  app_expect(bad == 0, "every launch of a fresh kernel read back the host's result");
+  app_print_checksum("last_result", G.want, sizeof G.want);
+}
+
+static void launches_phase(long launches) {
+  cl_kernel kernel = app_create_kernel(G.program, "bump");
+  cl_mem mem = app_create_buffer(G.ctx, CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR, sizeof G.host, G.host);
+  memcpy(G.want, G.host, sizeof G.host);
+  long first_kb = -1;
+  uint32_t first_word = 0;
+  for (long i = 1; i <= launches; ++i) {
+    bump(kernel, mem, (uint32_t)i);
+    /* A blocking read now and then, so that the queue never holds more than a few hundred
+     * launches and what grows is what coex keeps, not the queue. */
+    if (i % 100 == 0) APP_CHECK(clEnqueueReadBuffer(G.q, mem, CL_TRUE, 0, 4, &first_word, 0, NULL, NULL));
+    if (i == launches / 10) first_kb = vm_rss_kb();
+  }
+  check_growth("launches", first_kb, launches / 10, vm_rss_kb(), launches);
+  uint32_t* got = (uint32_t*)app_alloc(sizeof G.want);
+  APP_CHECK(clEnqueueReadBuffer(G.q, mem, CL_TRUE, 0, sizeof G.want, got, 0, NULL, NULL));
+  app_check_u32("data", got, G.want, WORK);
+  app_print_checksum("data", got, sizeof G.want);
+  free(got);
+  APP_CHECK(clReleaseMemObject(mem));
+  APP_CHECK(clReleaseKernel(kernel));
+}
+
+int main(int argc, char** argv) {
+  const char* mode = argc > 1 ? argv[1] : "";
+  long count = -1;
+  char order = 'a';
+  G.limit_kb = 4096;
+  int usage = 0;
+  for (int i = 2; i + 1 < argc && !usage; i += 2) {
+    if (strcmp(argv[i], "--count") == 0) count = atol(argv[i + 1]);
+    else if (strcmp(argv[i], "--limit-kb") == 0) G.limit_kb = atol(argv[i + 1]);
+    else if (strcmp(argv[i], "--release-order") == 0) order = argv[i + 1][0];
+    else usage = 1;
+  }
+  static const struct { const char* mode; long count; } kModes[] = {
+      {"buffers", 100000}, {"programs", 100}, {"kernels", 10000}, {"launches", 10000}};
+  int m = -1;
+  for (int i = 0; i < 4; ++i)
+    if (strcmp(mode, kModes[i].mode) == 0) m = i;
+  if (m >= 0 && count < 0) count = kModes[m].count;
+  if (usage || m < 0 || argc % 2 != 0 || count < 10 || (order != 'a' && order != 'k' && order != 'p')) {
+    printf("usage: rss_flat buffers|programs|kernels|launches [--count N] [--limit-kb L]\n"
+           "       [--release-order a|k|p]   (programs: alternate, kernel first, program first; N >= 10)\nFAIL\n");
+    return 2;
+  }
+  cl_platform_id platform;
+  app_pick_device(&platform, &G.device);
+  G.ctx = app_create_context(platform, G.device);
+  G.q = app_create_queue(G.ctx, G.device, 0);
+  G.program = app_build_program(G.ctx, G.device, 1, &kSource, "");
+  uint32_t seed = 99;
+  for (size_t i = 0; i < WORK; ++i) G.host[i] = app_rand(&seed);
+
+  switch (m) {
+    case 0: buffers_phase(count); break;
+    case 1: programs_phase(count, order); break;
+    case 2: kernels_phase(count); break;
+    default: launches_phase(count); break;
+  }
+
+  clReleaseProgram(G.program);
+  clReleaseCommandQueue(G.q);
+  clReleaseContext(G.ctx);
+  return app_finish();
+}
