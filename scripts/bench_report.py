@@ -285,7 +285,8 @@ def markdown(results, metrics, plot_links):
                 out.append("| %s | %s | %s |  |  |  |  |  |  |  |  |  |" % (
                     m["name"], policy, "timed out" if p["timeouts"] else "failed"))
                 continue
-            shares = " ".join("d%d %.0f%%" % (d, 100 * s) for d, s in p["shares"].items())
+            shares = " ".join("d%d %s%%" % (d, ("%.1f" if 0 < s < 0.01 else "%.0f") % (100 * s))
+                              for d, s in p["shares"].items())
             out.append("| %s | %s | %s / %s | %s / %s | %s / %s | %s | %s | %s/%s | %s | %s | %s | %s |" % (
                 m["name"], policy, f(p["total"]), f(p["kernel"]), f(p["speedup"], 2, "×"),
                 f(p["speedup_k"], 2, "×"), f(p["efficiency"], 2), f(p["efficiency_k"], 2),

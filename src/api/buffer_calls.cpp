@@ -16,7 +16,14 @@ void record_buffer(cl_mem mem, cl_context context, cl_mem_flags flags, size_t si
     record->flags = flags;
     record->size = size;
     record->host_ptr = host_ptr;
-    record->state = std::make_shared<coherence::BufferState>(size);
+    // The shadows go with the state's last holder: the root, its sub-buffers, running launches.
+    record->state = std::shared_ptr<coherence::BufferState>(new coherence::BufferState(size), [](auto* state) {
+      for (auto& [device, shadow] : state->shadows()) {
+        for (auto& [range, sub] : shadow.sub_buffers) cl().clReleaseMemObject(sub);
+        if (shadow.mem) cl().clReleaseMemObject(shadow.mem);
+      }
+      delete state;
+    });
     rt().registries().buffers.insert(mem, record);
   });
 }
@@ -58,6 +65,12 @@ cl_mem CL_API_CALL create_sub_buffer(cl_mem parent, cl_mem_flags flags, cl_buffe
 }
 
 cl_int CL_API_CALL release_mem(cl_mem mem) { return exec::release_app_buffer(mem); }
+
+cl_int CL_API_CALL retain_mem(cl_mem mem) {
+  cl_int err = cl().clRetainMemObject(mem);
+  if (err == CL_SUCCESS) record_safely("clRetainMemObject", [&] { app_retained(rt().registries().buffers, mem); });
+  return err;
+}
 
 // The app may write [offset, offset + size) of `mem` with the command it is enqueuing.
 void app_writes(const char* call, cl_mem mem, size_t offset, size_t size) {
@@ -151,6 +164,7 @@ void install_buffer_calls(cl_icd_dispatch& table) {
   table.clCreateBufferWithProperties = create_buffer_with_properties;
   table.clCreateSubBuffer = create_sub_buffer;
   table.clReleaseMemObject = release_mem;
+  table.clRetainMemObject = retain_mem;
   table.clEnqueueWriteBuffer = write_buffer;
   table.clEnqueueWriteBufferRect = write_buffer_rect;
   table.clEnqueueFillBuffer = fill_buffer;

@@ -37,4 +37,14 @@ bool is_last_reference(InfoFn info_fn, Handle handle, Info param) {
   return info_fn && info_fn(handle, param, sizeof(refs), &refs, nullptr) == CL_SUCCESS && refs == 1;
 }
 
+// The app retained / released an object whose record counts the app's references (records.h).
+template <typename Registry, typename Handle>
+void app_retained(Registry& registry, Handle handle) {
+  if (auto record = registry.find(handle)) ++record->app_refs;
+}
+template <typename Registry, typename Handle>
+void app_released(Registry& registry, Handle handle) {
+  if (auto record = registry.find(handle); record && --record->app_refs == 0) registry.erase(handle);
+}
+
 }  // namespace coex::api

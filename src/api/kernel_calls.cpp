@@ -102,9 +102,14 @@ cl_int CL_API_CALL set_kernel_exec_info(cl_kernel kernel, cl_kernel_exec_info na
 }
 
 cl_int CL_API_CALL release_kernel(cl_kernel kernel) {
-  bool last = is_last_reference(cl().clGetKernelInfo, kernel, CL_KERNEL_REFERENCE_COUNT);
   cl_int err = cl().clReleaseKernel(kernel);
-  if (err == CL_SUCCESS && last) record_safely("clReleaseKernel", [&] { rt().registries().kernels.erase(kernel); });
+  if (err == CL_SUCCESS) record_safely("clReleaseKernel", [&] { app_released(rt().registries().kernels, kernel); });
+  return err;
+}
+
+cl_int CL_API_CALL retain_kernel(cl_kernel kernel) {
+  cl_int err = cl().clRetainKernel(kernel);
+  if (err == CL_SUCCESS) record_safely("clRetainKernel", [&] { app_retained(rt().registries().kernels, kernel); });
   return err;
 }
 
@@ -118,6 +123,7 @@ void install_kernel_calls(cl_icd_dispatch& table) {
   table.clSetKernelArgSVMPointer = set_kernel_arg_svm;
   table.clSetKernelExecInfo = set_kernel_exec_info;
   table.clReleaseKernel = release_kernel;
+  table.clRetainKernel = retain_kernel;
 }
 
 }  // namespace coex::api

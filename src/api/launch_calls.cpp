@@ -1,6 +1,7 @@
 // clEnqueueNDRangeKernel: split across the device set when the planner proves it safe, otherwise
 // run as the app asked on its device, with the reason counted in the report.
 #include "api/handler_util.h"
+#include "api/launch_validation.h"
 #include "devices/device_set.h"
 #include "exec/executor.h"
 #include "exec/launch_planner.h"
@@ -27,12 +28,31 @@ void run_unsplit_bookkeeping(const exec::LaunchDecision& decision, cl_command_qu
   rt().report().record_launch(decision.kernel_name.empty() ? "(untracked)" : decision.kernel_name, launch);
 }
 
+// Every tracked buffer among the kernel's arguments: what a launch coex knows nothing about may write.
+std::vector<std::shared_ptr<model::BufferRecord>> buffer_arguments(model::KernelRecord& kernel) {
+  std::vector<std::shared_ptr<model::BufferRecord>> out;
+  std::lock_guard lock(kernel.mutex);
+  for (const auto& arg : kernel.args)
+    if (arg.bytes.size() == sizeof(cl_mem))
+      if (auto record = rt().registries().buffers.find(*reinterpret_cast<const cl_mem*>(arg.bytes.data())))
+        out.push_back(record);
+  return out;
+}
+
 cl_int CL_API_CALL enqueue_ndrange(cl_command_queue queue, cl_kernel kernel, cl_uint work_dim, const size_t* offset,
                                    const size_t* global, const size_t* local, cl_uint num_wait,
                                    const cl_event* wait_list, cl_event* event) {
   exec::LaunchDecision decision;
   try {
-    decision = exec::plan_launch(queue, kernel, work_dim, offset, global, local);
+    if (const char* reason = launch_left_to_driver(queue, kernel, work_dim, global, local, num_wait, wait_list)) {
+      decision.not_split_reason = reason;
+      if (auto record = rt().registries().kernels.find(kernel)) {
+        decision.kernel_name = record->name;
+        decision.written_buffers = buffer_arguments(*record);  // the driver may still run it
+      }
+    } else {
+      decision = exec::plan_launch(queue, kernel, work_dim, offset, global, local);
+    }
     if (decision.job) {
       return rt().executor().submit(std::move(decision.job), num_wait, wait_list, event);
     }
@@ -44,7 +64,7 @@ cl_int CL_API_CALL enqueue_ndrange(cl_command_queue queue, cl_kernel kernel, cl_
   cl_int err = cl().clEnqueueNDRangeKernel(queue, kernel, work_dim, offset, global, local, num_wait, wait_list, event);
   if (err == CL_SUCCESS)
     record_safely("clEnqueueNDRangeKernel", [&] {
-      uint64_t items = 1;
+      uint64_t items = global ? 1 : 0;
       for (cl_uint d = 0; d < work_dim && global; ++d) items *= global[d];
       run_unsplit_bookkeeping(decision, queue, items);
     });

@@ -91,6 +91,13 @@ cl_program CL_API_CALL link_program(cl_context context, cl_uint num_devices, con
 
 cl_int CL_API_CALL release_program(cl_program program) { return exec::release_app_program(program); }
 
+cl_int CL_API_CALL retain_program(cl_program program) {
+  cl_int err = cl().clRetainProgram(program);
+  if (err == CL_SUCCESS)
+    record_safely("clRetainProgram", [&] { app_retained(rt().registries().programs, program); });
+  return err;
+}
+
 }  // namespace
 
 void install_program_calls(cl_icd_dispatch& table) {
@@ -101,6 +108,7 @@ void install_program_calls(cl_icd_dispatch& table) {
   table.clBuildProgram = build_program;
   table.clLinkProgram = link_program;
   table.clReleaseProgram = release_program;
+  table.clRetainProgram = retain_program;
 }
 
 }  // namespace coex::api

@@ -6,6 +6,7 @@
 #include "api/runtime.h"
 #include "exec/byte_diff.h"
 #include "exec/data_moves.h"
+#include "exec/home_backup.h"
 #include "exec/transfer_limits.h"
 
 namespace coex::exec {
@@ -15,9 +16,8 @@ using coherence::IntervalSet;
 
 const cl_icd_dispatch& cl() { return api::Runtime::get().next(); }
 
-// Reads `missing` (which the host copy lacks) from the home buffer into the host copy. Not bridged:
-// bytes the host copy holds may be a twin already and must not change during the launch. The caller
-// holds the state's lock.
+}  // namespace
+
 cl_int read_into_host_copy(const RootUse& use, cl_command_queue home_queue, const IntervalSet& missing,
                            uint64_t& moved) {
   if (missing.empty()) return CL_SUCCESS;
@@ -34,8 +34,6 @@ cl_int read_into_host_copy(const RootUse& use, cl_command_queue home_queue, cons
   return err;
 }
 
-}  // namespace
-
 std::vector<IntervalSet> host_copy_wanted(LaunchJob& job, const std::map<int, ChunkFootprint>& first_chunks,
                                           const ChunkFootprint& whole_launch) {
   std::vector<IntervalSet> wanted(job.roots.size());
@@ -49,11 +47,7 @@ std::vector<IntervalSet> host_copy_wanted(LaunchJob& job, const std::map<int, Ch
       wanted[k].add(lacked);
       wanted[k].add(chunk.roots[k].diffed_writes);
     }
-    if (k < whole_launch.roots.size()) {
-      const RootFootprint& all = whole_launch.roots[k];
-      wanted[k].add(all.unknown_writes);
-      wanted[k].add(intersection(all.reads, all.writes()));
-    }
+    if (k < whole_launch.roots.size()) wanted[k].add(whole_launch.roots[k].unknown_writes);
   }
   return wanted;
 }
@@ -76,7 +70,7 @@ uint64_t refresh_host_copies(LaunchJob& job, cl_command_queue home_queue, const 
 
 cl_int prepare_chunk(LaunchJob& job, int device, cl_command_queue queue, cl_command_queue home_queue,
                      const ChunkFootprint& chunk, const std::vector<RootWrites>& written_so_far, ChunkMoves& moves) {
-  if (device == job.home) return CL_SUCCESS;  // the app's buffers: current
+  if (device == job.home) return keep_home_bytes(job, home_queue, chunk, moves);  // its buffers: current
   for (size_t k = 0; k < job.roots.size() && k < chunk.roots.size(); ++k) {
     const RootUse& use = job.roots[k];
     const RootFootprint& fp = chunk.roots[k];

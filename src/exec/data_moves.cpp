@@ -7,6 +7,7 @@
 #include "api/runtime.h"
 #include "devices/device_set.h"
 #include "exec/byte_diff.h"
+#include "exec/home_backup.h"
 #include "exec/transfer_limits.h"
 
 namespace coex::exec {
@@ -171,9 +172,17 @@ uint64_t restore_home(LaunchJob& job, cl_command_queue home_queue, cl_int* error
     auto& state = *use.root->state;
     std::lock_guard lock(state.mutex());
     const uint8_t* host = state.host_copy().data();
-    // The host copy holds what a rerun reads of the written ranges (host_copy_wanted); elsewhere the
-    // rerun writes the same bytes again, or none.
+    // What a rerun reads of the bytes home overwrote was kept before each of its chunks; the host copy
+    // holds the pre-launch bytes where it is valid (never rewritten during a launch) except where home
+    // wrote after it read them: the kept bytes win. Elsewhere the rerun writes the same bytes again.
+    size_t k = size_t(&use - job.roots.data());
+    coherence::IntervalSet kept = k < job.home_backup.on_device.size()
+                                      ? intersection(job.home_backup.on_device[k], use.written)
+                                      : coherence::IntervalSet{};
     coherence::IntervalSet restore = intersection(use.written, state.host_valid());
+    restore.subtract(kept);
+    restore_kept_bytes(job, k, kept, home_queue, error);
+    if (*error != CL_SUCCESS) return moved;
     for (const auto& r : restore) {
       *error = cl().clEnqueueWriteBuffer(home_queue, use.root->handle, CL_TRUE, r.begin, r.size(), host + r.begin, 0,
                                          nullptr, nullptr);

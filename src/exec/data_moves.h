@@ -33,10 +33,15 @@ bool ensure_shadows(LaunchJob& job, int device);
 
 // What the host copy must hold before any device starts, per root: what the first chunks of the
 // other devices lack (they are uploaded from it), the twin of every range a non-home device diffs,
-// the Diff-tier ranges (the home device diffs them too), and the pre-launch bytes that a rerun on
-// home after a failure would read where the launch writes (restore_home puts them back).
+// and the Diff-tier ranges (the home device diffs them too).
 std::vector<coherence::IntervalSet> host_copy_wanted(LaunchJob& job, const std::map<int, ChunkFootprint>& first_chunks,
                                                      const ChunkFootprint& whole_launch);
+
+// Reads `missing` (which the host copy lacks) of the root `use` from the home buffer into the host copy.
+// Not bridged: bytes the host copy holds may be a twin already and must not change during the launch.
+// The caller holds the state's lock. Adds the bytes read to `moved`.
+cl_int read_into_host_copy(const RootUse& use, cl_command_queue home_queue, const coherence::IntervalSet& missing,
+                           uint64_t& moved);
 
 // Reads `wanted` minus what the host copy holds from the home buffers. Returns bytes moved.
 uint64_t refresh_host_copies(LaunchJob& job, cl_command_queue home_queue,
@@ -52,7 +57,8 @@ struct ChunkMoves {
 
 // Makes the device hold what the chunk needs: the part of its footprint the device lacks (not what
 // it wrote earlier in this launch), from the host copy, which first reads from home what it lacks of
-// that and of the chunk's twin ranges. Nothing for the home device, whose buffers are current.
+// that and of the chunk's twin ranges. The home device's buffers are current: it only keeps what the
+// chunk overwrites in place (keep_home_bytes).
 cl_int prepare_chunk(LaunchJob& job, int device, cl_command_queue queue, cl_command_queue home_queue,
                      const ChunkFootprint& chunk, const std::vector<RootWrites>& written_so_far, ChunkMoves& moves);
 
@@ -75,8 +81,9 @@ uint64_t merge_changes(LaunchJob& job, const std::map<int, DeviceChanges>& chang
                        const std::map<int, std::vector<RootWrites>>& writes, cl_command_queue home_queue,
                        cl_int* error);
 
-// After a failed split: puts the pre-launch bytes the host copy holds back where the home device may
-// have written, and forgets the shadows' copies of what may have been written. Returns bytes moved.
+// After a failed split: puts the pre-launch bytes back where the home device may have written (from
+// its backup, keep_home_bytes, else from the host copy), and forgets the shadows' copies of what may
+// have been written. Returns bytes moved.
 uint64_t restore_home(LaunchJob& job, cl_command_queue home_queue, cl_int* error);
 
 }  // namespace coex::exec

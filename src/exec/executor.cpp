@@ -154,7 +154,7 @@ void Executor::complete(LaunchJob& job, cl_int status) {
 }
 
 void Executor::release_buffers(LaunchJob& job) {
-  for (cl_mem mem : job.retained) release_app_buffer(mem);
+  for (cl_mem mem : job.retained) rt_.next().clReleaseMemObject(mem);  // coex's own retains
   job.retained.clear();
 }
 

@@ -4,9 +4,9 @@
 
 namespace coex::exec {
 
-// The app's clReleaseMemObject / clReleaseProgram (and coex's own release of buffers a job
-// retained): pass the release on; when it destroys the object, drop its record and what coex made
-// for it on other devices (shadow buffers, rebuilt programs and their kernels).
+// The app's clReleaseMemObject / clReleaseProgram: pass the release on; at the app's last reference
+// the record leaves its registry, and what coex made for the object on other devices (shadow
+// buffers, rebuilt programs and their kernels) goes with the record's last holder.
 cl_int release_app_buffer(cl_mem mem);
 cl_int release_app_program(cl_program program);
 

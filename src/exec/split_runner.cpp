@@ -229,6 +229,8 @@ cl_int run_split(Executor& executor, LaunchJob& job) {
   std::mutex policy_mutex;
   std::set<int> abandoned;  // devices whose chunks the policy took back (Boyer's stuck-device rule)
   ChunkFootprint whole_launch = chunk_footprint(job, 0, job.geometry.groups_along_split());
+  job.home_backup = HomeBackup{};
+  for (const RootFootprint& root : whole_launch.roots) job.home_backup.launch_reads.push_back(root.reads);
   policy->begin_launch(launch_shape(job, whole_launch), active, 0);
   // The first chunk of every device, handed out now (each device would ask at once anyway): the host
   // copy then holds what they lack before any device starts writing.

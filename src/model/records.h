@@ -35,8 +35,13 @@ struct QueueRecord {
   bool profiling() const { return properties & CL_QUEUE_PROFILING_ENABLE; }
 };
 
+// app_refs (buffers, programs, kernels): the app's own references, its creation and clRetain* calls
+// less its clRelease* calls. coex's own retains go to the driver directly and are not counted: at
+// zero the app can no longer use the handle, whatever the driver still holds (a sub-buffer keeps
+// its parent alive, a kernel its program), and the record leaves its registry.
 struct BufferRecord {
   cl_mem handle = nullptr;
+  std::atomic<int> app_refs{1};
   cl_context context = nullptr;
   cl_mem_flags flags = 0;
   size_t size = 0;
@@ -63,6 +68,7 @@ enum class ProgramOrigin { Source, Binary, IL, BuiltIn, Linked };
 
 struct ProgramRecord {
   cl_program handle = nullptr;
+  std::atomic<int> app_refs{1};
   cl_context context = nullptr;
   ProgramOrigin origin = ProgramOrigin::Source;
   std::string source;         // the sources, concatenated as the driver sees them
@@ -88,6 +94,7 @@ struct KernelArgValue {
 
 struct KernelRecord {
   cl_kernel handle = nullptr;
+  std::atomic<int> app_refs{1};
   std::shared_ptr<ProgramRecord> program;
   std::string name;
   std::mutex mutex;  // guards args: apps may set arguments from several threads

@@ -1,0 +1,85 @@
+#include "exec/home_backup.h"
+
+#include <spdlog/spdlog.h>
+
+#include "api/runtime.h"
+
+namespace coex::exec {
+namespace {
+
+using coherence::IntervalSet;
+
+const cl_icd_dispatch& cl() { return api::Runtime::get().next(); }
+
+// The root's backup buffer, made on first need in the app's context. Null when the device has no room
+// (then the host copy keeps the bytes). The caller holds the state's lock.
+cl_mem backup_buffer(const RootUse& use) {
+  auto& backup = use.root->state->home_backup();
+  if (backup) return backup.get();
+  cl_int err = CL_SUCCESS;
+  cl_mem mem = cl().clCreateBuffer(use.root->context, CL_MEM_READ_WRITE, use.root->size, nullptr, &err);
+  if (!mem) {
+    spdlog::info("no room for a {}-byte backup on the home device (error {}): the host copy keeps the bytes",
+                 use.root->size, err);
+    return nullptr;
+  }
+  // Released with the buffer's state, when the app releases the buffer (never at process exit: the
+  // registries live on, see DESIGN.md on exit).
+  backup.reset(mem, [](cl_mem m) { api::Runtime::get().next().clReleaseMemObject(m); });
+  return mem;
+}
+
+}  // namespace
+
+cl_int keep_home_bytes(LaunchJob& job, cl_command_queue home_queue, const ChunkFootprint& chunk, ChunkMoves& moves) {
+  HomeBackup& kept = job.home_backup;
+  kept.on_device.resize(job.roots.size());
+  for (size_t k = 0; k < job.roots.size() && k < chunk.roots.size() && k < kept.launch_reads.size(); ++k) {
+    IntervalSet keep = intersection(kept.launch_reads[k], chunk.roots[k].writes());
+    keep.subtract(kept.on_device[k]);
+    if (keep.empty()) continue;
+    const RootUse& use = job.roots[k];
+    auto& state = *use.root->state;
+    std::lock_guard lock(state.mutex());
+    // Host bytes are never rewritten during a launch, and home has not written this chunk's range yet:
+    // where the host copy is valid it holds the pre-launch bytes already.
+    keep.subtract(state.host_valid());
+    if (keep.empty()) continue;
+    cl_int err = CL_SUCCESS;
+    if (cl_mem backup = backup_buffer(use)) {
+      // In order on the home queue: copied before the chunk's kernel starts.
+      for (const auto& r : keep) {
+        err = cl().clEnqueueCopyBuffer(home_queue, use.root->handle, backup, r.begin, r.begin, r.size(), 0, nullptr,
+                                       nullptr);
+        if (err != CL_SUCCESS) break;
+        kept.on_device[k].add(r);
+      }
+      if (err == CL_SUCCESS) continue;
+      spdlog::info("copying into the home device's backup failed (error {}): the host copy keeps the bytes", err);
+      keep.subtract(kept.on_device[k]);
+    }
+    err = read_into_host_copy(use, home_queue, keep, moves.home_to_host);
+    if (err != CL_SUCCESS) return err;
+  }
+  return CL_SUCCESS;
+}
+
+uint64_t restore_kept_bytes(LaunchJob& job, size_t root, const IntervalSet& written, cl_command_queue home_queue,
+                            cl_int* error) {
+  *error = CL_SUCCESS;
+  if (written.empty()) return 0;
+  const RootUse& use = job.roots[root];
+  cl_mem backup = use.root->state->home_backup().get();  // the caller holds the state's lock
+  if (!backup) return 0;
+  uint64_t copied = 0;
+  for (const auto& r : written) {
+    *error = cl().clEnqueueCopyBuffer(home_queue, backup, use.root->handle, r.begin, r.begin, r.size(), 0, nullptr,
+                                      nullptr);
+    if (*error != CL_SUCCESS) return copied;
+    copied += r.size();
+  }
+  *error = cl().clFinish(home_queue);
+  return copied;
+}
+
+}  // namespace coex::exec
