@@ -2,6 +2,7 @@
 """Turns results.json (scripts/bench_run.py) into tables, plots and the docs.
 
   bench_report.py RESULTS --md docs/benchmarks.md --plots docs/benchmarks   (issue 6 write-up)
+  bench_report.py RESULTS_A RESULTS_B ... --md ...     (several sessions, e.g. with --reuse-bare, merged)
   bench_report.py RESULTS --local-baseline docs/performance.md              (issue 3 baseline)
   bench_report.py RESULTS --summary                                         (short table on stdout)
 
@@ -123,6 +124,7 @@ def bench_metrics(bench):
                 p["split"] = median([t.get("split_launches") for t in totals])
                 p["launches"] = median([t.get("launches") for t in totals])
                 p["shares"] = run_shares(reports[-1]) if reports else {}
+                p["traced_run"] = next((r for r in reversed(good) if r.get("trace_summary")), None)
                 p["not_split"] = {}
                 for rep in reports[-1:]:
                     for k in rep.get("kernels", []):
@@ -135,6 +137,33 @@ def bench_metrics(bench):
         one["overhead_per_launch"] = (one["kernel"] - best_k) / m["launches"]
         one["overhead_total_ratio"] = ratio(one["total"], m["t_best"])
     return m
+
+
+def merge_results(all_results):
+    """One results object from several sessions on the same machine (e.g. later ones run with
+    --reuse-bare and other policies): their coex runs are added to the first session's benchmarks."""
+    merged = all_results[0]
+    if len(all_results) == 1:
+        return merged
+    merged["command"] = " ; ".join(r.get("command", "") for r in all_results)
+    merged["date"] = "%s to %s" % (all_results[0].get("date"), all_results[-1].get("date"))
+    merged["elapsed_s"] = round(sum(r.get("elapsed_s", 0) for r in all_results), 1)
+    policies = merged["settings"].get("policies", "").split(",")
+    for later in all_results[1:]:
+        if [d.get("name") for d in later.get("devices", [])] != [d.get("name") for d in merged.get("devices", [])]:
+            sys.exit("bench_report: the results were measured on different devices; not merging")
+        policies += [p for p in later["settings"].get("policies", "").split(",") if p not in policies]
+        for bench in later["benchmarks"]:
+            mine = next((b for b in merged["benchmarks"] if b["name"] == bench["name"]), None)
+            if mine is None:
+                merged["benchmarks"].append(bench)
+                continue
+            mine["runs"] += [r for r in bench["runs"] if not r.get("reused")]
+        merged["skipped"] += later.get("skipped", [])
+    merged["settings"]["policies"] = ",".join(p for p in policies if p)
+    ran = {(b["name"], "%s/%s" % (r["kind"], r.get("policy"))) for b in merged["benchmarks"] for r in b["runs"]}
+    merged["skipped"] = [s for s in merged["skipped"] if (s["benchmark"], s["what"]) not in ran]
+    return merged
 
 
 def all_metrics(results):
@@ -189,6 +218,26 @@ def coex_mode_text(results):
     return text
 
 
+def trace_table(metrics, policies):
+    rows = []
+    for m in metrics:
+        for policy in policies:
+            run = (m["policies"].get(policy) or {}).get("traced_run")
+            t = run and run.get("trace_summary")
+            if not t:
+                continue
+            sums = {}
+            for cats in t["per_device"].values():
+                for cat, sec in cats.items():
+                    sums[cat] = sums.get(cat, 0.0) + sec
+            kernels = " ".join("d%s %.3f" % (d, cats.get("kernel", 0.0)) for d, cats in sorted(t["per_device"].items()))
+            rows.append("| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |" % (
+                m["name"], policy, f(run["time_kernels"]), f(t["span_s"]), f(run["time_kernels"] - t["span_s"]),
+                f(t["kernels_any_s"]), f(t["kernels_two_or_more_s"]), f(sums.get("transfer")),
+                f(sums.get("merge")), kernels))
+    return rows
+
+
 def target_rows(results, metrics, policies):
     rows = []
     for policy in policies:
@@ -218,7 +267,8 @@ def markdown(results, metrics, plot_links):
     if not gpus:
         out += ["> **Placeholder, CPU only.** These figures come from PoCL CPU devices, not from GPUs: they",
                 "> show that the scripts and programs work, nothing about speed. The real figures come from",
-                "> `scripts/bench` on the device machine (see *Reproduce* below).", ""]
+                "> `scripts/bench` on the device machine (see *Reproduce* below). S_max counts the PoCL",
+                "> devices as independent, but they share one thread pool on the same cores.", ""]
     out += ["## Setup", "",
             "- Command: `%s`" % results.get("command", ""),
             "- Date: %s; the measurement took %s s." % (results.get("date", "?"), results.get("elapsed_s", "?")),
@@ -295,6 +345,18 @@ def markdown(results, metrics, plot_links):
                 not_split_text(p), shares, f(p["cold_total"]), "equal" if p["checksums_equal"] else "**DIFFER**"))
     out.append("")
 
+    trace_rows = trace_table(metrics, policies)
+    if trace_rows:
+        out += ["## Where the time goes", "",
+                "From the Perfetto trace of the last run of each setup (`--trace`; the traces are in "
+                "raw.tar.gz). App kernels: that run's `time_kernels`. Span: first to last event coex "
+                "traced. Untraced: app kernels minus span, time in coex that no trace event covers "
+                "(planning, waiting, host work between events); negative when the span also holds "
+                "moves made for the app's reads after the kernel phase. Kernels ≥1 / ≥2: time in which at least "
+                "one / two devices ran kernels. Transfers and merges: summed over the devices.", "",
+                "| benchmark | policy | app kernels (s) | span (s) | untraced (s) | kernels ≥1 (s) | kernels ≥2 (s) | transfers (s) | merges (s) | kernel s per device |",
+                "|---|---|---|---|---|---|---|---|---|---|"] + trace_rows + [""]
+
     out += ["## coex's own overhead", "",
             "The program under coex restricted to its best device (`COEX_DEVICES=<index>`), against the same "
             "device bare: what interception and bookkeeping cost when there is nothing to split.", "",
@@ -341,11 +403,18 @@ def markdown(results, metrics, plot_links):
             "enqueue to clFinish), which under coex include the transfers the split launches need. Under "
             "coex the results come home at the read, so those moves count in the app time only.", "",
             "## Reproduce", "",
-            "On the device machine (one command, about 9 minutes; it builds coex and the programs, "
-            "registers NVIDIA's ICD, runs everything and writes results.json, this page and the plots "
-            "to the output folder):", "", "```sh", "scripts/bench --out \"$OUT\"", "```", "",
-            "Then here, from the results.json that came back: `scripts/bench_report.py results.json "
-            "--md docs/benchmarks.md --plots docs/benchmarks`.", ""]
+            "On the device machine (one command of about 9 minutes, carrying `.device-carry` for the "
+            "clang-c headers; it builds coex and the programs, registers NVIDIA's ICD, runs everything "
+            "and writes results.json, this page, the plots, raw.tar.gz and log.txt to the output "
+            "folder):", "", "```sh", "scripts/bench --out \"$OUT\" --trace", "```", "",
+            "The policies that do not fit in one command's budget are listed as skipped. More of them "
+            "in a second command that reuses the bare runs of the first (copy its results.json into "
+            "an ignored folder that travels, e.g. `.device-carry/bench/`):", "", "```sh",
+            "scripts/bench --out \"$OUT\" --trace --reuse-bare .device-carry/bench/results.json "
+            "--policies predict,hguided,adaptive,plbhec --overhead-runs 0", "```", "",
+            "Then here, from the results.json files that came back (several are merged): "
+            "`scripts/bench_report.py results.json [more.json] --md docs/benchmarks.md --plots "
+            "docs/benchmarks`.", ""]
     return "\n".join(out)
 
 
@@ -421,7 +490,8 @@ def local_baseline(results, metrics):
            "Each benchmark at its small `local` size, bare on one PoCL device and under coex on both, "
            "%s process runs each (medians). There is no speed-up to expect here: the two PoCL devices "
            "share one thread pool on the same cores, so this is the baseline the footprint issue improves "
-           "(fewer bytes moved, less time lost), not a measure of speed." % results["settings"].get("runs"), "",
+           "(fewer bytes moved, less time lost), not a measure of speed. Where the cores are shared with "
+           "other work, single runs vary by tens of percent; the medians damp that." % results["settings"].get("runs"), "",
            "- Command: `%s`" % results.get("command", ""),
            "- Machine: %s, %s cores, %s; %s; %s." % (mach.get("cpu_model", "?"), mach.get("nproc", "?"),
                                                     mach.get("mem_total", "?"), mach.get("os", "?"),
@@ -468,15 +538,19 @@ def replace_section(path, section, heading="## Local baseline (issue 3)"):
 
 def main(argv):
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    p.add_argument("results", help="results.json from scripts/bench_run.py")
+    p.add_argument("results", nargs="+",
+                   help="results.json from scripts/bench_run.py; several (same machine) are merged")
     p.add_argument("--md", help="write the benchmark page here (e.g. docs/benchmarks.md)")
     p.add_argument("--plots", help="folder for the PNG plots (linked from --md)")
     p.add_argument("--local-baseline", metavar="PERFORMANCE_MD",
                    help="replace the 'Local baseline (issue 3)' section of this file")
     p.add_argument("--summary", action="store_true", help="print a short table")
     args = p.parse_args(argv)
-    with open(args.results) as fh:
-        results = json.load(fh)
+    loaded = []
+    for path in args.results:
+        with open(path) as fh:
+            loaded.append(json.load(fh))
+    results = merge_results(loaded)
     metrics = all_metrics(results)
     if args.md:
         links = []

@@ -69,6 +69,9 @@ def parse_args(argv):
                    help="how coex is loaded: `coex run` (layer) or `coex run --preload`; auto: layer, unless a "
                         "first check shows that the loader does not load the layer (then preload)")
     p.add_argument("--trace", action="store_true", help="keep a Perfetto trace of the last run of each coex setup")
+    p.add_argument("--reuse-bare", metavar="RESULTS_JSON",
+                   help="take the bare runs from an earlier results.json of the same machine and set "
+                        "(spends the budget on policies; merge the pages with bench_report.py A B)")
     p.add_argument("--command", default="", help="the command line to record in the results")
     args = p.parse_args(argv)
     args.programs = args.programs or os.path.join(args.build_dir, "programs")
@@ -229,11 +232,6 @@ def program_args(scale, device):
     return scale["args"] + ["--reps", str(scale["reps"]), "--device", str(device)]
 
 
-def median(values):
-    values = [v for v in values if v is not None]
-    return statistics.median(values) if values else None
-
-
 def ok_runs(bench, kind, **match):
     return [r for r in bench["runs"] if r["kind"] == kind and r["ok"]
             and all(r.get(k) == v for k, v in match.items())]
@@ -357,6 +355,7 @@ def coex_runs(session, bench, policy, runs, one_device=False):
             rec["problems"].append("coex wrote no report: was coex loaded at all?")
             rec["ok"] = False
         rec["trace"] = os.path.basename(trace) if trace and os.path.exists(trace) else None
+        rec["trace_summary"] = summarize_trace(trace) if rec["trace"] else None
         rec["env"] = {k: env[k] for k in env if k.startswith(("COEX_", "POCL_"))}
         record_run(session, bench, rec, kind, policy=policy, cold=(i == 0), device=best)
         if rec["timed_out"] and not one_device:
@@ -364,6 +363,58 @@ def coex_runs(session, bench, policy, runs, one_device=False):
             return
         if not rec["ok"]:
             return
+
+
+def summarize_trace(path):
+    """Where a run's time went, from its trace (report/trace.h: one track per device, complete
+    events with a category): seconds per device and category, the span from the first event to
+    the last, and how long at least one and at least two devices were running kernels."""
+    trace = load_json(path)
+    events = [e for e in (trace or {}).get("traceEvents", []) if e.get("ph") == "X" and "dur" in e]
+    if not events:
+        return None
+    per_device = {}
+    for e in events:
+        cats = per_device.setdefault(str(e.get("tid")), {})
+        cats[e.get("cat", "?")] = cats.get(e.get("cat", "?"), 0.0) + e["dur"] / 1e6
+    begin = min(e["ts"] for e in events)
+    end = max(e["ts"] + e["dur"] for e in events)
+    points = []
+    for e in events:
+        if e.get("cat") == "kernel":
+            points += [(e["ts"], 1, e.get("tid")), (e["ts"] + e["dur"], -1, e.get("tid"))]
+    points.sort(key=lambda p: (p[0], p[1]))
+    active, any_s, two_s, last = {}, 0.0, 0.0, None
+    for ts, step, tid in points:
+        busy = sum(1 for n in active.values() if n > 0)
+        if last is not None:
+            any_s += (ts - last) / 1e6 if busy >= 1 else 0.0
+            two_s += (ts - last) / 1e6 if busy >= 2 else 0.0
+        active[tid] = active.get(tid, 0) + step
+        last = ts
+    return {"per_device": per_device, "span_s": (end - begin) / 1e6, "kernels_any_s": any_s,
+            "kernels_two_or_more_s": two_s, "events": len(events)}
+
+
+def reuse_bare_runs(session, benches, path):
+    """Copies the bare and probe runs of an earlier session on the same devices."""
+    old = load_json(path)
+    if not old:
+        sys.exit("bench_run: cannot read %s" % path)
+    key = [(d["index"], d["name"]) for d in old.get("devices", [])]
+    if key != [(d["index"], d["name"]) for d in session.results["devices"]]:
+        sys.exit("bench_run: %s was measured on other devices; not reusing it" % path)
+    for bench in benches:
+        earlier = next((b for b in old["benchmarks"] if b["name"] == bench["name"]
+                        and b["scale"] == bench["scale"]), None)
+        if not earlier:
+            continue
+        for r in earlier["runs"]:
+            if r["kind"] in ("bare", "probe"):
+                bench["runs"].append(dict(r, reused=True))
+        if earlier.get("extrapolated"):
+            bench["extrapolated"] = earlier["extrapolated"]
+    session.results["reused_bare_from"] = {"path": path, "date": old.get("date"), "command": old.get("command")}
 
 
 def env_default(name, default):
@@ -445,8 +496,12 @@ def main(argv):
         len(benches), ", ".join("%d:%s" % (d["index"], d["type"]) for d in used), ",".join(policies),
         "no deadline" if args.deadline is None else "%.0f s left" % session.time_left()), flush=True)
 
+    if args.reuse_bare:
+        reuse_bare_runs(session, benches, args.reuse_bare)
     for bench in benches:
-        bench["best"] = bare_phase(session, bench, used)
+        bench["best"] = best_device(bench) if args.reuse_bare else None
+        if bench["best"] is None:
+            bench["best"] = bare_phase(session, bench, used)
         if bench["best"] is None:
             session.skip(bench, "coex", "no successful bare run")
     runnable = [b for b in benches if b["best"] is not None]

@@ -11,7 +11,7 @@
 // No include guard: this file is included once per expansion of COEX_SETTING.
 
 // --- What coex does ---
-COEX_SETTING(Enum, policy, "static",
+COEX_SETTING(Enum, policy, "auto",
              ("static boyer plbhec jitp wp ess hguided adaptive sigmoid predict auto"),
              "The scheduling policy that divides each split launch among the devices (docs/schedulers.md).")
 COEX_SETTING(Grammar, devices, "all", (kDeviceSelectorGrammar, &check_device_selector),

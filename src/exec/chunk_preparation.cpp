@@ -76,31 +76,40 @@ cl_int prepare_chunk(LaunchJob& job, int device, cl_command_queue queue, cl_comm
     const RootFootprint& fp = chunk.roots[k];
     if (fp.need.empty() && fp.diffed_writes.empty() && fp.unknown_writes.empty()) continue;
     auto& state = *use.root->state;
+    // What this device wrote earlier in the launch is newer than any other copy: never overwritten.
+    IntervalSet own_writes = k < written_so_far.size() ? written_so_far[k].all() : IntervalSet{};
+    IntervalSet lacked, host_lacks;
+    {
+      std::lock_guard lock(state.mutex());
+      auto* shadow = state.find_shadow(device);
+      if (!shadow) return CL_MEM_OBJECT_ALLOCATION_FAILURE;
+      lacked = fp.need;
+      lacked.subtract(shadow->valid);
+      lacked.subtract(own_writes);
+      host_lacks = lacked;
+      host_lacks.add(fp.diffed_writes);
+      host_lacks.add(fp.unknown_writes);
+      host_lacks.subtract(state.host_valid());
+    }
+    moves.lacked += lacked.total();
+    // Later chunks may find the host copy lacking, while home runs its own chunks in place: the bytes
+    // come as they were before the launch (read_pre_launch_bytes). Only this device changes its valid
+    // set and a launch only adds to the host copy's, so `lacked` still holds after the lock was let go
+    // (an app write meanwhile makes the launch's end forget every copy: BufferState::split_ended).
+    if (!host_lacks.empty()) {
+      cl_int err = read_pre_launch_bytes(job, k, home_queue, host_lacks, moves.home_to_host);
+      if (err != CL_SUCCESS) return err;
+    }
     std::lock_guard lock(state.mutex());
     auto* shadow = state.find_shadow(device);
     if (!shadow) return CL_MEM_OBJECT_ALLOCATION_FAILURE;
-    // What this device wrote earlier in the launch is newer than any other copy: never overwritten.
-    IntervalSet own_writes = k < written_so_far.size() ? written_so_far[k].all() : IntervalSet{};
-    IntervalSet lacked = fp.need;
-    lacked.subtract(shadow->valid);
-    lacked.subtract(own_writes);
-    moves.lacked += lacked.total();
-    // Later chunks may find the host copy lacking: home is read while its own chunks may run. That
-    // is sound for bytes home does not write in this launch; those it does write are taken from this
-    // device and from the host copy when the launch ends (merge_changes, split_ended).
-    IntervalSet host_lacks = lacked;
-    host_lacks.add(fp.diffed_writes);
-    host_lacks.add(fp.unknown_writes);
-    host_lacks.subtract(state.host_valid());
-    cl_int err = read_into_host_copy(use, home_queue, host_lacks, moves.home_to_host);
-    if (err != CL_SUCCESS) return err;
     IntervalSet fillable = state.host_valid();
     fillable.subtract(own_writes);
     const uint8_t* host = state.host_copy().data();
     for (const auto& r : bridge_gaps_within(lacked, kBridgeGap, fillable)) {
       // Blocking: the host copy may change once the lock is released (an app write elsewhere).
-      err = cl().clEnqueueWriteBuffer(queue, shadow->mem, CL_TRUE, r.begin, r.size(), host + r.begin, 0, nullptr,
-                                      nullptr);
+      cl_int err = cl().clEnqueueWriteBuffer(queue, shadow->mem, CL_TRUE, r.begin, r.size(), host + r.begin, 0,
+                                             nullptr, nullptr);
       if (err != CL_SUCCESS) return err;
       moves.host_to_device += r.size();
       shadow->valid.add(r);

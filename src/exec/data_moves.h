@@ -58,7 +58,7 @@ struct ChunkMoves {
 // Makes the device hold what the chunk needs: the part of its footprint the device lacks (not what
 // it wrote earlier in this launch), from the host copy, which first reads from home what it lacks of
 // that and of the chunk's twin ranges. The home device's buffers are current: it only keeps what the
-// chunk overwrites in place (keep_home_bytes).
+// chunk overwrites in place (keep_home_bytes; for it the caller holds job.home_backup.mutex).
 cl_int prepare_chunk(LaunchJob& job, int device, cl_command_queue queue, cl_command_queue home_queue,
                      const ChunkFootprint& chunk, const std::vector<RootWrites>& written_so_far, ChunkMoves& moves);
 

@@ -32,7 +32,7 @@ cl_mem backup_buffer(const RootUse& use) {
 }  // namespace
 
 cl_int keep_home_bytes(LaunchJob& job, cl_command_queue home_queue, const ChunkFootprint& chunk, ChunkMoves& moves) {
-  HomeBackup& kept = job.home_backup;
+  HomeBackup& kept = job.home_backup;  // the caller holds kept.mutex
   kept.on_device.resize(job.roots.size());
   for (size_t k = 0; k < job.roots.size() && k < chunk.roots.size() && k < kept.launch_reads.size(); ++k) {
     IntervalSet keep = intersection(kept.launch_reads[k], chunk.roots[k].writes());
@@ -62,6 +62,33 @@ cl_int keep_home_bytes(LaunchJob& job, cl_command_queue home_queue, const ChunkF
     if (err != CL_SUCCESS) return err;
   }
   return CL_SUCCESS;
+}
+
+cl_int read_pre_launch_bytes(LaunchJob& job, size_t root, cl_command_queue home_queue, const IntervalSet& wanted,
+                             uint64_t& moved) {
+  HomeBackup& kept = job.home_backup;
+  std::lock_guard backup_lock(kept.mutex);
+  const RootUse& use = job.roots[root];
+  auto& state = *use.root->state;
+  std::lock_guard lock(state.mutex());
+  IntervalSet missing = wanted;
+  missing.subtract(state.host_valid());
+  if (missing.empty()) return CL_SUCCESS;
+  IntervalSet from_backup = root < kept.on_device.size() ? intersection(missing, kept.on_device[root]) : IntervalSet{};
+  missing.subtract(from_backup);
+  cl_int err = read_into_host_copy(use, home_queue, missing, moved);
+  if (err != CL_SUCCESS || from_backup.empty()) return err;
+  uint8_t* host = state.host_copy().data();
+  cl_mem backup = state.home_backup().get();
+  for (const auto& r : from_backup) {
+    err = cl().clEnqueueReadBuffer(home_queue, backup, CL_FALSE, r.begin, r.size(), host + r.begin, 0, nullptr,
+                                   nullptr);
+    if (err != CL_SUCCESS) return err;
+    moved += r.size();
+  }
+  err = cl().clFinish(home_queue);
+  if (err == CL_SUCCESS) state.host_valid().add(from_backup);
+  return err;
 }
 
 uint64_t restore_kept_bytes(LaunchJob& job, size_t root, const IntervalSet& written, cl_command_queue home_queue,

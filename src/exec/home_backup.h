@@ -15,8 +15,16 @@ namespace coex::exec {
 
 // Before the home device runs `chunk`: keeps the bytes it may write that the launch may read and that
 // neither the host copy nor the backup holds yet, in the root's backup buffer (enqueued on home_queue,
-// before the chunk's kernel). Where no backup buffer can be had, reads them into the host copy.
+// before the chunk's kernel). Where no backup buffer can be had, reads them into the host copy. The
+// caller holds job.home_backup.mutex (it drives the home queue); this takes each state's mutex.
 cl_int keep_home_bytes(LaunchJob& job, cl_command_queue home_queue, const ChunkFootprint& chunk, ChunkMoves& moves);
+
+// While chunks run: reads into the host copy what it lacks of `wanted` (root `root`) as it was before the
+// launch: kept bytes from the backup, the rest from the app's buffer (bytes home overwrote without
+// keeping them are read by no work-item but their writer's: where another device redoes that chunk,
+// it writes them again). Takes job.home_backup.mutex, then the state's: the caller holds neither.
+cl_int read_pre_launch_bytes(LaunchJob& job, size_t root, cl_command_queue home_queue,
+                             const coherence::IntervalSet& wanted, uint64_t& moved);
 
 // Puts the kept bytes of `written` back into the app's buffer of root `root`. Returns the bytes copied
 // (within the device: not counted as moved).

@@ -6,6 +6,7 @@
 #include <CL/cl.h>
 
 #include <memory>
+#include <mutex>
 #include <string>
 #include <vector>
 
@@ -36,10 +37,18 @@ struct ArgBinding {
 };
 
 // The home device runs its chunks in the app's own buffers: the bytes they overwrite that the launch
-// reads are kept (exec/home_backup.h), so that after a failure the launch can run again whole on home.
+// reads are kept (exec/home_backup.h), so that after a failure the launch can run again whole on home,
+// and so that another device that needs them during the launch (a chunk taken back from home) gets
+// them as they were before it.
 struct HomeBackup {
   std::vector<coherence::IntervalSet> launch_reads;  // by root: what the whole launch may read
-  std::vector<coherence::IntervalSet> on_device;     // by root: kept in the state's home_backup buffer
+  // While the chunks run, held by whichever thread drives the home device's queue: the home device's
+  // own (around its chunks and read-back) or another device's that reads what it lacks from home
+  // (read_pre_launch_bytes). One thread at a time: PoCL's basic device deadlocks when two threads wait
+  // on one queue (seen: clFinish from two threads, both blocked in libpocl). It also keeps on_device in
+  // step with the queue's order. Taken before any buffer state's mutex.
+  std::mutex mutex;
+  std::vector<coherence::IntervalSet> on_device;  // by root: kept in the state's home_backup buffer
 };
 
 struct LaunchJob {

@@ -132,6 +132,9 @@ DeviceRun run_on_device(LaunchJob& job, int device, const DeviceQueues& queues, 
       run.ran = true;
       run.error = set_arguments(job, kernel, device);
     }
+    // The home device's queue is driven by one thread at a time (HomeBackup::mutex): others read from it.
+    std::unique_lock<std::mutex> home_lock;
+    if (device == job.home) home_lock = std::unique_lock(job.home_backup.mutex);
     ChunkMoves moves;
     if (run.error == CL_SUCCESS)
       run.error = prepare_chunk(job, device, queues.device, queues.home, footprint, run.writes, moves);
@@ -146,6 +149,7 @@ DeviceRun run_on_device(LaunchJob& job, int device, const DeviceQueues& queues, 
       run.error = cl().clEnqueueNDRangeKernel(queues.device, kernel, sub.work_dim, sub.offset, sub.global, sub.local,
                                               0, nullptr, nullptr);
     if (run.error == CL_SUCCESS) run.error = cl().clFinish(queues.device);
+    if (home_lock) home_lock.unlock();
     trace(device, job.kernel_name.c_str(), "kernel", kernel_start, Clock::now());
     double end = now();
     double transfer = std::chrono::duration<double>(kernel_start - wall_start).count();
@@ -164,6 +168,8 @@ DeviceRun run_on_device(LaunchJob& job, int device, const DeviceQueues& queues, 
     for (const sched::Chunk& taken_back : policy.take_abandoned()) abandoned.insert(taken_back.device);
   }
   if (run.ran) {
+    std::unique_lock<std::mutex> home_lock;
+    if (device == job.home) home_lock = std::unique_lock(job.home_backup.mutex);
     Clock::time_point begin = Clock::now();
     run.bytes.devices_to_host += read_back_changes(
         job, device, queues.device, [&](size_t root, size_t bytes) { return worker.staging(root, bytes); },
@@ -229,7 +235,8 @@ cl_int run_split(Executor& executor, LaunchJob& job) {
   std::mutex policy_mutex;
   std::set<int> abandoned;  // devices whose chunks the policy took back (Boyer's stuck-device rule)
   ChunkFootprint whole_launch = chunk_footprint(job, 0, job.geometry.groups_along_split());
-  job.home_backup = HomeBackup{};
+  job.home_backup.launch_reads.clear();
+  job.home_backup.on_device.assign(job.roots.size(), {});
   for (const RootFootprint& root : whole_launch.roots) job.home_backup.launch_reads.push_back(root.reads);
   policy->begin_launch(launch_shape(job, whole_launch), active, 0);
   // The first chunk of every device, handed out now (each device would ask at once anyway): the host

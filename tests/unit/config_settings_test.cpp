@@ -57,7 +57,7 @@ void expect_one_line_each(const LoadResult& result) {
 
 TEST(Settings, DefaultsAreThoseOfTheIssues) {
   const Settings s;
-  EXPECT_EQ(s.policy, "static");
+  EXPECT_EQ(s.policy, "auto");  // the default once the policy family landed (issue 4)
   EXPECT_EQ(s.devices, "all");
   EXPECT_EQ(s.log, "warn");
   EXPECT_EQ(s.report, "");
@@ -148,7 +148,7 @@ TEST(Settings, BadEnumNamesFileKeyValueAndTheAcceptedWords) {
   EXPECT_EQ(result.errors[0], "coex: config " + file.path() +
                                   ": key \"policy\": \"fastest\" is not one of static, boyer, plbhec, jitp, wp, "
                                   "ess, hguided, adaptive, sigmoid, predict, auto");
-  EXPECT_EQ(result.settings.policy, "static");  // a rejected value leaves the default
+  EXPECT_EQ(result.settings.policy, "auto");  // a rejected value leaves the default
 }
 
 TEST(Settings, BadEnvValueNamesTheVariable) {
