@@ -19,6 +19,9 @@ class Failure(Exception):
 
 def run(cmd, env_extra=None, layer=None, timeout=60):
     env = {k: v for k, v in os.environ.items() if not k.startswith("COEX_") and k != "OPENCL_LAYERS"}
+    # static: every device gets work in every launch, so injected faults and per-device traces show
+    # deterministically (auto may rightly leave a device out, from the history of earlier runs).
+    env["COEX_POLICY"] = "static"
     if layer:
         env["OPENCL_LAYERS"] = layer
     env.update(env_extra or {})
