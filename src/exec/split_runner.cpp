@@ -2,6 +2,7 @@
 
 #include <spdlog/spdlog.h>
 
+#include <algorithm>
 #include <chrono>
 #include <condition_variable>
 #include <mutex>
@@ -26,7 +27,6 @@ namespace {
 using Clock = std::chrono::steady_clock;
 
 const cl_icd_dispatch& cl() { return api::Runtime::get().next(); }
-
 
 // Waits until `count` tasks have called done().
 class Latch {
