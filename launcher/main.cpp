@@ -10,9 +10,10 @@ namespace {
 constexpr const char* kHelp = R"(coex: run an unmodified OpenCL program on every device of the machine at once.
 
 Usage:
-  coex run [--config FILE] [--policy NAME] [--report FILE] [--trace FILE] [--preload] -- APP [ARGS...]
-      Runs APP with coex loaded as an OpenCL loader layer (OPENCL_LAYERS), or with --preload by
-      LD_PRELOAD (for programs that do not go through the ICD loader). The options set COEX_CONFIG,
+  coex run [--config FILE] [--policy NAME] [--report FILE] [--trace FILE] [--layer|--preload] -- APP [ARGS...]
+      Runs APP with coex loaded as an OpenCL loader layer (OPENCL_LAYERS), or by LD_PRELOAD when
+      the loader APP links does not support layers (CUDA's libOpenCL, say: a line says so), or
+      always with --preload, never with --layer. The options set COEX_CONFIG,
       COEX_POLICY, COEX_REPORT and COEX_TRACE; any other setting can be given as COEX_<NAME>
       (see `coex settings-doc`).
   coex devices

@@ -136,6 +136,30 @@ class Checks:
         rc, out, err = run([self.coex, "report", self.report])
         expect(rc == 0 and "vadd" in out and "Kernels" in out, "coex report:\n" + out + err)
 
+    def check_launcher_no_layer_loader(self):
+        # A loader without layer support: ocl-icd's own library with its OPENCL_LAYERS variable
+        # renamed, so it never reads it (as CUDA's libOpenCL.so.1 does not). A bare OPENCL_LAYERS
+        # then runs the app without coex; `coex run` sees it and preloads coex instead.
+        rc, out, _ = run(["ldd", self.app])
+        loader = next((l.split("=> ")[1].split(" (")[0] for l in out.splitlines()
+                       if "libOpenCL.so" in l and "=> /" in l), None)
+        expect(loader is not None, "the app links no libOpenCL:\n" + out)
+        with open(loader, "rb") as f:
+            image = f.read()
+        expect(b"OPENCL_LAYERS" in image, "this machine's loader %s has no layer support" % loader)
+        folder = os.path.join(self.tmp, "loader")
+        os.makedirs(folder)
+        with open(os.path.join(folder, "libOpenCL.so.1"), "wb") as f:
+            f.write(image.replace(b"OPENCL_LAYERS", b"OPENCL_LAYERZ"))
+        env = {"LD_LIBRARY_PATH": folder, "COEX_REPORT": self.report}
+        self.under_coex(env)
+        expect(not os.path.exists(self.report), "the renamed loader still loaded the layer")
+        err = self.under_coex(env, [self.coex, "run", "--", self.app], via_layer=False)
+        expect("does not support layers" in err, "coex run gave no notice of the fallback:\n" + err)
+        r = self.load_report()
+        expect(r["mode"] == "preload" and r["totals"]["split_launches"] > 0,
+               "mode %s, split launches %s" % (r["mode"], r["totals"]["split_launches"]))
+
     def check_launcher_info(self):
         rc, out, err = run([self.coex, "devices"])
         expect(rc == 0 and sum(1 for l in out.splitlines() if l[:1].isdigit()) >= 2, "coex devices:\n" + out + err)
