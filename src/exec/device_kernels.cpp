@@ -19,9 +19,7 @@ std::string build_log(const cl_icd_dispatch& cl, cl_program program, cl_device_i
 
 // COEX_FAULT=build:<index> (a testing aid): that device's builds fail, as a driver's would.
 bool build_fault_injected_on(int device) {
-  const auto& text = api::Runtime::get().settings().fault;
-  auto spec = text.empty() ? std::nullopt : config::parse_fault_spec(text, nullptr);
-  return spec && spec->kind == config::FaultSpec::Kind::Build && spec->device == device;
+  return config::fault_injected(api::Runtime::get().settings().fault, config::FaultSpec::Kind::Build, device);
 }
 
 }  // namespace

@@ -1,8 +1,10 @@
-// One host thread per device (DESIGN.md trap: a single thread driving both GPUs got 0.91x, one per
-// device 1.6-2.0x, since blocking transfers serialise the devices). It owns that device's reusable
-// host staging, so that no launch allocates it anew.
+// One host thread per device (DESIGN.md trap: a single thread driving both GPUs
+// got 0.91x, one per device 1.6-2.0x, since blocking transfers serialise the
+// devices). It owns that device's reusable host staging, so that no launch
+// allocates it anew.
 #pragma once
 
+#include <chrono>
 #include <condition_variable>
 #include <cstdint>
 #include <deque>
@@ -14,11 +16,11 @@
 namespace coex::exec {
 
 class DeviceWorker {
- public:
+public:
   DeviceWorker() : thread_([this] { loop(); }) {}
   ~DeviceWorker() { stop(); }
-  DeviceWorker(const DeviceWorker&) = delete;
-  DeviceWorker& operator=(const DeviceWorker&) = delete;
+  DeviceWorker(const DeviceWorker &) = delete;
+  DeviceWorker &operator=(const DeviceWorker &) = delete;
 
   void post(std::function<void()> task) {
     {
@@ -27,30 +29,50 @@ class DeviceWorker {
     }
     cv_.notify_one();
   }
-  void stop() {
-    {
-      std::lock_guard lock(mutex_);
-      if (stopping_) return;
-      stopping_ = true;
-    }
+  void stop() { stop_within(-1); }
+  // Stops the thread once its queued tasks are done. With a limit (seconds >=
+  // 0), a task still running after it (a sub-launch that never returns: a
+  // stalled device) is left behind: the thread is detached and false returned;
+  // the caller must then never destroy this object.
+  bool stop_within(double seconds) {
+    std::unique_lock lock(mutex_);
+    if (stopping_)
+      return true;
+    stopping_ = true;
     cv_.notify_one();
-    if (thread_.joinable()) thread_.join();
+    if (seconds >= 0 &&
+        !cv_.wait_for(lock, std::chrono::duration<double>(seconds),
+                      [this] { return ended_; })) {
+      thread_.detach();
+      return false;
+    }
+    lock.unlock();
+    if (thread_.joinable())
+      thread_.join();
+    return true;
   }
-  // Staging buffer `slot`, at least `bytes` long; used only by this worker's tasks.
-  uint8_t* staging(size_t slot, size_t bytes) {
-    if (staging_.size() <= slot) staging_.resize(slot + 1);
-    if (staging_[slot].size() < bytes) staging_[slot].resize(bytes);
+  // Staging buffer `slot`, at least `bytes` long; used only by this worker's
+  // tasks.
+  uint8_t *staging(size_t slot, size_t bytes) {
+    if (staging_.size() <= slot)
+      staging_.resize(slot + 1);
+    if (staging_[slot].size() < bytes)
+      staging_[slot].resize(bytes);
     return staging_[slot].data();
   }
 
- private:
+private:
   void loop() {
     for (;;) {
       std::function<void()> task;
       {
         std::unique_lock lock(mutex_);
         cv_.wait(lock, [this] { return stopping_ || !tasks_.empty(); });
-        if (tasks_.empty()) return;
+        if (tasks_.empty()) {
+          ended_ = true;
+          cv_.notify_all();
+          return;
+        }
         task = std::move(tasks_.front());
         tasks_.pop_front();
       }
@@ -62,8 +84,9 @@ class DeviceWorker {
   std::condition_variable cv_;
   std::deque<std::function<void()>> tasks_;
   bool stopping_ = false;
+  bool ended_ = false;
   std::vector<std::vector<uint8_t>> staging_;
-  std::thread thread_;  // last: starts once the members above exist
+  std::thread thread_; // last: starts once the members above exist
 };
 
-}  // namespace coex::exec
+} // namespace coex::exec

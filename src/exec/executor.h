@@ -1,7 +1,8 @@
-// Runs split launches (DESIGN.md decision 6): clEnqueueNDRangeKernel returns at once; the job
-// starts when a start marker on the app's queue completes (the app's wait list and earlier
-// commands are done), runs its chunks on every device from one thread per device, merges, and
-// then completes the user event that the app's event (an end marker) waits for.
+// Runs split launches (DESIGN.md decision 6): clEnqueueNDRangeKernel returns at
+// once; the job starts when a start marker on the app's queue completes (the
+// app's wait list and earlier commands are done), runs its chunks on every
+// device from one thread per device, merges, and then completes the user event
+// that the app's event (an end marker) waits for.
 #pragma once
 
 #include <CL/cl.h>
@@ -11,52 +12,74 @@
 #include <map>
 #include <memory>
 #include <mutex>
+#include <set>
 #include <thread>
 
 #include "exec/device_worker.h"
 #include "exec/launch_job.h"
 #include "sched/history.h"
 
-namespace coex::api { class Runtime; }
+namespace coex::api {
+class Runtime;
+}
 
 namespace coex::exec {
 
 class Executor {
- public:
-  explicit Executor(api::Runtime& rt);
+public:
+  explicit Executor(api::Runtime &rt);
   ~Executor();
 
-  // Enqueues the markers on the app's queue and hands the job over. The app's error code when the
-  // driver rejects the wait list or the queue; the job is then dropped, nothing ran.
-  cl_int submit(std::unique_ptr<LaunchJob> job, cl_uint num_wait, const cl_event* wait_list, cl_event* app_event);
+  // Enqueues the markers on the app's queue and hands the job over. The app's
+  // error code when the driver rejects the wait list or the queue; the job is
+  // then dropped, nothing ran.
+  cl_int submit(std::unique_ptr<LaunchJob> job, cl_uint num_wait,
+                const cl_event *wait_list, cl_event *app_event);
   // Finishes the job running, if any, and stops the threads.
   void stop();
 
-  DeviceWorker& worker(int device);
-  // Per (kernel, size, device) performance, across launches and (through the cache file) runs.
+  DeviceWorker &worker(int device);
+  // A device abandoned in a split (exec/split_progress.h) is busy until its
+  // sub-launch returns: launches leave it out meanwhile, and for good if it
+  // never returns.
+  void set_busy(int device, bool busy);
+  bool busy(int device) const;
+  // COEX_FAULT=stall:<device>: the user event its sub-launches wait for,
+  // created once in `context` and completed when coex stops (so that the
+  // stalled threads end).
+  cl_event stall_event(int device, cl_context context);
+  // Per (kernel, size, device) performance, across launches and (through the
+  // cache file) runs.
   std::shared_ptr<sched::History> history() const { return history_; }
 
- private:
-  static void CL_CALLBACK on_start_marker(cl_event event, cl_int status, void* user_data);
+private:
+  static void CL_CALLBACK on_start_marker(cl_event event, cl_int status,
+                                          void *user_data);
   void dispatcher_loop();
   // Runs the job to its end, one job at a time (jobs may share buffers).
-  cl_int run_serialised(LaunchJob& job);
-  // The split on the calling thread, for a home device whose driver cannot wait on user events.
-  cl_int run_synchronously(std::unique_ptr<LaunchJob> job, cl_uint num_wait, const cl_event* wait_list,
-                           cl_event* app_event);
-  void complete(LaunchJob& job, cl_int status);
-  void release_buffers(LaunchJob& job);
+  cl_int run_serialised(LaunchJob &job);
+  // The split on the calling thread, for a home device whose driver cannot wait
+  // on user events.
+  cl_int run_synchronously(std::unique_ptr<LaunchJob> job, cl_uint num_wait,
+                           const cl_event *wait_list, cl_event *app_event);
+  void complete(LaunchJob &job, cl_int status);
+  void release_buffers(LaunchJob &job);
 
-  api::Runtime& rt_;
+  static constexpr double kStalledWorkerWaitSeconds = 2.0;
+
+  api::Runtime &rt_;
   std::mutex run_mutex_;
-  std::mutex mutex_;
+  mutable std::mutex mutex_;
   std::condition_variable cv_;
-  std::map<LaunchJob*, std::unique_ptr<LaunchJob>> waiting_;  // for their start marker
+  std::map<LaunchJob *, std::unique_ptr<LaunchJob>>
+      waiting_; // for their start marker
   std::deque<std::pair<std::unique_ptr<LaunchJob>, cl_int>> ready_;
   bool stopping_ = false;
   std::map<int, std::unique_ptr<DeviceWorker>> workers_;
+  std::set<int> busy_;
+  std::map<int, cl_event> stall_events_;
   std::shared_ptr<sched::History> history_;
   std::thread dispatcher_;
 };
 
-}  // namespace coex::exec
+} // namespace coex::exec

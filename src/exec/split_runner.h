@@ -2,6 +2,9 @@
 
 #include <CL/cl.h>
 
+#include <cstdint>
+#include <string>
+
 #include "exec/launch_job.h"
 
 namespace coex::exec {
@@ -12,5 +15,8 @@ class Executor;
 // the report. On a failed sub-launch the launch is redone whole on the home device from the
 // pre-launch bytes. Returns CL_SUCCESS, or the driver's error when even that failed.
 cl_int run_split(Executor& executor, LaunchJob& job);
+
+// The key the History keeps a kernel's measurements under (its name and its source's hash).
+std::string history_key(const std::string& kernel_name, uint64_t source_hash);
 
 }  // namespace coex::exec

@@ -17,8 +17,9 @@
 // Before delegating it eliminates devices that would not pay: from each device's fitted chunk-time
 // model (History samples of the kernel, a + b * x) the launch is split for equal finish times with the
 // per-chunk overhead a counted (split_math.h); a device whose share comes out under one group gets
-// nothing. A device without samples is kept (nothing is known against it), and every probe_interval
-// launches of the kernel no device is eliminated, so that a device that became worth it is seen again.
+// nothing. A device without samples is kept (nothing is known against it), and at launch
+// probe_interval x 1, 2, 4, 8, ... of the kernel no device is eliminated, so that a device that became
+// worth it is seen again (the gaps double so that one that never pays costs ever less).
 #pragma once
 
 #include <map>

@@ -130,7 +130,7 @@ const std::vector<Field>& fields() {
     f.push_back(integer("ess_launches", &PolicyParams::ess_launches, 1, 1000000,
                         "ess: launches over which shares are estimated before they freeze"));
     f.push_back(integer("probe_interval", &PolicyParams::probe_interval, 1, 1000000,
-                        "jitp/wp/ess/auto: launches between probes of a device left without work"));
+                        "jitp/wp/ess: launches between probes of a device left without work; auto: the first gap (then 2x, 4x, ...)"));
     f.push_back(real("probe_share", &PolicyParams::probe_share, 0, 0.5, true,
                      "jitp/wp/ess: share a probed device gets"));
     f.push_back(real("hguided_k", &PolicyParams::hguided_k, 0, inf, true,

@@ -114,6 +114,30 @@ class Checks:
         reasons = self.not_split_reasons()
         expect(reasons.get("sub_launch_failed", 0) > 0, "not_split: %s" % reasons)
 
+    def check_stalled_device(self):
+        # Device 1's sub-launches wait for an event that never completes (home is device 0). The
+        # first split must end anyway, its work redone on home, and device 1 sit out the launches
+        # after it; the app's output stays the bare one, and it exits in bounded time.
+        for app in ("vector_add", "matmul"):
+            path = os.path.join(self.build, "tests", "apps", app)
+            rc, bare, _ = run([path])
+            expect(rc == 0, "%s fails bare" % app)
+            env = {"COEX_FAULT": "stall:1", "COEX_REPORT": self.report, "COEX_LOG": "info"}
+            rc, out, err = run([path], env, self.layer, timeout=60)
+            expect(rc == 0 and out == bare, "%s under a stalled device: exit %d, output:\n%s\nstderr:\n%s"
+                   % (app, rc, out, err))
+            expect("redid" in err, "%s: no redo was logged:\n%s" % (app, err))
+            r = self.load_report()
+            split = sum(k["split_launches"] for k in r["kernels"])
+            busy = sum(k.get("not_split", {}).get("devices_busy", 0) for k in r["kernels"])
+            on_1 = sum(p["work_items"] for k in r["kernels"] for p in k["per_device"] if p["index"] == 1)
+            expect(split >= 1 and on_1 == 0, "%s: %d split launches, %d work-items counted on the stalled device"
+                   % (app, split, on_1))
+            expect(busy == r["totals"]["launches"] - split - sum(
+                n for k in r["kernels"] for reason, n in k.get("not_split", {}).items() if reason != "devices_busy"),
+                "%s: launches after the stall did not leave device 1 out: %s" % (app, r["kernels"]))
+            os.remove(self.report)
+
     def check_trace(self):
         trace = os.path.join(self.tmp, "trace.json")
         self.under_coex({"COEX_TRACE": trace})

@@ -1,0 +1,116 @@
+// Where each device of one split launch stands, shared by the device threads
+// and the thread that runs the split. It lets a device that has run out of work
+// take over the ranges of a device that is still running when it can redo them
+// sooner than that device will finish: a slow device (the CPU beside GPUs,
+// whose first chunk outlasts the GPUs' whole launch) or a stalled one (a
+// sub-launch that never completes; Boyer et al. redo a blocked GPU's chunk
+// elsewhere) then costs at most the redo, not its own time. The device taken
+// over is abandoned: the launch ends without waiting for it, its results are
+// dropped, and its thread, when its sub-launch returns (if ever), touches
+// nothing of the launch. Only devices other than home are taken over: home's
+// chunks write the app's own buffers, which a late sub-launch would overwrite
+// after the merge.
+#pragma once
+
+#include <condition_variable>
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <mutex>
+#include <optional>
+#include <set>
+#include <vector>
+
+#include "sched/policy.h"
+
+namespace coex::exec {
+
+class SplitProgress {
+public:
+  // A redo is worth it when its predicted time, times this, is below the
+  // predicted time left.
+  static constexpr double kRedoMargin = 1.5;
+  // Whatever its pace was thought to be, a device is taken to be stalled once
+  // its sub-launch has run this many times the redo's time and at least
+  // kStallSeconds: two equal devices sharing cores (PoCL's) lag each other by
+  // up to a whole chunk and its first compilation, which is no stall.
+  static constexpr double kStallMargin = 3.0;
+  static constexpr double kStallSeconds = 5.0;
+  // How often a waiting device looks again (a finishing chunk wakes it sooner).
+  static constexpr double kRecheckSeconds = 0.002;
+
+  // on_abandon(device) runs when a device is abandoned,
+  // on_abandoned_return(device, chunk, seconds) when its thread comes back from
+  // the sub-launch it was abandoned in (chunk: that sub-launch, seconds: how
+  // long it ran); both under this object's lock. prior_rate(device): its pace
+  // on this kernel from earlier launches, groups/s (0: unknown);
+  // relative_speed(device): what its specification promises, in any unit (0:
+  // unknown), to guess a device's pace from another's when nothing was
+  // measured.
+  SplitProgress(int home, const std::vector<int> &devices,
+                std::function<void(int)> on_abandon,
+                std::function<void(int, const sched::Chunk &, double)>
+                    on_abandoned_return,
+                std::function<double(int)> prior_rate = nullptr,
+                std::function<double(int)> relative_speed = nullptr);
+
+  // The device's thread is about to wait for a sub-launch of `chunk` (from then
+  // on it may be abandoned).
+  void chunk_started(int device, const sched::Chunk &chunk, double now);
+  // Its sub-launch returned after `seconds`. False: the device was abandoned
+  // meanwhile, and its thread must return at once, touching nothing of the
+  // launch.
+  bool chunk_finished(int device, double now);
+  // The device got no more work from the policy. Waits while another device
+  // (not home) still works, and returns the ranges of one it can redo sooner
+  // than that one would finish (now abandoned), or nothing once no other device
+  // works.
+  std::optional<std::vector<sched::Chunk>>
+  wait_or_take_over(int device, const std::function<double()> &now);
+  // The device's thread has finished its part (read-back included).
+  void finished(int device);
+  // The policy took the device's chunks back (Boyer's rule): if it is waiting
+  // for a sub-launch, the launch no longer waits for it.
+  void abandon_if_running(int device);
+
+  // Until every device has finished or been abandoned.
+  void wait_all();
+  std::set<int> abandoned() const;
+
+private:
+  enum class State { Working, Running, Waiting, Finished, Abandoned };
+  struct Device {
+    State state = State::Working;
+    std::vector<sched::Chunk>
+        taken; // every range it ran or runs in this launch
+    uint64_t done_groups = 0;
+    double busy_seconds = 0;
+    sched::Chunk running; // while Running
+    double running_since = 0;
+    double rate() const {
+      return busy_seconds > 0 ? double(done_groups) / busy_seconds : 0;
+    }
+  };
+  // The device `thief` would take over now, or -1. Caller holds the lock.
+  int pick_victim(int thief, double now) const;
+  void abandon(int device); // caller holds the lock
+
+  const int home_;
+  std::function<void(int)> on_abandon_;
+  std::function<void(int, const sched::Chunk &, double)> on_abandoned_return_;
+  std::function<double(int)> prior_rate_;
+  std::function<double(int)> relative_speed_;
+  mutable std::mutex mutex_;
+  std::condition_variable cv_;
+  std::map<int, Device> devices_;
+};
+
+// Whether a device that redoes `redo_groups` at `thief_rate` groups/s beats one
+// that has run a chunk of `running_groups` for `elapsed` seconds at
+// `victim_rate` (measured or guessed; 0: unknown), or the running one looks
+// stalled (kStallMargin, kStallSeconds). Pure, for the unit tests.
+bool redo_is_sooner(uint64_t redo_groups, double thief_rate,
+                    uint64_t running_groups, double elapsed,
+                    double victim_rate);
+
+} // namespace coex::exec

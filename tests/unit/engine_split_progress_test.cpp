@@ -1,0 +1,125 @@
+#include <gtest/gtest.h>
+
+#include <atomic>
+#include <thread>
+
+#include "exec/split_progress.h"
+
+using coex::exec::redo_is_sooner;
+using coex::exec::SplitProgress;
+using coex::sched::Chunk;
+
+TEST(RedoIsSooner, AStallIsThreeRedosAndFiveSeconds) {
+  // 10 groups at 100 groups/s: 0.1 s to redo; the five seconds count.
+  EXPECT_FALSE(redo_is_sooner(10, 100, 10, 4.99, 0));
+  EXPECT_TRUE(redo_is_sooner(10, 100, 10, 5.01, 0));
+  // 200 groups: 2 s to redo, three of them.
+  EXPECT_FALSE(redo_is_sooner(200, 100, 10, 5.9, 0));
+  EXPECT_TRUE(redo_is_sooner(200, 100, 10, 6.1, 0));
+  // A device thought fast (its pace from earlier launches) that stalls is
+  // caught the same way.
+  EXPECT_TRUE(redo_is_sooner(10, 100, 10, 5.01, 1e6));
+}
+
+TEST(RedoIsSooner, KnownVictimRateGivesItsTimeLeft) {
+  // The victim runs 10 groups at 20 groups/s (0.5 s): after 0.4 s, 0.1 s is
+  // left.
+  EXPECT_FALSE(redo_is_sooner(10, 100, 10, 0.4, 20));
+  // After 0.1 s, 0.4 s is left: a 0.15 s redo wins.
+  EXPECT_TRUE(redo_is_sooner(10, 100, 10, 0.1, 20));
+  // Its earlier chunks are redone too: 40 groups take 0.6 s with the margin.
+  EXPECT_FALSE(redo_is_sooner(40, 100, 10, 0.1, 20));
+}
+
+TEST(RedoIsSooner, AThiefWithoutARateNeverTakesOver) {
+  EXPECT_FALSE(redo_is_sooner(10, 0, 10, 1e9, 0));
+  EXPECT_FALSE(redo_is_sooner(0, 100, 10, 1e9, 0));
+}
+
+// Device 0 is home, device 1 stalls in its sub-launch: home finishes its own
+// chunk, then takes over device 1's range; the launch ends without device 1,
+// which later comes back to nothing.
+TEST(SplitProgress, HomeTakesOverAStalledDevice) {
+  std::vector<int> abandoned, returned;
+  SplitProgress progress(
+      0, {0, 1}, [&](int d) { abandoned.push_back(d); },
+      [&](int d, const Chunk &c, double) {
+        returned.push_back(d);
+        EXPECT_EQ(c.begin, 50u);
+      });
+  std::atomic<double> clock{0};
+  auto now = [&] { return clock.load(); };
+  progress.chunk_started(1, {1, 50, 100}, 0);
+  progress.chunk_started(0, {0, 0, 50}, 0);
+  clock = 0.5;
+  ASSERT_TRUE(progress.chunk_finished(0, 0.5)); // 100 groups/s
+  std::thread mover([&] {                       // time passes while home waits
+    for (int i = 0; i < 400 && abandoned.empty(); ++i) {
+      clock = clock + 0.05;
+      std::this_thread::sleep_for(std::chrono::milliseconds(1));
+    }
+  });
+  auto ranges = progress.wait_or_take_over(0, now);
+  mover.join();
+  ASSERT_TRUE(ranges.has_value());
+  ASSERT_EQ(ranges->size(), 1u);
+  EXPECT_EQ((*ranges)[0].device, 1);
+  EXPECT_EQ((*ranges)[0].begin, 50u);
+  // The redo of 50 groups takes 0.5 s; device 1's pace is unknown: a stall once
+  // it ran 5 s.
+  EXPECT_GT(clock.load(), 5.0);
+  EXPECT_EQ(abandoned, std::vector<int>{1});
+  progress.finished(0);
+  progress.wait_all(); // returns without device 1
+  EXPECT_EQ(progress.abandoned(), std::set<int>{1});
+  EXPECT_FALSE(progress.chunk_finished(1, 9.0));
+  EXPECT_EQ(returned, std::vector<int>{1});
+}
+
+// Nothing measured of device 1, but its specification says 100 times slower
+// than home: home takes it over as soon as it is idle, without waiting for a
+// stall.
+TEST(SplitProgress, ASlowDeviceBySpecificationIsTakenOverAtOnce) {
+  SplitProgress progress(
+      0, {0, 1}, nullptr, nullptr, [](int) { return 0.0; },
+      [](int d) { return d == 0 ? 100.0 : 1.0; });
+  progress.chunk_started(1, {1, 90, 100}, 0);
+  progress.chunk_started(0, {0, 0, 90}, 0);
+  ASSERT_TRUE(progress.chunk_finished(
+      0, 0.9)); // 100 groups/s: device 1 would need 10 s for its 10
+  auto ranges = progress.wait_or_take_over(0, [] { return 0.9; });
+  ASSERT_TRUE(ranges.has_value());
+  EXPECT_EQ((*ranges)[0].begin, 90u);
+}
+
+TEST(SplitProgress, HomeIsNeverTakenOver) {
+  SplitProgress progress(0, {0, 1}, nullptr, nullptr);
+  progress.chunk_started(0, {0, 0, 50}, 0);
+  progress.chunk_started(1, {1, 50, 100}, 0);
+  ASSERT_TRUE(progress.chunk_finished(1, 0.01));
+  // Device 1 is fast and idle, home has run for ages: device 1 still waits for
+  // no one.
+  auto ranges = progress.wait_or_take_over(1, [] { return 1e6; });
+  EXPECT_FALSE(ranges.has_value());
+  progress.abandon_if_running(0);
+  EXPECT_TRUE(progress.abandoned().empty());
+}
+
+TEST(SplitProgress, AWaitingDeviceLeavesWhenTheOtherFinishes) {
+  SplitProgress progress(0, {0, 1, 2}, nullptr, nullptr);
+  progress.chunk_started(1, {1, 0, 50}, 0);
+  progress.chunk_started(2, {2, 50, 100}, 0);
+  ASSERT_TRUE(progress.chunk_finished(1, 0.5));
+  std::thread other([&] {
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    ASSERT_TRUE(progress.chunk_finished(
+        2, 0.52)); // it had a known pace: no take-over before
+    progress.finished(2);
+  });
+  // Device 2 has run 0.5 s of a chunk device 1 would redo in 0.5 s: not worth
+  // it.
+  auto ranges = progress.wait_or_take_over(1, [] { return 0.5; });
+  other.join();
+  EXPECT_FALSE(ranges.has_value());
+  EXPECT_TRUE(progress.abandoned().empty());
+}
