@@ -17,16 +17,15 @@ struct FaultSpec {
   // coex's build of the program for that device fails.
   enum class Kind { None, Fail, Stall, Build };
   Kind kind = Kind::None;
-  int64_t device = -1; // coex device index; -1 with Kind::None
+  int64_t device = -1;  // coex device index; -1 with Kind::None
 };
 
-extern const char *const kFaultGrammar; // the "accepts" phrase of the setting
+extern const char* const kFaultGrammar;  // the "accepts" phrase of the setting
 
-std::optional<FaultSpec> parse_fault_spec(const std::string &text,
-                                          std::string *error);
-bool check_fault_spec(const std::string &text, std::string &detail);
+std::optional<FaultSpec> parse_fault_spec(const std::string& text, std::string* error);
+bool check_fault_spec(const std::string& text, std::string& detail);
 
 // Whether `text` (a valid setting) injects a fault of `kind` on `device`.
-bool fault_injected(const std::string &text, FaultSpec::Kind kind, int device);
+bool fault_injected(const std::string& text, FaultSpec::Kind kind, int device);
 
-} // namespace coex::config
+}  // namespace coex::config

@@ -97,6 +97,7 @@ COEX_SETTING(Double, predict_eliminate, 0.1, (0.0, 1.0),
 
 // --- Testing ---
 COEX_SETTING(Grammar, fault, "", (kFaultGrammar, &check_fault_spec),
-             "Testing aid: `fail:<index>` makes that device's sub-launches fail, `build:<index>` makes "
-             "coex's build of each program for that device fail, so that error paths can be tested on real "
-             "drivers. Empty in normal use.")
+             "Testing aid: `fail:<index>` makes that device's sub-launches fail, `stall:<index>` makes them "
+             "wait for an event that never completes (until the app exits), `build:<index>` makes coex's build "
+             "of each program for that device fail, so that error paths can be tested on real drivers. A "
+             "stalled device that is not the home device is taken over and left out. Empty in normal use.")

@@ -12,16 +12,15 @@ namespace coex::devices {
 
 // The path ldd printed for libOpenCL.so.1 in `ldd_output`, or "" when the app
 // does not link it.
-std::string opencl_loader_in_ldd_output(const std::string &ldd_output);
+std::string opencl_loader_in_ldd_output(const std::string& ldd_output);
 
 // Whether the file holds `text` (a loader with layer support names its
 // variable, OPENCL_LAYERS). std::nullopt when the file cannot be read.
-std::optional<bool> file_contains(const std::string &path,
-                                  const std::string &text);
+std::optional<bool> file_contains(const std::string& path, const std::string& text);
 
 // The loader `app` (a path or a name looked up in PATH) links, found through
 // ldd; "" when unknown (not an ELF program, no ldd, or libOpenCL loaded later
 // by dlopen).
-std::string opencl_loader_of(const std::string &app);
+std::string opencl_loader_of(const std::string& app);
 
-} // namespace coex::devices
+}  // namespace coex::devices

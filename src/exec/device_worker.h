@@ -16,11 +16,11 @@
 namespace coex::exec {
 
 class DeviceWorker {
-public:
+ public:
   DeviceWorker() : thread_([this] { loop(); }) {}
   ~DeviceWorker() { stop(); }
-  DeviceWorker(const DeviceWorker &) = delete;
-  DeviceWorker &operator=(const DeviceWorker &) = delete;
+  DeviceWorker(const DeviceWorker&) = delete;
+  DeviceWorker& operator=(const DeviceWorker&) = delete;
 
   void post(std::function<void()> task) {
     {
@@ -36,32 +36,26 @@ public:
   // the caller must then never destroy this object.
   bool stop_within(double seconds) {
     std::unique_lock lock(mutex_);
-    if (stopping_)
-      return true;
+    if (stopping_) return true;
     stopping_ = true;
     cv_.notify_one();
-    if (seconds >= 0 &&
-        !cv_.wait_for(lock, std::chrono::duration<double>(seconds),
-                      [this] { return ended_; })) {
+    if (seconds >= 0 && !cv_.wait_for(lock, std::chrono::duration<double>(seconds), [this] { return ended_; })) {
       thread_.detach();
       return false;
     }
     lock.unlock();
-    if (thread_.joinable())
-      thread_.join();
+    if (thread_.joinable()) thread_.join();
     return true;
   }
   // Staging buffer `slot`, at least `bytes` long; used only by this worker's
   // tasks.
-  uint8_t *staging(size_t slot, size_t bytes) {
-    if (staging_.size() <= slot)
-      staging_.resize(slot + 1);
-    if (staging_[slot].size() < bytes)
-      staging_[slot].resize(bytes);
+  uint8_t* staging(size_t slot, size_t bytes) {
+    if (staging_.size() <= slot) staging_.resize(slot + 1);
+    if (staging_[slot].size() < bytes) staging_[slot].resize(bytes);
     return staging_[slot].data();
   }
 
-private:
+ private:
   void loop() {
     for (;;) {
       std::function<void()> task;
@@ -86,7 +80,7 @@ private:
   bool stopping_ = false;
   bool ended_ = false;
   std::vector<std::vector<uint8_t>> staging_;
-  std::thread thread_; // last: starts once the members above exist
+  std::thread thread_;  // last: starts once the members above exist
 };
 
-} // namespace coex::exec
+}  // namespace coex::exec

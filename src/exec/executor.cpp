@@ -12,29 +12,26 @@
 namespace coex::exec {
 namespace {
 
-std::vector<sched::DeviceProfile>
-selected_profiles(devices::DeviceSet &devices) {
+std::vector<sched::DeviceProfile> selected_profiles(devices::DeviceSet& devices) {
   std::vector<sched::DeviceProfile> out;
-  for (const auto &profile : devices.profiles())
-    if (devices.at(profile.index).selected)
-      out.push_back(profile);
+  for (const auto& profile : devices.profiles())
+    if (devices.at(profile.index).selected) out.push_back(profile);
   return out;
 }
 
-} // namespace
+}  // namespace
 
-Executor::Executor(api::Runtime &rt)
+Executor::Executor(api::Runtime& rt)
     : rt_(rt),
       history_(load_history(rt.settings(), selected_profiles(rt.devices()))),
       dispatcher_([this] { dispatcher_loop(); }) {}
 
 Executor::~Executor() { stop(); }
 
-DeviceWorker &Executor::worker(int device) {
+DeviceWorker& Executor::worker(int device) {
   std::lock_guard lock(mutex_);
-  auto &slot = workers_[device];
-  if (!slot)
-    slot = std::make_unique<DeviceWorker>();
+  auto& slot = workers_[device];
+  if (!slot) slot = std::make_unique<DeviceWorker>();
   return *slot;
 }
 
@@ -53,38 +50,33 @@ bool Executor::busy(int device) const {
 
 cl_event Executor::stall_event(int device, cl_context context) {
   std::lock_guard lock(mutex_);
-  cl_event &event = stall_events_[device];
-  if (!event)
-    event = rt_.next().clCreateUserEvent(context, nullptr);
+  cl_event& event = stall_events_[device];
+  if (!event) event = rt_.next().clCreateUserEvent(context, nullptr);
   return event;
 }
 
-cl_int Executor::submit(std::unique_ptr<LaunchJob> job, cl_uint num_wait,
-                        const cl_event *wait_list, cl_event *app_event) {
+cl_int Executor::submit(std::unique_ptr<LaunchJob> job, cl_uint num_wait, const cl_event* wait_list,
+                        cl_event* app_event) {
   if (rt_.devices().at(job->home).user_events_deadlock)
     return run_synchronously(std::move(job), num_wait, wait_list, app_event);
-  const cl_icd_dispatch &cl = rt_.next();
+  const cl_icd_dispatch& cl = rt_.next();
   cl_int err = CL_SUCCESS;
   cl_event user_event = cl.clCreateUserEvent(job->app_context, &err);
-  if (!user_event)
-    return err;
+  if (!user_event) return err;
   cl_event start = nullptr, end = nullptr;
-  err = cl.clEnqueueMarkerWithWaitList(job->app_queue, num_wait, wait_list,
-                                       &start);
-  if (err == CL_SUCCESS)
-    err = cl.clEnqueueMarkerWithWaitList(job->app_queue, 1, &user_event, &end);
+  err = cl.clEnqueueMarkerWithWaitList(job->app_queue, num_wait, wait_list, &start);
+  if (err == CL_SUCCESS) err = cl.clEnqueueMarkerWithWaitList(job->app_queue, 1, &user_event, &end);
   if (err != CL_SUCCESS) {
     // The start marker may already be queued: complete the user event so
     // nothing waits forever.
     cl.clSetUserEventStatus(user_event, CL_COMPLETE);
     cl.clReleaseEvent(user_event);
-    if (start)
-      cl.clReleaseEvent(start);
+    if (start) cl.clReleaseEvent(start);
     release_buffers(*job);
     return err;
   }
-  cl.clFlush(job->app_queue); // the start marker must reach the device, or the
-                              // job never starts
+  cl.clFlush(job->app_queue);  // the start marker must reach the device, or the
+                               // job never starts
   job->user_event = user_event;
   job->start_marker = start;
   if (app_event) {
@@ -96,7 +88,7 @@ cl_int Executor::submit(std::unique_ptr<LaunchJob> job, cl_uint num_wait,
   } else {
     cl.clReleaseEvent(end);
   }
-  LaunchJob *raw = job.get();
+  LaunchJob* raw = job.get();
   {
     std::lock_guard lock(mutex_);
     waiting_[raw] = std::move(job);
@@ -105,9 +97,7 @@ cl_int Executor::submit(std::unique_ptr<LaunchJob> job, cl_uint num_wait,
   if (err != CL_SUCCESS) {
     // Cannot be told when to start: wait here instead (the split still runs,
     // just not async).
-    cl_int status = cl.clWaitForEvents(1, &start) == CL_SUCCESS
-                        ? CL_COMPLETE
-                        : CL_INVALID_EVENT_WAIT_LIST;
+    cl_int status = cl.clWaitForEvents(1, &start) == CL_SUCCESS ? CL_COMPLETE : CL_INVALID_EVENT_WAIT_LIST;
     on_start_marker(start, status, raw);
   }
   return CL_SUCCESS;
@@ -115,15 +105,13 @@ cl_int Executor::submit(std::unique_ptr<LaunchJob> job, cl_uint num_wait,
 
 // Called by the driver, on its own thread: only hands the job to the
 // dispatcher.
-void CL_CALLBACK Executor::on_start_marker(cl_event, cl_int status,
-                                           void *user_data) {
-  auto *raw = static_cast<LaunchJob *>(user_data);
-  Executor &self = api::Runtime::get().executor();
+void CL_CALLBACK Executor::on_start_marker(cl_event, cl_int status, void* user_data) {
+  auto* raw = static_cast<LaunchJob*>(user_data);
+  Executor& self = api::Runtime::get().executor();
   {
     std::lock_guard lock(self.mutex_);
     auto it = self.waiting_.find(raw);
-    if (it == self.waiting_.end())
-      return;
+    if (it == self.waiting_.end()) return;
     self.ready_.emplace_back(std::move(it->second), status);
     self.waiting_.erase(it);
   }
@@ -139,52 +127,41 @@ void Executor::dispatcher_loop() {
     {
       std::unique_lock lock(mutex_);
       cv_.wait(lock, [this] { return stopping_ || !ready_.empty(); });
-      if (ready_.empty())
-        return;
+      if (ready_.empty()) return;
       next = std::move(ready_.front());
       ready_.pop_front();
     }
-    LaunchJob &job = *next.first;
+    LaunchJob& job = *next.first;
     cl_int status = next.second;
-    if (status >= 0)
-      status = run_serialised(job);
+    if (status >= 0) status = run_serialised(job);
     complete(job, status);
   }
 }
 
-cl_int Executor::run_serialised(LaunchJob &job) {
+cl_int Executor::run_serialised(LaunchJob& job) {
   std::lock_guard lock(run_mutex_);
   try {
     return run_split(*this, job);
-  } catch (const std::exception &e) {
-    spdlog::error("kernel {}: split launch failed inside coex: {}",
-                  job.kernel_name, e.what());
+  } catch (const std::exception& e) {
+    spdlog::error("kernel {}: split launch failed inside coex: {}", job.kernel_name, e.what());
   } catch (...) {
-    spdlog::error("kernel {}: split launch failed inside coex",
-                  job.kernel_name);
+    spdlog::error("kernel {}: split launch failed inside coex", job.kernel_name);
   }
   return CL_OUT_OF_HOST_MEMORY;
 }
 
-cl_int Executor::run_synchronously(std::unique_ptr<LaunchJob> job,
-                                   cl_uint num_wait, const cl_event *wait_list,
-                                   cl_event *app_event) {
-  const cl_icd_dispatch &cl = rt_.next();
+cl_int Executor::run_synchronously(std::unique_ptr<LaunchJob> job, cl_uint num_wait, const cl_event* wait_list,
+                                   cl_event* app_event) {
+  const cl_icd_dispatch& cl = rt_.next();
   // What the start marker gives otherwise: the wait list done, and every
   // earlier command of the queue.
-  cl_int status =
-      num_wait ? cl.clWaitForEvents(num_wait, wait_list) : CL_SUCCESS;
-  if (status == CL_SUCCESS)
-    status = cl.clFinish(job->app_queue);
-  if (status == CL_SUCCESS)
-    status = run_serialised(*job);
+  cl_int status = num_wait ? cl.clWaitForEvents(num_wait, wait_list) : CL_SUCCESS;
+  if (status == CL_SUCCESS) status = cl.clFinish(job->app_queue);
+  if (status == CL_SUCCESS) status = run_serialised(*job);
   release_buffers(*job);
-  if (!app_event)
-    return CL_SUCCESS;
-  cl_int err =
-      cl.clEnqueueMarkerWithWaitList(job->app_queue, 0, nullptr, app_event);
-  if (err != CL_SUCCESS)
-    return err;
+  if (!app_event) return CL_SUCCESS;
+  cl_int err = cl.clEnqueueMarkerWithWaitList(job->app_queue, 0, nullptr, app_event);
+  if (err != CL_SUCCESS) return err;
   auto record = std::make_shared<model::SplitEventRecord>();
   cl.clRetainEvent(*app_event);
   record->start_marker = *app_event;
@@ -193,33 +170,29 @@ cl_int Executor::run_synchronously(std::unique_ptr<LaunchJob> job,
   return CL_SUCCESS;
 }
 
-void Executor::complete(LaunchJob &job, cl_int status) {
-  const cl_icd_dispatch &cl = rt_.next();
-  if (job.event_record)
-    job.event_record->status = status >= 0 ? CL_COMPLETE : status;
+void Executor::complete(LaunchJob& job, cl_int status) {
+  const cl_icd_dispatch& cl = rt_.next();
+  if (job.event_record) job.event_record->status = status >= 0 ? CL_COMPLETE : status;
   cl.clSetUserEventStatus(job.user_event,
-                          CL_COMPLETE); // never an error: see SplitEventRecord
+                          CL_COMPLETE);  // never an error: see SplitEventRecord
   cl.clReleaseEvent(job.user_event);
   cl.clReleaseEvent(job.start_marker);
   release_buffers(job);
 }
 
-void Executor::release_buffers(LaunchJob &job) {
-  for (cl_mem mem : job.retained)
-    rt_.next().clReleaseMemObject(mem); // coex's own retains
+void Executor::release_buffers(LaunchJob& job) {
+  for (cl_mem mem : job.retained) rt_.next().clReleaseMemObject(mem);  // coex's own retains
   job.retained.clear();
 }
 
 void Executor::stop() {
   {
     std::lock_guard lock(mutex_);
-    if (stopping_)
-      return;
+    if (stopping_) return;
     stopping_ = true;
   }
   cv_.notify_all();
-  if (dispatcher_.joinable())
-    dispatcher_.join();
+  if (dispatcher_.joinable()) dispatcher_.join();
   // Without the lock from here: a returning device thread takes it (set_busy).
   std::map<int, cl_event> stall_events;
   std::map<int, std::unique_ptr<DeviceWorker>> workers;
@@ -230,26 +203,22 @@ void Executor::stop() {
   }
   // Injected stalls end now: the sub-launches waiting for them run, and their
   // threads return.
-  for (auto &[device, event] : stall_events) {
+  for (auto& [device, event] : stall_events) {
     rt_.next().clSetUserEventStatus(event, CL_COMPLETE);
-    if (cl_command_queue queue = rt_.devices().shadow_queue(device))
-      rt_.next().clFlush(queue);
+    if (cl_command_queue queue = rt_.devices().shadow_queue(device)) rt_.next().clFlush(queue);
   }
-  for (auto &[device, worker] : workers) {
+  for (auto& [device, worker] : workers) {
     // A device abandoned in a real stall may never return: its thread is left
     // behind, and so is its worker (the thread still uses it), rather than the
     // app hang at exit.
     if (!worker->stop_within(busy(device) ? kStalledWorkerWaitSeconds : -1)) {
-      spdlog::warn("device {}: a sub-launch has not returned; coex leaves it "
-                   "behind at exit",
-                   device);
+      spdlog::warn("device {}: a sub-launch has not returned; coex leaves it behind at exit", device);
       (void)worker.release();
     }
   }
-  for (auto &[device, event] : stall_events)
-    rt_.next().clReleaseEvent(event);
-  if (history_)
-    save_history(rt_.settings(), *history_);
+  for (auto& [device, event] : stall_events) rt_.next().clReleaseEvent(event);
+  *alive_ = false;
+  if (history_) save_history(rt_.settings(), *history_);
 }
 
-} // namespace coex::exec
+}  // namespace coex::exec

@@ -7,6 +7,7 @@
 
 #include <CL/cl.h>
 
+#include <atomic>
 #include <condition_variable>
 #include <deque>
 #include <map>
@@ -26,24 +27,25 @@ class Runtime;
 namespace coex::exec {
 
 class Executor {
-public:
-  explicit Executor(api::Runtime &rt);
+ public:
+  explicit Executor(api::Runtime& rt);
   ~Executor();
 
   // Enqueues the markers on the app's queue and hands the job over. The app's
   // error code when the driver rejects the wait list or the queue; the job is
   // then dropped, nothing ran.
-  cl_int submit(std::unique_ptr<LaunchJob> job, cl_uint num_wait,
-                const cl_event *wait_list, cl_event *app_event);
+  cl_int submit(std::unique_ptr<LaunchJob> job, cl_uint num_wait, const cl_event* wait_list, cl_event* app_event);
   // Finishes the job running, if any, and stops the threads.
   void stop();
 
-  DeviceWorker &worker(int device);
+  DeviceWorker& worker(int device);
   // A device abandoned in a split (exec/split_progress.h) is busy until its
   // sub-launch returns: launches leave it out meanwhile, and for good if it
   // never returns.
   void set_busy(int device, bool busy);
   bool busy(int device) const;
+  // False once the executor has stopped: a device thread returning later must not call it.
+  std::shared_ptr<const std::atomic<bool>> alive() const { return alive_; }
   // COEX_FAULT=stall:<device>: the user event its sub-launches wait for,
   // created once in `context` and completed when coex stops (so that the
   // stalled threads end).
@@ -52,34 +54,37 @@ public:
   // cache file) runs.
   std::shared_ptr<sched::History> history() const { return history_; }
 
-private:
-  static void CL_CALLBACK on_start_marker(cl_event event, cl_int status,
-                                          void *user_data);
+ private:
+  static void CL_CALLBACK on_start_marker(cl_event event, cl_int status, void* user_data);
   void dispatcher_loop();
   // Runs the job to its end, one job at a time (jobs may share buffers).
-  cl_int run_serialised(LaunchJob &job);
+  cl_int run_serialised(LaunchJob& job);
   // The split on the calling thread, for a home device whose driver cannot wait
   // on user events.
-  cl_int run_synchronously(std::unique_ptr<LaunchJob> job, cl_uint num_wait,
-                           const cl_event *wait_list, cl_event *app_event);
-  void complete(LaunchJob &job, cl_int status);
-  void release_buffers(LaunchJob &job);
+  cl_int run_synchronously(std::unique_ptr<LaunchJob> job, cl_uint num_wait, const cl_event* wait_list,
+                           cl_event* app_event);
+  void complete(LaunchJob& job, cl_int status);
+  void release_buffers(LaunchJob& job);
 
-  static constexpr double kStalledWorkerWaitSeconds = 2.0;
+  // At exit, how long a device still in a sub-launch it was abandoned in is waited for: a process
+  // that exits while PoCL still runs a kernel can crash in PoCL's teardown ("pure virtual method
+  // called", seen with the CPU beside two GPUs), so a slow device is waited for; a stalled one not
+  // for ever.
+  static constexpr double kStalledWorkerWaitSeconds = 30.0;
 
-  api::Runtime &rt_;
+  api::Runtime& rt_;
   std::mutex run_mutex_;
   mutable std::mutex mutex_;
   std::condition_variable cv_;
-  std::map<LaunchJob *, std::unique_ptr<LaunchJob>>
-      waiting_; // for their start marker
+  std::map<LaunchJob*, std::unique_ptr<LaunchJob>> waiting_;  // for their start marker
   std::deque<std::pair<std::unique_ptr<LaunchJob>, cl_int>> ready_;
   bool stopping_ = false;
   std::map<int, std::unique_ptr<DeviceWorker>> workers_;
   std::set<int> busy_;
+  std::shared_ptr<std::atomic<bool>> alive_ = std::make_shared<std::atomic<bool>>(true);
   std::map<int, cl_event> stall_events_;
   std::shared_ptr<sched::History> history_;
   std::thread dispatcher_;
 };
 
-} // namespace coex::exec
+}  // namespace coex::exec

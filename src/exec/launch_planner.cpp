@@ -16,46 +16,40 @@
 namespace coex::exec {
 namespace {
 
-const char *origin_reason(model::ProgramOrigin origin) {
+const char* origin_reason(model::ProgramOrigin origin) {
   switch (origin) {
-  case model::ProgramOrigin::Binary:
-    return "binary_program";
-  case model::ProgramOrigin::IL:
-    return "il_program";
-  case model::ProgramOrigin::BuiltIn:
-    return "builtin_kernels";
-  case model::ProgramOrigin::Linked:
-    return "linked_program";
-  case model::ProgramOrigin::Source:
-    return "";
+    case model::ProgramOrigin::Binary:
+      return "binary_program";
+    case model::ProgramOrigin::IL:
+      return "il_program";
+    case model::ProgramOrigin::BuiltIn:
+      return "builtin_kernels";
+    case model::ProgramOrigin::Linked:
+      return "linked_program";
+    case model::ProgramOrigin::Source:
+      return "";
   }
   return "unknown_program";
 }
 
 bool is_buffer_kind(kernel::ArgKind kind) {
-  return kind == kernel::ArgKind::GlobalPointer ||
-         kind == kernel::ArgKind::ConstantPointer;
+  return kind == kernel::ArgKind::GlobalPointer || kind == kernel::ArgKind::ConstantPointer;
 }
 
 // The most work-items per group that every device may run for this kernel, and
 // the group size the kernel was compiled for (reqd_work_group_size), when it
 // has one.
-size_t max_group_size(const api::Runtime &rt, const devices::DeviceSet &devices,
-                      cl_kernel kernel, cl_device_id home,
-                      const std::vector<int> &participants,
-                      size_t compiled[3]) {
+size_t max_group_size(const api::Runtime& rt, const devices::DeviceSet& devices, cl_kernel kernel, cl_device_id home,
+                      const std::vector<int>& participants, size_t compiled[3]) {
   size_t limit = SIZE_MAX;
-  for (int index : participants)
-    limit = std::min(limit, devices.at(index).max_work_group_size);
+  for (int index : participants) limit = std::min(limit, devices.at(index).max_work_group_size);
   size_t kernel_limit = 0;
-  if (rt.next().clGetKernelWorkGroupInfo(
-          kernel, home, CL_KERNEL_WORK_GROUP_SIZE, sizeof(kernel_limit),
-          &kernel_limit, nullptr) == CL_SUCCESS &&
+  if (rt.next().clGetKernelWorkGroupInfo(kernel, home, CL_KERNEL_WORK_GROUP_SIZE, sizeof(kernel_limit), &kernel_limit,
+                                         nullptr) == CL_SUCCESS &&
       kernel_limit)
     limit = std::min(limit, kernel_limit);
-  if (rt.next().clGetKernelWorkGroupInfo(
-          kernel, home, CL_KERNEL_COMPILE_WORK_GROUP_SIZE, 3 * sizeof(size_t),
-          compiled, nullptr) != CL_SUCCESS)
+  if (rt.next().clGetKernelWorkGroupInfo(kernel, home, CL_KERNEL_COMPILE_WORK_GROUP_SIZE, 3 * sizeof(size_t), compiled,
+                                         nullptr) != CL_SUCCESS)
     compiled[0] = compiled[1] = compiled[2] = 0;
   return limit == SIZE_MAX ? 1 : limit;
 }
@@ -63,11 +57,10 @@ size_t max_group_size(const api::Runtime &rt, const devices::DeviceSet &devices,
 // What FootprintModel::evaluate needs of this launch: its geometry as the app
 // enqueued it, the bytes of the by-value arguments and the sizes of the bound
 // buffers (footprints are relative to them).
-void capture_footprint_inputs(const kernel::KernelInfo &info,
-                              const std::vector<model::KernelArgValue> &args,
-                              LaunchJob &job) {
+void capture_footprint_inputs(const kernel::KernelInfo& info, const std::vector<model::KernelArgValue>& args,
+                              LaunchJob& job) {
   job.footprint = info.footprint;
-  kernel::LaunchGeometry &g = job.footprint_geometry;
+  kernel::LaunchGeometry& g = job.footprint_geometry;
   g.work_dim = job.geometry.work_dim;
   g.split_dim = job.geometry.split_dim();
   for (unsigned d = 0; d < 3; ++d) {
@@ -78,10 +71,8 @@ void capture_footprint_inputs(const kernel::KernelInfo &info,
   job.footprint_values.bytes.resize(args.size());
   job.footprint_values.buffer_sizes.assign(args.size(), 0);
   for (size_t i = 0; i < args.size(); ++i) {
-    if (job.bindings[i].kind == ArgBinding::Kind::Value)
-      job.footprint_values.bytes[i] = args[i].bytes;
-    if (job.bindings[i].kind == ArgBinding::Kind::Buffer)
-      job.footprint_values.buffer_sizes[i] = job.bindings[i].size;
+    if (job.bindings[i].kind == ArgBinding::Kind::Value) job.footprint_values.bytes[i] = args[i].bytes;
+    if (job.bindings[i].kind == ArgBinding::Kind::Buffer) job.footprint_values.buffer_sizes[i] = job.bindings[i].size;
   }
 }
 
@@ -90,46 +81,38 @@ void capture_footprint_inputs(const kernel::KernelInfo &info,
 // alone, the launch runs on home as the app asked, at the cost of a plain
 // launch: no markers, copies or merge. The History still counts the launch, so
 // that auto's periodic probe of the others comes round.
-bool only_home_pays(api::Runtime &rt, const model::KernelRecord &kernel,
-                    const model::ProgramRecord &program, const LaunchJob &job,
-                    const std::vector<int> &participants, int home) {
-  if (rt.settings().policy != "auto")
-    return false;
+bool only_home_pays(api::Runtime& rt, const model::KernelRecord& kernel, const model::ProgramRecord& program,
+                    const LaunchJob& job, const std::vector<int>& participants, int home) {
+  if (rt.settings().policy != "auto") return false;
   auto history = rt.executor().history();
-  if (!history)
-    return false;
+  if (!history) return false;
   sched::LaunchShape shape;
   shape.kernel_key = history_key(kernel.name, program.source_hash);
   shape.total_groups = job.geometry.groups_along_split();
   shape.items_per_group = job.geometry.items_per_group();
   shape.global_size = job.geometry.work_items();
   std::vector<int> devices = participants;
-  if (std::find(devices.begin(), devices.end(), home) == devices.end())
-    devices.push_back(home);
-  std::vector<int> paying = sched::auto_paying_devices(
-      *history, shape, devices, policy_params_from(rt.settings()));
-  if (paying.size() != 1 || paying.front() != home)
-    return false;
+  if (std::find(devices.begin(), devices.end(), home) == devices.end()) devices.push_back(home);
+  std::vector<int> paying = sched::auto_paying_devices(*history, shape, devices, policy_params_from(rt.settings()));
+  if (paying.size() != 1 || paying.front() != home) return false;
   history->note_launch(shape.kernel_key, shape.global_size);
   return true;
 }
 
-} // namespace
+}  // namespace
 
-LaunchDecision plan_launch(cl_command_queue queue, cl_kernel kernel_handle,
-                           cl_uint work_dim, const size_t *offset,
-                           const size_t *global, const size_t *local) {
-  api::Runtime &rt = api::Runtime::get();
+LaunchDecision plan_launch(cl_command_queue queue, cl_kernel kernel_handle, cl_uint work_dim, const size_t* offset,
+                           const size_t* global, const size_t* local) {
+  api::Runtime& rt = api::Runtime::get();
   LaunchDecision decision;
-  auto not_split = [&](const char *reason) {
+  auto not_split = [&](const char* reason) {
     decision.not_split_reason = reason;
     return std::move(decision);
   };
 
   auto kernel = rt.registries().kernels.find(kernel_handle);
   auto queue_record = rt.registries().queues.find(queue);
-  if (!kernel || !queue_record || !kernel->program)
-    return not_split("untracked_kernel");
+  if (!kernel || !queue_record || !kernel->program) return not_split("untracked_kernel");
   decision.kernel_name = kernel->name;
   auto program = kernel->program;
 
@@ -141,77 +124,54 @@ LaunchDecision plan_launch(cl_command_queue queue, cl_kernel kernel_handle,
     args = kernel->args;
     exec_info_set = kernel->exec_info_set;
   }
-  const kernel::KernelInfo *info = analysed_kernel(*program, kernel->name);
+  const kernel::KernelInfo* info = analysed_kernel(*program, kernel->name);
   // Without an analysis every buffer argument may be written.
   for (size_t i = 0; i < args.size(); ++i) {
     bool written = !info || i >= info->args.size() || info->args[i].written;
-    if (!written || args[i].bytes.size() != sizeof(cl_mem))
-      continue;
-    cl_mem mem = *reinterpret_cast<const cl_mem *>(args[i].bytes.data());
-    if (auto record = rt.registries().buffers.find(mem))
-      decision.written_buffers.push_back(record);
+    if (!written || args[i].bytes.size() != sizeof(cl_mem)) continue;
+    cl_mem mem = *reinterpret_cast<const cl_mem*>(args[i].bytes.data());
+    if (auto record = rt.registries().buffers.find(mem)) decision.written_buffers.push_back(record);
   }
 
-  if (const char *reason = origin_reason(program->origin); *reason)
-    return not_split(reason);
-  if (exec_info_set)
-    return not_split("svm");
-  if (!info)
-    return not_split("unanalysable");
-  if (!info->not_split_reason.empty())
-    return not_split(info->not_split_reason.c_str());
-  if (info->args.size() != args.size())
-    return not_split("unanalysable");
+  if (const char* reason = origin_reason(program->origin); *reason) return not_split(reason);
+  if (exec_info_set) return not_split("svm");
+  if (!info) return not_split("unanalysable");
+  if (!info->not_split_reason.empty()) return not_split(info->not_split_reason.c_str());
+  if (info->args.size() != args.size()) return not_split("unanalysable");
 
-  devices::DeviceSet &devices = rt.devices();
+  devices::DeviceSet& devices = rt.devices();
   int home = devices.index_of(queue_record->device);
-  if (home < 0)
-    return not_split("unknown_device");
+  if (home < 0) return not_split("unknown_device");
   rt.note_home(home);
   std::vector<int> participants = devices.selected();
-  if (participants.size() + (std::find(participants.begin(), participants.end(),
-                                       home) == participants.end()) <
-      2)
+  if (participants.size() + (std::find(participants.begin(), participants.end(), home) == participants.end()) < 2)
     return not_split("single_device");
   // A device abandoned in an earlier split (exec/split_progress.h) sits out
   // until it returns.
-  participants.erase(
-      std::remove_if(participants.begin(), participants.end(),
-                     [&](int d) { return d != home && rt.executor().busy(d); }),
-      participants.end());
-  if (participants.size() + (std::find(participants.begin(), participants.end(),
-                                       home) == participants.end()) <
-      2)
+  participants.erase(std::remove_if(participants.begin(), participants.end(),
+                                    [&](int d) { return d != home && rt.executor().busy(d); }),
+                     participants.end());
+  if (participants.size() + (std::find(participants.begin(), participants.end(), home) == participants.end()) < 2)
     return not_split("devices_busy");
 
   auto job = std::make_unique<LaunchJob>();
   size_t compiled[3] = {0, 0, 0};
-  size_t limit = max_group_size(rt, devices, kernel_handle,
-                                queue_record->device, participants, compiled);
-  const size_t *local_to_use =
-      local ? local : (compiled[0] ? compiled : nullptr);
-  if (!make_geometry(work_dim, offset, global, local_to_use, limit,
-                     job->geometry))
-    return not_split(
-        "invalid_launch"); // the driver gives the app its error code
-  if (!local && compiled[0])
-    job->geometry.local_given = false;
-  if (job->geometry.work_items() < uint64_t(rt.settings().min_split_work_items))
-    return not_split("too_small");
-  if (job->geometry.groups_along_split() < 2)
-    return not_split("too_small");
-  if (only_home_pays(rt, *kernel, *program, *job, participants, home))
-    return not_split("one_device_pays");
+  size_t limit = max_group_size(rt, devices, kernel_handle, queue_record->device, participants, compiled);
+  const size_t* local_to_use = local ? local : (compiled[0] ? compiled : nullptr);
+  if (!make_geometry(work_dim, offset, global, local_to_use, limit, job->geometry))
+    return not_split("invalid_launch");  // the driver gives the app its error code
+  if (!local && compiled[0]) job->geometry.local_given = false;
+  if (job->geometry.work_items() < uint64_t(rt.settings().min_split_work_items)) return not_split("too_small");
+  if (job->geometry.groups_along_split() < 2) return not_split("too_small");
+  if (only_home_pays(rt, *kernel, *program, *job, participants, home)) return not_split("one_device_pays");
 
   // Arguments: every one set; buffers tracked, grouped by root buffer.
   job->bindings.resize(args.size());
   for (size_t i = 0; i < args.size(); ++i) {
-    const auto &arg = args[i];
-    auto &binding = job->bindings[i];
-    if (!arg.set)
-      return not_split("invalid_launch");
-    if (arg.svm)
-      return not_split("svm");
+    const auto& arg = args[i];
+    auto& binding = job->bindings[i];
+    if (!arg.set) return not_split("invalid_launch");
+    if (arg.svm) return not_split("svm");
     if (arg.local) {
       binding.kind = ArgBinding::Kind::Local;
       continue;
@@ -220,23 +180,19 @@ LaunchDecision plan_launch(cl_command_queue queue, cl_kernel kernel_handle,
       binding.kind = ArgBinding::Kind::Value;
       continue;
     }
-    cl_mem mem = arg.bytes.size() == sizeof(cl_mem)
-                     ? *reinterpret_cast<const cl_mem *>(arg.bytes.data())
-                     : nullptr;
+    cl_mem mem = arg.bytes.size() == sizeof(cl_mem) ? *reinterpret_cast<const cl_mem*>(arg.bytes.data()) : nullptr;
     if (!mem) {
       binding.kind = ArgBinding::Kind::NullBuffer;
       continue;
     }
     auto record = rt.registries().buffers.find(mem);
-    if (!record)
-      return not_split("untracked_buffer");
+    if (!record) return not_split("untracked_buffer");
     auto root = record->root_or_self(record);
     binding.kind = ArgBinding::Kind::Buffer;
     binding.app_mem = mem;
     binding.origin = record->origin;
     binding.size = record->size;
-    auto it = std::find_if(job->roots.begin(), job->roots.end(),
-                           [&](const RootUse &u) { return u.root == root; });
+    auto it = std::find_if(job->roots.begin(), job->roots.end(), [&](const RootUse& u) { return u.root == root; });
     if (it == job->roots.end()) {
       job->roots.push_back(RootUse{root, {}, {}, 0});
       it = job->roots.end() - 1;
@@ -245,21 +201,18 @@ LaunchDecision plan_launch(cl_command_queue queue, cl_kernel kernel_handle,
     coherence::ByteRange range{record->origin, record->origin + record->size};
     binding.written = info->args[i].written;
     it->used.add(range);
-    if (binding.written)
-      it->written.add(range);
+    if (binding.written) it->written.add(range);
   }
   capture_footprint_inputs(*info, args, *job);
 
   // Capture: from here on the job owns retained buffers and must run.
-  for (auto &use : job->roots) {
+  for (auto& use : job->roots) {
     std::lock_guard lock(use.root->state->mutex());
     use.generation_at_enqueue = use.root->state->generation();
   }
-  for (const auto &binding : job->bindings) {
-    if (binding.kind != ArgBinding::Kind::Buffer)
-      continue;
-    if (rt.next().clRetainMemObject(binding.app_mem) == CL_SUCCESS)
-      job->retained.push_back(binding.app_mem);
+  for (const auto& binding : job->bindings) {
+    if (binding.kind != ArgBinding::Kind::Buffer) continue;
+    if (rt.next().clRetainMemObject(binding.app_mem) == CL_SUCCESS) job->retained.push_back(binding.app_mem);
   }
   job->kernel = kernel;
   job->program = program;
@@ -275,4 +228,4 @@ LaunchDecision plan_launch(cl_command_queue queue, cl_kernel kernel_handle,
   return decision;
 }
 
-} // namespace coex::exec
+}  // namespace coex::exec

@@ -26,7 +26,7 @@
 namespace coex::exec {
 
 class SplitProgress {
-public:
+ public:
   // A redo is worth it when its predicted time, times this, is below the
   // predicted time left.
   static constexpr double kRedoMargin = 1.5;
@@ -47,16 +47,13 @@ public:
   // relative_speed(device): what its specification promises, in any unit (0:
   // unknown), to guess a device's pace from another's when nothing was
   // measured.
-  SplitProgress(int home, const std::vector<int> &devices,
-                std::function<void(int)> on_abandon,
-                std::function<void(int, const sched::Chunk &, double)>
-                    on_abandoned_return,
-                std::function<double(int)> prior_rate = nullptr,
-                std::function<double(int)> relative_speed = nullptr);
+  SplitProgress(int home, const std::vector<int>& devices, std::function<void(int)> on_abandon,
+                std::function<void(int, const sched::Chunk&, double)> on_abandoned_return,
+                std::function<double(int)> prior_rate = nullptr, std::function<double(int)> relative_speed = nullptr);
 
   // The device's thread is about to wait for a sub-launch of `chunk` (from then
   // on it may be abandoned).
-  void chunk_started(int device, const sched::Chunk &chunk, double now);
+  void chunk_started(int device, const sched::Chunk& chunk, double now);
   // Its sub-launch returned after `seconds`. False: the device was abandoned
   // meanwhile, and its thread must return at once, touching nothing of the
   // launch.
@@ -65,8 +62,7 @@ public:
   // (not home) still works, and returns the ranges of one it can redo sooner
   // than that one would finish (now abandoned), or nothing once no other device
   // works.
-  std::optional<std::vector<sched::Chunk>>
-  wait_or_take_over(int device, const std::function<double()> &now);
+  std::optional<std::vector<sched::Chunk>> wait_or_take_over(int device, const std::function<double()>& now);
   // The device's thread has finished its part (read-back included).
   void finished(int device);
   // The policy took the device's chunks back (Boyer's rule): if it is waiting
@@ -77,27 +73,24 @@ public:
   void wait_all();
   std::set<int> abandoned() const;
 
-private:
+ private:
   enum class State { Working, Running, Waiting, Finished, Abandoned };
   struct Device {
     State state = State::Working;
-    std::vector<sched::Chunk>
-        taken; // every range it ran or runs in this launch
+    std::vector<sched::Chunk> taken;  // every range it ran or runs in this launch
     uint64_t done_groups = 0;
     double busy_seconds = 0;
-    sched::Chunk running; // while Running
+    sched::Chunk running;  // while Running
     double running_since = 0;
-    double rate() const {
-      return busy_seconds > 0 ? double(done_groups) / busy_seconds : 0;
-    }
+    double rate() const { return busy_seconds > 0 ? double(done_groups) / busy_seconds : 0; }
   };
   // The device `thief` would take over now, or -1. Caller holds the lock.
   int pick_victim(int thief, double now) const;
-  void abandon(int device); // caller holds the lock
+  void abandon(int device);  // caller holds the lock
 
   const int home_;
   std::function<void(int)> on_abandon_;
-  std::function<void(int, const sched::Chunk &, double)> on_abandoned_return_;
+  std::function<void(int, const sched::Chunk&, double)> on_abandoned_return_;
   std::function<double(int)> prior_rate_;
   std::function<double(int)> relative_speed_;
   mutable std::mutex mutex_;
@@ -109,8 +102,7 @@ private:
 // that has run a chunk of `running_groups` for `elapsed` seconds at
 // `victim_rate` (measured or guessed; 0: unknown), or the running one looks
 // stalled (kStallMargin, kStallSeconds). Pure, for the unit tests.
-bool redo_is_sooner(uint64_t redo_groups, double thief_rate,
-                    uint64_t running_groups, double elapsed,
+bool redo_is_sooner(uint64_t redo_groups, double thief_rate, uint64_t running_groups, double elapsed,
                     double victim_rate);
 
-} // namespace coex::exec
+}  // namespace coex::exec

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <functional>
 #include <mutex>
 #include <optional>
 #include <set>
@@ -27,103 +28,90 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 
-const cl_icd_dispatch &cl() { return api::Runtime::get().next(); }
+const cl_icd_dispatch& cl() { return api::Runtime::get().next(); }
 
 // Sets every argument of the app's launch on `kernel`, bound to the device's
 // own buffers.
-cl_int set_arguments(LaunchJob &job, cl_kernel kernel, int device) {
+cl_int set_arguments(LaunchJob& job, cl_kernel kernel, int device) {
   for (cl_uint i = 0; i < job.bindings.size(); ++i) {
-    const auto &arg = job.args[i];
-    const auto &binding = job.bindings[i];
+    const auto& arg = job.args[i];
+    const auto& binding = job.bindings[i];
     cl_int err = CL_SUCCESS;
     switch (binding.kind) {
-    case ArgBinding::Kind::Value:
-      err = cl().clSetKernelArg(kernel, i, arg.size, arg.bytes.data());
-      break;
-    case ArgBinding::Kind::Local:
-      err = cl().clSetKernelArg(kernel, i, arg.size, nullptr);
-      break;
-    case ArgBinding::Kind::NullBuffer: {
-      cl_mem none = nullptr;
-      err = cl().clSetKernelArg(kernel, i, sizeof(none), &none);
-      break;
+      case ArgBinding::Kind::Value:
+        err = cl().clSetKernelArg(kernel, i, arg.size, arg.bytes.data());
+        break;
+      case ArgBinding::Kind::Local:
+        err = cl().clSetKernelArg(kernel, i, arg.size, nullptr);
+        break;
+      case ArgBinding::Kind::NullBuffer: {
+        cl_mem none = nullptr;
+        err = cl().clSetKernelArg(kernel, i, sizeof(none), &none);
+        break;
+      }
+      case ArgBinding::Kind::Buffer: {
+        cl_mem mem = device_mem(job, binding, device);
+        err = mem ? cl().clSetKernelArg(kernel, i, sizeof(mem), &mem) : CL_INVALID_MEM_OBJECT;
+        break;
+      }
     }
-    case ArgBinding::Kind::Buffer: {
-      cl_mem mem = device_mem(job, binding, device);
-      err = mem ? cl().clSetKernelArg(kernel, i, sizeof(mem), &mem)
-                : CL_INVALID_MEM_OBJECT;
-      break;
-    }
-    }
-    if (err != CL_SUCCESS)
-      return err;
+    if (err != CL_SUCCESS) return err;
   }
   return CL_SUCCESS;
 }
 
 // The trailing arguments of a rewritten kernel (kernel_analysis.h): the
 // original launch's values.
-cl_int set_rewrite_arguments(LaunchJob &job, cl_kernel kernel,
-                             uint64_t group_base) {
-  const LaunchGeometry &g = job.geometry;
+cl_int set_rewrite_arguments(LaunchJob& job, cl_kernel kernel, uint64_t group_base) {
+  const LaunchGeometry& g = job.geometry;
   cl_uint first = cl_uint(job.bindings.size());
   cl_uint split_dim = g.split_dim();
-  cl_ulong values[4] = {group_base, g.groups_along_split(), g.global[split_dim],
-                        g.offset[split_dim]};
-  cl_int err =
-      cl().clSetKernelArg(kernel, first, sizeof(split_dim), &split_dim);
+  cl_ulong values[4] = {group_base, g.groups_along_split(), g.global[split_dim], g.offset[split_dim]};
+  cl_int err = cl().clSetKernelArg(kernel, first, sizeof(split_dim), &split_dim);
   for (cl_uint i = 0; i < 4 && err == CL_SUCCESS; ++i)
-    err = cl().clSetKernelArg(kernel, first + 1 + i, sizeof(cl_ulong),
-                              &values[i]);
+    err = cl().clSetKernelArg(kernel, first + 1 + i, sizeof(cl_ulong), &values[i]);
   return err;
 }
 
-void trace(int device, const char *name, const char *category,
-           Clock::time_point begin, Clock::time_point end) {
-  if (auto *t = api::Runtime::get().trace())
-    t->record(name, category, device, t->to_trace_us(begin),
-              t->to_trace_us(end));
+void trace(int device, const char* name, const char* category, Clock::time_point begin, Clock::time_point end) {
+  if (auto* t = api::Runtime::get().trace())
+    t->record(name, category, device, t->to_trace_us(begin), t->to_trace_us(end));
 }
 
 // The launch as a policy sees it; the bytes per group are what a group's
 // footprint moves at most.
-sched::LaunchShape launch_shape(const LaunchJob &job,
-                                const ChunkFootprint &whole_launch) {
+sched::LaunchShape launch_shape(const LaunchJob& job, const ChunkFootprint& whole_launch) {
   sched::LaunchShape shape;
   shape.kernel_key = history_key(job.kernel_name, job.program->source_hash);
   shape.total_groups = job.geometry.groups_along_split();
   shape.items_per_group = job.geometry.items_per_group();
   shape.global_size = job.geometry.work_items();
   uint64_t in = 0, out = 0;
-  for (const RootFootprint &root : whole_launch.roots) {
+  for (const RootFootprint& root : whole_launch.roots) {
     in += root.need.total();
     out += root.writes().total();
   }
-  shape.bytes_in_per_group =
-      double(in) / double(std::max<uint64_t>(1, shape.total_groups));
-  shape.bytes_out_per_group =
-      double(out) / double(std::max<uint64_t>(1, shape.total_groups));
+  shape.bytes_in_per_group = double(in) / double(std::max<uint64_t>(1, shape.total_groups));
+  shape.bytes_out_per_group = double(out) / double(std::max<uint64_t>(1, shape.total_groups));
   return shape;
 }
 
 // One device's thread in a split launch: what it needs besides its own
 // DeviceRun.
 struct DeviceTask {
-  LaunchJob &job;
-  Executor &executor;
+  LaunchJob& job;
+  Executor& executor;
   int device;
   DeviceQueues queues;
   cl_kernel kernel;
-  sched::Policy &policy;
-  std::mutex &policy_mutex;
-  std::set<int> &abandoned; // devices whose chunks the policy took back; under
-                            // policy_mutex
+  sched::Policy& policy;
+  std::mutex& policy_mutex;
+  std::set<int>& abandoned;  // devices whose chunks the policy took back; under
+                             // policy_mutex
   Clock::time_point t0;
-  DeviceWorker &worker;
-  SplitProgress &progress;
-  double now() const {
-    return std::chrono::duration<double>(Clock::now() - t0).count();
-  }
+  DeviceWorker& worker;
+  SplitProgress& progress;
+  double now() const { return std::chrono::duration<double>(Clock::now() - t0).count(); }
 };
 
 enum class ChunkOutcome { Done, Failed, Abandoned };
@@ -132,10 +120,9 @@ enum class ChunkOutcome { Done, Failed, Abandoned };
 // waited for. A chunk of the policy's is reported to it; a redo of an abandoned
 // device's range is not (it is not the policy's). After Abandoned nothing of
 // the launch may be touched: it may have ended.
-ChunkOutcome run_chunk(DeviceTask &t, const sched::Chunk &chunk,
-                       const ChunkFootprint &footprint, DeviceRun &run,
+ChunkOutcome run_chunk(DeviceTask& t, const sched::Chunk& chunk, const ChunkFootprint& footprint, DeviceRun& run,
                        bool from_policy) {
-  LaunchJob &job = t.job;
+  LaunchJob& job = t.job;
   const int device = t.device;
   double start = t.now();
   Clock::time_point wall_start = Clock::now();
@@ -147,52 +134,40 @@ ChunkOutcome run_chunk(DeviceTask &t, const sched::Chunk &chunk,
   // The home device's queue is driven by one thread at a time
   // (HomeBackup::mutex): others read from it.
   std::unique_lock<std::mutex> home_lock;
-  if (device == job.home)
-    home_lock = std::unique_lock(job.home_backup.mutex);
+  if (device == job.home) home_lock = std::unique_lock(job.home_backup.mutex);
   ChunkMoves moves;
   if (run.error == CL_SUCCESS)
-    run.error = prepare_chunk(job, device, t.queues.device, t.queues.home,
-                              footprint, run.writes, moves);
+    run.error = prepare_chunk(job, device, t.queues.device, t.queues.home, footprint, run.writes, moves);
   run.add(moves);
   add_chunk_writes(run.writes, footprint);
   Clock::time_point kernel_start = Clock::now();
-  if (moves.home_to_host + moves.host_to_device)
-    trace(device, "upload", "transfer", wall_start, kernel_start);
-  const std::string &fault = api::Runtime::get().settings().fault;
-  if (run.error == CL_SUCCESS &&
-      config::fault_injected(fault, config::FaultSpec::Kind::Fail, device))
+  if (moves.home_to_host + moves.host_to_device) trace(device, "upload", "transfer", wall_start, kernel_start);
+  const std::string& fault = api::Runtime::get().settings().fault;
+  if (run.error == CL_SUCCESS && config::fault_injected(fault, config::FaultSpec::Kind::Fail, device))
     run.error = CL_OUT_OF_RESOURCES;
-  cl_event stall = nullptr; // COEX_FAULT=stall:<device>: the sub-launch waits
-                            // for what never comes
+  cl_event stall = nullptr;  // COEX_FAULT=stall:<device>: the sub-launch waits
+                             // for what never comes
   if (config::fault_injected(fault, config::FaultSpec::Kind::Stall, device))
-    stall = t.executor.stall_event(
-        device, api::Runtime::get().devices().shadow_context(device));
-  if (run.error == CL_SUCCESS && job.rewrite)
-    run.error = set_rewrite_arguments(job, t.kernel, chunk.begin);
+    stall = t.executor.stall_event(device, api::Runtime::get().devices().shadow_context(device));
+  if (run.error == CL_SUCCESS && job.rewrite) run.error = set_rewrite_arguments(job, t.kernel, chunk.begin);
   LaunchGeometry sub = sub_launch(job.geometry, chunk.begin, chunk.end);
   t.progress.chunk_started(device, chunk, t.now());
   if (run.error == CL_SUCCESS)
-    run.error = cl().clEnqueueNDRangeKernel(
-        t.queues.device, t.kernel, sub.work_dim, sub.offset, sub.global,
-        sub.local, stall ? 1 : 0, stall ? &stall : nullptr, nullptr);
-  if (run.error == CL_SUCCESS)
-    run.error = cl().clFinish(t.queues.device);
-  if (!t.progress.chunk_finished(device, t.now()))
-    return ChunkOutcome::Abandoned;
-  if (home_lock)
-    home_lock.unlock();
+    run.error = cl().clEnqueueNDRangeKernel(t.queues.device, t.kernel, sub.work_dim, sub.offset, sub.global, sub.local,
+                                            stall ? 1 : 0, stall ? &stall : nullptr, nullptr);
+  if (run.error == CL_SUCCESS) run.error = cl().clFinish(t.queues.device);
+  if (!t.progress.chunk_finished(device, t.now())) return ChunkOutcome::Abandoned;
+  if (home_lock) home_lock.unlock();
   trace(device, job.kernel_name.c_str(), "kernel", kernel_start, Clock::now());
   double end = t.now();
-  double transfer =
-      std::chrono::duration<double>(kernel_start - wall_start).count();
+  double transfer = std::chrono::duration<double>(kernel_start - wall_start).count();
   if (from_policy) {
     std::lock_guard lock(t.policy_mutex);
     t.policy.chunk_done({chunk, start, end, transfer});
   }
   run.seconds += end - start;
   if (run.error != CL_SUCCESS) {
-    spdlog::warn("kernel {}: sub-launch on device {} failed (error {})",
-                 job.kernel_name, device, run.error);
+    spdlog::warn("kernel {}: sub-launch on device {} failed (error {})", job.kernel_name, device, run.error);
     return ChunkOutcome::Failed;
   }
   run.work_items += sub.work_items();
@@ -203,59 +178,44 @@ ChunkOutcome run_chunk(DeviceTask &t, const sched::Chunk &chunk,
 // threads started, with its footprint), then the ranges of slower devices it
 // takes over, then the read-back of its writes. Nothing when the device was
 // abandoned (its thread must then touch nothing of the launch).
-std::optional<DeviceRun> run_on_device(DeviceTask &t,
-                                       std::optional<sched::Chunk> chunk,
-                                       ChunkFootprint footprint) {
-  LaunchJob &job = t.job;
+std::optional<DeviceRun> run_on_device(DeviceTask& t, std::optional<sched::Chunk> chunk, ChunkFootprint footprint) {
+  LaunchJob& job = t.job;
   DeviceRun run;
   bool first = true;
   for (;;) {
     while (chunk) {
-      if (!first)
-        footprint = chunk_footprint(job, chunk->begin, chunk->end);
+      if (!first) footprint = chunk_footprint(job, chunk->begin, chunk->end);
       first = false;
       ChunkOutcome outcome = run_chunk(t, *chunk, footprint, run, true);
-      if (outcome == ChunkOutcome::Abandoned)
-        return std::nullopt;
-      if (outcome == ChunkOutcome::Failed)
-        return run;
+      if (outcome == ChunkOutcome::Abandoned) return std::nullopt;
+      if (outcome == ChunkOutcome::Failed) return run;
       std::lock_guard lock(t.policy_mutex);
       chunk = t.policy.next_chunk(t.device, t.now());
-      for (const sched::Chunk &taken_back : t.policy.take_abandoned()) {
+      for (const sched::Chunk& taken_back : t.policy.take_abandoned()) {
         t.abandoned.insert(taken_back.device);
         t.progress.abandon_if_running(taken_back.device);
       }
     }
-    auto ranges =
-        t.progress.wait_or_take_over(t.device, [&t] { return t.now(); });
-    if (!ranges)
-      break;
+    auto ranges = t.progress.wait_or_take_over(t.device, [&t] { return t.now(); });
+    if (!ranges) break;
     uint64_t groups = 0;
-    for (const sched::Chunk &range : *ranges) {
+    for (const sched::Chunk& range : *ranges) {
       sched::Chunk mine{t.device, range.begin, range.end};
-      ChunkOutcome outcome = run_chunk(
-          t, mine, chunk_footprint(job, range.begin, range.end), run, false);
-      if (outcome == ChunkOutcome::Abandoned)
-        return std::nullopt;
-      if (outcome == ChunkOutcome::Failed)
-        return run;
+      ChunkOutcome outcome = run_chunk(t, mine, chunk_footprint(job, range.begin, range.end), run, false);
+      if (outcome == ChunkOutcome::Abandoned) return std::nullopt;
+      if (outcome == ChunkOutcome::Failed) return run;
       groups += range.groups();
     }
     if (!ranges->empty())
-      spdlog::info("kernel {}: device {} redid the {} work-groups of device "
-                   "{}, which was slower",
-                   job.kernel_name, t.device, groups, ranges->front().device);
+      spdlog::info("kernel {}: device {} redid the {} work-groups of device {}, which was slower", job.kernel_name,
+                   t.device, groups, ranges->front().device);
   }
   if (run.ran) {
     std::unique_lock<std::mutex> home_lock;
-    if (t.device == job.home)
-      home_lock = std::unique_lock(job.home_backup.mutex);
+    if (t.device == job.home) home_lock = std::unique_lock(job.home_backup.mutex);
     Clock::time_point begin = Clock::now();
     run.bytes.devices_to_host += read_back_changes(
-        job, t.device, t.queues.device,
-        [&](size_t root, size_t bytes) {
-          return t.worker.staging(root, bytes);
-        },
+        job, t.device, t.queues.device, [&](size_t root, size_t bytes) { return t.worker.staging(root, bytes); },
         run.writes, run.changes, &run.error);
     run.seconds += std::chrono::duration<double>(Clock::now() - begin).count();
     trace(t.device, "read back", "transfer", begin, Clock::now());
@@ -265,93 +225,75 @@ std::optional<DeviceRun> run_on_device(DeviceTask &t,
 
 // The launch as the app asked for it, on its device: the fallback when a split
 // failed.
-cl_int run_whole_on_home(LaunchJob &job, cl_command_queue home_queue) {
+cl_int run_whole_on_home(LaunchJob& job, cl_command_queue home_queue) {
   cl_kernel kernel = device_kernel(job, job.home);
   bool temporary = false;
-  if (!kernel) { // coex's own build failed there: the app's program is built,
-                 // make a kernel of it
+  if (!kernel) {  // coex's own build failed there: the app's program is built,
+                  // make a kernel of it
     cl_int err = CL_SUCCESS;
-    kernel =
-        cl().clCreateKernel(job.program->handle, job.kernel_name.c_str(), &err);
-    if (!kernel)
-      return err;
+    kernel = cl().clCreateKernel(job.program->handle, job.kernel_name.c_str(), &err);
+    if (!kernel) return err;
     temporary = true;
   }
   cl_int err = set_arguments(job, kernel, job.home);
-  if (err == CL_SUCCESS && job.rewrite && !temporary)
-    err = set_rewrite_arguments(job, kernel, 0);
-  const LaunchGeometry &g = job.geometry;
+  if (err == CL_SUCCESS && job.rewrite && !temporary) err = set_rewrite_arguments(job, kernel, 0);
+  const LaunchGeometry& g = job.geometry;
   if (err == CL_SUCCESS)
-    err = cl().clEnqueueNDRangeKernel(home_queue, kernel, g.work_dim, g.offset,
-                                      g.global, g.local, 0, nullptr, nullptr);
-  if (err == CL_SUCCESS)
-    err = cl().clFinish(home_queue);
-  if (temporary)
-    cl().clReleaseKernel(kernel);
-  for (auto &use : job.roots) { // home changed: every other copy of what was
-                                // written is stale
+    err = cl().clEnqueueNDRangeKernel(home_queue, kernel, g.work_dim, g.offset, g.global, g.local, 0, nullptr, nullptr);
+  if (err == CL_SUCCESS) err = cl().clFinish(home_queue);
+  if (temporary) cl().clReleaseKernel(kernel);
+  for (auto& use : job.roots) {  // home changed: every other copy of what was
+                                 // written is stale
     std::lock_guard lock(use.root->state->mutex());
-    for (const auto &r : use.written)
-      use.root->state->app_wrote(r.begin, r.end);
+    for (const auto& r : use.written) use.root->state->app_wrote(r.begin, r.end);
   }
   return err;
 }
 
-} // namespace
+}  // namespace
 
-std::string history_key(const std::string &kernel_name, uint64_t source_hash) {
+std::string history_key(const std::string& kernel_name, uint64_t source_hash) {
   return kernel_name + "#" + std::to_string(source_hash);
 }
 
-cl_int run_split(Executor &executor, LaunchJob &job) {
-  api::Runtime &rt = api::Runtime::get();
-  devices::DeviceSet &devices = rt.devices();
+cl_int run_split(Executor& executor, LaunchJob& job) {
+  api::Runtime& rt = api::Runtime::get();
+  devices::DeviceSet& devices = rt.devices();
   Clock::time_point t0 = Clock::now();
-  cl_command_queue home_queue =
-      devices.home_queue(job.app_context, job.home_device);
-  if (!home_queue)
-    return CL_OUT_OF_RESOURCES;
+  cl_command_queue home_queue = devices.home_queue(job.app_context, job.home_device);
+  if (!home_queue) return CL_OUT_OF_RESOURCES;
   report::LaunchRecord record;
 
   std::map<int, cl_kernel> kernels;
   bool busy_left_out = false;
   for (int device : job.devices) {
-    if (device != job.home &&
-        executor.busy(device)) { // still in a sub-launch it was abandoned in
+    if (device != job.home && executor.busy(device)) {  // still in a sub-launch it was abandoned in
       busy_left_out = true;
       continue;
     }
     cl_kernel kernel = device_kernel(job, device);
-    if (!kernel)
-      continue;
-    if (device != job.home && !ensure_shadows(job, device))
-      continue;
+    if (!kernel) continue;
+    if (device != job.home && !ensure_shadows(job, device)) continue;
     kernels[device] = kernel;
   }
   if (kernels.size() < 2) {
     cl_int err = run_whole_on_home(job, home_queue);
-    record.not_split_reason =
-        busy_left_out ? "devices_busy" : "devices_unavailable";
+    record.not_split_reason = busy_left_out ? "devices_busy" : "devices_unavailable";
     record.per_device.push_back(
-        {job.home, job.geometry.work_items(),
-         std::chrono::duration<double>(Clock::now() - t0).count()});
+        {job.home, job.geometry.work_items(), std::chrono::duration<double>(Clock::now() - t0).count()});
     rt.report().record_launch(job.kernel_name, record);
     return err;
   }
   std::vector<int> active;
-  for (const auto &[device, kernel] : kernels)
-    active.push_back(device);
-  auto policy = make_configured_policy(rt.settings(), devices.profiles(),
-                                       executor.history());
+  for (const auto& [device, kernel] : kernels) active.push_back(device);
+  auto policy = make_configured_policy(rt.settings(), devices.profiles(), executor.history());
   std::mutex policy_mutex;
-  std::set<int> abandoned; // devices whose chunks the policy took back (Boyer's
-                           // stuck-device rule)
-  ChunkFootprint whole_launch =
-      chunk_footprint(job, 0, job.geometry.groups_along_split());
+  std::set<int> abandoned;  // devices whose chunks the policy took back (Boyer's
+                            // stuck-device rule)
+  ChunkFootprint whole_launch = chunk_footprint(job, 0, job.geometry.groups_along_split());
   job.home_backup.launch_reads.clear();
   job.home_backup.on_device.assign(job.roots.size(), {});
-  for (const RootFootprint &root : whole_launch.roots)
-    job.home_backup.launch_reads.push_back(root.reads);
+  for (const RootFootprint& root : whole_launch.roots) job.home_backup.launch_reads.push_back(root.reads);
   policy->begin_launch(launch_shape(job, whole_launch), active, 0);
   // The first chunk of every device, handed out now (each device would ask at
   // once anyway): the host copy then holds what they lack before any device
@@ -360,159 +302,138 @@ cl_int run_split(Executor &executor, LaunchJob &job) {
   std::map<int, ChunkFootprint> first_footprints;
   for (int device : active) {
     first_chunks[device] = policy->next_chunk(device, 0);
-    for (const sched::Chunk &taken_back : policy->take_abandoned())
-      abandoned.insert(taken_back.device);
+    for (const sched::Chunk& taken_back : policy->take_abandoned()) abandoned.insert(taken_back.device);
     if (first_chunks[device])
-      first_footprints[device] = chunk_footprint(
-          job, first_chunks[device]->begin, first_chunks[device]->end);
+      first_footprints[device] = chunk_footprint(job, first_chunks[device]->begin, first_chunks[device]->end);
   }
   Clock::time_point host_copy_start = Clock::now();
-  record.bytes_by_step.home_to_host += refresh_host_copies(
-      job, home_queue, host_copy_wanted(job, first_footprints, whole_launch));
+  record.bytes_by_step.home_to_host +=
+      refresh_host_copies(job, home_queue, host_copy_wanted(job, first_footprints, whole_launch));
   trace(job.home, "host copy", "transfer", host_copy_start, Clock::now());
 
   std::map<int, DeviceRun> runs;
-  for (int device : active)
-    runs[device];
+  for (int device : active) runs[device];
   // Shared with the device threads: one abandoned here may come back after this
   // launch has ended. Its late time teaches the history how slow it was, for
   // the next launches' policies.
   sched::LaunchShape shape = launch_shape(job, whole_launch);
+  // The specifications guess a device's pace before anything is measured (the CPU beside GPUs is
+  // taken over as soon as a GPU is idle). Not under static, whose user fixed the shares: there only
+  // a stall is taken over.
+  std::function<double(int)> relative_speed;
+  if (rt.settings().policy != "static")
+    relative_speed = [profiles = devices.profiles()](int device) {
+      // Lanes per compute unit and clock: a GPU multiprocessor issues about 8x the fp32 lanes of a
+      // CPU core (4 x 32 against AVX-512's 16); spec_weight counts units x clock.
+      for (const auto& p : profiles)
+        if (p.index == device) return sched::spec_weight(p, false) * (p.is_gpu ? 8.0 : 1.0);
+      return 0.0;
+    };
   auto progress = std::make_shared<SplitProgress>(
-      job.home, active,
-      [&executor](int device) { executor.set_busy(device, true); },
-      [&executor, history = executor.history(), key = shape.kernel_key,
-       size = shape.global_size](int device, const sched::Chunk &chunk,
-                                 double seconds) {
-        if (history)
-          history->record_chunk(key, size, {chunk, 0, seconds, 0});
+      job.home, active, [&executor](int device) { executor.set_busy(device, true); },
+      [&executor, alive = executor.alive(), history = executor.history(), key = shape.kernel_key,
+       size = shape.global_size](int device, const sched::Chunk& chunk, double seconds) {
+        if (!*alive) return;  // coex has stopped: a late return touches nothing
+        if (history) history->record_chunk(key, size, {chunk, 0, seconds, 0});
         executor.set_busy(device, false);
       },
-      // Not the History's pace: a device taken over is measured late, under the
-      // load that slowed it, and would be taken over again for it (seen on two
-      // PoCL devices sharing cores).
-      nullptr,
-      [profiles = devices.profiles()](int device) {
-        // Lanes per compute unit and clock: a GPU multiprocessor issues about
-        // 8x the fp32 lanes of a CPU core (4 x 32 against AVX-512's 16);
-        // spec_weight counts units x clock.
-        for (const auto &p : profiles)
-          if (p.index == device)
-            return sched::spec_weight(p, false) * (p.is_gpu ? 8.0 : 1.0);
-        return 0.0;
-      });
+      // Not the History's pace: a device taken over is measured late, under the load that slowed it,
+      // and would be taken over again for it (seen on two PoCL devices sharing cores).
+      nullptr, relative_speed);
   for (int device : active) {
-    DeviceQueues queues{device == job.home ? home_queue
-                                           : devices.shadow_queue(device),
-                        home_queue};
-    DeviceWorker &worker = executor.worker(device);
-    DeviceRun *out = &runs[device];
+    DeviceQueues queues{device == job.home ? home_queue : devices.shadow_queue(device), home_queue};
+    DeviceWorker& worker = executor.worker(device);
+    DeviceRun* out = &runs[device];
     cl_kernel kernel = kernels[device];
     std::optional<sched::Chunk> first = first_chunks[device];
-    worker.post([&, device, queues, kernel, out, first, progress,
-                 footprint = std::move(first_footprints[device]),
+    worker.post([&, device, queues, kernel, out, first, progress, footprint = std::move(first_footprints[device]),
                  worker_ptr = &worker] {
       std::optional<DeviceRun> result;
       try {
-        DeviceTask task{job,    executor,    device,       queues,
-                        kernel, *policy,     policy_mutex, abandoned,
-                        t0,     *worker_ptr, *progress};
+        DeviceTask task{job,          executor,  device, queues,      kernel,   *policy,
+                        policy_mutex, abandoned, t0,     *worker_ptr, *progress};
         result = run_on_device(task, first, footprint);
       } catch (...) {
         result = DeviceRun{};
         result->error = CL_OUT_OF_HOST_MEMORY;
       }
-      if (!result)
-        return; // abandoned: the launch went on without this device
+      if (!result) return;  // abandoned: the launch went on without this device
       *out = std::move(*result);
       progress->finished(device);
     });
   }
   progress->wait_all();
   for (int device : progress->abandoned()) {
-    spdlog::info("kernel {}: device {} was slower than redoing its work "
-                 "elsewhere; it sits out until it returns",
+    spdlog::info("kernel {}: device {} was slower than redoing its work elsewhere; it sits out until it returns",
                  job.kernel_name, device);
     abandoned.insert(device);
   }
   policy->end_launch(std::chrono::duration<double>(Clock::now() - t0).count());
-  for (int device : abandoned) { // its chunk was done again elsewhere: its
-                                 // results are dropped
+  for (int device : abandoned) {  // its chunk was done again elsewhere: its
+                                  // results are dropped
     runs[device] = DeviceRun{};
     if (device != job.home) {
       forget_device_writes(job, device);
       continue;
     }
-    cl_int err = CL_SUCCESS; // it completed nothing else (the rule's premise):
-                             // restore it all
+    cl_int err = CL_SUCCESS;  // it completed nothing else (the rule's premise):
+                              // restore it all
     record.bytes_by_step.host_to_home += restore_home(job, home_queue, &err);
-    if (err != CL_SUCCESS)
-      runs[device].error = err;
+    if (err != CL_SUCCESS) runs[device].error = err;
   }
 
   uint64_t items = 0;
   cl_int failure = CL_SUCCESS;
-  for (auto &[device, run] : runs) {
+  for (auto& [device, run] : runs) {
     items += run.work_items;
-    if (run.error != CL_SUCCESS)
-      failure = run.error;
+    if (run.error != CL_SUCCESS) failure = run.error;
   }
   record_device_runs(job, runs, record);
   if (failure == CL_SUCCESS && items != job.geometry.work_items()) {
-    spdlog::error("kernel {}: the policy covered {} of {} work-items",
-                  job.kernel_name, items, job.geometry.work_items());
+    spdlog::error("kernel {}: the policy covered {} of {} work-items", job.kernel_name, items,
+                  job.geometry.work_items());
     failure = CL_INVALID_OPERATION;
   }
   std::map<int, std::vector<RootWrites>> writes;
-  for (auto &[device, run] : runs)
-    writes[device] = std::move(run.writes);
+  for (auto& [device, run] : runs) writes[device] = std::move(run.writes);
   std::string overlap;
   if (failure == CL_SUCCESS && !injective_writes_disjoint(writes, &overlap)) {
-    spdlog::warn("kernel {}: the write footprints of two devices overlap ({}): "
-                 "it runs again on home",
-                 job.kernel_name, overlap);
+    spdlog::warn("kernel {}: the write footprints of two devices overlap ({}): it runs again on home", job.kernel_name,
+                 overlap);
     failure = CL_INVALID_OPERATION;
   }
   if (failure != CL_SUCCESS) {
     cl_int err = CL_SUCCESS;
     record.bytes_by_step.host_to_home += restore_home(job, home_queue, &err);
-    if (err == CL_SUCCESS)
-      err = run_whole_on_home(job, home_queue);
-    record.not_split_reason =
-        overlap.empty() ? "sub_launch_failed" : "footprints_overlap";
+    if (err == CL_SUCCESS) err = run_whole_on_home(job, home_queue);
+    record.not_split_reason = overlap.empty() ? "sub_launch_failed" : "footprints_overlap";
     record.bytes_moved = record.bytes_by_step.total();
     record.per_device.push_back(
-        {job.home, job.geometry.work_items(),
-         std::chrono::duration<double>(Clock::now() - t0).count()});
+        {job.home, job.geometry.work_items(), std::chrono::duration<double>(Clock::now() - t0).count()});
     rt.report().record_launch(job.kernel_name, record);
     return err;
   }
 
   std::map<int, DeviceChanges> changes;
-  for (auto &[device, run] : runs)
-    changes[device] = std::move(run.changes);
+  for (auto& [device, run] : runs) changes[device] = std::move(run.changes);
   Clock::time_point merge_start = Clock::now();
   cl_int err = CL_SUCCESS;
-  record.bytes_by_step.host_to_home +=
-      merge_changes(job, changes, writes, home_queue, &err);
+  record.bytes_by_step.host_to_home += merge_changes(job, changes, writes, home_queue, &err);
   record.bytes_moved = record.bytes_by_step.total();
   trace(job.home, "merge", "merge", merge_start, Clock::now());
   record.split = err == CL_SUCCESS;
-  if (!record.split)
-    record.not_split_reason = "merge_failed";
+  if (!record.split) record.not_split_reason = "merge_failed";
   // One line per launch (scripts/bench-footprints reads them): the report keeps
   // only sums per kernel.
-  const report::BytesByStep &steps = record.bytes_by_step;
-  spdlog::debug("kernel {}: split launch moved {} bytes (home_to_host {}, "
-                "host_to_devices {}, devices_to_host {}, "
-                "host_to_home {}), bytes_minimal {}",
-                job.kernel_name, record.bytes_moved, steps.home_to_host,
-                steps.host_to_devices, steps.devices_to_host,
-                steps.host_to_home, record.bytes_minimal);
-  for (auto &[device, run] : runs)
-    record.per_device.push_back({device, run.work_items, run.seconds});
+  const report::BytesByStep& steps = record.bytes_by_step;
+  spdlog::debug(
+      "kernel {}: split launch moved {} bytes (home_to_host {}, host_to_devices {}, devices_to_host {}, host_to_home "
+      "{}), bytes_minimal {}",
+      job.kernel_name, record.bytes_moved, steps.home_to_host, steps.host_to_devices, steps.devices_to_host,
+      steps.host_to_home, record.bytes_minimal);
+  for (auto& [device, run] : runs) record.per_device.push_back({device, run.work_items, run.seconds});
   rt.report().record_launch(job.kernel_name, record);
   return err;
 }
 
-} // namespace coex::exec
+}  // namespace coex::exec

@@ -9,155 +9,121 @@ namespace coex::sched {
 
 namespace {
 
-AffineModel kernel_model(const History &history, const std::string &kernel_key,
-                         int device) {
+AffineModel kernel_model(const History& history, const std::string& kernel_key, int device) {
   std::vector<std::pair<double, double>> points;
-  for (const auto &s : history.samples_any_size(kernel_key, device))
-    points.emplace_back(s.groups, s.seconds);
+  for (const auto& s : history.samples_any_size(kernel_key, device)) points.emplace_back(s.groups, s.seconds);
   return fit_affine(points);
 }
 
-} // namespace
+}  // namespace
 
-std::string auto_choice(const History &history, const LaunchShape &shape,
-                        const std::vector<int> &devices,
-                        const PolicyParams &params) {
+std::string auto_choice(const History& history, const LaunchShape& shape, const std::vector<int>& devices,
+                        const PolicyParams& params) {
   const auto regular = history.regular(shape.kernel_key);
-  if (regular.has_value() && !*regular)
-    return "sigmoid";
-  if (history.launches(shape.kernel_key, shape.global_size) >=
-      static_cast<uint64_t>(params.auto_repeat_launches))
+  if (regular.has_value() && !*regular) return "sigmoid";
+  if (history.launches(shape.kernel_key, shape.global_size) >= static_cast<uint64_t>(params.auto_repeat_launches))
     return "wp";
   double overhead = 0, rate = 0;
   for (int d : devices) {
     const AffineModel m = kernel_model(history, shape.kernel_key, d);
-    if (!m.valid)
-      return "sigmoid"; // a device we know nothing of: stay adaptive
+    if (!m.valid) return "sigmoid";  // a device we know nothing of: stay adaptive
     overhead = std::max(overhead, m.a);
     rate += 1.0 / m.b;
   }
-  if (devices.empty() || rate <= 0)
-    return "sigmoid";
+  if (devices.empty() || rate <= 0) return "sigmoid";
   const double predicted = static_cast<double>(shape.total_groups) / rate;
-  return overhead > params.auto_overhead_fraction * predicted ? "boyer"
-                                                              : "sigmoid";
+  return overhead > params.auto_overhead_fraction * predicted ? "boyer" : "sigmoid";
 }
 
-std::vector<int> auto_paying_devices(const History &history,
-                                     const LaunchShape &shape,
-                                     const std::vector<int> &devices,
-                                     const PolicyParams &params) {
-  const uint64_t launches =
-      history.launches(shape.kernel_key, shape.global_size);
+std::vector<int> auto_paying_devices(const History& history, const LaunchShape& shape, const std::vector<int>& devices,
+                                     const PolicyParams& params) {
+  const uint64_t launches = history.launches(shape.kernel_key, shape.global_size);
   const uint64_t interval = static_cast<uint64_t>(params.probe_interval);
   // Probes at interval x 1, 2, 4, 8, ...: a device that never pays costs ever
   // less.
-  if (launches > 0 && launches % interval == 0 &&
-      ((launches / interval) & (launches / interval - 1)) == 0)
+  if (launches > 0 && launches % interval == 0 && ((launches / interval) & (launches / interval - 1)) == 0)
     return devices;
   std::vector<FinishModel> models;
-  std::vector<size_t> modeled; // positions in `devices`
+  std::vector<size_t> modeled;  // positions in `devices`
   for (size_t i = 0; i < devices.size(); ++i) {
     const AffineModel m = kernel_model(history, shape.kernel_key, devices[i]);
-    if (!m.valid)
-      continue;
+    if (!m.valid) continue;
     models.push_back({m.b, 0.0, m.a});
     modeled.push_back(i);
   }
-  if (modeled.size() < 2)
-    return devices;
-  const auto shares =
-      equal_finish_split(models, static_cast<double>(shape.total_groups));
+  if (modeled.size() < 2) return devices;
+  const auto shares = equal_finish_split(models, static_cast<double>(shape.total_groups));
   std::vector<int> paying;
   for (size_t i = 0; i < devices.size(); ++i) {
     const auto it = std::find(modeled.begin(), modeled.end(), i);
-    if (it == modeled.end() ||
-        shares[static_cast<size_t>(it - modeled.begin())] >= 1.0)
-      paying.push_back(devices[i]);
+    if (it == modeled.end() || shares[static_cast<size_t>(it - modeled.begin())] >= 1.0) paying.push_back(devices[i]);
   }
   return paying.empty() ? devices : paying;
 }
 
-AutoPolicy::AutoPolicy(const PolicyParams &params,
-                       std::shared_ptr<History> history,
-                       const std::vector<DeviceProfile> &profiles)
-    : params_(params),
-      history_(history ? std::move(history) : std::make_shared<History>()),
-      profiles_(profiles) {}
+AutoPolicy::AutoPolicy(const PolicyParams& params, std::shared_ptr<History> history,
+                       const std::vector<DeviceProfile>& profiles)
+    : params_(params), history_(history ? std::move(history) : std::make_shared<History>()), profiles_(profiles) {}
 
-void AutoPolicy::begin_launch(const LaunchShape &shape,
-                              const std::vector<int> &devices, double now) {
+void AutoPolicy::begin_launch(const LaunchShape& shape, const std::vector<int>& devices, double now) {
   const auto paying = auto_paying_devices(*history_, shape, devices, params_);
   choice_ = auto_choice(*history_, shape, paying, params_);
   key_ = {shape.kernel_key, shape.global_size};
-  Track &track = tracks_[key_];
+  Track& track = tracks_[key_];
   if (choice_ == "wp" && track.remeasure) {
     choice_ = "sigmoid";
-    history_->set_shares(shape.kernel_key, shape.global_size,
-                         {}); // wp restarts from the new throughputs
+    history_->set_shares(shape.kernel_key, shape.global_size, {});  // wp restarts from the new throughputs
     track = Track{};
   }
   finish_.clear();
   dropped_.clear();
   for (int d : devices)
-    if (std::find(paying.begin(), paying.end(), d) == paying.end())
-      dropped_.push_back(d);
-  auto &slot = inner_[choice_];
-  if (!slot)
-    slot = make_policy(choice_, params_, history_, profiles_);
+    if (std::find(paying.begin(), paying.end(), d) == paying.end()) dropped_.push_back(d);
+  auto& slot = inner_[choice_];
+  if (!slot) slot = make_policy(choice_, params_, history_, profiles_);
   active_ = slot.get();
   active_->begin_launch(shape, paying, now);
 }
 
 std::optional<Chunk> AutoPolicy::next_chunk(int device, double now) {
-  if (!active_ ||
-      std::find(dropped_.begin(), dropped_.end(), device) != dropped_.end())
-    return std::nullopt;
+  if (!active_ || std::find(dropped_.begin(), dropped_.end(), device) != dropped_.end()) return std::nullopt;
   return active_->next_chunk(device, now);
 }
 
-void AutoPolicy::chunk_done(const ChunkTiming &timing) {
-  if (!active_)
-    return;
-  double &end = finish_[timing.chunk.device];
+void AutoPolicy::chunk_done(const ChunkTiming& timing) {
+  if (!active_) return;
+  double& end = finish_[timing.chunk.device];
   end = std::max(end, timing.end);
   active_->chunk_done(timing);
 }
 
 void AutoPolicy::end_launch(double now) {
-  if (!active_)
-    return;
+  if (!active_) return;
   active_->end_launch(now);
-  if (choice_ != "wp" || finish_.empty())
-    return;
+  if (choice_ != "wp" || finish_.empty()) return;
   double first = finish_.begin()->second, last = first;
-  for (const auto &[device, end] : finish_) {
+  for (const auto& [device, end] : finish_) {
     first = std::min(first, end);
     last = std::max(last, end);
   }
   const double balance = last > 0 ? first / last : 1.0;
-  Track &track = tracks_[key_];
+  Track& track = tracks_[key_];
   const double threshold = params_.auto_rebalance_below;
-  if (track.wp_launches > 0 && track.last_wp_balance >= threshold &&
-      balance < threshold)
-    track.remeasure = true;
+  if (track.wp_launches > 0 && track.last_wp_balance >= threshold && balance < threshold) track.remeasure = true;
   track.last_wp_balance = balance;
   ++track.wp_launches;
 }
 
-std::vector<Chunk> AutoPolicy::take_abandoned() {
-  return active_ ? active_->take_abandoned() : std::vector<Chunk>{};
-}
+std::vector<Chunk> AutoPolicy::take_abandoned() { return active_ ? active_->take_abandoned() : std::vector<Chunk>{}; }
 
 std::string AutoPolicy::planned_by() const { return "auto:" + choice_; }
 
 std::vector<int> AutoPolicy::eliminated() const {
   std::vector<int> out = dropped_;
   if (active_)
-    for (int d : active_->eliminated())
-      out.push_back(d);
+    for (int d : active_->eliminated()) out.push_back(d);
   std::sort(out.begin(), out.end());
   return out;
 }
 
-} // namespace coex::sched
+}  // namespace coex::sched

@@ -37,14 +37,12 @@ bool parse_double(const std::string& text, double* value) {
   return true;
 }
 
-Field real(std::string name, double PolicyParams::*member, double lo, double hi, bool lo_open,
-           std::string doc) {
+Field real(std::string name, double PolicyParams::*member, double lo, double hi, bool lo_open, std::string doc) {
   std::ostringstream accepts;
   accepts << "a number " << (lo_open ? "> " : ">= ") << lo;
   if (hi < std::numeric_limits<double>::infinity()) accepts << " and <= " << hi;
   const std::string what = accepts.str();
-  return {std::move(name), std::move(doc),
-          [member](const PolicyParams& p) { return format_double(p.*member); },
+  return {std::move(name), std::move(doc), [member](const PolicyParams& p) { return format_double(p.*member); },
           [=](PolicyParams& p, const std::string& text) -> std::string {
             double v = 0;
             if (!parse_double(text, &v) || v > hi || (lo_open ? v <= lo : v < lo)) return what;
@@ -56,25 +54,27 @@ Field real(std::string name, double PolicyParams::*member, double lo, double hi,
 template <typename Int>
 Field integer(std::string name, Int PolicyParams::*member, long long lo, long long hi, std::string doc) {
   const std::string what = "an integer from " + std::to_string(lo) + " to " + std::to_string(hi);
-  return {std::move(name), std::move(doc),
-          [member](const PolicyParams& p) { return std::to_string(p.*member); },
-          [=](PolicyParams& p, const std::string& text) -> std::string {
-            double v = 0;
-            if (!parse_double(text, &v) || v != std::floor(v) || v < static_cast<double>(lo) ||
-                v > static_cast<double>(hi))
-              return what;
-            p.*member = static_cast<Int>(v);
-            return "";
-          }};
+  return {
+      std::move(name), std::move(doc), [member](const PolicyParams& p) { return std::to_string(p.*member); },
+      [=](PolicyParams& p, const std::string& text) -> std::string {
+        double v = 0;
+        if (!parse_double(text, &v) || v != std::floor(v) || v < static_cast<double>(lo) || v > static_cast<double>(hi))
+          return what;
+        p.*member = static_cast<Int>(v);
+        return "";
+      }};
 }
 
 Field boolean(std::string name, bool PolicyParams::*member, std::string doc) {
   return {std::move(name), std::move(doc),
           [member](const PolicyParams& p) { return std::string(p.*member ? "true" : "false"); },
           [member](PolicyParams& p, const std::string& text) -> std::string {
-            if (text == "true" || text == "1") p.*member = true;
-            else if (text == "false" || text == "0") p.*member = false;
-            else return "true or false";
+            if (text == "true" || text == "1")
+              p.*member = true;
+            else if (text == "false" || text == "0")
+              p.*member = false;
+            else
+              return "true or false";
             return "";
           }};
 }
@@ -129,12 +129,13 @@ const std::vector<Field>& fields() {
                      "wp: weight of the previous share in p <- w*p + (1-w)*measured"));
     f.push_back(integer("ess_launches", &PolicyParams::ess_launches, 1, 1000000,
                         "ess: launches over which shares are estimated before they freeze"));
-    f.push_back(integer("probe_interval", &PolicyParams::probe_interval, 1, 1000000,
-                        "jitp/wp/ess: launches between probes of a device left without work; auto: the first gap (then 2x, 4x, ...)"));
-    f.push_back(real("probe_share", &PolicyParams::probe_share, 0, 0.5, true,
-                     "jitp/wp/ess: share a probed device gets"));
-    f.push_back(real("hguided_k", &PolicyParams::hguided_k, 0, inf, true,
-                     "hguided: k in floor(R * P_i / (k * sum P))"));
+    f.push_back(integer(
+        "probe_interval", &PolicyParams::probe_interval, 1, 1000000,
+        "jitp/wp/ess: launches between probes of a device left without work; auto: the first gap (then 2x, 4x, ...)"));
+    f.push_back(
+        real("probe_share", &PolicyParams::probe_share, 0, 0.5, true, "jitp/wp/ess: share a probed device gets"));
+    f.push_back(
+        real("hguided_k", &PolicyParams::hguided_k, 0, inf, true, "hguided: k in floor(R * P_i / (k * sum P))"));
     f.push_back(integer("hguided_min_chunk", &PolicyParams::hguided_min_chunk, 0, 1LL << 40,
                         "hguided: smallest chunk in work-groups; 0 = the device's occupancy floor"));
     f.push_back(real("adaptive_initial_fraction", &PolicyParams::adaptive_initial_fraction, 0, 0.5, true,
@@ -149,16 +150,16 @@ const std::vector<Field>& fields() {
                      "sigmoid: k once a device's package speeds vary"));
     f.push_back(real("sigmoid_cv_threshold", &PolicyParams::sigmoid_cv_threshold, 0, inf, true,
                      "sigmoid: sigma/mean of package speeds above which k switches"));
-    f.push_back(integer("sigmoid_window", &PolicyParams::sigmoid_window, 2, 100,
-                        "sigmoid: packages in the speed window"));
+    f.push_back(
+        integer("sigmoid_window", &PolicyParams::sigmoid_window, 2, 100, "sigmoid: packages in the speed window"));
     f.push_back(real("sigmoid_time_fraction", &PolicyParams::sigmoid_time_fraction, 0, 1, false,
                      "sigmoid: p of the floor p * t_elapsed * S_i"));
     f.push_back(integer("predict_max_steps", &PolicyParams::predict_max_steps, 1, 1000,
                         "predict: refinement steps of the split"));
     f.push_back(real("predict_elimination", &PolicyParams::predict_elimination, 0, 1, false,
                      "predict: a share under this fraction of the largest is eliminated"));
-    f.push_back(real("predict_calibration_fraction", &PolicyParams::predict_calibration_fraction, 0, 0.5,
-                     true, "predict: work spent on calibration probes when no model exists"));
+    f.push_back(real("predict_calibration_fraction", &PolicyParams::predict_calibration_fraction, 0, 0.5, true,
+                     "predict: work spent on calibration probes when no model exists"));
     f.push_back(real("predict_tolerance", &PolicyParams::predict_tolerance, 0, 1, true,
                      "predict: relative spread of predicted times that ends the refinement"));
     f.push_back(integer("auto_repeat_launches", &PolicyParams::auto_repeat_launches, 1, 1000000,
@@ -190,8 +191,7 @@ const std::vector<PolicyParamInfo>& policy_param_info() {
   return info;
 }
 
-bool set_policy_param(PolicyParams& params, const std::string& name, const std::string& value,
-                      std::string* error) {
+bool set_policy_param(PolicyParams& params, const std::string& name, const std::string& value, std::string* error) {
   const Field* f = find_field(name);
   if (!f) {
     if (error) *error = "unknown policy parameter '" + name + "'";

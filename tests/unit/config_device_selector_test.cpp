@@ -1,7 +1,6 @@
-#include "config/device_selector.h"
-
 #include <gtest/gtest.h>
 
+#include "config/device_selector.h"
 #include "config/fault_spec.h"
 
 namespace coex::config {
@@ -103,10 +102,14 @@ TEST(FaultSpec, Parses) {
   ASSERT_TRUE(build.has_value());
   EXPECT_EQ(build->kind, FaultSpec::Kind::Build);
   EXPECT_EQ(build->device, 0);
+  auto stall = parse_fault_spec("stall:2", &error);
+  ASSERT_TRUE(stall.has_value());
+  EXPECT_EQ(stall->kind, FaultSpec::Kind::Stall);
+  EXPECT_EQ(stall->device, 2);
 }
 
 TEST(FaultSpec, Rejects) {
-  for (const char* bad : {"fail", "fail:", "fail:x", "crash:1", "build:-1", "stall:1", "1"}) {
+  for (const char* bad : {"fail", "fail:", "fail:x", "crash:1", "build:-1", "stall:", "stall:x", "1"}) {
     std::string error;
     EXPECT_FALSE(parse_fault_spec(bad, &error).has_value()) << bad;
     EXPECT_FALSE(error.empty()) << bad;

@@ -10,19 +10,14 @@ using coex::devices::opencl_loader_of;
 
 TEST(LoaderProbe, FindsTheLoaderInLddOutput) {
   const std::string output =
-      "\tlinux-vdso.so.1 (0x00007ffd6b3f2000)\n"
-      "\tlibOpenCL.so.1 => "
-      "/usr/local/cuda/targets/x86_64-linux/lib/libOpenCL.so.1 "
-      "(0x00007f6b73c00000)\n"
-      "\tlibc.so.6 => /lib/x86_64-linux-gnu/libc.so.6 (0x00007f6b73a00000)\n";
-  EXPECT_EQ(opencl_loader_in_ldd_output(output),
-            "/usr/local/cuda/targets/x86_64-linux/lib/libOpenCL.so.1");
+      "\tlinux-vdso.so.1 (0x00007ffd6b3f2000)\n\tlibOpenCL.so.1 => "
+      "/usr/local/cuda/targets/x86_64-linux/lib/libOpenCL.so.1 (0x00007f6b73c00000)\n\tlibc.so.6 => "
+      "/lib/x86_64-linux-gnu/libc.so.6 (0x00007f6b73a00000)\n";
+  EXPECT_EQ(opencl_loader_in_ldd_output(output), "/usr/local/cuda/targets/x86_64-linux/lib/libOpenCL.so.1");
 }
 
 TEST(LoaderProbe, NoLoaderWhenTheAppDoesNotLinkOne) {
-  EXPECT_EQ(opencl_loader_in_ldd_output(
-                "\tlibc.so.6 => /lib/x86_64-linux-gnu/libc.so.6 (0x1)\n"),
-            "");
+  EXPECT_EQ(opencl_loader_in_ldd_output("\tlibc.so.6 => /lib/x86_64-linux-gnu/libc.so.6 (0x1)\n"), "");
   EXPECT_EQ(opencl_loader_in_ldd_output("\tlibOpenCL.so.1 => not found\n"), "");
   EXPECT_EQ(opencl_loader_in_ldd_output("\tnot a dynamic executable\n"), "");
 }
@@ -31,10 +26,7 @@ TEST(LoaderProbe, FileContainsLooksAtEveryByte) {
   std::string path = ::testing::TempDir() + "/coex_loader_probe_file";
   {
     std::ofstream out(path, std::ios::binary);
-    out << std::string("\0\x7f"
-                       "ELF",
-                       5)
-        << std::string(100000, 'x') << "OPENCL_LAYERS" << '\0';
+    out << std::string("\0\x7f", 2) << "ELF" << std::string(100000, 'x') << "OPENCL_LAYERS" << '\0';
   }
   EXPECT_EQ(file_contains(path, "OPENCL_LAYERS"), std::optional<bool>(true));
   EXPECT_EQ(file_contains(path, "OPENCL_LAYERX"), std::optional<bool>(false));

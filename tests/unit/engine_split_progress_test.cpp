@@ -43,7 +43,7 @@ TEST(SplitProgress, HomeTakesOverAStalledDevice) {
   std::vector<int> abandoned, returned;
   SplitProgress progress(
       0, {0, 1}, [&](int d) { abandoned.push_back(d); },
-      [&](int d, const Chunk &c, double) {
+      [&](int d, const Chunk& c, double) {
         returned.push_back(d);
         EXPECT_EQ(c.begin, 50u);
       });
@@ -52,8 +52,8 @@ TEST(SplitProgress, HomeTakesOverAStalledDevice) {
   progress.chunk_started(1, {1, 50, 100}, 0);
   progress.chunk_started(0, {0, 0, 50}, 0);
   clock = 0.5;
-  ASSERT_TRUE(progress.chunk_finished(0, 0.5)); // 100 groups/s
-  std::thread mover([&] {                       // time passes while home waits
+  ASSERT_TRUE(progress.chunk_finished(0, 0.5));  // 100 groups/s
+  std::thread mover([&] {                        // time passes while home waits
     for (int i = 0; i < 400 && abandoned.empty(); ++i) {
       clock = clock + 0.05;
       std::this_thread::sleep_for(std::chrono::milliseconds(1));
@@ -70,7 +70,7 @@ TEST(SplitProgress, HomeTakesOverAStalledDevice) {
   EXPECT_GT(clock.load(), 5.0);
   EXPECT_EQ(abandoned, std::vector<int>{1});
   progress.finished(0);
-  progress.wait_all(); // returns without device 1
+  progress.wait_all();  // returns without device 1
   EXPECT_EQ(progress.abandoned(), std::set<int>{1});
   EXPECT_FALSE(progress.chunk_finished(1, 9.0));
   EXPECT_EQ(returned, std::vector<int>{1});
@@ -81,12 +81,10 @@ TEST(SplitProgress, HomeTakesOverAStalledDevice) {
 // stall.
 TEST(SplitProgress, ASlowDeviceBySpecificationIsTakenOverAtOnce) {
   SplitProgress progress(
-      0, {0, 1}, nullptr, nullptr, [](int) { return 0.0; },
-      [](int d) { return d == 0 ? 100.0 : 1.0; });
+      0, {0, 1}, nullptr, nullptr, [](int) { return 0.0; }, [](int d) { return d == 0 ? 100.0 : 1.0; });
   progress.chunk_started(1, {1, 90, 100}, 0);
   progress.chunk_started(0, {0, 0, 90}, 0);
-  ASSERT_TRUE(progress.chunk_finished(
-      0, 0.9)); // 100 groups/s: device 1 would need 10 s for its 10
+  ASSERT_TRUE(progress.chunk_finished(0, 0.9));  // 100 groups/s: device 1 would need 10 s for its 10
   auto ranges = progress.wait_or_take_over(0, [] { return 0.9; });
   ASSERT_TRUE(ranges.has_value());
   EXPECT_EQ((*ranges)[0].begin, 90u);
@@ -112,8 +110,7 @@ TEST(SplitProgress, AWaitingDeviceLeavesWhenTheOtherFinishes) {
   ASSERT_TRUE(progress.chunk_finished(1, 0.5));
   std::thread other([&] {
     std::this_thread::sleep_for(std::chrono::milliseconds(20));
-    ASSERT_TRUE(progress.chunk_finished(
-        2, 0.52)); // it had a known pace: no take-over before
+    ASSERT_TRUE(progress.chunk_finished(2, 0.52));  // it had a known pace: no take-over before
     progress.finished(2);
   });
   // Device 2 has run 0.5 s of a chunk device 1 would redo in 0.5 s: not worth
