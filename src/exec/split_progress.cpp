@@ -13,7 +13,8 @@ bool redo_is_sooner(uint64_t redo_groups, double thief_rate, uint64_t running_gr
   return victim_rate > 0 && redo * SplitProgress::kRedoMargin < double(running_groups) / victim_rate - elapsed;
 }
 
-SplitProgress::SplitProgress(int home, const std::vector<int>& devices, std::function<void(int)> on_abandon,
+SplitProgress::SplitProgress(int home, const std::vector<int>& devices,
+                             std::function<void(int, const sched::Chunk&, double)> on_abandon,
                              std::function<void(int, const sched::Chunk&, double)> on_abandoned_return,
                              std::function<double(int)> prior_rate, std::function<double(int)> relative_speed)
     : home_(home),
@@ -66,9 +67,10 @@ int SplitProgress::pick_victim(int thief, double now) const {
   return victim;
 }
 
-void SplitProgress::abandon(int device) {
+void SplitProgress::abandon(int device, double now) {
   devices_[device].state = State::Abandoned;
-  if (on_abandon_) on_abandon_(device);
+  const Device& d = devices_[device];
+  if (on_abandon_) on_abandon_(device, d.running, now - d.running_since);
   cv_.notify_all();
 }
 
@@ -77,10 +79,11 @@ std::optional<std::vector<sched::Chunk>> SplitProgress::wait_or_take_over(int de
   std::unique_lock lock(mutex_);
   devices_[device].state = State::Waiting;
   for (;;) {
-    int victim = pick_victim(device, now());
+    double time = now();
+    int victim = pick_victim(device, time);
     if (victim >= 0) {
       std::vector<sched::Chunk> ranges = devices_[victim].taken;
-      abandon(victim);
+      abandon(victim, time);
       devices_[device].state = State::Working;
       return ranges;
     }
@@ -101,9 +104,9 @@ void SplitProgress::finished(int device) {
   cv_.notify_all();
 }
 
-void SplitProgress::abandon_if_running(int device) {
+void SplitProgress::abandon_if_running(int device, double now) {
   std::lock_guard lock(mutex_);
-  if (device != home_ && devices_[device].state == State::Running) abandon(device);
+  if (device != home_ && devices_[device].state == State::Running) abandon(device, now);
 }
 
 void SplitProgress::wait_all() {

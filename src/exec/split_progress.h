@@ -39,7 +39,8 @@ class SplitProgress {
   // How often a waiting device looks again (a finishing chunk wakes it sooner).
   static constexpr double kRecheckSeconds = 0.002;
 
-  // on_abandon(device) runs when a device is abandoned,
+  // on_abandon(device, chunk, seconds) runs when a device is abandoned in the sub-launch of `chunk`
+  // it has run for `seconds` (a lower bound of its time),
   // on_abandoned_return(device, chunk, seconds) when its thread comes back from
   // the sub-launch it was abandoned in (chunk: that sub-launch, seconds: how
   // long it ran); both under this object's lock. prior_rate(device): its pace
@@ -47,7 +48,8 @@ class SplitProgress {
   // relative_speed(device): what its specification promises, in any unit (0:
   // unknown), to guess a device's pace from another's when nothing was
   // measured.
-  SplitProgress(int home, const std::vector<int>& devices, std::function<void(int)> on_abandon,
+  SplitProgress(int home, const std::vector<int>& devices,
+                std::function<void(int, const sched::Chunk&, double)> on_abandon,
                 std::function<void(int, const sched::Chunk&, double)> on_abandoned_return,
                 std::function<double(int)> prior_rate = nullptr, std::function<double(int)> relative_speed = nullptr);
 
@@ -67,7 +69,7 @@ class SplitProgress {
   void finished(int device);
   // The policy took the device's chunks back (Boyer's rule): if it is waiting
   // for a sub-launch, the launch no longer waits for it.
-  void abandon_if_running(int device);
+  void abandon_if_running(int device, double now);
 
   // Until every device has finished or been abandoned.
   void wait_all();
@@ -86,10 +88,10 @@ class SplitProgress {
   };
   // The device `thief` would take over now, or -1. Caller holds the lock.
   int pick_victim(int thief, double now) const;
-  void abandon(int device);  // caller holds the lock
+  void abandon(int device, double now);  // caller holds the lock
 
   const int home_;
-  std::function<void(int)> on_abandon_;
+  std::function<void(int, const sched::Chunk&, double)> on_abandon_;
   std::function<void(int, const sched::Chunk&, double)> on_abandoned_return_;
   std::function<double(int)> prior_rate_;
   std::function<double(int)> relative_speed_;

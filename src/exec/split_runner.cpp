@@ -193,7 +193,7 @@ std::optional<DeviceRun> run_on_device(DeviceTask& t, std::optional<sched::Chunk
       chunk = t.policy.next_chunk(t.device, t.now());
       for (const sched::Chunk& taken_back : t.policy.take_abandoned()) {
         t.abandoned.insert(taken_back.device);
-        t.progress.abandon_if_running(taken_back.device);
+        t.progress.abandon_if_running(taken_back.device, t.now());
       }
     }
     auto ranges = t.progress.wait_or_take_over(t.device, [&t] { return t.now(); });
@@ -330,7 +330,14 @@ cl_int run_split(Executor& executor, LaunchJob& job) {
       return 0.0;
     };
   auto progress = std::make_shared<SplitProgress>(
-      job.home, active, [&executor](int device) { executor.set_busy(device, true); },
+      job.home, active,
+      // What it ran so far is a lower bound of its time: the History learns at once that it is slow
+      // (auto then leaves it out), even if its sub-launch never returns.
+      [&executor, history = executor.history(), key = shape.kernel_key, size = shape.global_size](
+          int device, const sched::Chunk& chunk, double seconds) {
+        if (history) history->record_chunk(key, size, {chunk, 0, seconds, 0});
+        executor.set_busy(device, true);
+      },
       [&executor, alive = executor.alive(), history = executor.history(), key = shape.kernel_key,
        size = shape.global_size](int device, const sched::Chunk& chunk, double seconds) {
         if (!*alive) return;  // coex has stopped: a late return touches nothing

@@ -42,7 +42,12 @@ TEST(RedoIsSooner, AThiefWithoutARateNeverTakesOver) {
 TEST(SplitProgress, HomeTakesOverAStalledDevice) {
   std::vector<int> abandoned, returned;
   SplitProgress progress(
-      0, {0, 1}, [&](int d) { abandoned.push_back(d); },
+      0, {0, 1},
+      [&](int d, const Chunk& c, double seconds) {
+        abandoned.push_back(d);
+        EXPECT_EQ(c.begin, 50u);
+        EXPECT_GT(seconds, 1.5);  // what it ran so far
+      },
       [&](int d, const Chunk& c, double) {
         returned.push_back(d);
         EXPECT_EQ(c.begin, 50u);
@@ -99,7 +104,7 @@ TEST(SplitProgress, HomeIsNeverTakenOver) {
   // no one.
   auto ranges = progress.wait_or_take_over(1, [] { return 1e6; });
   EXPECT_FALSE(ranges.has_value());
-  progress.abandon_if_running(0);
+  progress.abandon_if_running(0, 1e6);
   EXPECT_TRUE(progress.abandoned().empty());
 }
 
