@@ -60,7 +60,13 @@ void Runtime::init(LoadMode mode, const cl_icd_dispatch& next) {
     spdlog::info("COEX_DISABLE is set: pure pass-through");
     return;
   }
-  if (!settings_.trace.empty()) trace_ = std::make_unique<report::TraceRecorder>();
+  if (!settings_.trace.empty()) {
+    trace_ = std::make_unique<report::TraceRecorder>();
+    trace_->set_track_name(report::kLaunchTrack, "launches");
+    report_->set_launch_observer([trace = trace_.get()](const std::string& kernel, const report::LaunchRecord& launch) {
+      report::record_launch_event(*trace, kernel, launch);
+    });
+  }
   install_context_calls(intercept_);
   install_queue_calls(intercept_);
   install_buffer_calls(intercept_);

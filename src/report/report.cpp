@@ -64,8 +64,22 @@ void ReportRecorder::set_settings(const nlohmann::json& settings) {
   settings_ = settings;
 }
 
-void ReportRecorder::record_launch(const std::string& kernel, const LaunchRecord& launch) {
+void ReportRecorder::set_launch_observer(LaunchObserver observer) {
   std::lock_guard<std::mutex> lock(mutex_);
+  launch_observer_ = std::move(observer);
+}
+
+void ReportRecorder::record_launch(const std::string& kernel, const LaunchRecord& launch) {
+  LaunchObserver observer;
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    add_launch(kernel, launch);
+    observer = launch_observer_;
+  }
+  if (observer) observer(kernel, launch);
+}
+
+void ReportRecorder::add_launch(const std::string& kernel, const LaunchRecord& launch) {
   auto [it, inserted] = kernel_index_.try_emplace(kernel, kernels_.size());
   if (inserted) {
     kernels_.emplace_back();

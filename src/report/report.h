@@ -73,6 +73,10 @@ class ReportRecorder {
   void set_devices(const std::vector<ReportDevice>& devices);
   void set_settings(const nlohmann::json& settings);  // coex::config::settings_to_json
   void record_launch(const std::string& kernel, const LaunchRecord& launch);
+  // Called after each record_launch, outside the recorder's lock, on the recording thread: the
+  // report keeps only sums, the trace shows each launch (set before the first launch).
+  using LaunchObserver = std::function<void(const std::string& kernel, const LaunchRecord& launch)>;
+  void set_launch_observer(LaunchObserver observer);
 
   // Kernels in the order they were first launched; per_device sorted by index.
   nlohmann::json to_json() const;
@@ -81,6 +85,8 @@ class ReportRecorder {
   bool write(const std::string& path, std::string* error) const;
 
  private:
+  void add_launch(const std::string& kernel, const LaunchRecord& launch);  // mutex_ held
+
   struct DeviceTotals {
     uint64_t work_items = 0;
     double seconds = 0;
@@ -104,6 +110,7 @@ class ReportRecorder {
   nlohmann::json settings_;
   std::vector<KernelTotals> kernels_;
   std::unordered_map<std::string, size_t> kernel_index_;
+  LaunchObserver launch_observer_;
 };
 
 // Writes to `path` through a temporary file beside it and a rename, so that a reader never sees half a

@@ -34,6 +34,15 @@ void TraceRecorder::record(TraceEvent event) {
   events_.push_back(std::move(event));
 }
 
+void record_launch_event(TraceRecorder& trace, const std::string& kernel, const LaunchRecord& launch) {
+  nlohmann::json work_items = nlohmann::json::object();
+  for (const DeviceWork& work : launch.per_device) work_items[std::to_string(work.index)] = work.work_items;
+  nlohmann::json args = {{"split", launch.split}, {"work_items", std::move(work_items)}};
+  if (!launch.split) args["not_split"] = launch.not_split_reason;
+  double now = trace.now_us();
+  trace.record(kernel, "launch", kLaunchTrack, now, now, std::move(args));
+}
+
 void TraceRecorder::record(const std::string& name, const std::string& category, int track, double begin_us,
                            double end_us, nlohmann::json args) {
   record(TraceEvent{name, category, track, begin_us, end_us, std::move(args)});

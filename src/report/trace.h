@@ -19,6 +19,8 @@
 
 namespace coex::report {
 
+struct LaunchRecord;
+
 struct TraceEvent {
   std::string name;      // e.g. the kernel name, "write A", "merge C"
   std::string category;  // "transfer", "kernel", "merge", "wait", ...
@@ -64,5 +66,11 @@ class TraceRecorder {
   std::map<int, std::string> track_names_;
   uint64_t dropped_ = 0;
 };
+
+// The track of the per-launch events: each launch the report counts is also one zero-length slice
+// there (category "launch"), its args the work-items per device index ({"split", "work_items":
+// {"0": n, ...}, "not_split"}), so that how a dynamic policy shares each launch shows over time.
+constexpr int kLaunchTrack = 1000;
+void record_launch_event(TraceRecorder& trace, const std::string& kernel, const LaunchRecord& launch);
 
 }  // namespace coex::report

@@ -46,7 +46,9 @@ def parse_args(argv):
     p.add_argument("--name", required=True, help="the app's entry in the expectations file")
     p.add_argument("--no-split-checks", action="store_true",
                    help="skip only the checks of which kernels were split")
-    p.add_argument("--timeout", type=float, default=50.0, help="seconds allowed for one run")
+    # COEX_TEST_RUN_TIMEOUT: the sanitizer stages of scripts/test run everything several times slower.
+    p.add_argument("--timeout", type=float, default=float(os.environ.get("COEX_TEST_RUN_TIMEOUT", 50.0)),
+                   help="seconds allowed for one run (default: $COEX_TEST_RUN_TIMEOUT, else 50)")
     p.add_argument("--keep-report", metavar="FILE", help="also copy the report to FILE")
     p.add_argument("command", nargs=argparse.REMAINDER, help="-- the app and its arguments")
     args = p.parse_args(argv)

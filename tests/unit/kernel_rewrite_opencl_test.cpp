@@ -104,7 +104,10 @@ std::vector<OpenCL*>& platforms() {
     std::vector<OpenCL*> out;
     for (cl_uint i = 0; i < 16; ++i) {
       auto* c = new OpenCL;
-      if (!c->open(i)) break;
+      if (!c->open(i)) {
+        delete c;  // past the last platform
+        break;
+      }
       out.push_back(c);
     }
     return out;

@@ -1,5 +1,7 @@
 #include "report/trace.h"
 
+#include "report/report.h"
+
 #include <gtest/gtest.h>
 
 #include <unistd.h>
@@ -117,6 +119,33 @@ TEST(TraceRecorder, WritesAFileThatParses) {
 
   EXPECT_FALSE(trace.write(testing::TempDir() + "coex_no_such_dir/t.json", &error));
   EXPECT_FALSE(error.empty());
+}
+
+TEST(TraceRecorder, EachLaunchTheReportCountsIsOneSliceWithItsShares) {
+  TraceRecorder trace;
+  ReportRecorder report;
+  report.set_launch_observer(
+      [&trace](const std::string& kernel, const LaunchRecord& launch) { record_launch_event(trace, kernel, launch); });
+  LaunchRecord split;
+  split.split = true;
+  split.per_device = {{0, 3000, 0.1}, {1, 1096, 0.1}};
+  report.record_launch("jacobi", split);
+  LaunchRecord unsplit;
+  unsplit.not_split_reason = "global_atomics";
+  unsplit.per_device = {{0, 64, 0.0}};
+  report.record_launch("histogram", unsplit);
+
+  const auto slices = events_with_phase(trace.to_json(), "X");
+  ASSERT_EQ(slices.size(), 2u);
+  EXPECT_EQ(slices[0].at("name"), "jacobi");
+  EXPECT_EQ(slices[0].at("cat"), "launch");
+  EXPECT_EQ(slices[0].at("tid"), kLaunchTrack);
+  EXPECT_EQ(slices[0].at("args").at("work_items"), (json{{"0", 3000}, {"1", 1096}}));
+  EXPECT_TRUE(slices[0].at("args").at("split").get<bool>());
+  EXPECT_EQ(slices[1].at("args").at("not_split"), "global_atomics");
+  EXPECT_LE(slices[0].at("ts").get<double>(), slices[1].at("ts").get<double>());
+  // The report still sums them.
+  EXPECT_EQ(report.to_json().at("totals").at("launches"), 2);
 }
 
 }  // namespace
