@@ -29,15 +29,21 @@ std::optional<int64_t> argument_value(const LaunchParam& p, const ArgValues& val
   return static_cast<int64_t>(raw);
 }
 
+std::optional<int64_t> as_signed(uint64_t v) {
+  return v <= uint64_t(INT64_MAX) ? std::optional<int64_t>(int64_t(v)) : std::nullopt;
+}
+
 std::optional<int64_t> param_value(const LaunchParam& p, const LaunchGeometry& g, const ArgValues& values) {
   uint32_t d = p.index;
   bool used = d < g.work_dim && d < 3;
   switch (p.kind) {
     case LaunchParam::Kind::Argument: return argument_value(p, values);
-    case LaunchParam::Kind::LocalSize: return used ? int64_t(g.local_size[d]) : 1;
-    case LaunchParam::Kind::GlobalSize: return used ? int64_t(g.global_size[d]) : 1;
-    case LaunchParam::Kind::GlobalOffset: return used ? int64_t(g.global_offset[d]) : 0;
-    case LaunchParam::Kind::NumGroups: return used ? int64_t(g.global_size[d] / g.local_size[d]) : 1;
+    case LaunchParam::Kind::LocalSize: return used ? as_signed(g.local_size[d]) : 1;
+    case LaunchParam::Kind::GlobalSize: return used ? as_signed(g.global_size[d]) : 1;
+    case LaunchParam::Kind::GlobalOffset: return used ? as_signed(g.global_offset[d]) : 0;
+    case LaunchParam::Kind::NumGroups:
+      if (!used) return 1;
+      return g.local_size[d] ? as_signed(g.global_size[d] / g.local_size[d]) : std::nullopt;
     case LaunchParam::Kind::WorkDim: return int64_t(g.work_dim);
   }
   return std::nullopt;
@@ -101,6 +107,12 @@ bool normalize(const Affine& f, const Values& params, const std::vector<Interval
   return true;
 }
 
+// Every byte of the band has an offset that int64_t holds, so that clipping cannot overflow.
+bool fits(const Band& b) {
+  int64_t last_begin = b.begin, last_end = b.end;
+  return b.count >= 1 && checked_mul_add(b.stride, b.count - 1, last_begin) && checked_mul_add(b.stride, b.count - 1, last_end);
+}
+
 // The bytes [offset, offset + size) over all offsets of the form, as bands: the terms whose step is
 // within the run so far extend one contiguous run, the next one strides it, the rest are enumerated
 // (up to a limit; past it the hull stands for them and `exact` turns false).
@@ -110,11 +122,13 @@ bool make_bands(int64_t base, const std::vector<Term>& terms, int64_t size, std:
   size_t i = 0;
   for (; i < terms.size() && terms[i].coefficient <= run; ++i)
     if (!checked_mul_add(terms[i].coefficient, terms[i].count - 1, run)) return false;
+  int64_t end = 0;
+  if (__builtin_add_overflow(base, run, &end)) return false;
   if (i == terms.size()) {
-    out.push_back({base, base + run, 0, 1});
+    out.push_back({base, end, 0, 1});
     return true;
   }
-  Band band{base, base + run, terms[i].coefficient, terms[i].count};
+  Band band{base, end, terms[i].coefficient, terms[i].count};
   // A term that steps by the band's whole length continues the band (row and group of rows).
   for (++i; i < terms.size(); ++i) {
     int64_t length = 0, count = 0;
@@ -127,11 +141,11 @@ bool make_bands(int64_t base, const std::vector<Term>& terms, int64_t size, std:
   int64_t combinations = 1;
   for (size_t j = i + 1; j < terms.size(); ++j)
     if (__builtin_mul_overflow(combinations, terms[j].count, &combinations) || combinations > kMaxEnumerated) {
-      int64_t end = band.end;
-      if (!checked_mul_add(band.stride, band.count - 1, end)) return false;
+      int64_t hull_end = band.end;
+      if (!checked_mul_add(band.stride, band.count - 1, hull_end)) return false;
       for (size_t k = i + 1; k < terms.size(); ++k)
-        if (!checked_mul_add(terms[k].coefficient, terms[k].count - 1, end)) return false;
-      out.push_back({base, end, 0, 1});
+        if (!checked_mul_add(terms[k].coefficient, terms[k].count - 1, hull_end)) return false;
+      out.push_back({base, hull_end, 0, 1});
       exact = false;
       return true;
     }
@@ -141,7 +155,11 @@ bool make_bands(int64_t base, const std::vector<Term>& terms, int64_t size, std:
       if (!checked_mul_add(terms[j].coefficient, rest % terms[j].count, shift)) return false;
       rest /= terms[j].count;
     }
-    out.push_back({band.begin + shift, band.end + shift, band.stride, band.count});
+    Band shifted = band;
+    if (__builtin_add_overflow(band.begin, shift, &shifted.begin) || __builtin_add_overflow(band.end, shift, &shifted.end) ||
+        !fits(shifted))
+      return false;
+    out.push_back(shifted);
   }
   return true;
 }
@@ -244,7 +262,9 @@ Footprint FootprintModel::evaluate(const LaunchGeometry& geometry, const ArgValu
   uint32_t split = geometry.split_dim;
   bool geometry_ok = geometry.work_dim >= 1 && geometry.work_dim <= 3 && split < geometry.work_dim;
   for (uint32_t d = 0; geometry_ok && d < geometry.work_dim; ++d)
-    geometry_ok = geometry.local_size[d] > 0 && geometry.global_size[d] % geometry.local_size[d] == 0;
+    geometry_ok = geometry.local_size[d] > 0 && geometry.global_size[d] % geometry.local_size[d] == 0 &&
+                  geometry.global_size[d] <= uint64_t(INT64_MAX);
+  geometry_ok = geometry_ok && g1 <= geometry.global_size[split] / geometry.local_size[split];
   // Variable ranges: those of the chunk, and those of the whole launch (for injectivity).
   std::vector<Interval> chunk(kFirstLoopVariable), launch(kFirstLoopVariable);
   for (uint32_t d = 0; geometry_ok && d < 3; ++d) {

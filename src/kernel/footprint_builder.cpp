@@ -7,61 +7,6 @@
 namespace coex::kernel {
 namespace {
 
-bool is_integer_type(CXType t) {
-  switch (clang_getCanonicalType(t).kind) {
-    case CXType_Bool: case CXType_Char_U: case CXType_UChar: case CXType_UShort: case CXType_UInt:
-    case CXType_ULong: case CXType_ULongLong: case CXType_Char_S: case CXType_SChar: case CXType_Short:
-    case CXType_Int: case CXType_Long: case CXType_LongLong: case CXType_Enum:
-      return true;
-    default:
-      return false;
-  }
-}
-
-bool is_signed_type(CXType t) {
-  switch (clang_getCanonicalType(t).kind) {
-    case CXType_Char_S: case CXType_SChar: case CXType_Short: case CXType_Int: case CXType_Long:
-    case CXType_LongLong: case CXType_Enum:
-      return true;
-    default:
-      return false;
-  }
-}
-
-std::optional<uint64_t> size_of(CXType t) {
-  long long size = clang_Type_getSizeOf(t);
-  if (size <= 0) return std::nullopt;
-  return uint64_t(size);
-}
-
-std::vector<CXCursor> expression_kids(CXCursor c) {
-  std::vector<CXCursor> out;
-  for (CXCursor k : children_of(c))
-    if (clang_isExpression(clang_getCursorKind(k))) out.push_back(k);
-  return out;
-}
-
-// True when the statement may leave the enclosing block early (return, break, continue, goto).
-// The same AST node. clang_equalCursors also compares the parent declaration a cursor was made
-// with, which differs between clang_Cursor_getArgument and a visit through a VarDecl.
-bool same_node(CXCursor a, CXCursor b) {
-  if (clang_equalCursors(a, b)) return true;
-  if (clang_getCursorKind(a) != clang_getCursorKind(b) || clang_hashCursor(a) != clang_hashCursor(b)) return false;
-  CXSourceRange ra = clang_getCursorExtent(a), rb = clang_getCursorExtent(b);
-  return clang_equalLocations(clang_getRangeStart(ra), clang_getRangeStart(rb)) &&
-         clang_equalLocations(clang_getRangeEnd(ra), clang_getRangeEnd(rb));
-}
-
-bool contains_exit(CXCursor c) {
-  CXCursorKind kind = clang_getCursorKind(c);
-  if (kind == CXCursor_ReturnStmt || kind == CXCursor_BreakStmt || kind == CXCursor_ContinueStmt ||
-      kind == CXCursor_GotoStmt || kind == CXCursor_IndirectGotoStmt)
-    return true;
-  for (CXCursor k : children_of(c))
-    if (contains_exit(k)) return true;
-  return false;
-}
-
 class Builder {
  public:
   Builder(ProgramFacts& program, const FunctionFacts& facts, const KernelInfo& kernel)
@@ -102,7 +47,18 @@ class Builder {
   std::vector<ActiveLoop> loops_;  // the canonical loops around the walk, outermost first
   std::multimap<unsigned, size_t> access_index_;
   std::vector<bool> handled_;
-  int depth_ = 0;
+  int depth_ = 0;  // of the recursion through nested expressions
+
+  // Bounds that recursion: a source may nest expressions thousands deep.
+  class Nesting {
+   public:
+    explicit Nesting(int& depth) : depth_(++depth) {}
+    ~Nesting() { --depth_; }
+    bool too_deep() const { return depth_ > 64; }
+
+   private:
+    int& depth_;
+  };
 
   int param_id(const LaunchParam& p) {
     for (size_t i = 0; i < d_.params.size(); ++i)
@@ -125,6 +81,29 @@ class Builder {
     if (clang_EvalResult_getKind(r) == CXEval_Int) out = clang_EvalResult_getAsLongLong(r);
     clang_EvalResult_dispose(r);
     return out;
+  }
+
+  std::optional<Affine> constant_affine(CXCursor e) {
+    auto c = constant_of(e);
+    return c ? std::optional<Affine>(Affine(Poly::constant(*c))) : std::nullopt;
+  }
+
+  std::optional<size_t> param_index(const std::string& key) {
+    for (size_t i = 0; i < facts_.params.size(); ++i)
+      if (declaration_key(facts_.params[i]) == key) return i;
+    return std::nullopt;
+  }
+
+  // The integer of `type` at byte_offset in by-value argument `index`, as a launch parameter.
+  std::optional<Affine> argument_integer(size_t index, uint32_t byte_offset, CXType type) {
+    auto size = type_size(type);
+    if (!is_integer_type(type) || !size || *size > 8) return std::nullopt;
+    LaunchParam p;
+    p.index = uint32_t(index);
+    p.byte_offset = byte_offset;
+    p.byte_size = uint32_t(*size);
+    p.is_signed = is_signed_type(type);
+    return Affine(Poly::param(param_id(p)));
   }
 
   void collect_modified(CXCursor c, std::set<std::string>& into) {
@@ -184,27 +163,15 @@ class Builder {
     for (auto it = loops_.rbegin(); it != loops_.rend(); ++it)
       if (it->counter == key) return Affine::variable(kFirstLoopVariable + it->index);
     CXCursorKind kind = clang_getCursorKind(decl);
-    if (kind == CXCursor_EnumConstantDecl) {
-      auto c = constant_of(ref);
-      return c ? std::optional<Affine>(Affine(Poly::constant(*c))) : std::nullopt;
-    }
+    if (kind == CXCursor_EnumConstantDecl) return constant_affine(ref);
     if (modified_.count(key) || !is_integer_type(clang_getCursorType(decl))) return std::nullopt;
     if (kind == CXCursor_ParmDecl) {
-      for (size_t i = 0; i < facts_.params.size(); ++i)
-        if (declaration_key(facts_.params[i]) == key) {
-          LaunchParam p;
-          p.index = uint32_t(i);
-          auto size = size_of(clang_getCursorType(decl));
-          if (!size || *size > 8) return std::nullopt;
-          p.byte_size = uint32_t(*size);
-          p.is_signed = is_signed_type(clang_getCursorType(decl));
-          return Affine(Poly::param(param_id(p)));
-        }
-      return std::nullopt;
+      auto index = param_index(key);
+      return index ? argument_integer(*index, 0, clang_getCursorType(decl)) : std::nullopt;
     }
     if (kind != CXCursor_VarDecl) return std::nullopt;
     std::vector<CXCursor> init = expression_kids(decl);
-    if (init.size() != 1) return constant_of(ref) ? std::optional<Affine>(Affine(Poly::constant(*constant_of(ref)))) : std::nullopt;
+    if (init.size() != 1) return constant_affine(ref);
     return integer(init[0]);  // unmodified: its value is its initializer, wherever it is read
   }
 
@@ -222,37 +189,20 @@ class Builder {
     if (clang_getCursorKind(c) != CXCursor_DeclRefExpr) return std::nullopt;
     CXCursor decl = clang_getCursorReferenced(c);
     if (clang_getCursorKind(decl) != CXCursor_ParmDecl || modified_.count(declaration_key(decl))) return std::nullopt;
-    for (size_t i = 0; i < facts_.params.size(); ++i)
-      if (declaration_key(facts_.params[i]) == declaration_key(decl)) {
-        CXType type = clang_getCursorType(member);
-        auto size = size_of(type);
-        if (!is_integer_type(type) || !size || *size > 8) return std::nullopt;
-        LaunchParam p;
-        p.index = uint32_t(i);
-        p.byte_offset = offset;
-        p.byte_size = uint32_t(*size);
-        p.is_signed = is_signed_type(type);
-        return Affine(Poly::param(param_id(p)));
-      }
-    return std::nullopt;
+    auto index = param_index(declaration_key(decl));
+    return index ? argument_integer(*index, offset, clang_getCursorType(member)) : std::nullopt;
   }
 
   // The value of an integer expression as an affine form, or nullopt.
   std::optional<Affine> integer(CXCursor e) {
-    if (depth_ > 64) return std::nullopt;
-    struct Depth {
-      int& d;
-      explicit Depth(int& x) : d(++x) {}
-      ~Depth() { --d; }
-    } guard(depth_);
+    Nesting nesting(depth_);
+    if (nesting.too_deep()) return std::nullopt;
     std::vector<CXCursor> kids = expression_kids(e);
     switch (clang_getCursorKind(e)) {
       case CXCursor_IntegerLiteral:
       case CXCursor_CharacterLiteral:
-      case CXCursor_UnaryExpr: {  // sizeof, vec_step, alignof
-        auto c = constant_of(e);
-        return c ? std::optional<Affine>(Affine(Poly::constant(*c))) : std::nullopt;
-      }
+      case CXCursor_UnaryExpr:  // sizeof, vec_step, alignof
+        return constant_affine(e);
       case CXCursor_ParenExpr:
         return kids.size() == 1 ? integer(kids[0]) : std::nullopt;
       case CXCursor_UnexposedExpr:
@@ -306,12 +256,8 @@ class Builder {
   };
 
   std::optional<Pointer> pointer(CXCursor e) {
-    if (depth_ > 64) return std::nullopt;
-    struct Depth {
-      int& d;
-      explicit Depth(int& x) : d(++x) {}
-      ~Depth() { --d; }
-    } guard(depth_);
+    Nesting nesting(depth_);
+    if (nesting.too_deep()) return std::nullopt;
     std::vector<CXCursor> kids = expression_kids(e);
     switch (clang_getCursorKind(e)) {
       case CXCursor_ParenExpr:
@@ -333,9 +279,8 @@ class Builder {
         std::string key = declaration_key(decl);
         if (modified_.count(key)) return std::nullopt;
         if (clang_getCursorKind(decl) == CXCursor_ParmDecl) {
-          for (size_t i = 0; i < facts_.params.size(); ++i)
-            if (declaration_key(facts_.params[i]) == key) return Pointer{int(i), Affine()};
-          return std::nullopt;
+          auto index = param_index(key);
+          return index ? std::optional<Pointer>(Pointer{int(*index), Affine()}) : std::nullopt;
         }
         std::vector<CXCursor> init = expression_kids(decl);
         if (clang_getCursorKind(decl) != CXCursor_VarDecl || init.size() != 1) return std::nullopt;
@@ -350,7 +295,7 @@ class Builder {
         CXCursor index = left_is_pointer ? kids[1] : kids[0];
         auto p = pointer(ptr);
         auto i = integer(index);
-        auto element = size_of(pointee_or_element(clang_getCursorType(ptr)));
+        auto element = type_size(pointee_or_element(clang_getCursorType(ptr)));
         if (!p || !i || !element) return std::nullopt;
         Affine step = i->scaled(Poly::constant(int64_t(*element)));
         return Pointer{p->arg, op == "+" ? p->offset + step : p->offset - step};
@@ -374,7 +319,7 @@ class Builder {
 
   std::optional<Place> place(CXCursor lv) {
     std::vector<CXCursor> kids = expression_kids(lv);
-    auto size = size_of(clang_getCursorType(lv));
+    auto size = type_size(clang_getCursorType(lv));
     switch (clang_getCursorKind(lv)) {
       case CXCursor_ParenExpr:
         return kids.size() == 1 ? place(kids[0]) : std::nullopt;
@@ -384,7 +329,7 @@ class Builder {
         CXCursor base = first_is_base ? kids[0] : kids[1];
         auto p = pointer(base);
         auto i = integer(first_is_base ? kids[1] : kids[0]);
-        auto element = size_of(pointee_or_element(clang_getCursorType(base)));
+        auto element = type_size(pointee_or_element(clang_getCursorType(base)));
         if (!p || !i || !element) return std::nullopt;
         return Place{p->arg, p->offset + i->scaled(Poly::constant(int64_t(*element))), *size, false};
       }
@@ -432,7 +377,7 @@ class Builder {
     if (n < 2) return std::nullopt;
     auto offset = integer(clang_Cursor_getArgument(call, unsigned(store ? 1 : 0)));
     auto p = pointer(pointer_arg);
-    auto element = size_of(pointee_or_element(clang_getCursorType(pointer_arg)));
+    auto element = type_size(pointee_or_element(clang_getCursorType(pointer_arg)));
     if (!offset || !p || !element) return std::nullopt;
     int64_t bytes = int64_t(width * *element);
     return Place{p->arg, p->offset + offset->scaled(Poly::constant(bytes)), uint64_t(bytes), false};

@@ -311,6 +311,20 @@ TEST(Footprint, EmptyRangeOfGroupsAndBadGeometryAreSafe) {
   EXPECT_EQ(fp.args[2].write, FootprintTier::Diff);
 }
 
+TEST(Footprint, OffsetsBeyondInt64FallBackInsteadOfOverflowing) {
+  // Found by the fuzzer: bytes 3 * 2^61 + k * 2^59 for k < 8 pass 2^63 from k = 4 on; the band's
+  // last repetition must be checked before it is clipped, not wrap around.
+  auto a = analyse("__kernel void k(__global int* p, long s, long b) { p[get_global_id(0) * s + b] = 0; }", "k");
+  ArgValues v = values(3, {{1, bytes_of<int64_t>(int64_t(1) << 57)}, {2, bytes_of<int64_t>(int64_t(3) << 59)}});
+  EXPECT_EQ(evaluate(a, geometry_1d(8, 8), v, 0, 1).args[0].write, FootprintTier::Diff);
+  v.bytes[2] = bytes_of<int64_t>(0);
+  EXPECT_EQ(evaluate(a, geometry_1d(8, 8), v, 0, 1).args[0].write, FootprintTier::Exact) << "the same kernel in range";
+  // A global offset past INT64_MAX is no negative number.
+  EXPECT_EQ(evaluate(a, geometry_1d(8, 8, uint64_t(1) << 63), v, 0, 1).args[0].write, FootprintTier::Diff);
+  // Work-groups past the launch's own are no chunk of it.
+  EXPECT_EQ(evaluate(a, geometry_1d(8, 8), v, 0, 2).args[0].write, FootprintTier::Diff);
+}
+
 TEST(BandRanges, MergesAndFallsBackToTheHull) {
   std::vector<ByteBand> bands = {{0, 4, 8, 3}, {4, 8, 0, 1}, {100, 104, 0, 1}};
   // [0,4) [8,12) [16,20) from the strided band, [4,8) joins the first two.
