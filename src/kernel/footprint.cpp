@@ -216,6 +216,167 @@ void clip(const Band& b, uint64_t buffer_size, std::vector<ByteBand>& out) {
   }
 }
 
+bool floor_div(int64_t a, int64_t b, int64_t& q) {
+  if (b == 0 || (a == INT64_MIN && b == -1)) return false;
+  q = a / b;
+  if ((a % b != 0) && ((a < 0) != (b < 0))) --q;
+  return true;
+}
+
+bool ceil_div(int64_t a, int64_t b, int64_t& q) {
+  if (!floor_div(a, b, q)) return false;
+  if (a % b != 0) ++q;
+  return true;
+}
+
+int64_t coefficient(const Affine& f, int v, const Values& params, bool& ok) {
+  auto it = f.terms().find(v);
+  if (it == f.terms().end()) return 0;
+  auto k = it->second.evaluate(params);
+  ok = ok && k.has_value();
+  return k ? *k : 0;
+}
+
+// Narrows v by k * v + c op 0. False when the guard cannot be applied to an interval exactly (a
+// hole in its middle, an overflow): v keeps what it had.
+bool narrow(Interval& v, int64_t k, int64_t c, FootprintModel::Guard::Op op) {
+  using Op = FootprintModel::Guard::Op;
+  int64_t t = 0, q = 0;
+  if (__builtin_sub_overflow(int64_t(0), c, &t)) return false;  // k * v op t
+  if (op == Op::Less || op == Op::Greater) {
+    if (__builtin_add_overflow(t, op == Op::Less ? -1 : 1, &t)) return false;
+    op = op == Op::Less ? Op::LessEqual : Op::GreaterEqual;
+  }
+  if (k < 0 && (op == Op::LessEqual || op == Op::GreaterEqual)) op = op == Op::LessEqual ? Op::GreaterEqual : Op::LessEqual;
+  switch (op) {
+    case Op::LessEqual:  // v <= t / k (the sign of k is in op now)
+      if (!floor_div(t, k, q)) return false;
+      v.hi = std::min(v.hi, q);
+      return true;
+    case Op::GreaterEqual:  // v >= t / k
+      if (!ceil_div(t, k, q)) return false;
+      v.lo = std::max(v.lo, q);
+      return true;
+    case Op::Equal:
+      if (t % k != 0) v = Interval{};
+      else v = Interval{std::max(v.lo, t / k), std::min(v.hi, t / k)};
+      return true;
+    case Op::NotEqual:
+      if (t % k != 0 || t / k < v.lo || t / k > v.hi) return true;
+      if (t / k == v.lo) ++v.lo;
+      else if (t / k == v.hi) --v.hi;
+      else return false;
+      return true;
+    default:
+      return false;
+  }
+}
+
+// The guard's truth where it has no variable left.
+bool holds(int64_t value, FootprintModel::Guard::Op op) {
+  using Op = FootprintModel::Guard::Op;
+  switch (op) {
+    case Op::Less: return value < 0;
+    case Op::LessEqual: return value <= 0;
+    case Op::Greater: return value > 0;
+    case Op::GreaterEqual: return value >= 0;
+    case Op::Equal: return value == 0;
+    case Op::NotEqual: return value != 0;
+  }
+  return true;
+}
+
+// Applies the guards whose variables (those not fixed to one value) are one, and loop counters only
+// when loops is true. exact turns false for a guard left out or applied only in part.
+void apply_guards(const FootprintModel::Access& a, const Values& params, std::vector<Interval>& box, bool loops,
+                  bool& exact) {
+  for (const auto& guard : a.guards) {
+    Affine f = guard.lhs - guard.rhs;
+    bool ok = true;
+    int variable = -1, count = 0;
+    bool has_loop = false;
+    for (const auto& term : f.terms()) {
+      has_loop = has_loop || term.first >= kFirstLoopVariable;
+      if (size_t(term.first) >= box.size() || box[size_t(term.first)].lo != box[size_t(term.first)].hi) {
+        variable = term.first;
+        ++count;
+      }
+    }
+    if (has_loop != loops) continue;
+    // An unsigned comparison means what the affine forms say only where neither side wraps.
+    if (guard.is_unsigned) {
+      int64_t limit = guard.bits >= 63 ? INT64_MAX : (int64_t(1) << guard.bits) - 1;
+      auto l = range_of(guard.lhs, params, box), r = range_of(guard.rhs, params, box);
+      ok = l && r && l->lo >= 0 && r->lo >= 0 && l->hi <= limit && r->hi <= limit;
+    }
+    int64_t k = variable >= 0 ? coefficient(f, variable, params, ok) : 0;
+    if (!ok || count > 1 || size_t(variable + 1) > box.size()) {
+      exact = false;
+      continue;
+    }
+    // The constant part, with every variable fixed to one value folded in.
+    Affine rest = f;
+    if (variable >= 0) rest = f - Affine::variable(variable).scaled(Poly::constant(k));
+    auto c = range_of(rest, params, box);
+    if (!c || c->lo != c->hi) {
+      exact = false;
+    } else if (variable < 0 || k == 0) {
+      if (!holds(c->lo, guard.op)) box[0] = Interval{};  // never holds here: the access does not run
+    } else if (!narrow(box[size_t(variable)], k, c->lo, guard.op)) {
+      exact = false;
+    }
+  }
+}
+
+bool mergeable(const Affine& f, uint32_t d, int64_t local, const Values& params) {
+  bool ok = true;
+  int64_t group = coefficient(f, kGroupId0 + int(d), params, ok), item = coefficient(f, kLocalId0 + int(d), params, ok);
+  int64_t scaled = 0;
+  return ok && !__builtin_mul_overflow(item, local, &scaled) && scaled == group;
+}
+
+// The points where access a runs in the chunk: its variables' intervals. Where the access, its guards
+// and its loops' bounds use get_group_id(d) and get_local_id(d) only as group * local + item (as
+// get_global_id(d) does), the pair becomes one variable over the chunk's ids (kept in the local id's
+// place, the group's fixed to 0), so that a guard on the global id narrows it.
+enum class Domain { Runs, NotRun, Unknown };
+Domain access_box(const FootprintModel::Access& a, const std::vector<FootprintModel::Loop>& loops,
+                const LaunchGeometry& g, const Values& params, const std::vector<Interval>& chunk,
+                std::vector<Interval>& box, bool& exact) {
+  box.assign(chunk.begin(), chunk.begin() + kFirstLoopVariable);
+  for (uint32_t d = 0; d < g.work_dim && !a.guards.empty(); ++d) {
+    int64_t local = int64_t(g.local_size[d]);
+    bool ok = mergeable(a.byte_offset, d, local, params);
+    for (const auto& guard : a.guards) ok = ok && mergeable(guard.lhs - guard.rhs, d, local, params);
+    for (int l : a.loops) ok = ok && mergeable(loops[size_t(l)].first, d, local, params) &&
+                               mergeable(loops[size_t(l)].last, d, local, params);
+    Interval& group = box[size_t(kGroupId0) + d];
+    Interval& item = box[size_t(kLocalId0) + d];
+    int64_t lo = 0, hi = 0;
+    if (!ok || __builtin_mul_overflow(group.lo, local, &lo) || __builtin_mul_overflow(group.hi, local, &hi) ||
+        __builtin_add_overflow(hi, local - 1, &hi))
+      continue;
+    item = Interval{lo, hi};
+    group = Interval{0, 0};
+  }
+  apply_guards(a, params, box, false, exact);
+  for (const Interval& v : box)
+    if (v.empty()) return Domain::NotRun;
+  // The loops around it, over what is left of the ids.
+  box.resize(chunk.size());
+  for (int l : a.loops) {
+    auto first = range_of(loops[size_t(l)].first, params, box), last = range_of(loops[size_t(l)].last, params, box);
+    if (!first || !last) return Domain::Unknown;
+    box[size_t(kFirstLoopVariable + l)] = Interval{first->lo, last->hi};
+  }
+  apply_guards(a, params, box, true, exact);
+  for (size_t v = 0; v < size_t(kFirstLoopVariable); ++v)
+    if (box[v].empty()) return Domain::NotRun;
+  for (int l : a.loops)
+    if (box[size_t(kFirstLoopVariable + l)].empty()) return Domain::NotRun;
+  return Domain::Runs;
+}
+
 }  // namespace
 
 std::vector<std::pair<uint64_t, uint64_t>> band_ranges(const std::vector<ByteBand>& bands, size_t max_ranges) {
@@ -254,7 +415,6 @@ Footprint FootprintModel::evaluate(const LaunchGeometry& geometry, const ArgValu
   read_unknown.resize(n, false);
   write_unknown.resize(n, false);
   std::vector<bool> cover(n, true), any_write(n, false);
-  std::vector<int> writes_per_arg(n, 0);
   std::vector<std::vector<Band>> reads(n), writes(n);
 
   Values params;
@@ -287,22 +447,18 @@ Footprint FootprintModel::evaluate(const LaunchGeometry& geometry, const ArgValu
   for (const Access& a : d_.accesses) {
     if (a.arg < 0 || size_t(a.arg) >= n) continue;
     size_t arg = size_t(a.arg);
-    if (a.write) {
-      any_write[arg] = true;
-      ++writes_per_arg[arg];
-    }
+    if (a.write) any_write[arg] = true;
     bool ok = geometry_ok && g1 > g0;
-    bool skipped = false;  // an enclosing loop runs zero times here
-    for (int l : a.loops) {
-      ok = ok && l >= 0 && size_t(l) < loop_ok.size() && loop_ok[size_t(l)];
-      if (ok && chunk[size_t(kFirstLoopVariable + l)].empty()) skipped = true;
-    }
-    if (ok && skipped) continue;
+    for (int l : a.loops) ok = ok && l >= 0 && size_t(l) < loop_ok.size() && loop_ok[size_t(l)];
+    std::vector<Interval> box;
+    bool exact = true;
+    Domain domain = ok ? access_box(a, d_.loops, geometry, params, chunk, box, exact) : Domain::Unknown;
+    if (domain == Domain::NotRun) continue;  // an enclosing loop runs zero times, or a guard never holds
+    ok = domain == Domain::Runs;
     int64_t base = 0;
     std::vector<Term> terms;
     std::vector<Band> bands;
-    bool exact = true;
-    ok = ok && normalize(a.byte_offset, params, chunk, base, terms) && make_bands(base, terms, int64_t(a.size), bands, exact);
+    ok = ok && normalize(a.byte_offset, params, box, base, terms) && make_bands(base, terms, int64_t(a.size), bands, exact);
     if (!ok) {
       if (a.read) read_unknown[arg] = true;
       if (a.write) write_unknown[arg] = true;
@@ -335,10 +491,16 @@ Footprint FootprintModel::evaluate(const LaunchGeometry& geometry, const ArgValu
     out.write = FootprintTier::Exact;
     for (const Band& b : writes[arg]) clip(b, size, out.writes);
     out.writes_cover = cover[arg];
-    if (writes_per_arg[arg] == 1) {
-      for (const Access& a : d_.accesses)
-        if (a.write && size_t(a.arg) == arg) out.writes_injective = geometry_ok && injective(a, params, launch, geometry.work_dim);
+    // Several stores of one work-item at the same place (the branches of a stencil's border test)
+    // are one for injectivity.
+    const Access* first = nullptr;
+    bool one_place = true;
+    for (const Access& a : d_.accesses) {
+      if (!a.write || size_t(a.arg) != arg) continue;
+      if (!first) first = &a;
+      one_place = one_place && a.byte_offset == first->byte_offset && a.size == first->size;
     }
+    out.writes_injective = first && one_place && geometry_ok && injective(*first, params, launch, geometry.work_dim);
   }
   return fp;
 }

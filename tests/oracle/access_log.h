@@ -25,7 +25,7 @@ struct KernelRun {
   std::string kernel;
   size_t launches = 0;                            // kernels begun since the plugin was loaded
   std::map<GroupId, std::vector<ArgAccess>> groups;  // by work-group, then by argument index
-  size_t unattributed = 0;                        // global accesses through no argument's buffer
+  size_t unattributed = 0;                        // global accesses through no argument (program scope)'s buffer
   std::vector<std::string> errors;                // Oclgrind's error messages during the launch
 };
 

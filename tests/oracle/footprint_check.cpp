@@ -67,6 +67,13 @@ ChunkCheck check_chunk(const kernel::Footprint& footprint, const std::vector<Arg
         result.violations.push_back(name + ": " + verb + " " + missed.to_string() + " outside its " +
                                     tier_name(d.tier) + " footprint");
       if (d.tier != kernel::FootprintTier::Exact) continue;
+      if (d.write && fp.writes_cover) {
+        coherence::IntervalSet skipped = footprint_bytes(d.bands);
+        skipped.subtract(d.touched);
+        if (!skipped.empty())
+          result.violations.push_back(name + ": claims its writes cover their footprint, yet " + skipped.to_string() +
+                                      " was not stored");
+      }
       ArgRatio ratio{i, d.write, footprint_bytes(d.bands).total(), d.touched.total()};
       result.ratios.push_back(ratio);
       if (tightness && !loose.count(i) && ratio.too_large())
@@ -76,6 +83,16 @@ ChunkCheck check_chunk(const kernel::Footprint& footprint, const std::vector<Arg
     }
   }
   return result;
+}
+
+std::vector<coherence::IntervalSet> stored_by_several_groups(const KernelRun& run, size_t args) {
+  std::vector<coherence::IntervalSet> seen(args), twice(args);
+  for (const auto& [group, per_arg] : run.groups)
+    for (size_t i = 0; i < per_arg.size() && i < args; ++i) {
+      twice[i].add(coherence::intersection(seen[i], per_arg[i].stores));
+      seen[i].add(per_arg[i].stores);
+    }
+  return twice;
 }
 
 }  // namespace coex::oracle

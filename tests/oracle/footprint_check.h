@@ -3,7 +3,10 @@
 //   (a) every byte loaded lies in the read footprint, every byte stored in the write footprint
 //       (a Whole read or a Diff write holds anything; a None tier holds nothing);
 //   (b) an Exact footprint is at most 10% larger than the bytes touched, unless the argument is
-//       known to be loose (a bounded superset by design, say a grid-stride loop's hull).
+//       known to be loose (a bounded superset by design, say a grid-stride loop's hull);
+//   (c) writes_cover: every byte of the write footprint is stored (coex then uploads none of it);
+//   (d) writes_injective: no byte is stored by two work-groups (checked over the whole launch;
+//       two work-items of one group are not told apart here).
 #pragma once
 
 #include <cstdint>
@@ -41,9 +44,12 @@ struct ChunkCheck {
   std::vector<ArgRatio> ratios;         // every Exact footprint, loose ones included
 };
 
-// Checks (a) for every argument of the footprint and, when tightness is true, (b) for the Exact
-// ones not in loose. names label the messages.
+// Checks (a) and (c) for every argument of the footprint and, when tightness is true, (b) for the
+// Exact ones not in loose. names label the messages.
 ChunkCheck check_chunk(const kernel::Footprint& footprint, const std::vector<ArgAccess>& touched,
                        const std::vector<std::string>& names, bool tightness, const std::set<size_t>& loose);
+
+// (d): the bytes that more than one work-group of the run stored, per argument.
+std::vector<coherence::IntervalSet> stored_by_several_groups(const KernelRun& run, size_t args);
 
 }  // namespace coex::oracle

@@ -100,6 +100,26 @@ TEST(OracleCheck, ExactFootprintMoreThanTenPercentLargerIsCaught) {
   EXPECT_TRUE(check_chunk(copy_footprint(15, 33), touched, kNames, false, {}).violations.empty());
 }
 
+TEST(OracleCheck, CoverClaimedForBytesNotStoredIsCaught) {
+  kernel::Footprint fp = copy_footprint(16, 32);
+  fp.args[1].writes_cover = true;
+  auto touched = touched_by(copy_run(), Chunk{0, 1, 2}, 2);
+  EXPECT_TRUE(check_chunk(fp, touched, kNames, false, {}).violations.empty());
+  touched[1].stores.subtract(ByteRange{20, 24});  // one work-item skipped its store
+  ChunkCheck c = check_chunk(fp, touched, kNames, false, {});
+  ASSERT_EQ(c.violations.size(), 1u);
+  EXPECT_NE(c.violations[0].find("out: claims its writes cover their footprint, yet {[20, 24)} was not stored"),
+            std::string::npos)
+      << c.violations[0];
+}
+
+TEST(OracleCheck, BytesStoredByTwoGroupsAreFound) {
+  KernelRun run = copy_run();
+  EXPECT_TRUE(stored_by_several_groups(run, 2)[1].empty());
+  run.groups[{1, 0, 0}][1].stores.add({12, 20});
+  EXPECT_EQ(stored_by_several_groups(run, 2)[1], (IntervalSet{{12, 16}}));
+}
+
 TEST(OracleCheck, WrongModelEvaluatedIsCaught) {
   // A model that forgets the group: offset 4 * get_local_id(0). Group 1 touched [16, 32).
   kernel::FootprintModel::Definition d;

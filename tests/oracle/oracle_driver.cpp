@@ -80,7 +80,8 @@ class KernelOracle {
     const oracle::KernelRun* run = s_.last_run();
     if (run->kernel != info_.name) return {"the plugin saw no launch of " + info_.name};
     for (const std::string& e : run->errors) problems.push_back("Oclgrind: " + e);
-    if (run->unattributed) problems.push_back(std::to_string(run->unattributed) + " accesses through no argument");
+    // Accesses through no argument are to program-scope constants: no footprint covers those.
+    if (run->unattributed) std::printf("  %s: %zu accesses to program-scope data\n", info_.name.c_str(), run->unattributed);
     check_all(*run, problems);
     return problems;
   }
@@ -161,6 +162,14 @@ class KernelOracle {
         }
       }
     }
+    // (d), for the arguments the whole launch's footprint calls injective.
+    g.split_dim = launch_.geometry.split_dim;
+    uint64_t all = g.global_size[g.split_dim] / g.local_size[g.split_dim];
+    kernel::Footprint whole = info_.footprint->evaluate(g, launch_.values, 0, all);
+    std::vector<coherence::IntervalSet> twice = oracle::stored_by_several_groups(run, info_.args.size());
+    for (size_t i = 0; i < whole.args.size() && i < twice.size(); ++i)
+      if (whole.args[i].writes_injective && !twice[i].empty())
+        problems.push_back(names[i] + ": called injective, yet several work-groups stored " + twice[i].to_string());
     for (size_t i : loose) {
       bool any = loose_seen.count({i, false}) || loose_seen.count({i, true});
       if (!any) problems.push_back(names[i] + ": marked loose, yet every exact footprint was within 10%");

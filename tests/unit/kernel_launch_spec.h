@@ -2,10 +2,10 @@
 // footprint test and the Oclgrind oracle (tests/oracle) both need them:
 //   "launch": {"global": [64, 8], "local": [8, 4], "offset": [0, 0],   (offset optional)
 //              "buffer_bytes": 1024,                                  (optional: every buffer's size)
-//              "args": {"n": 60, "alpha": 2.5, "shape": {"i32": [10, 3]},
+//              "args": {"n": 60, "alpha": 2.5, "shape": [["i32", 10], ["i32", 3]],
 //                       "idx": {"bytes": 256, "fill": "i32_mod:64"}, "scratch": {"local": 32}}}
-// Scalars are numbers in the argument's own type (float, double, or an integer of its size) or raw
-// bytes as lists of i32 / f32; buffers are buffer_bytes (default 1024) of the "f32" fill unless
+// Scalars are numbers in the argument's own type (float, double, or an integer of its size) or, for
+// structs, lists of typed fields ([["f32", 0.5], ["i32", 60]]); buffers are buffer_bytes (default 1024) of the "f32" fill unless
 // said otherwise. Fills: "f32" (1.0 + (i % 13) / 2 per float), "i32_mod:K" ((7 i + 3) % K per int,
 // for index arrays), "zero". A launch splits its last dimension, as coex does.
 #pragma once
@@ -56,9 +56,19 @@ inline std::vector<unsigned char> scalar_bytes(const nlohmann::json& value, cons
   auto append = [&out](const void* p, size_t n) {
     out.insert(out.end(), static_cast<const unsigned char*>(p), static_cast<const unsigned char*>(p) + n);
   };
-  if (value.is_object()) {
-    for (int32_t v : value.value("i32", std::vector<int32_t>{})) append(&v, 4);
-    for (float v : value.value("f32", std::vector<float>{})) append(&v, 4);
+  if (value.is_array()) {  // a struct, field by field: [["f32", 0.5], ["i32", 60]]
+    for (const auto& field : value) {
+      std::string type = field.at(0).get<std::string>();
+      if (type == "f32") {
+        float v = field.at(1).get<float>();
+        append(&v, 4);
+      } else if (type == "i32") {
+        int32_t v = field.at(1).get<int32_t>();
+        append(&v, 4);
+      } else {
+        error = arg.name + ": unknown field type " + type;
+      }
+    }
   } else if (arg.type_name.find("double") != std::string::npos) {
     double v = value.get<double>();
     append(&v, 8);
