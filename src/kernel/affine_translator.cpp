@@ -273,18 +273,10 @@ std::optional<ArgPlace> AffineTranslator::place(CXCursor lv) {
       UnexposedRole role = classify_unexposed(lv);
       if ((role != UnexposedRole::VectorElement && role != UnexposedRole::MaybeVectorElement) || kids.size() != 1)
         return std::nullopt;
-      auto p = place(kids[0]);  // the whole vector: the components are somewhere inside
-      if (!p) return p;
-      p->partial = true;
-      auto components = swizzle_components(lv);
-      CXType vector = clang_getCanonicalType(clang_getCursorType(kids[0]));
-      long long n = clang_getNumElements(vector);
-      auto whole = type_size(vector);
-      if (components && whole && n > 0 && *whole % uint64_t(n) == 0 && components->second < n) {
-        uint64_t each = *whole / uint64_t(n);
-        p->component_offset = components->first * each;
-        p->component_size = (components->second - components->first + 1) * each;
-      }
+      // The whole vector: the components are somewhere inside, and the code a compiler makes of v.x
+      // loads all of v (clang at -O0, as the oracle saw), and stores it back whole.
+      auto p = place(kids[0]);
+      if (p) p->partial = true;
       return p;
     }
     default:
@@ -379,35 +371,6 @@ void AffineTranslator::collect_modified(CXCursor c, std::set<std::string>& into)
     if (clang_getCursorKind(target) == CXCursor_DeclRefExpr) into.insert(declaration_key(clang_getCursorReferenced(target)));
   }
   for (CXCursor k : children_of(c)) collect_modified(k, into);
-}
-
-// The components a swizzle names (v.x, v.zw, v.s01, v.sA), as the first and last element index of
-// their run; nullopt for .hi/.lo/.even/.odd or an accessor that is not plain text.
-std::optional<std::pair<unsigned, unsigned>> AffineTranslator::swizzle_components(CXCursor swizzle) {
-  CXSourceLocation end = clang_getRangeEnd(clang_getCursorExtent(swizzle));
-  FilePosition at = expansion_position(end);
-  if (!at.file || is_macro_location(end)) return std::nullopt;
-  int i = tokens_.token_before(at.file, at.offset);
-  if (i < 1) return std::nullopt;
-  const auto& all = tokens_.file_tokens(at.file);
-  if (all[size_t(i - 1)].spelling != ".") return std::nullopt;
-  std::string name = all[size_t(i)].spelling;
-  std::vector<unsigned> indices;
-  if (name.size() > 1 && (name[0] == 's' || name[0] == 'S')) {
-    for (size_t k = 1; k < name.size(); ++k) {
-      if (!std::isxdigit(static_cast<unsigned char>(name[k]))) return std::nullopt;
-      indices.push_back(unsigned(std::stoi(std::string(1, name[k]), nullptr, 16)));
-    }
-  } else {
-    static const std::string kXyzw = "xyzw", kRgba = "rgba";
-    for (char ch : name) {
-      size_t k = kXyzw.find(ch) != std::string::npos ? kXyzw.find(ch) : kRgba.find(ch);
-      if (k == std::string::npos) return std::nullopt;
-      indices.push_back(unsigned(k));
-    }
-  }
-  if (indices.empty()) return std::nullopt;
-  return std::make_pair(*std::min_element(indices.begin(), indices.end()), *std::max_element(indices.begin(), indices.end()));
 }
 
 }  // namespace coex::kernel

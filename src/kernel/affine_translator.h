@@ -31,10 +31,6 @@ struct ArgPlace {
   Affine offset;
   uint64_t size;
   bool partial;  // the access touches only part of [offset, offset + size) (a swizzle)
-  // A swizzle's components, when known: the bytes [offset + component_offset, ... +
-  // component_size) are those a load of them needs (a store may write the whole vector back).
-  uint64_t component_offset = 0;
-  uint64_t component_size = 0;
 };
 
 class AffineTranslator {
@@ -105,7 +101,6 @@ class AffineTranslator {
   std::optional<Affine> variable_value(CXCursor ref);
   std::optional<Affine> argument_field(CXCursor member);
   std::optional<Affine> helper_result(CXCursor call, CXCursor definition);
-  std::optional<std::pair<unsigned, unsigned>> swizzle_components(CXCursor swizzle);
 };
 
 }  // namespace coex::kernel

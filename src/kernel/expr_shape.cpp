@@ -253,7 +253,8 @@ bool binary_in_body(const std::vector<Token>& body, size_t i) {
 
 // Inside a macro body libclang (up to 16) gives no token positions, but the body's tokens are in the
 // definition, and a body operator's cursor says which use it came from: its spelling location is
-// that use's macro name (also for a use inside another macro's arguments). Taken in order (left
+// that use's macro name (also for a use inside another macro's arguments; an operator written in
+// the text is spelled where it stands, never on a macro name). Taken in order (left
 // operand, operator, right operand), the binary operators of one use are the binary punctuators of
 // the body in the order the body spells them; when there are as many of each, they are those.
 // Bodies that use # or ##, or macros that are not one token, are left alone, as are uses whose
@@ -265,9 +266,7 @@ void SourceTokens::find_macro_body_operators() {
     SourceTokens* self;
     std::map<const Use*, std::vector<CXCursor>>& per_use;
     void record(CXCursor c) {
-      CXSourceLocation loc = clang_getCursorLocation(c);
-      if (!is_macro_location(loc)) return;
-      FilePosition name = spelling_position(loc);
+      FilePosition name = spelling_position(clang_getCursorLocation(c));
       for (const Use& u : self->uses_)
         if (name.file && same_file(u.file, name.file) && u.begin == name.offset) per_use[&u].push_back(c);
     }
@@ -315,7 +314,7 @@ std::string SourceTokens::macro_body_operator(CXCursor binary) {
 
 std::string binary_operator(CXCursor c, SourceTokens& tokens) {
   std::string op = operator_from_tokens(c, tokens);
-  if (op.empty() && is_macro_location(clang_getCursorLocation(c))) op = tokens.macro_body_operator(c);
+  if (op.empty()) op = tokens.macro_body_operator(c);
   return op;
 }
 

@@ -122,10 +122,6 @@ class Builder {
     out.arg = p->arg;
     out.byte_offset = p->offset;
     out.size = p->size;
-    if (!write && p->component_size) {  // a load of some components needs only those
-      out.byte_offset = p->offset + Affine(Poly::constant(int64_t(p->component_offset)));
-      out.size = p->component_size;
-    }
     out.read = read;
     out.write = write;
     out.unconditional = !conditional && !p->partial;
