@@ -200,14 +200,26 @@ bool injective(const FootprintModel::Access& a, const Values& params, const std:
 
 void clip(const Band& b, uint64_t buffer_size, std::vector<ByteBand>& out) {
   int64_t limit = buffer_size ? int64_t(std::min<uint64_t>(buffer_size, uint64_t(INT64_MAX))) : INT64_MAX;
-  for (int64_t k = 0; k < b.count; ++k) {
-    // Most bands lie wholly inside: take the run of repetitions that needs no clipping at once.
+  if (b.count < 1 || b.end <= b.begin) return;
+  if (b.count == 1 || b.stride <= b.end - b.begin) {
+    // Repetitions that touch or overlap (make_bands makes none): one range (fits() holds).
+    int64_t begin = std::max<int64_t>(b.begin, 0), end = std::min(b.end + (b.count - 1) * b.stride, limit);
+    if (begin < end) out.push_back({uint64_t(begin), uint64_t(end), 0, 1});
+    return;
+  }
+  // Disjoint repetitions: only those with end > 0 and begin < limit, of which at most the first and
+  // the last are cut, so that a band of 2^60 repetitions mostly outside takes no 2^60 steps.
+  uint64_t stride = uint64_t(b.stride);
+  int64_t first = b.end > 0 ? 0 : int64_t(std::min<uint64_t>((uint64_t(0) - uint64_t(b.end)) / stride + 1, uint64_t(b.count)));
+  if (b.begin >= limit) return;
+  int64_t last = int64_t(std::min<uint64_t>((uint64_t(limit) - 1 - uint64_t(b.begin)) / stride, uint64_t(b.count - 1)));
+  for (int64_t k = first; k <= last; ++k) {
+    // Most repetitions lie wholly inside: take the run of them that needs no clipping at once.
     int64_t begin = b.begin + k * b.stride, end = b.end + k * b.stride;
     if (begin >= 0 && end <= limit) {
-      int64_t last = b.count - 1;
-      if (b.stride > 0) last = std::min(last, k + (limit - end) / b.stride);
-      out.push_back({uint64_t(begin), uint64_t(end), uint64_t(b.stride), uint64_t(last - k + 1)});
-      k = last;
+      int64_t run_last = std::min(last, k + (limit - end) / b.stride);
+      out.push_back({uint64_t(begin), uint64_t(end), uint64_t(b.stride), uint64_t(run_last - k + 1)});
+      k = run_last;
       continue;
     }
     begin = std::max<int64_t>(begin, 0);

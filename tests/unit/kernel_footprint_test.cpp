@@ -498,6 +498,16 @@ TEST(Footprint, CorpusTiersAtTheirLaunches) {
   EXPECT_GE(kernels, 1u);
 }
 
+TEST(Footprint, BandsOfVeryManyRepetitionsAreClippedAtOnce) {
+  // Found by the fuzzer (a hang): m[r * cols + col] for r < 2^30 is 2^30 repetitions of a band, all
+  // but four past the end of a 64-byte buffer; clipping them one by one took over 20 s (sanitizers).
+  auto a = analyse_corpus("matrix_vector", "matvec_transposed");
+  ArgValues v = values(5, {{3, bytes_of<int32_t>(1 << 30)}, {4, bytes_of<int32_t>(4)}});
+  v.buffer_sizes = {64, 0, 0, 0, 0};
+  Footprint fp = evaluate(a, geometry_1d(4, 2), v, 0, 1);  // columns 0 and 1
+  EXPECT_EQ(band_ranges(fp.args[0].reads), (Ranges{{0, 8}, {16, 24}, {32, 40}, {48, 56}}));
+}
+
 TEST(BandRanges, MergesAndFallsBackToTheHull) {
   std::vector<ByteBand> bands = {{0, 4, 8, 3}, {4, 8, 0, 1}, {100, 104, 0, 1}};
   // [0,4) [8,12) [16,20) from the strided band, [4,8) joins the first two.
