@@ -303,7 +303,7 @@ bool holds(int64_t value, FootprintModel::Guard::Op op) {
 void apply_guards(const FootprintModel::Access& a, const Values& params, std::vector<Interval>& box, bool loops,
                   bool& exact) {
   for (const auto& guard : a.guards) {
-    Affine f = guard.lhs - guard.rhs;
+    const Affine& f = guard.difference;
     bool ok = true;
     int variable = -1, count = 0;
     bool has_loop = false;
@@ -326,10 +326,11 @@ void apply_guards(const FootprintModel::Access& a, const Values& params, std::ve
       exact = false;
       continue;
     }
-    // The constant part, with every variable fixed to one value folded in.
-    Affine rest = f;
-    if (variable >= 0) rest = f - Affine::variable(variable).scaled(Poly::constant(k));
-    auto c = range_of(rest, params, box);
+    // The constant part, with every variable fixed to one value folded in (and the free one at 0).
+    Interval saved = variable >= 0 ? box[size_t(variable)] : Interval{};
+    if (variable >= 0) box[size_t(variable)] = Interval{0, 0};
+    auto c = range_of(f, params, box);
+    if (variable >= 0) box[size_t(variable)] = saved;
     if (!c || c->lo != c->hi) {
       exact = false;
     } else if (variable < 0 || k == 0) {
@@ -359,7 +360,7 @@ Domain access_box(const FootprintModel::Access& a, const std::vector<FootprintMo
   for (uint32_t d = 0; d < g.work_dim && !a.guards.empty(); ++d) {
     int64_t local = int64_t(g.local_size[d]);
     bool ok = mergeable(a.byte_offset, d, local, params);
-    for (const auto& guard : a.guards) ok = ok && mergeable(guard.lhs - guard.rhs, d, local, params);
+    for (const auto& guard : a.guards) ok = ok && mergeable(guard.difference, d, local, params);
     for (int l : a.loops) ok = ok && mergeable(loops[size_t(l)].first, d, local, params) &&
                                mergeable(loops[size_t(l)].last, d, local, params);
     Interval& group = box[size_t(kGroupId0) + d];

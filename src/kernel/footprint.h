@@ -79,6 +79,7 @@ class FootprintModel {
     Op op = Op::Less;
     bool is_unsigned = false;
     uint32_t bits = 32;
+    Affine difference;  // lhs - rhs: the guard is difference op 0
   };
   // One load or store through a pointer argument, in the kernel's body or in a helper it calls
   // (translated for that call).

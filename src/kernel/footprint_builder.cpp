@@ -152,7 +152,7 @@ class Builder {
     if (!cmp || !is_integer_type(type) || !size) return std::nullopt;
     auto lhs = t_.integer(kids[0]), rhs = t_.integer(kids[1]);
     if (!lhs || !rhs) return std::nullopt;
-    Guard g{*lhs, *rhs, negate ? negated(*cmp) : *cmp, !is_signed_type(type), uint32_t(*size * 8)};
+    Guard g{*lhs, *rhs, negate ? negated(*cmp) : *cmp, !is_signed_type(type), uint32_t(*size * 8), *lhs - *rhs};
     return std::vector<Guard>{g};
   }
 
