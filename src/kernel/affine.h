@@ -42,6 +42,7 @@ class Poly {
   // nullopt on overflow or a missing parameter value.
   std::optional<int64_t> evaluate(const std::vector<std::optional<int64_t>>& params) const;
   const std::map<Monomial, int64_t>& terms() const { return terms_; }
+  bool operator==(const Poly& o) const { return terms_ == o.terms_; }
 
  private:
   std::map<Monomial, int64_t> terms_;  // no zero coefficients
@@ -64,6 +65,7 @@ class Affine {
   Affine scaled(const Poly& k) const;
   // The product when one side has no variables; nullopt otherwise (not affine).
   static std::optional<Affine> multiply(const Affine& a, const Affine& b);
+  bool operator==(const Affine& o) const { return constant_ == o.constant_ && terms_ == o.terms_; }
 
  private:
   Poly constant_;

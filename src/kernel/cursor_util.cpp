@@ -26,6 +26,61 @@ std::vector<CXCursor> children_of(CXCursor c) {
   return out;
 }
 
+bool is_integer_type(CXType t) {
+  switch (clang_getCanonicalType(t).kind) {
+    case CXType_Bool: case CXType_Char_U: case CXType_UChar: case CXType_UShort: case CXType_UInt:
+    case CXType_ULong: case CXType_ULongLong: case CXType_Char_S: case CXType_SChar: case CXType_Short:
+    case CXType_Int: case CXType_Long: case CXType_LongLong: case CXType_Enum:
+      return true;
+    default:
+      return false;
+  }
+}
+
+bool is_signed_type(CXType t) {
+  switch (clang_getCanonicalType(t).kind) {
+    case CXType_Char_S: case CXType_SChar: case CXType_Short: case CXType_Int: case CXType_Long:
+    case CXType_LongLong: case CXType_Enum:
+      return true;
+    default:
+      return false;
+  }
+}
+
+std::optional<uint64_t> type_size(CXType t) {
+  long long size = clang_Type_getSizeOf(t);
+  if (size <= 0) return std::nullopt;
+  return uint64_t(size);
+}
+
+std::vector<CXCursor> expression_kids(CXCursor c) {
+  std::vector<CXCursor> out;
+  for (CXCursor k : children_of(c))
+    if (clang_isExpression(clang_getCursorKind(k))) out.push_back(k);
+  return out;
+}
+
+// The same AST node. clang_equalCursors also compares the parent declaration a cursor was made
+// with, which differs between clang_Cursor_getArgument and a visit through a VarDecl.
+bool same_node(CXCursor a, CXCursor b) {
+  if (clang_equalCursors(a, b)) return true;
+  if (clang_getCursorKind(a) != clang_getCursorKind(b) || clang_hashCursor(a) != clang_hashCursor(b)) return false;
+  CXSourceRange ra = clang_getCursorExtent(a), rb = clang_getCursorExtent(b);
+  return clang_equalLocations(clang_getRangeStart(ra), clang_getRangeStart(rb)) &&
+         clang_equalLocations(clang_getRangeEnd(ra), clang_getRangeEnd(rb));
+}
+
+// True when the statement may leave the enclosing block early (return, break, continue, goto).
+bool contains_exit(CXCursor c) {
+  CXCursorKind kind = clang_getCursorKind(c);
+  if (kind == CXCursor_ReturnStmt || kind == CXCursor_BreakStmt || kind == CXCursor_ContinueStmt ||
+      kind == CXCursor_GotoStmt || kind == CXCursor_IndirectGotoStmt)
+    return true;
+  for (CXCursor k : children_of(c))
+    if (contains_exit(k)) return true;
+  return false;
+}
+
 CXType canonical_type(CXCursor c) { return clang_getCanonicalType(clang_getCursorType(c)); }
 
 bool is_pointer_type(CXType t) { return clang_getCanonicalType(t).kind == CXType_Pointer; }

@@ -5,6 +5,8 @@
 #include "kernel/libclang_api.h"
 
 #include <cstddef>
+#include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -14,6 +16,17 @@ std::string take_string(CXString s);
 std::string cursor_spelling(CXCursor c);
 std::string type_spelling(CXType t);
 std::vector<CXCursor> children_of(CXCursor c);
+std::vector<CXCursor> expression_kids(CXCursor c);  // the children that are expressions
+
+bool is_integer_type(CXType t);  // canonical type is an integer (bool and enums included)
+bool is_signed_type(CXType t);
+std::optional<uint64_t> type_size(CXType t);  // bytes; nullopt when clang cannot tell
+
+// The same AST node. clang_equalCursors also compares the parent declaration a cursor was made
+// with, which differs between clang_Cursor_getArgument and a visit through a VarDecl.
+bool same_node(CXCursor a, CXCursor b);
+// True when the statement may leave the enclosing block early (return, break, continue, goto).
+bool contains_exit(CXCursor c);
 
 CXType canonical_type(CXCursor c);
 bool is_pointer_type(CXType t);  // canonical type is a pointer

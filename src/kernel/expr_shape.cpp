@@ -40,8 +40,8 @@ SourceTokens::SourceTokens(CXTranslationUnit unit) : unit_(unit) {
       &collect);
   for (CXCursor c : collect.definitions) {
     FileSpan span = expansion_span(c);
-    Macro m{span.file, cursor_spelling(c), false};
-    if (span.file && !clang_Cursor_isMacroFunctionLike(c))
+    Macro m{span.file, cursor_spelling(c), false, clang_Cursor_isMacroFunctionLike(c) != 0, span.begin, span.end};
+    if (span.file && !m.function_like)
       m.single_token = tokens_in(unit, span.file, span.begin, span.end).size() == 2;  // the name and its value
     macros_.push_back(m);
   }
@@ -238,9 +238,89 @@ CXCursor leftmost_leaf(CXCursor e) {
   return clang_getNullCursor();
 }
 
+std::string operator_from_tokens(CXCursor c, SourceTokens& tokens);
+
+// A punctuator of a macro body that stands between two operands: the token before it ends an
+// operand (a name, a literal, ')' or ']'), so it is no prefix operator.
+bool binary_in_body(const std::vector<Token>& body, size_t i) {
+  if (i == 0 || body[i].kind != CXToken_Punctuation || !is_binary_operator_spelling(body[i].spelling)) return false;
+  const Token& before = body[i - 1];
+  return before.kind == CXToken_Identifier || before.kind == CXToken_Literal || before.spelling == ")" ||
+         before.spelling == "]";
+}
+
 }  // namespace
 
+// Inside a macro body libclang (up to 16) gives no token positions, but the body's tokens are in the
+// definition, and a body operator's cursor says which use it came from: its spelling location is
+// that use's macro name (also for a use inside another macro's arguments; an operator written in
+// the text is spelled where it stands, never on a macro name). Taken in order (left
+// operand, operator, right operand), the binary operators of one use are the binary punctuators of
+// the body in the order the body spells them; when there are as many of each, they are those.
+// Bodies that use # or ##, or macros that are not one token, are left alone, as are uses whose
+// expansion appears more than once (an argument that the outer macro repeats).
+void SourceTokens::find_macro_body_operators() {
+  body_operators_done_ = true;
+  std::map<const Use*, std::vector<CXCursor>> per_use;
+  struct InOrder {
+    SourceTokens* self;
+    std::map<const Use*, std::vector<CXCursor>>& per_use;
+    void record(CXCursor c) {
+      FilePosition name = spelling_position(clang_getCursorLocation(c));
+      for (const Use& u : self->uses_)
+        if (name.file && same_file(u.file, name.file) && u.begin == name.offset) per_use[&u].push_back(c);
+    }
+    void walk(CXCursor c, int depth) {
+      if (depth > 256) return;
+      std::vector<CXCursor> kids = children_of(c);
+      CXCursorKind kind = clang_getCursorKind(c);
+      bool binary = (kind == CXCursor_BinaryOperator || kind == CXCursor_CompoundAssignOperator) && kids.size() == 2;
+      for (size_t i = 0; i < kids.size(); ++i) {
+        if (binary && i == 1) record(c);
+        walk(kids[i], depth + 1);
+      }
+    }
+  } in_order{this, per_use};
+  for (CXCursor c : children_of(clang_getTranslationUnitCursor(unit_)))
+    if (clang_getCursorKind(c) == CXCursor_FunctionDecl && !clang_Location_isInSystemHeader(clang_getCursorLocation(c)))
+      in_order.walk(c, 0);
+  for (const auto& [use, nodes] : per_use) {
+    const Macro* m = macro_named(use->name);
+    if (!m || !m->function_like || !m->file) continue;
+    std::vector<Token> all = tokens_in(unit_, m->file, m->begin, m->end);
+    size_t close = 0;
+    while (close < all.size() && all[close].spelling != ")") ++close;
+    std::vector<Token> body(all.begin() + long(std::min(all.size(), close + 1)), all.end());
+    bool plain = true;
+    std::vector<std::string> operators;
+    for (size_t i = 0; i < body.size(); ++i) {
+      const Macro* inner = body[i].kind == CXToken_Identifier ? macro_named(body[i].spelling) : nullptr;
+      if (body[i].spelling == "#" || body[i].spelling == "##" || (inner && !inner->single_token)) plain = false;
+      if (binary_in_body(body, i)) operators.push_back(body[i].spelling);
+    }
+    if (!plain || nodes.size() != operators.size()) continue;
+    for (size_t i = 0; i < nodes.size(); ++i)
+      body_operators_.emplace(clang_hashCursor(nodes[i]), std::make_pair(nodes[i], operators[i]));
+  }
+}
+
+std::string SourceTokens::macro_body_operator(CXCursor binary) {
+  if (!body_operators_done_) find_macro_body_operators();
+  auto range = body_operators_.equal_range(clang_hashCursor(binary));
+  for (auto it = range.first; it != range.second; ++it)
+    if (same_node(it->second.first, binary)) return it->second.second;
+  return "";
+}
+
 std::string binary_operator(CXCursor c, SourceTokens& tokens) {
+  std::string op = operator_from_tokens(c, tokens);
+  if (op.empty()) op = tokens.macro_body_operator(c);
+  return op;
+}
+
+namespace {
+
+std::string operator_from_tokens(CXCursor c, SourceTokens& tokens) {
   std::vector<CXCursor> kids = children_of(c);
   if (kids.size() != 2) return "";
   // Rule 1: outside macros. Only the operator can stand between the text of the left operand
@@ -279,6 +359,8 @@ std::string binary_operator(CXCursor c, SourceTokens& tokens) {
   if (!leaf_matches || p.offset <= use->begin) return "";
   return p.kind == CXToken_Punctuation && is_binary_operator_spelling(p.spelling) ? p.spelling : "";
 }
+
+}  // namespace
 
 bool is_plain_assignment(CXCursor c, SourceTokens& tokens) {
   if (clang_getCursorKind(c) != CXCursor_BinaryOperator) return false;

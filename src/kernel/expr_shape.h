@@ -34,6 +34,8 @@ class SourceTokens {
     CXFile file = nullptr;  // null for predefined and command-line macros
     std::string name;
     bool single_token = false;  // object-like, defined in a file as one token: #define N 64
+    bool function_like = false;
+    unsigned begin = 0, end = 0;  // the definition in file: the name through the last token
   };
   struct Use {
     CXFile file = nullptr;
@@ -46,6 +48,9 @@ class SourceTokens {
   const Macro* macro_named(const std::string& name) const;  // the last definition
   // The macro use (in a file, not inside another macro) that covers the position, or null.
   const Use* use_at(const FilePosition& p) const;
+  // The operator of a binary operator cursor that comes from the body of a function-like macro
+  // (see macro_body_operators), or "".
+  std::string macro_body_operator(CXCursor binary);
 
  private:
   CXTranslationUnit unit_;
@@ -56,6 +61,9 @@ class SourceTokens {
   std::vector<FileTokens> files_;
   std::vector<Macro> macros_;
   std::vector<Use> uses_;
+  bool body_operators_done_ = false;
+  std::multimap<unsigned, std::pair<CXCursor, std::string>> body_operators_;  // by cursor hash
+  void find_macro_body_operators();
 };
 
 enum class UnexposedRole {

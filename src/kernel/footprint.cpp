@@ -29,15 +29,21 @@ std::optional<int64_t> argument_value(const LaunchParam& p, const ArgValues& val
   return static_cast<int64_t>(raw);
 }
 
+std::optional<int64_t> as_signed(uint64_t v) {
+  return v <= uint64_t(INT64_MAX) ? std::optional<int64_t>(int64_t(v)) : std::nullopt;
+}
+
 std::optional<int64_t> param_value(const LaunchParam& p, const LaunchGeometry& g, const ArgValues& values) {
   uint32_t d = p.index;
   bool used = d < g.work_dim && d < 3;
   switch (p.kind) {
     case LaunchParam::Kind::Argument: return argument_value(p, values);
-    case LaunchParam::Kind::LocalSize: return used ? int64_t(g.local_size[d]) : 1;
-    case LaunchParam::Kind::GlobalSize: return used ? int64_t(g.global_size[d]) : 1;
-    case LaunchParam::Kind::GlobalOffset: return used ? int64_t(g.global_offset[d]) : 0;
-    case LaunchParam::Kind::NumGroups: return used ? int64_t(g.global_size[d] / g.local_size[d]) : 1;
+    case LaunchParam::Kind::LocalSize: return used ? as_signed(g.local_size[d]) : 1;
+    case LaunchParam::Kind::GlobalSize: return used ? as_signed(g.global_size[d]) : 1;
+    case LaunchParam::Kind::GlobalOffset: return used ? as_signed(g.global_offset[d]) : 0;
+    case LaunchParam::Kind::NumGroups:
+      if (!used) return 1;
+      return g.local_size[d] ? as_signed(g.global_size[d] / g.local_size[d]) : std::nullopt;
     case LaunchParam::Kind::WorkDim: return int64_t(g.work_dim);
   }
   return std::nullopt;
@@ -101,6 +107,12 @@ bool normalize(const Affine& f, const Values& params, const std::vector<Interval
   return true;
 }
 
+// Every byte of the band has an offset that int64_t holds, so that clipping cannot overflow.
+bool fits(const Band& b) {
+  int64_t last_begin = b.begin, last_end = b.end;
+  return b.count >= 1 && checked_mul_add(b.stride, b.count - 1, last_begin) && checked_mul_add(b.stride, b.count - 1, last_end);
+}
+
 // The bytes [offset, offset + size) over all offsets of the form, as bands: the terms whose step is
 // within the run so far extend one contiguous run, the next one strides it, the rest are enumerated
 // (up to a limit; past it the hull stands for them and `exact` turns false).
@@ -110,11 +122,13 @@ bool make_bands(int64_t base, const std::vector<Term>& terms, int64_t size, std:
   size_t i = 0;
   for (; i < terms.size() && terms[i].coefficient <= run; ++i)
     if (!checked_mul_add(terms[i].coefficient, terms[i].count - 1, run)) return false;
+  int64_t end = 0;
+  if (__builtin_add_overflow(base, run, &end)) return false;
   if (i == terms.size()) {
-    out.push_back({base, base + run, 0, 1});
+    out.push_back({base, end, 0, 1});
     return true;
   }
-  Band band{base, base + run, terms[i].coefficient, terms[i].count};
+  Band band{base, end, terms[i].coefficient, terms[i].count};
   // A term that steps by the band's whole length continues the band (row and group of rows).
   for (++i; i < terms.size(); ++i) {
     int64_t length = 0, count = 0;
@@ -127,11 +141,11 @@ bool make_bands(int64_t base, const std::vector<Term>& terms, int64_t size, std:
   int64_t combinations = 1;
   for (size_t j = i + 1; j < terms.size(); ++j)
     if (__builtin_mul_overflow(combinations, terms[j].count, &combinations) || combinations > kMaxEnumerated) {
-      int64_t end = band.end;
-      if (!checked_mul_add(band.stride, band.count - 1, end)) return false;
+      int64_t hull_end = band.end;
+      if (!checked_mul_add(band.stride, band.count - 1, hull_end)) return false;
       for (size_t k = i + 1; k < terms.size(); ++k)
-        if (!checked_mul_add(terms[k].coefficient, terms[k].count - 1, end)) return false;
-      out.push_back({base, end, 0, 1});
+        if (!checked_mul_add(terms[k].coefficient, terms[k].count - 1, hull_end)) return false;
+      out.push_back({base, hull_end, 0, 1});
       exact = false;
       return true;
     }
@@ -141,7 +155,11 @@ bool make_bands(int64_t base, const std::vector<Term>& terms, int64_t size, std:
       if (!checked_mul_add(terms[j].coefficient, rest % terms[j].count, shift)) return false;
       rest /= terms[j].count;
     }
-    out.push_back({band.begin + shift, band.end + shift, band.stride, band.count});
+    Band shifted = band;
+    if (__builtin_add_overflow(band.begin, shift, &shifted.begin) || __builtin_add_overflow(band.end, shift, &shifted.end) ||
+        !fits(shifted))
+      return false;
+    out.push_back(shifted);
   }
   return true;
 }
@@ -182,20 +200,194 @@ bool injective(const FootprintModel::Access& a, const Values& params, const std:
 
 void clip(const Band& b, uint64_t buffer_size, std::vector<ByteBand>& out) {
   int64_t limit = buffer_size ? int64_t(std::min<uint64_t>(buffer_size, uint64_t(INT64_MAX))) : INT64_MAX;
-  for (int64_t k = 0; k < b.count; ++k) {
-    // Most bands lie wholly inside: take the run of repetitions that needs no clipping at once.
+  if (b.count < 1 || b.end <= b.begin) return;
+  if (b.count == 1 || b.stride <= b.end - b.begin) {
+    // Repetitions that touch or overlap (make_bands makes none): one range (fits() holds).
+    int64_t begin = std::max<int64_t>(b.begin, 0), end = std::min(b.end + (b.count - 1) * b.stride, limit);
+    if (begin < end) out.push_back({uint64_t(begin), uint64_t(end), 0, 1});
+    return;
+  }
+  // Disjoint repetitions: only those with end > 0 and begin < limit, of which at most the first and
+  // the last are cut, so that a band of 2^60 repetitions mostly outside takes no 2^60 steps.
+  uint64_t stride = uint64_t(b.stride);
+  int64_t first = b.end > 0 ? 0 : int64_t(std::min<uint64_t>((uint64_t(0) - uint64_t(b.end)) / stride + 1, uint64_t(b.count)));
+  if (b.begin >= limit) return;
+  int64_t last = int64_t(std::min<uint64_t>((uint64_t(limit) - 1 - uint64_t(b.begin)) / stride, uint64_t(b.count - 1)));
+  for (int64_t k = first; k <= last; ++k) {
+    // Most repetitions lie wholly inside: take the run of them that needs no clipping at once.
     int64_t begin = b.begin + k * b.stride, end = b.end + k * b.stride;
     if (begin >= 0 && end <= limit) {
-      int64_t last = b.count - 1;
-      if (b.stride > 0) last = std::min(last, k + (limit - end) / b.stride);
-      out.push_back({uint64_t(begin), uint64_t(end), uint64_t(b.stride), uint64_t(last - k + 1)});
-      k = last;
+      int64_t run_last = std::min(last, k + (limit - end) / b.stride);
+      out.push_back({uint64_t(begin), uint64_t(end), uint64_t(b.stride), uint64_t(run_last - k + 1)});
+      k = run_last;
       continue;
     }
     begin = std::max<int64_t>(begin, 0);
     end = std::min(end, limit);
     if (begin < end) out.push_back({uint64_t(begin), uint64_t(end), 0, 1});
   }
+}
+
+bool floor_div(int64_t a, int64_t b, int64_t& q) {
+  if (b == 0 || (a == INT64_MIN && b == -1)) return false;
+  q = a / b;
+  if ((a % b != 0) && ((a < 0) != (b < 0))) --q;
+  return true;
+}
+
+bool ceil_div(int64_t a, int64_t b, int64_t& q) {
+  if (!floor_div(a, b, q)) return false;
+  if (a % b != 0) ++q;
+  return true;
+}
+
+int64_t coefficient(const Affine& f, int v, const Values& params, bool& ok) {
+  auto it = f.terms().find(v);
+  if (it == f.terms().end()) return 0;
+  auto k = it->second.evaluate(params);
+  ok = ok && k.has_value();
+  return k ? *k : 0;
+}
+
+// Narrows v by k * v + c op 0. False when the guard cannot be applied to an interval exactly (a
+// hole in its middle, an overflow): v keeps what it had.
+bool narrow(Interval& v, int64_t k, int64_t c, FootprintModel::Guard::Op op) {
+  using Op = FootprintModel::Guard::Op;
+  int64_t t = 0, q = 0;
+  if (__builtin_sub_overflow(int64_t(0), c, &t)) return false;  // k * v op t
+  if (op == Op::Less || op == Op::Greater) {
+    if (__builtin_add_overflow(t, op == Op::Less ? -1 : 1, &t)) return false;
+    op = op == Op::Less ? Op::LessEqual : Op::GreaterEqual;
+  }
+  if (k < 0 && (op == Op::LessEqual || op == Op::GreaterEqual)) op = op == Op::LessEqual ? Op::GreaterEqual : Op::LessEqual;
+  switch (op) {
+    case Op::LessEqual:  // v <= t / k (the sign of k is in op now)
+      if (!floor_div(t, k, q)) return false;
+      v.hi = std::min(v.hi, q);
+      return true;
+    case Op::GreaterEqual:  // v >= t / k
+      if (!ceil_div(t, k, q)) return false;
+      v.lo = std::max(v.lo, q);
+      return true;
+    case Op::Equal:
+      if (t % k != 0) v = Interval{};
+      else v = Interval{std::max(v.lo, t / k), std::min(v.hi, t / k)};
+      return true;
+    case Op::NotEqual:
+      if (t % k != 0 || t / k < v.lo || t / k > v.hi) return true;
+      if (t / k == v.lo) ++v.lo;
+      else if (t / k == v.hi) --v.hi;
+      else return false;
+      return true;
+    default:
+      return false;
+  }
+}
+
+// The guard's truth where it has no variable left.
+bool holds(int64_t value, FootprintModel::Guard::Op op) {
+  using Op = FootprintModel::Guard::Op;
+  switch (op) {
+    case Op::Less: return value < 0;
+    case Op::LessEqual: return value <= 0;
+    case Op::Greater: return value > 0;
+    case Op::GreaterEqual: return value >= 0;
+    case Op::Equal: return value == 0;
+    case Op::NotEqual: return value != 0;
+  }
+  return true;
+}
+
+// Applies the guards whose variables (those not fixed to one value) are one, and loop counters only
+// when loops is true. exact turns false for a guard left out or applied only in part.
+void apply_guards(const FootprintModel::Access& a, const Values& params, std::vector<Interval>& box, bool loops,
+                  bool& exact) {
+  for (const auto& guard : a.guards) {
+    const Affine& f = guard.difference;
+    bool ok = true;
+    int variable = -1, count = 0;
+    bool has_loop = false;
+    for (const auto& term : f.terms()) {
+      has_loop = has_loop || term.first >= kFirstLoopVariable;
+      if (size_t(term.first) >= box.size() || box[size_t(term.first)].lo != box[size_t(term.first)].hi) {
+        variable = term.first;
+        ++count;
+      }
+    }
+    if (has_loop != loops) continue;
+    // An unsigned comparison means what the affine forms say only where neither side wraps.
+    if (guard.is_unsigned) {
+      int64_t limit = guard.bits >= 63 ? INT64_MAX : (int64_t(1) << guard.bits) - 1;
+      auto l = range_of(guard.lhs, params, box), r = range_of(guard.rhs, params, box);
+      ok = l && r && l->lo >= 0 && r->lo >= 0 && l->hi <= limit && r->hi <= limit;
+    }
+    int64_t k = variable >= 0 ? coefficient(f, variable, params, ok) : 0;
+    if (!ok || count > 1 || size_t(variable + 1) > box.size()) {
+      exact = false;
+      continue;
+    }
+    // The constant part, with every variable fixed to one value folded in (and the free one at 0).
+    Interval saved = variable >= 0 ? box[size_t(variable)] : Interval{};
+    if (variable >= 0) box[size_t(variable)] = Interval{0, 0};
+    auto c = range_of(f, params, box);
+    if (variable >= 0) box[size_t(variable)] = saved;
+    if (!c || c->lo != c->hi) {
+      exact = false;
+    } else if (variable < 0 || k == 0) {
+      if (!holds(c->lo, guard.op)) box[0] = Interval{};  // never holds here: the access does not run
+    } else if (!narrow(box[size_t(variable)], k, c->lo, guard.op)) {
+      exact = false;
+    }
+  }
+}
+
+bool mergeable(const Affine& f, uint32_t d, int64_t local, const Values& params) {
+  bool ok = true;
+  int64_t group = coefficient(f, kGroupId0 + int(d), params, ok), item = coefficient(f, kLocalId0 + int(d), params, ok);
+  int64_t scaled = 0;
+  return ok && !__builtin_mul_overflow(item, local, &scaled) && scaled == group;
+}
+
+// The points where access a runs in the chunk: its variables' intervals. Where the access, its guards
+// and its loops' bounds use get_group_id(d) and get_local_id(d) only as group * local + item (as
+// get_global_id(d) does), the pair becomes one variable over the chunk's ids (kept in the local id's
+// place, the group's fixed to 0), so that a guard on the global id narrows it.
+enum class Domain { Runs, NotRun, Unknown };
+Domain access_box(const FootprintModel::Access& a, const std::vector<FootprintModel::Loop>& loops,
+                const LaunchGeometry& g, const Values& params, const std::vector<Interval>& chunk,
+                std::vector<Interval>& box, bool& exact) {
+  box.assign(chunk.begin(), chunk.begin() + kFirstLoopVariable);
+  for (uint32_t d = 0; d < g.work_dim && !a.guards.empty(); ++d) {
+    int64_t local = int64_t(g.local_size[d]);
+    bool ok = mergeable(a.byte_offset, d, local, params);
+    for (const auto& guard : a.guards) ok = ok && mergeable(guard.difference, d, local, params);
+    for (int l : a.loops) ok = ok && mergeable(loops[size_t(l)].first, d, local, params) &&
+                               mergeable(loops[size_t(l)].last, d, local, params);
+    Interval& group = box[size_t(kGroupId0) + d];
+    Interval& item = box[size_t(kLocalId0) + d];
+    int64_t lo = 0, hi = 0;
+    if (!ok || __builtin_mul_overflow(group.lo, local, &lo) || __builtin_mul_overflow(group.hi, local, &hi) ||
+        __builtin_add_overflow(hi, local - 1, &hi))
+      continue;
+    item = Interval{lo, hi};
+    group = Interval{0, 0};
+  }
+  apply_guards(a, params, box, false, exact);
+  for (const Interval& v : box)
+    if (v.empty()) return Domain::NotRun;
+  // The loops around it, over what is left of the ids.
+  box.resize(chunk.size());
+  for (int l : a.loops) {
+    auto first = range_of(loops[size_t(l)].first, params, box), last = range_of(loops[size_t(l)].last, params, box);
+    if (!first || !last) return Domain::Unknown;
+    box[size_t(kFirstLoopVariable + l)] = Interval{first->lo, last->hi};
+  }
+  apply_guards(a, params, box, true, exact);
+  for (size_t v = 0; v < size_t(kFirstLoopVariable); ++v)
+    if (box[v].empty()) return Domain::NotRun;
+  for (int l : a.loops)
+    if (box[size_t(kFirstLoopVariable + l)].empty()) return Domain::NotRun;
+  return Domain::Runs;
 }
 
 }  // namespace
@@ -236,7 +428,6 @@ Footprint FootprintModel::evaluate(const LaunchGeometry& geometry, const ArgValu
   read_unknown.resize(n, false);
   write_unknown.resize(n, false);
   std::vector<bool> cover(n, true), any_write(n, false);
-  std::vector<int> writes_per_arg(n, 0);
   std::vector<std::vector<Band>> reads(n), writes(n);
 
   Values params;
@@ -244,7 +435,9 @@ Footprint FootprintModel::evaluate(const LaunchGeometry& geometry, const ArgValu
   uint32_t split = geometry.split_dim;
   bool geometry_ok = geometry.work_dim >= 1 && geometry.work_dim <= 3 && split < geometry.work_dim;
   for (uint32_t d = 0; geometry_ok && d < geometry.work_dim; ++d)
-    geometry_ok = geometry.local_size[d] > 0 && geometry.global_size[d] % geometry.local_size[d] == 0;
+    geometry_ok = geometry.local_size[d] > 0 && geometry.global_size[d] % geometry.local_size[d] == 0 &&
+                  geometry.global_size[d] <= uint64_t(INT64_MAX);
+  geometry_ok = geometry_ok && g1 <= geometry.global_size[split] / geometry.local_size[split];
   // Variable ranges: those of the chunk, and those of the whole launch (for injectivity).
   std::vector<Interval> chunk(kFirstLoopVariable), launch(kFirstLoopVariable);
   for (uint32_t d = 0; geometry_ok && d < 3; ++d) {
@@ -267,22 +460,18 @@ Footprint FootprintModel::evaluate(const LaunchGeometry& geometry, const ArgValu
   for (const Access& a : d_.accesses) {
     if (a.arg < 0 || size_t(a.arg) >= n) continue;
     size_t arg = size_t(a.arg);
-    if (a.write) {
-      any_write[arg] = true;
-      ++writes_per_arg[arg];
-    }
+    if (a.write) any_write[arg] = true;
     bool ok = geometry_ok && g1 > g0;
-    bool skipped = false;  // an enclosing loop runs zero times here
-    for (int l : a.loops) {
-      ok = ok && l >= 0 && size_t(l) < loop_ok.size() && loop_ok[size_t(l)];
-      if (ok && chunk[size_t(kFirstLoopVariable + l)].empty()) skipped = true;
-    }
-    if (ok && skipped) continue;
+    for (int l : a.loops) ok = ok && l >= 0 && size_t(l) < loop_ok.size() && loop_ok[size_t(l)];
+    std::vector<Interval> box;
+    bool exact = true;
+    Domain domain = ok ? access_box(a, d_.loops, geometry, params, chunk, box, exact) : Domain::Unknown;
+    if (domain == Domain::NotRun) continue;  // an enclosing loop runs zero times, or a guard never holds
+    ok = domain == Domain::Runs;
     int64_t base = 0;
     std::vector<Term> terms;
     std::vector<Band> bands;
-    bool exact = true;
-    ok = ok && normalize(a.byte_offset, params, chunk, base, terms) && make_bands(base, terms, int64_t(a.size), bands, exact);
+    ok = ok && normalize(a.byte_offset, params, box, base, terms) && make_bands(base, terms, int64_t(a.size), bands, exact);
     if (!ok) {
       if (a.read) read_unknown[arg] = true;
       if (a.write) write_unknown[arg] = true;
@@ -315,10 +504,16 @@ Footprint FootprintModel::evaluate(const LaunchGeometry& geometry, const ArgValu
     out.write = FootprintTier::Exact;
     for (const Band& b : writes[arg]) clip(b, size, out.writes);
     out.writes_cover = cover[arg];
-    if (writes_per_arg[arg] == 1) {
-      for (const Access& a : d_.accesses)
-        if (a.write && size_t(a.arg) == arg) out.writes_injective = geometry_ok && injective(a, params, launch, geometry.work_dim);
+    // Several stores of one work-item at the same place (the branches of a stencil's border test)
+    // are one for injectivity.
+    const Access* first = nullptr;
+    bool one_place = true;
+    for (const Access& a : d_.accesses) {
+      if (!a.write || size_t(a.arg) != arg) continue;
+      if (!first) first = &a;
+      one_place = one_place && a.byte_offset == first->byte_offset && a.size == first->size;
     }
+    out.writes_injective = first && one_place && geometry_ok && injective(*first, params, launch, geometry.work_dim);
   }
   return fp;
 }

@@ -71,15 +71,28 @@ std::vector<std::pair<uint64_t, uint64_t>> band_ranges(const std::vector<ByteBan
 
 class FootprintModel {
  public:
-  // One load or store of the kernel's own body through a pointer argument.
+  // A condition an access executes under: lhs op rhs, compared in the integer type the program
+  // compares in (unsigned: only applied where neither side can wrap around).
+  struct Guard {
+    enum class Op { Less, LessEqual, Greater, GreaterEqual, Equal, NotEqual };
+    Affine lhs, rhs;
+    Op op = Op::Less;
+    bool is_unsigned = false;
+    uint32_t bits = 32;
+    Affine difference;  // lhs - rhs: the guard is difference op 0
+  };
+  // One load or store through a pointer argument, in the kernel's body or in a helper it calls
+  // (translated for that call).
   struct Access {
     int arg = 0;
     Affine byte_offset;      // of the first byte accessed, from the start of the argument's buffer
     uint64_t size = 0;       // bytes accessed at that offset
     bool write = false;
     bool read = false;
-    bool unconditional = false;  // executed by every work-item for every point of its loop domains
+    // Executed by every work-item for every point of its loop domains where its guards hold.
+    bool unconditional = false;
     std::vector<int> loops;      // the loops around it (indices into Definition::loops)
+    std::vector<Guard> guards;   // all hold whenever it executes
   };
   struct Loop {
     Affine first, last;  // the counter runs over [first, last] (inclusive), in steps of one or more

@@ -1,71 +1,51 @@
 #include "kernel/footprint_builder.h"
 
-#include <cctype>
 #include <map>
 #include <set>
+
+#include "kernel/affine_translator.h"
 
 namespace coex::kernel {
 namespace {
 
-bool is_integer_type(CXType t) {
-  switch (clang_getCanonicalType(t).kind) {
-    case CXType_Bool: case CXType_Char_U: case CXType_UChar: case CXType_UShort: case CXType_UInt:
-    case CXType_ULong: case CXType_ULongLong: case CXType_Char_S: case CXType_SChar: case CXType_Short:
-    case CXType_Int: case CXType_Long: case CXType_LongLong: case CXType_Enum:
-      return true;
-    default:
-      return false;
+using Guard = FootprintModel::Guard;
+
+Guard::Op negated(Guard::Op op) {
+  switch (op) {
+    case Guard::Op::Less: return Guard::Op::GreaterEqual;
+    case Guard::Op::LessEqual: return Guard::Op::Greater;
+    case Guard::Op::Greater: return Guard::Op::LessEqual;
+    case Guard::Op::GreaterEqual: return Guard::Op::Less;
+    case Guard::Op::Equal: return Guard::Op::NotEqual;
+    case Guard::Op::NotEqual: return Guard::Op::Equal;
   }
+  return op;
 }
 
-bool is_signed_type(CXType t) {
-  switch (clang_getCanonicalType(t).kind) {
-    case CXType_Char_S: case CXType_SChar: case CXType_Short: case CXType_Int: case CXType_Long:
-    case CXType_LongLong: case CXType_Enum:
-      return true;
-    default:
-      return false;
-  }
+std::optional<Guard::Op> comparison(const std::string& op) {
+  if (op == "<") return Guard::Op::Less;
+  if (op == "<=") return Guard::Op::LessEqual;
+  if (op == ">") return Guard::Op::Greater;
+  if (op == ">=") return Guard::Op::GreaterEqual;
+  if (op == "==") return Guard::Op::Equal;
+  if (op == "!=") return Guard::Op::NotEqual;
+  return std::nullopt;
 }
 
-std::optional<uint64_t> size_of(CXType t) {
-  long long size = clang_Type_getSizeOf(t);
-  if (size <= 0) return std::nullopt;
-  return uint64_t(size);
-}
-
-std::vector<CXCursor> expression_kids(CXCursor c) {
-  std::vector<CXCursor> out;
-  for (CXCursor k : children_of(c))
-    if (clang_isExpression(clang_getCursorKind(k))) out.push_back(k);
-  return out;
-}
-
-// True when the statement may leave the enclosing block early (return, break, continue, goto).
-// The same AST node. clang_equalCursors also compares the parent declaration a cursor was made
-// with, which differs between clang_Cursor_getArgument and a visit through a VarDecl.
-bool same_node(CXCursor a, CXCursor b) {
-  if (clang_equalCursors(a, b)) return true;
-  if (clang_getCursorKind(a) != clang_getCursorKind(b) || clang_hashCursor(a) != clang_hashCursor(b)) return false;
-  CXSourceRange ra = clang_getCursorExtent(a), rb = clang_getCursorExtent(b);
-  return clang_equalLocations(clang_getRangeStart(ra), clang_getRangeStart(rb)) &&
-         clang_equalLocations(clang_getRangeEnd(ra), clang_getRangeEnd(rb));
-}
-
-bool contains_exit(CXCursor c) {
-  CXCursorKind kind = clang_getCursorKind(c);
-  if (kind == CXCursor_ReturnStmt || kind == CXCursor_BreakStmt || kind == CXCursor_ContinueStmt ||
-      kind == CXCursor_GotoStmt || kind == CXCursor_IndirectGotoStmt)
-    return true;
-  for (CXCursor k : children_of(c))
-    if (contains_exit(k)) return true;
-  return false;
+// A statement after which the statements that follow it in its block never run: return, break,
+// continue, or a block that ends in one.
+bool always_exits(CXCursor s) {
+  CXCursorKind kind = clang_getCursorKind(s);
+  if (kind == CXCursor_ReturnStmt || kind == CXCursor_BreakStmt || kind == CXCursor_ContinueStmt) return true;
+  if (kind != CXCursor_CompoundStmt) return false;
+  std::vector<CXCursor> kids = children_of(s);
+  return !kids.empty() && always_exits(kids.back());
 }
 
 class Builder {
  public:
   Builder(ProgramFacts& program, const FunctionFacts& facts, const KernelInfo& kernel)
-      : tokens_(program.tokens()), facts_(facts) {
+      : program_(program), tokens_(program.tokens()), kernel_(facts), t_(program, facts, d_.params) {
     size_t n = facts.params.size();
     d_.reads_unmodelled.resize(n);
     d_.writes_unmodelled.resize(n);
@@ -75,404 +55,131 @@ class Builder {
       d_.reads_unmodelled[i] = facts.param_uses[i].unmodelled_read;
       d_.writes_unmodelled[i] = facts.param_uses[i].unmodelled_write;
     }
-    for (size_t i = 0; i < facts.accesses.size(); ++i) access_index_.emplace(clang_hashCursor(facts.accesses[i].lvalue), i);
-    handled_.resize(facts.accesses.size());
   }
 
   std::shared_ptr<const FootprintModel> build() {
-    for (CXCursor child : children_of(facts_.definition))
-      if (clang_getCursorKind(child) == CXCursor_CompoundStmt) {
-        collect_modified(child, modified_);
-        walk(child, false);
-      }
-    for (size_t i = 0; i < handled_.size(); ++i)
-      if (!handled_[i]) unmodelled(facts_.accesses[i]);
+    std::vector<std::set<int>> roots;
+    for (size_t i = 0; i < kernel_.params.size(); ++i) roots.push_back({int(i)});
+    t_.add_body(kernel_.definition);
+    walk_function(kernel_, std::move(roots), false);
     return std::make_shared<const FootprintModel>(std::move(d_));
   }
 
  private:
+  ProgramFacts& program_;
   SourceTokens& tokens_;
-  const FunctionFacts& facts_;
+  const FunctionFacts& kernel_;
   FootprintModel::Definition d_;
-  std::set<std::string> modified_;  // variables stored to, stepped or whose address is taken
-  struct ActiveLoop {
-    std::string counter;
-    int index;
+  AffineTranslator t_;
+  // The kernel's body, or a helper's for one call of it.
+  struct Frame {
+    const FunctionFacts* facts;
+    std::multimap<unsigned, size_t> index;  // its accesses by the hash of their lvalue
+    std::vector<bool> handled;
+    std::vector<std::set<int>> param_roots;  // per parameter: the kernel arguments it may point into
   };
-  std::vector<ActiveLoop> loops_;  // the canonical loops around the walk, outermost first
-  std::multimap<unsigned, size_t> access_index_;
-  std::vector<bool> handled_;
-  int depth_ = 0;
+  std::vector<Frame> frames_;
+  std::vector<Guard> guards_;  // the conditions around the walk, outermost first
+  static constexpr size_t kMaxInlining = 8;
 
-  int param_id(const LaunchParam& p) {
-    for (size_t i = 0; i < d_.params.size(); ++i)
-      if (d_.params[i] == p) return int(i);
-    d_.params.push_back(p);
-    return int(d_.params.size() - 1);
+  // Walks a function's body: every access it holds is translated, or its arguments fall back.
+  void walk_function(const FunctionFacts& f, std::vector<std::set<int>> param_roots, bool conditional) {
+    Frame frame{&f, {}, std::vector<bool>(f.accesses.size()), std::move(param_roots)};
+    for (size_t i = 0; i < f.accesses.size(); ++i) frame.index.emplace(clang_hashCursor(f.accesses[i].lvalue), i);
+    frames_.push_back(std::move(frame));
+    for (CXCursor child : children_of(f.definition))
+      if (clang_getCursorKind(child) == CXCursor_CompoundStmt) walk(child, conditional);
+    for (size_t i = 0; i < f.accesses.size(); ++i)
+      if (!frames_.back().handled[i]) unmodelled(f.accesses[i].roots, f.accesses[i].mode != AccessMode::Write,
+                                                 f.accesses[i].mode != AccessMode::Read);
+    frames_.pop_back();
   }
 
-  Affine launch_value(LaunchParam::Kind kind, uint32_t dim) {
-    LaunchParam p;
-    p.kind = kind;
-    p.index = dim;
-    return Affine(Poly::param(param_id(p)));
-  }
-
-  std::optional<int64_t> constant_of(CXCursor e) {
-    CXEvalResult r = clang_Cursor_Evaluate(e);
-    if (!r) return std::nullopt;
-    std::optional<int64_t> out;
-    if (clang_EvalResult_getKind(r) == CXEval_Int) out = clang_EvalResult_getAsLongLong(r);
-    clang_EvalResult_dispose(r);
+  // The kernel arguments that roots (parameters of the current function) may point into.
+  std::set<int> kernel_roots(const PointerRoots& roots) const {
+    std::set<int> out;
+    const Frame& f = frames_.back();
+    for (int r : roots)
+      if (r >= 0 && size_t(r) < f.param_roots.size()) out.insert(f.param_roots[size_t(r)].begin(), f.param_roots[size_t(r)].end());
     return out;
   }
 
-  void collect_modified(CXCursor c, std::set<std::string>& into) {
-    CXCursorKind kind = clang_getCursorKind(c);
-    std::vector<CXCursor> kids = expression_kids(c);
-    CXCursor target = clang_getNullCursor();
-    if ((kind == CXCursor_BinaryOperator && is_plain_assignment(c, tokens_)) || kind == CXCursor_CompoundAssignOperator) {
-      if (!kids.empty()) target = kids[0];
-    } else if (kind == CXCursor_UnaryOperator && kids.size() == 1 &&
-               (unary_modifies_operand(c, tokens_) || unary_takes_address(c, tokens_))) {
-      target = kids[0];
-    }
-    if (!clang_Cursor_isNull(target)) {
-      target = strip_implicit(target);
-      if (clang_getCursorKind(target) == CXCursor_DeclRefExpr) into.insert(declaration_key(clang_getCursorReferenced(target)));
-    }
-    for (CXCursor k : children_of(c)) collect_modified(k, into);
-  }
-
-  std::optional<uint32_t> dimension(const std::vector<CXCursor>& args) {
-    if (args.size() != 1) return std::nullopt;
-    auto d = constant_of(args[0]);
-    if (!d || *d < 0 || *d > 2) return std::nullopt;
-    return uint32_t(*d);
-  }
-
-  std::optional<Affine> builtin(const std::string& name, const std::vector<CXCursor>& args) {
-    using K = LaunchParam::Kind;
-    if (name == "get_work_dim" && args.empty()) return launch_value(K::WorkDim, 0);
-    if (name == "mul24" && args.size() == 2) {
-      auto a = integer(args[0]), b = integer(args[1]);
-      return a && b ? Affine::multiply(*a, *b) : std::nullopt;
-    }
-    if (name == "mad24" && args.size() == 3) {
-      auto a = integer(args[0]), b = integer(args[1]), c = integer(args[2]);
-      auto ab = a && b ? Affine::multiply(*a, *b) : std::nullopt;
-      return ab && c ? std::optional<Affine>(*ab + *c) : std::nullopt;
-    }
-    auto d = dimension(args);
-    if (!d) return std::nullopt;
-    if (name == "get_local_id") return Affine::variable(kLocalId0 + int(*d));
-    if (name == "get_group_id") return Affine::variable(kGroupId0 + int(*d));
-    // get_global_id(d) = get_group_id(d) * local size + get_local_id(d) + global offset (OpenCL 1.2, 3.2).
-    if (name == "get_global_id")
-      return Affine::variable(kGroupId0 + int(*d)).scaled(launch_value(K::LocalSize, *d).constant()) +
-             Affine::variable(kLocalId0 + int(*d)) + launch_value(K::GlobalOffset, *d);
-    if (name == "get_local_size" || name == "get_enqueued_local_size") return launch_value(K::LocalSize, *d);
-    if (name == "get_global_size") return launch_value(K::GlobalSize, *d);
-    if (name == "get_num_groups") return launch_value(K::NumGroups, *d);
-    if (name == "get_global_offset") return launch_value(K::GlobalOffset, *d);
-    return std::nullopt;
-  }
-
-  std::optional<Affine> variable_value(CXCursor ref) {
-    CXCursor decl = clang_getCursorReferenced(ref);
-    std::string key = declaration_key(decl);
-    for (auto it = loops_.rbegin(); it != loops_.rend(); ++it)
-      if (it->counter == key) return Affine::variable(kFirstLoopVariable + it->index);
-    CXCursorKind kind = clang_getCursorKind(decl);
-    if (kind == CXCursor_EnumConstantDecl) {
-      auto c = constant_of(ref);
-      return c ? std::optional<Affine>(Affine(Poly::constant(*c))) : std::nullopt;
-    }
-    if (modified_.count(key) || !is_integer_type(clang_getCursorType(decl))) return std::nullopt;
-    if (kind == CXCursor_ParmDecl) {
-      for (size_t i = 0; i < facts_.params.size(); ++i)
-        if (declaration_key(facts_.params[i]) == key) {
-          LaunchParam p;
-          p.index = uint32_t(i);
-          auto size = size_of(clang_getCursorType(decl));
-          if (!size || *size > 8) return std::nullopt;
-          p.byte_size = uint32_t(*size);
-          p.is_signed = is_signed_type(clang_getCursorType(decl));
-          return Affine(Poly::param(param_id(p)));
-        }
-      return std::nullopt;
-    }
-    if (kind != CXCursor_VarDecl) return std::nullopt;
-    std::vector<CXCursor> init = expression_kids(decl);
-    if (init.size() != 1) return constant_of(ref) ? std::optional<Affine>(Affine(Poly::constant(*constant_of(ref)))) : std::nullopt;
-    return integer(init[0]);  // unmodified: its value is its initializer, wherever it is read
-  }
-
-  // A by-value struct argument's integer field, s.f or s.a.b.
-  std::optional<Affine> argument_field(CXCursor member) {
-    uint32_t offset = 0;
-    CXCursor c = member;
-    while (clang_getCursorKind(c) == CXCursor_MemberRefExpr) {
-      long long bits = clang_Cursor_getOffsetOfField(clang_getCursorReferenced(c));
-      std::vector<CXCursor> kids = expression_kids(c);
-      if (bits < 0 || bits % 8 || kids.size() != 1 || is_pointer_type(clang_getCursorType(kids[0]))) return std::nullopt;
-      offset += uint32_t(bits / 8);
-      c = strip_implicit(kids[0]);
-    }
-    if (clang_getCursorKind(c) != CXCursor_DeclRefExpr) return std::nullopt;
-    CXCursor decl = clang_getCursorReferenced(c);
-    if (clang_getCursorKind(decl) != CXCursor_ParmDecl || modified_.count(declaration_key(decl))) return std::nullopt;
-    for (size_t i = 0; i < facts_.params.size(); ++i)
-      if (declaration_key(facts_.params[i]) == declaration_key(decl)) {
-        CXType type = clang_getCursorType(member);
-        auto size = size_of(type);
-        if (!is_integer_type(type) || !size || *size > 8) return std::nullopt;
-        LaunchParam p;
-        p.index = uint32_t(i);
-        p.byte_offset = offset;
-        p.byte_size = uint32_t(*size);
-        p.is_signed = is_signed_type(type);
-        return Affine(Poly::param(param_id(p)));
-      }
-    return std::nullopt;
-  }
-
-  // The value of an integer expression as an affine form, or nullopt.
-  std::optional<Affine> integer(CXCursor e) {
-    if (depth_ > 64) return std::nullopt;
-    struct Depth {
-      int& d;
-      explicit Depth(int& x) : d(++x) {}
-      ~Depth() { --d; }
-    } guard(depth_);
-    std::vector<CXCursor> kids = expression_kids(e);
-    switch (clang_getCursorKind(e)) {
-      case CXCursor_IntegerLiteral:
-      case CXCursor_CharacterLiteral:
-      case CXCursor_UnaryExpr: {  // sizeof, vec_step, alignof
-        auto c = constant_of(e);
-        return c ? std::optional<Affine>(Affine(Poly::constant(*c))) : std::nullopt;
-      }
-      case CXCursor_ParenExpr:
-        return kids.size() == 1 ? integer(kids[0]) : std::nullopt;
-      case CXCursor_UnexposedExpr:
-      case CXCursor_CStyleCastExpr:
-        if (clang_getCursorKind(e) == CXCursor_UnexposedExpr && classify_unexposed(e) != UnexposedRole::ImplicitCast)
-          return std::nullopt;
-        if (kids.empty() || !is_integer_type(clang_getCursorType(e)) || !is_integer_type(clang_getCursorType(kids.back())))
-          return std::nullopt;
-        return integer(kids.back());
-      case CXCursor_DeclRefExpr:
-        return variable_value(e);
-      case CXCursor_MemberRefExpr:
-        return argument_field(e);
-      case CXCursor_UnaryOperator: {
-        if (kids.size() != 1) return std::nullopt;
-        UnaryOp op = unary_operator(e, tokens_);
-        auto v = integer(kids[0]);
-        if (!v) return std::nullopt;
-        if (op == UnaryOp::Plus) return v;
-        if (op == UnaryOp::Minus) return v->scaled(Poly::constant(-1));
-        return std::nullopt;
-      }
-      case CXCursor_BinaryOperator: {
-        if (kids.size() != 2) return std::nullopt;
-        std::string op = binary_operator(e, tokens_);
-        if (op != "+" && op != "-" && op != "*" && op != "<<") return std::nullopt;
-        auto a = integer(kids[0]), b = integer(kids[1]);
-        if (!a || !b) return std::nullopt;
-        if (op == "+") return *a + *b;
-        if (op == "-") return *a - *b;
-        if (op == "*") return Affine::multiply(*a, *b);
-        auto shift = b->has_variables() ? std::nullopt : b->constant().as_constant();
-        if (!shift || *shift < 0 || *shift > 32) return std::nullopt;
-        return a->scaled(Poly::constant(int64_t(1) << *shift));
-      }
-      case CXCursor_CallExpr: {
-        CXCursor callee = clang_getCursorReferenced(e);
-        if (!clang_Cursor_isNull(clang_getCursorDefinition(callee))) return std::nullopt;  // a helper
-        std::vector<CXCursor> args;
-        for (int i = 0; i < clang_Cursor_getNumArguments(e); ++i) args.push_back(clang_Cursor_getArgument(e, unsigned(i)));
-        return builtin(cursor_spelling(callee), args);
-      }
-      default:
-        return std::nullopt;
-    }
-  }
-
-  struct Pointer {
-    int arg;
-    Affine offset;  // bytes
-  };
-
-  std::optional<Pointer> pointer(CXCursor e) {
-    if (depth_ > 64) return std::nullopt;
-    struct Depth {
-      int& d;
-      explicit Depth(int& x) : d(++x) {}
-      ~Depth() { --d; }
-    } guard(depth_);
-    std::vector<CXCursor> kids = expression_kids(e);
-    switch (clang_getCursorKind(e)) {
-      case CXCursor_ParenExpr:
-        return kids.size() == 1 ? pointer(kids[0]) : std::nullopt;
-      case CXCursor_UnexposedExpr:
-      case CXCursor_CStyleCastExpr: {
-        if (clang_getCursorKind(e) == CXCursor_UnexposedExpr && classify_unexposed(e) != UnexposedRole::ImplicitCast)
-          return std::nullopt;
-        if (kids.empty()) return std::nullopt;
-        CXType from = clang_getCursorType(kids.back());
-        if (is_array_type(from)) {
-          auto p = place(kids.back());
-          return p ? std::optional<Pointer>(Pointer{p->arg, p->offset}) : std::nullopt;
-        }
-        return is_pointer_type(from) ? pointer(kids.back()) : std::nullopt;
-      }
-      case CXCursor_DeclRefExpr: {
-        CXCursor decl = clang_getCursorReferenced(e);
-        std::string key = declaration_key(decl);
-        if (modified_.count(key)) return std::nullopt;
-        if (clang_getCursorKind(decl) == CXCursor_ParmDecl) {
-          for (size_t i = 0; i < facts_.params.size(); ++i)
-            if (declaration_key(facts_.params[i]) == key) return Pointer{int(i), Affine()};
-          return std::nullopt;
-        }
-        std::vector<CXCursor> init = expression_kids(decl);
-        if (clang_getCursorKind(decl) != CXCursor_VarDecl || init.size() != 1) return std::nullopt;
-        return pointer(init[0]);
-      }
-      case CXCursor_BinaryOperator: {
-        if (kids.size() != 2) return std::nullopt;
-        std::string op = binary_operator(e, tokens_);
-        bool left_is_pointer = is_pointer_type(clang_getCursorType(kids[0]));
-        if ((op != "+" && op != "-") || (op == "-" && !left_is_pointer)) return std::nullopt;
-        CXCursor ptr = left_is_pointer ? kids[0] : kids[1];
-        CXCursor index = left_is_pointer ? kids[1] : kids[0];
-        auto p = pointer(ptr);
-        auto i = integer(index);
-        auto element = size_of(pointee_or_element(clang_getCursorType(ptr)));
-        if (!p || !i || !element) return std::nullopt;
-        Affine step = i->scaled(Poly::constant(int64_t(*element)));
-        return Pointer{p->arg, op == "+" ? p->offset + step : p->offset - step};
-      }
-      case CXCursor_UnaryOperator: {
-        if (kids.size() != 1 || !unary_takes_address(e, tokens_)) return std::nullopt;
-        auto p = place(kids[0]);
-        return p ? std::optional<Pointer>(Pointer{p->arg, p->offset}) : std::nullopt;
-      }
-      default:
-        return std::nullopt;
-    }
-  }
-
-  struct Place {
-    int arg;
-    Affine offset;
-    uint64_t size;
-    bool partial;  // the access touches only part of [offset, offset + size) (a swizzle)
-  };
-
-  std::optional<Place> place(CXCursor lv) {
-    std::vector<CXCursor> kids = expression_kids(lv);
-    auto size = size_of(clang_getCursorType(lv));
-    switch (clang_getCursorKind(lv)) {
-      case CXCursor_ParenExpr:
-        return kids.size() == 1 ? place(kids[0]) : std::nullopt;
-      case CXCursor_ArraySubscriptExpr: {
-        if (kids.size() != 2 || !size) return std::nullopt;
-        bool first_is_base = is_pointer_type(clang_getCursorType(kids[0]));
-        CXCursor base = first_is_base ? kids[0] : kids[1];
-        auto p = pointer(base);
-        auto i = integer(first_is_base ? kids[1] : kids[0]);
-        auto element = size_of(pointee_or_element(clang_getCursorType(base)));
-        if (!p || !i || !element) return std::nullopt;
-        return Place{p->arg, p->offset + i->scaled(Poly::constant(int64_t(*element))), *size, false};
-      }
-      case CXCursor_UnaryOperator: {
-        if (kids.size() != 1 || !size || !unary_dereferences(lv, tokens_)) return std::nullopt;
-        auto p = pointer(kids[0]);
-        return p ? std::optional<Place>(Place{p->arg, p->offset, *size, false}) : std::nullopt;
-      }
-      case CXCursor_MemberRefExpr: {
-        long long bits = clang_Cursor_getOffsetOfField(clang_getCursorReferenced(lv));
-        if (kids.size() != 1 || !size || bits < 0 || bits % 8) return std::nullopt;
-        Affine field(Poly::constant(bits / 8));
-        if (is_pointer_type(clang_getCursorType(kids[0]))) {
-          auto p = pointer(kids[0]);
-          return p ? std::optional<Place>(Place{p->arg, p->offset + field, *size, false}) : std::nullopt;
-        }
-        auto p = place(kids[0]);
-        return p ? std::optional<Place>(Place{p->arg, p->offset + field, *size, p->partial}) : std::nullopt;
-      }
-      case CXCursor_UnexposedExpr: {
-        UnexposedRole role = classify_unexposed(lv);
-        if ((role != UnexposedRole::VectorElement && role != UnexposedRole::MaybeVectorElement) || kids.size() != 1)
-          return std::nullopt;
-        auto p = place(kids[0]);  // the whole vector: the components are somewhere inside
-        if (p) p->partial = true;
-        return p;
-      }
-      default:
-        return std::nullopt;
-    }
-  }
-
-  // vloadn(offset, p), vstoren(data, offset, p), vload_half(n), vstore_half(n)[_rte...].
-  std::optional<Place> vector_place(CXCursor call, CXCursor pointer_arg) {
-    std::string name = cursor_spelling(clang_getCursorReferenced(call));
-    bool store = name.rfind("vstore", 0) == 0;
-    if (!store && name.rfind("vload", 0) != 0) return std::nullopt;
-    size_t at = store ? 6 : 5;
-    if (name.compare(at, 5, "_half") == 0) at += 5;
-    uint64_t width = 0;
-    while (at < name.size() && std::isdigit(static_cast<unsigned char>(name[at]))) width = width * 10 + uint64_t(name[at++] - '0');
-    if (width == 0) width = 1;
-    if (at < name.size() && name[at] != '_') return std::nullopt;  // vloada_half and the like
-    int n = clang_Cursor_getNumArguments(call);
-    if (n < 2) return std::nullopt;
-    auto offset = integer(clang_Cursor_getArgument(call, unsigned(store ? 1 : 0)));
-    auto p = pointer(pointer_arg);
-    auto element = size_of(pointee_or_element(clang_getCursorType(pointer_arg)));
-    if (!offset || !p || !element) return std::nullopt;
-    int64_t bytes = int64_t(width * *element);
-    return Place{p->arg, p->offset + offset->scaled(Poly::constant(bytes)), uint64_t(bytes), false};
-  }
-
-  void unmodelled(const MemoryAccess& a) {
-    for (int r : a.roots) {
+  void unmodelled(const PointerRoots& roots, bool read, bool write) {
+    for (int r : kernel_roots(roots)) {
       if (r < 0 || size_t(r) >= d_.is_buffer.size()) continue;
-      if (a.mode != AccessMode::Write) d_.reads_unmodelled[size_t(r)] = true;
-      if (a.mode != AccessMode::Read) d_.writes_unmodelled[size_t(r)] = true;
+      if (read) d_.reads_unmodelled[size_t(r)] = true;
+      if (write) d_.writes_unmodelled[size_t(r)] = true;
     }
   }
 
   void translate(const MemoryAccess& a, bool conditional) {
-    if (a.roots.size() != 1 || *a.roots.begin() < 0) return unmodelled(a);
-    std::optional<Place> p = clang_Cursor_isNull(a.call) ? place(a.lvalue) : vector_place(a.call, a.lvalue);
-    if (!p || p->arg != *a.roots.begin()) return unmodelled(a);
+    bool read = a.mode != AccessMode::Write, write = a.mode != AccessMode::Read;
+    std::set<int> args = kernel_roots(a.roots);
+    if (a.roots.size() != 1 || *a.roots.begin() < 0 || args.size() != 1) return unmodelled(a.roots, read, write);
+    std::optional<ArgPlace> p = clang_Cursor_isNull(a.call) ? t_.place(a.lvalue) : t_.vector_place(a.call, a.lvalue);
+    if (!p || p->arg != *args.begin()) return unmodelled(a.roots, read, write);
     FootprintModel::Access out;
     out.arg = p->arg;
     out.byte_offset = p->offset;
     out.size = p->size;
-    out.read = a.mode != AccessMode::Write;
-    out.write = a.mode != AccessMode::Read;
+    out.read = read;
+    out.write = write;
     out.unconditional = !conditional && !p->partial;
-    for (const auto& l : loops_) out.loops.push_back(l.index);
+    out.loops = loops_;
+    out.guards = guards_;
     d_.accesses.push_back(out);
+  }
+  std::vector<int> loops_;  // the canonical loops around the walk, outermost first
+
+  // The conjunction of comparisons that cond is (or, negated, that its negation is), or nullopt.
+  std::optional<std::vector<Guard>> conditions(CXCursor cond, bool negate) {
+    CXCursor e = strip_implicit(cond);
+    std::vector<CXCursor> kids = expression_kids(e);
+    CXCursorKind kind = clang_getCursorKind(e);
+    if (kind == CXCursor_UnaryOperator && kids.size() == 1 && unary_operator(e, tokens_) == UnaryOp::LogicalNot)
+      return conditions(kids[0], !negate);
+    if (kind != CXCursor_BinaryOperator || kids.size() != 2) return std::nullopt;
+    std::string op = binary_operator(e, tokens_);
+    if ((op == "&&" && !negate) || (op == "||" && negate)) {
+      auto left = conditions(kids[0], negate), right = conditions(kids[1], negate);
+      if (!left || !right) return std::nullopt;
+      left->insert(left->end(), right->begin(), right->end());
+      return left;
+    }
+    auto cmp = comparison(op);
+    CXType type = clang_getCursorType(kids[0]);  // both operands, converted to the type compared in
+    auto size = type_size(type);
+    if (!cmp || !is_integer_type(type) || !size) return std::nullopt;
+    auto lhs = t_.integer(kids[0]), rhs = t_.integer(kids[1]);
+    if (!lhs || !rhs) return std::nullopt;
+    Guard g{*lhs, *rhs, negate ? negated(*cmp) : *cmp, !is_signed_type(type), uint32_t(*size * 8), *lhs - *rhs};
+    return std::vector<Guard>{g};
+  }
+
+  // Walks c with the guards g (when known) added, or as conditional (when not).
+  void walk_guarded(CXCursor c, const std::optional<std::vector<Guard>>& g, bool conditional) {
+    size_t before = guards_.size();
+    if (g) guards_.insert(guards_.end(), g->begin(), g->end());
+    walk(c, conditional || !g);
+    guards_.resize(before);
   }
 
   void walk(CXCursor c, bool conditional) {
-    auto range = access_index_.equal_range(clang_hashCursor(c));
+    Frame& frame = frames_.back();
+    auto range = frame.index.equal_range(clang_hashCursor(c));
     for (auto it = range.first; it != range.second; ++it)
-      if (!handled_[it->second] && same_node(facts_.accesses[it->second].lvalue, c)) {
-        handled_[it->second] = true;
-        translate(facts_.accesses[it->second], conditional);
+      if (!frame.handled[it->second] && same_node(frame.facts->accesses[it->second].lvalue, c)) {
+        frame.handled[it->second] = true;
+        translate(frame.facts->accesses[it->second], conditional);
       }
     std::vector<CXCursor> kids = children_of(c);
     switch (clang_getCursorKind(c)) {
       case CXCursor_IfStmt:
       case CXCursor_ConditionalOperator:
-        for (size_t i = 0; i < kids.size(); ++i) walk(kids[i], conditional || i > 0);
+        if (kids.size() < 2) break;
+        walk(kids[0], conditional);
+        walk_guarded(kids[1], conditions(kids[0], false), conditional);
+        if (kids.size() > 2) walk_guarded(kids[2], conditions(kids[0], true), conditional);
         return;
       case CXCursor_WhileStmt:
       case CXCursor_DoStmt:
@@ -484,21 +191,72 @@ class Builder {
         return;
       case CXCursor_BinaryOperator: {
         std::string op = binary_operator(c, tokens_);
-        bool short_circuit = op.empty() || op == "&&" || op == "||";
-        for (size_t i = 0; i < kids.size(); ++i) walk(kids[i], conditional || (short_circuit && i > 0));
+        if (kids.size() != 2 || (!op.empty() && op != "&&" && op != "||")) break;
+        walk(kids[0], conditional);
+        // The right operand of && runs where the left holds, of || where it does not.
+        if (op.empty()) walk(kids[1], true);
+        else walk_guarded(kids[1], conditions(kids[0], op == "||"), conditional);
         return;
       }
-      case CXCursor_CompoundStmt: {
-        bool after_exit = false;
-        for (CXCursor k : kids) {
-          walk(k, conditional || after_exit);
-          after_exit = after_exit || contains_exit(k);
-        }
+      case CXCursor_CompoundStmt:
+        walk_block(kids, conditional);
         return;
-      }
-      default:
+      case CXCursor_CallExpr:
         for (CXCursor k : kids) walk(k, conditional);
+        walk_call(c, conditional);
+        return;
+      default:
+        break;
     }
+    for (CXCursor k : kids) walk(k, conditional);
+  }
+
+  // Statements after `if (cond) return;` (or break, continue) run where cond does not hold.
+  void walk_block(const std::vector<CXCursor>& statements, bool conditional) {
+    size_t before = guards_.size();
+    bool after_exit = false;
+    for (CXCursor s : statements) {
+      walk(s, conditional || after_exit);
+      if (after_exit || !contains_exit(s)) continue;
+      std::vector<CXCursor> parts = children_of(s);
+      bool early_exit = clang_getCursorKind(s) == CXCursor_IfStmt && parts.size() == 2 && always_exits(parts[1]);
+      auto rest = early_exit ? conditions(parts[0], true) : std::nullopt;
+      if (rest) guards_.insert(guards_.end(), rest->begin(), rest->end());
+      else after_exit = true;
+    }
+    guards_.resize(before);
+  }
+
+  // A call of a helper that loads or stores through a pointer parameter: its body, walked with the
+  // parameters bound to this call's arguments (helpers cannot recurse: the analysis refuses that).
+  void walk_call(CXCursor call, bool conditional) {
+    CXCursor definition = clang_getCursorDefinition(clang_getCursorReferenced(call));
+    if (clang_Cursor_isNull(definition) || clang_getCursorKind(definition) != CXCursor_FunctionDecl) return;
+    const FunctionFacts& f = program_.of(definition);
+    const FunctionFacts& caller = *frames_.back().facts;
+    const FunctionFacts::CallSite* site = nullptr;
+    for (const auto& s : caller.call_sites)
+      if (same_node(s.call, call)) site = &s;
+    bool touches = false;
+    for (const ParamUse& use : f.param_uses) touches = touches || use.read || use.written;
+    if (!touches || !site) return;
+    t_.add_body(definition);
+    AffineTranslator::Binding binding = t_.bind(call, definition);
+    std::vector<std::set<int>> roots(f.params.size());
+    for (size_t i = 0; i < f.params.size() && i < site->arg_roots.size(); ++i) {
+      if (!f.param_uses[i].read && !f.param_uses[i].written) continue;
+      auto bound = binding.pointers.find(declaration_key(f.params[i]));
+      if (bound != binding.pointers.end() && bound->second && frames_.size() < kMaxInlining) {
+        roots[i] = {bound->second->arg};
+        continue;
+      }
+      // Where this argument points is not known: nothing the helper does through it is modelled.
+      unmodelled(site->arg_roots[i], f.param_uses[i].read, f.param_uses[i].written);
+    }
+    if (frames_.size() >= kMaxInlining) return;
+    t_.push_binding(std::move(binding));
+    walk_function(f, std::move(roots), conditional);
+    t_.pop_binding();
   }
 
   // for (k = a; k < b; k++) and its variants: k runs over [a, b - 1] (or down over [b + 1, a]).
@@ -511,10 +269,12 @@ class Builder {
     }
     walk(kids[0], conditional);
     d_.loops.push_back(model);
-    loops_.push_back({counter, int(d_.loops.size() - 1)});
+    loops_.push_back(int(d_.loops.size() - 1));
+    t_.push_loop(counter, loops_.back());
     walk(kids[1], true);
     walk(kids[2], true);
     walk(kids[3], conditional || contains_exit(kids[3]));
+    t_.pop_loop();
     loops_.pop_back();
   }
 
@@ -529,13 +289,13 @@ class Builder {
       std::vector<CXCursor> value = expression_kids(decls[0]);
       if (value.size() != 1 || !is_integer_type(clang_getCursorType(decls[0]))) return false;
       counter = declaration_key(decls[0]);
-      start = integer(value[0]);
+      start = t_.integer(value[0]);
     } else if (clang_getCursorKind(init) == CXCursor_BinaryOperator && is_plain_assignment(init, tokens_)) {
       std::vector<CXCursor> sides = expression_kids(init);
       CXCursor target = strip_implicit(sides[0]);
       if (clang_getCursorKind(target) != CXCursor_DeclRefExpr || !is_integer_type(clang_getCursorType(target))) return false;
       counter = declaration_key(clang_getCursorReferenced(target));
-      start = integer(sides[1]);
+      start = t_.integer(sides[1]);
     } else {
       return false;
     }
@@ -548,7 +308,7 @@ class Builder {
       step = op == UnaryOp::PreInc || op == UnaryOp::PostInc ? 1 : op == UnaryOp::PreDec || op == UnaryOp::PostDec ? -1 : 0;
     } else if (clang_getCursorKind(inc) == CXCursor_CompoundAssignOperator && inc_kids.size() == 2) {
       std::string op = binary_operator(inc, tokens_);
-      auto amount = integer(inc_kids[1]);
+      auto amount = t_.integer(inc_kids[1]);
       if (!amount || amount->has_variables() || (op != "+=" && op != "-=")) return false;
       auto constant = amount->constant().as_constant();
       int64_t sign = op == "+=" ? 1 : -1;
@@ -565,7 +325,7 @@ class Builder {
       op = op == "<" ? ">" : op == ">" ? "<" : op == "<=" ? ">=" : op == ">=" ? "<=" : "";
     }
     if (!refers_to(sides[0], counter)) return false;
-    auto bound = integer(sides[1]);
+    auto bound = t_.integer(sides[1]);
     if (!start || !bound) return false;
     Affine one(Poly::constant(1));
     if (step > 0 && (op == "<" || op == "<=")) {
@@ -579,8 +339,8 @@ class Builder {
     }
     // The body must leave the counter alone.
     std::set<std::string> changed;
-    collect_modified(body, changed);
-    collect_modified(cond, changed);
+    t_.collect_modified(body, changed);
+    t_.collect_modified(cond, changed);
     if (changed.count(counter)) return false;
     model.exact = (step == 1 || step == -1) && !model.first.has_variables() && !model.last.has_variables();
     return true;

@@ -365,12 +365,15 @@ class BodyWalker {
       if (callee_facts.recursion || declaration_key(definition) == declaration_key(facts_.definition))
         facts_.recursion = true;
       facts_.callees.push_back(definition);
+      FunctionFacts::CallSite site{call, std::vector<PointerRoots>(args.size())};
       for (size_t i = 0; i < args.size(); ++i) {
         if (is_pointer_or_array(clang_getCursorType(args[i]))) {
           PointerRoots roots = pointer_roots(args[i]);
+          site.arg_roots[i] = roots;
           if (i < callee_facts.param_uses.size()) {
             const ParamUse& use = callee_facts.param_uses[i];
-            mark(roots, use.read, use.written);
+            mark(roots, use.read, use.written, true);
+            mark(roots, use.unmodelled_read, use.unmodelled_write);
             if (use.escapes) escape(roots);
           } else {
             escape(roots);
@@ -378,6 +381,7 @@ class BodyWalker {
         }
         visit(args[i], Context::Value);
       }
+      facts_.call_sites.push_back(std::move(site));
       return;
     }
     visit_builtin_call(call, name, args);

@@ -36,8 +36,9 @@ struct ParamUse {
   bool read = false;
   bool written = false;
   bool escapes = false;  // stored, converted to an integer or passed where it cannot be followed
-  // Read or written other than by a MemoryAccess of this body (in a callee, by a builtin, after
-  // escaping): the footprint cannot say where.
+  // Read or written other than by a MemoryAccess of this body or of a callee's (by a builtin, after
+  // escaping): the footprint cannot say where. A callee's accesses count as modelled: the footprint
+  // builder walks the callee's body for each call, and falls back itself where that fails.
   bool unmodelled_read = false;
   bool unmodelled_write = false;
 };
@@ -49,6 +50,12 @@ struct FunctionFacts {
   std::vector<ParamUse> param_uses;  // one per parameter; only pointer parameters get marked
   std::vector<MemoryAccess> accesses;
   std::vector<CXCursor> callees;  // definitions of the program's own functions called here
+  // Each call of one of them, with where its pointer arguments may point (empty for the others).
+  struct CallSite {
+    CXCursor call;
+    std::vector<PointerRoots> arg_roots;
+  };
+  std::vector<CallSite> call_sites;
   bool launch_builtins = false;   // get_group_id, get_num_groups, get_global_size, get_global_offset, get_global_linear_id
   bool global_atomics = false;    // an atomic builtin on memory not provably __local
   bool device_enqueue = false;    // enqueue_kernel, enqueue_marker, get_default_queue or a block

@@ -21,11 +21,20 @@ bool g_loaded = false;
 std::string g_failure;
 std::string g_version;
 
+// g++ says so with __SANITIZE_*__, clang 14 only through __has_feature.
+#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
+#define COEX_UNDER_SANITIZER 1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer) || __has_feature(thread_sanitizer)
+#define COEX_UNDER_SANITIZER 1
+#endif
+#endif
+
 // RTLD_DEEPBIND makes libclang bind to its own libLLVM even when another LLVM is already global
 // (an app or driver that loaded one with RTLD_GLOBAL). The sanitizer runtimes refuse it.
 int open_flags() {
   int flags = RTLD_NOW | RTLD_LOCAL;
-#if !defined(__SANITIZE_ADDRESS__) && !defined(__SANITIZE_THREAD__)
+#ifndef COEX_UNDER_SANITIZER
   flags |= RTLD_DEEPBIND;
 #endif
   return flags;
