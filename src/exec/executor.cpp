@@ -48,6 +48,20 @@ bool Executor::busy(int device) const {
   return busy_.count(device) != 0;
 }
 
+void Executor::drop(int device, cl_int error) {
+  std::lock_guard lock(mutex_);
+  if (dropped_.insert(device).second)
+    spdlog::warn("device {}: a sub-launch failed (error {}); coex leaves it out for the rest of the run", device,
+                 error);
+}
+
+const char* Executor::left_out(int device) const {
+  std::lock_guard lock(mutex_);
+  if (dropped_.count(device)) return "device_failed";
+  if (busy_.count(device)) return "devices_busy";
+  return nullptr;
+}
+
 cl_event Executor::stall_event(int device, cl_context context) {
   std::lock_guard lock(mutex_);
   cl_event& event = stall_events_[device];

@@ -44,6 +44,11 @@ class Executor {
   // never returns.
   void set_busy(int device, bool busy);
   bool busy(int device) const;
+  // A device whose sub-launch failed is dropped for the rest of the run (issue 7): its work was
+  // redone on home, and it would fail again.
+  void drop(int device, cl_int error);
+  // Why launches leave `device` out now ("devices_busy", "device_failed"), or null.
+  const char* left_out(int device) const;
   // False once the executor has stopped: a device thread returning later must not call it.
   std::shared_ptr<const std::atomic<bool>> alive() const { return alive_; }
   // COEX_FAULT=stall:<device>: the user event its sub-launches wait for,
@@ -81,6 +86,7 @@ class Executor {
   bool stopping_ = false;
   std::map<int, std::unique_ptr<DeviceWorker>> workers_;
   std::set<int> busy_;
+  std::set<int> dropped_;
   std::shared_ptr<std::atomic<bool>> alive_ = std::make_shared<std::atomic<bool>>(true);
   std::map<int, cl_event> stall_events_;
   std::shared_ptr<sched::History> history_;

@@ -3,6 +3,7 @@
 #include <spdlog/spdlog.h>
 
 #include <algorithm>
+#include <string>
 
 #include "api/runtime.h"
 #include "devices/device_set.h"
@@ -146,13 +147,18 @@ LaunchDecision plan_launch(cl_command_queue queue, cl_kernel kernel_handle, cl_u
   std::vector<int> participants = devices.selected();
   if (participants.size() + (std::find(participants.begin(), participants.end(), home) == participants.end()) < 2)
     return not_split("single_device");
-  // A device abandoned in an earlier split (exec/split_progress.h) sits out
-  // until it returns.
+  // A device abandoned in an earlier split (exec/split_progress.h) sits out until it returns; one
+  // whose sub-launch failed, for good.
+  const char* left_out = nullptr;
   participants.erase(std::remove_if(participants.begin(), participants.end(),
-                                    [&](int d) { return d != home && rt.executor().busy(d); }),
+                                    [&](int d) {
+                                      const char* why = d == home ? nullptr : rt.executor().left_out(d);
+                                      if (why && (!left_out || std::string(why) == "device_failed")) left_out = why;
+                                      return why != nullptr;
+                                    }),
                      participants.end());
   if (participants.size() + (std::find(participants.begin(), participants.end(), home) == participants.end()) < 2)
-    return not_split("devices_busy");
+    return not_split(left_out ? left_out : "single_device");
 
   auto job = std::make_unique<LaunchJob>();
   size_t compiled[3] = {0, 0, 0};

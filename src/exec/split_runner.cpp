@@ -265,10 +265,10 @@ cl_int run_split(Executor& executor, LaunchJob& job) {
   report::LaunchRecord record;
 
   std::map<int, cl_kernel> kernels;
-  bool busy_left_out = false;
+  const char* left_out = nullptr;  // a device abandoned and not back yet, or dropped
   for (int device : job.devices) {
-    if (device != job.home && executor.busy(device)) {  // still in a sub-launch it was abandoned in
-      busy_left_out = true;
+    if (const char* why = device == job.home ? nullptr : executor.left_out(device)) {
+      left_out = why;
       continue;
     }
     cl_kernel kernel = device_kernel(job, device);
@@ -278,7 +278,7 @@ cl_int run_split(Executor& executor, LaunchJob& job) {
   }
   if (kernels.size() < 2) {
     cl_int err = run_whole_on_home(job, home_queue);
-    record.not_split_reason = busy_left_out ? "devices_busy" : "devices_unavailable";
+    record.not_split_reason = left_out ? left_out : "devices_unavailable";
     record.per_device.push_back(
         {job.home, job.geometry.work_items(), std::chrono::duration<double>(Clock::now() - t0).count()});
     rt.report().record_launch(job.kernel_name, record);
@@ -410,6 +410,8 @@ cl_int run_split(Executor& executor, LaunchJob& job) {
     failure = CL_INVALID_OPERATION;
   }
   if (failure != CL_SUCCESS) {
+    for (auto& [device, run] : runs)
+      if (device != job.home && run.error != CL_SUCCESS) executor.drop(device, run.error);
     cl_int err = CL_SUCCESS;
     record.bytes_by_step.host_to_home += restore_home(job, home_queue, &err);
     if (err == CL_SUCCESS) err = run_whole_on_home(job, home_queue);
