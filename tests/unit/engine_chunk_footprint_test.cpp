@@ -200,19 +200,20 @@ TEST(ChunkFootprint, JacobiChunkNeedsItsRowsAndOneHaloRow) {
   job.footprint_values.buffer_sizes = {bytes, bytes, 0, 0};
 
   ChunkFootprint fp = chunk_footprint(job, 8, 16);  // rows 128..255
-  EXPECT_EQ(fp.roots[0].need, (IntervalSet{{127 * row, bytes}}));  // its rows and the one above
+  // Its rows, and of the row above what the interior points (columns 1..318, the guard) read.
+  EXPECT_EQ(fp.roots[0].need, (IntervalSet{{127 * row + 4, 128 * row - 4}, {128 * row, bytes}}));
   EXPECT_TRUE(fp.roots[0].writes().empty());
-  // Both stores write dst[i] under a condition: exact, not covering (so held current), and two
-  // stores, so not proven injective: diffed.
+  // The two stores write dst[i] under complementary guards (interior, border): one place per
+  // work-item, so proven injective: no twin, no diff.
   IntervalSet own_rows{{128 * row, bytes}};
   EXPECT_EQ(fp.roots[1].writes(), own_rows);
-  EXPECT_EQ(fp.roots[1].need, own_rows);
-  EXPECT_EQ(fp.roots[1].diffed_writes, own_rows);
+  EXPECT_EQ(fp.roots[1].injective_writes, own_rows);
+  EXPECT_TRUE(fp.roots[1].diffed_writes.empty());
   EXPECT_EQ(fp.arg_tiers[0], ArgTier::Exact);
   EXPECT_EQ(fp.arg_tiers[1], ArgTier::Exact);
 
   ChunkFootprint top = chunk_footprint(job, 0, 8);  // rows 0..127: needs row 128 below
-  EXPECT_EQ(top.roots[0].need, (IntervalSet{{0, 129 * row}}));
+  EXPECT_EQ(top.roots[0].need, (IntervalSet{{0, 128 * row}, {128 * row + 4, 129 * row - 4}}));
 }
 
 }  // namespace
