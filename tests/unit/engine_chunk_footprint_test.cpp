@@ -200,19 +200,22 @@ TEST(ChunkFootprint, JacobiChunkNeedsItsRowsAndOneHaloRow) {
   job.footprint_values.buffer_sizes = {bytes, bytes, 0, 0};
 
   ChunkFootprint fp = chunk_footprint(job, 8, 16);  // rows 128..255
-  EXPECT_EQ(fp.roots[0].need, (IntervalSet{{127 * row, bytes}}));  // its rows and the one above
+  // Its rows, and of the row above what src[i - w] reads: the interior columns 1..318 (the border
+  // test's early return keeps columns 0 and 319 out).
+  EXPECT_EQ(fp.roots[0].need, (IntervalSet{{127 * row + 4, 128 * row - 4}, {128 * row, bytes}}));
   EXPECT_TRUE(fp.roots[0].writes().empty());
-  // Both stores write dst[i] under a condition: exact, not covering (so held current), and two
-  // stores, so not proven injective: diffed.
+  // The first store is under the border test (a disjunction, not evaluated): exact, not covering,
+  // so held current. Both stores write dst[i] of their work-item: injective, so not diffed.
   IntervalSet own_rows{{128 * row, bytes}};
   EXPECT_EQ(fp.roots[1].writes(), own_rows);
   EXPECT_EQ(fp.roots[1].need, own_rows);
-  EXPECT_EQ(fp.roots[1].diffed_writes, own_rows);
+  EXPECT_EQ(fp.roots[1].injective_writes, own_rows);
+  EXPECT_TRUE(fp.roots[1].diffed_writes.empty());
   EXPECT_EQ(fp.arg_tiers[0], ArgTier::Exact);
   EXPECT_EQ(fp.arg_tiers[1], ArgTier::Exact);
 
-  ChunkFootprint top = chunk_footprint(job, 0, 8);  // rows 0..127: needs row 128 below
-  EXPECT_EQ(top.roots[0].need, (IntervalSet{{0, 129 * row}}));
+  ChunkFootprint top = chunk_footprint(job, 0, 8);  // rows 0..127: needs row 128 below, inside
+  EXPECT_EQ(top.roots[0].need, (IntervalSet{{0, 128 * row}, {128 * row + 4, 129 * row - 4}}));
 }
 
 }  // namespace
