@@ -145,8 +145,11 @@ LaunchDecision plan_launch(cl_command_queue queue, cl_kernel kernel_handle, cl_u
   if (home < 0) return not_split("unknown_device");
   rt.note_home(home);
   std::vector<int> participants = devices.selected();
-  if (participants.size() + (std::find(participants.begin(), participants.end(), home) == participants.end()) < 2)
-    return not_split("single_device");
+  // Home runs its share even when the selection leaves it out.
+  auto fewer_than_two = [&] {
+    return participants.size() + (std::find(participants.begin(), participants.end(), home) == participants.end()) < 2;
+  };
+  if (fewer_than_two()) return not_split("single_device");
   // A device abandoned in an earlier split (exec/split_progress.h) sits out until it returns; one
   // whose sub-launch failed, for good.
   const char* left_out = nullptr;
@@ -157,8 +160,7 @@ LaunchDecision plan_launch(cl_command_queue queue, cl_kernel kernel_handle, cl_u
                                       return why != nullptr;
                                     }),
                      participants.end());
-  if (participants.size() + (std::find(participants.begin(), participants.end(), home) == participants.end()) < 2)
-    return not_split(left_out ? left_out : "single_device");
+  if (fewer_than_two()) return not_split(left_out ? left_out : "single_device");
 
   auto job = std::make_unique<LaunchJob>();
   size_t compiled[3] = {0, 0, 0};

@@ -329,20 +329,23 @@ cl_int run_split(Executor& executor, LaunchJob& job) {
         if (p.index == device) return sched::spec_weight(p, false) * (p.is_gpu ? 8.0 : 1.0);
       return 0.0;
     };
+  // An abandoned device's time goes to the History: what it ran so far when abandoned (a lower bound:
+  // the History learns at once that it is slow, and auto leaves it out, even if its sub-launch never
+  // returns), then its whole time when it returns. Either way its busy mark follows.
+  auto note_time_and_busy = [&executor, alive = executor.alive(), history = executor.history(), key = shape.kernel_key,
+                             size = shape.global_size](int device, const sched::Chunk& chunk, double seconds,
+                                                       bool busy) {
+    if (!*alive) return;  // coex has stopped: a late return touches nothing
+    if (history) history->record_chunk(key, size, {chunk, 0, seconds, 0});
+    executor.set_busy(device, busy);
+  };
   auto progress = std::make_shared<SplitProgress>(
       job.home, active,
-      // What it ran so far is a lower bound of its time: the History learns at once that it is slow
-      // (auto then leaves it out), even if its sub-launch never returns.
-      [&executor, history = executor.history(), key = shape.kernel_key, size = shape.global_size](
-          int device, const sched::Chunk& chunk, double seconds) {
-        if (history) history->record_chunk(key, size, {chunk, 0, seconds, 0});
-        executor.set_busy(device, true);
+      [note_time_and_busy](int device, const sched::Chunk& chunk, double seconds) {
+        note_time_and_busy(device, chunk, seconds, true);
       },
-      [&executor, alive = executor.alive(), history = executor.history(), key = shape.kernel_key,
-       size = shape.global_size](int device, const sched::Chunk& chunk, double seconds) {
-        if (!*alive) return;  // coex has stopped: a late return touches nothing
-        if (history) history->record_chunk(key, size, {chunk, 0, seconds, 0});
-        executor.set_busy(device, false);
+      [note_time_and_busy](int device, const sched::Chunk& chunk, double seconds) {
+        note_time_and_busy(device, chunk, seconds, false);
       },
       // Not the History's pace: a device taken over is measured late, under the load that slowed it,
       // and would be taken over again for it (seen on two PoCL devices sharing cores).
