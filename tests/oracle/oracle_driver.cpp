@@ -12,12 +12,11 @@
 // is split (kernel_rewrite_opencl_test checks that the rewrite keeps them so).
 // Links Oclgrind's OpenCL runtime directly: no ICD, no other platform. Exit status 1 on any
 // violation, with one line per violation.
+#include <CL/cl.h>
 #include <dlfcn.h>
 
-#include <CL/cl.h>
-
-#include <cstdio>
 #include <algorithm>
+#include <cstdio>
 #include <cstdlib>
 #include <map>
 #include <set>
@@ -42,6 +41,15 @@ struct Session {
   cl_command_queue queue = nullptr;
   cl_device_id device = nullptr;
   LastRun last_run = nullptr;
+
+  Session() = default;
+  Session(const Session&) = delete;
+  Session& operator=(const Session&) = delete;
+  // Released at exit so that the sanitizer stage's leak check sees Oclgrind's objects freed.
+  ~Session() {
+    if (queue) clReleaseCommandQueue(queue);
+    if (context) clReleaseContext(context);
+  }
 };
 
 // Chunks of the groups along one dimension: each group alone (a sample past 32 groups), for (a)
@@ -81,7 +89,8 @@ class KernelOracle {
     if (run->kernel != info_.name) return {"the plugin saw no launch of " + info_.name};
     for (const std::string& e : run->errors) problems.push_back("Oclgrind: " + e);
     // Accesses through no argument are to program-scope constants: no footprint covers those.
-    if (run->unattributed) std::printf("  %s: %zu accesses to program-scope data\n", info_.name.c_str(), run->unattributed);
+    if (run->unattributed)
+      std::printf("  %s: %zu accesses to program-scope data\n", info_.name.c_str(), run->unattributed);
     check_all(*run, problems);
     return problems;
   }
@@ -138,7 +147,7 @@ class KernelOracle {
       names.push_back(info_.args[i].name);
       if (i < expected_args.size() && expected_args[i].contains("loose")) loose.insert(i);
     }
-    std::set<std::pair<size_t, bool>> loose_seen;  // (argument, write) found more than 10% larger
+    std::set<std::pair<size_t, bool>> loose_seen;     // (argument, write) found more than 10% larger
     std::map<std::pair<size_t, bool>, double> worst;  // the largest footprint / touched of (b)'s chunks
     size_t checked = 0;
     kernel::LaunchGeometry g = launch_.geometry;
