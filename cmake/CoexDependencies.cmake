@@ -1,6 +1,16 @@
 find_package(Threads REQUIRED)
 find_package(spdlog REQUIRED)
+find_package(fmt REQUIRED)
 find_package(nlohmann_json 3.2 REQUIRED)
+
+# Logging, header-only: spdlog and fmt compiled into coex rather than linked as libspdlog.so and
+# libfmt.so, so that libcoex.so imports nothing C++ from other shared objects (see
+# COEX_PRIVATE_RUNTIME in the top CMakeLists.txt for why that matters).
+add_library(coex_logging INTERFACE)
+get_target_property(_spdlog_includes spdlog::spdlog_header_only INTERFACE_INCLUDE_DIRECTORIES)
+get_target_property(_fmt_includes fmt::fmt-header-only INTERFACE_INCLUDE_DIRECTORIES)
+target_include_directories(coex_logging SYSTEM INTERFACE ${_spdlog_includes} ${_fmt_includes})
+target_compile_definitions(coex_logging INTERFACE SPDLOG_FMT_EXTERNAL FMT_HEADER_ONLY=1)
 
 # OpenCL headers only: see the comment on coex_core.
 find_path(COEX_OPENCL_INCLUDE_DIR CL/cl_icd.h REQUIRED)
