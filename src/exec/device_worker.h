@@ -13,6 +13,8 @@
 #include <thread>
 #include <vector>
 
+#include "exec/pinned_staging.h"
+
 namespace coex::exec {
 
 class DeviceWorker {
@@ -48,11 +50,9 @@ class DeviceWorker {
     return true;
   }
   // Staging buffer `slot`, at least `bytes` long; used only by this worker's
-  // tasks.
-  uint8_t* staging(size_t slot, size_t bytes) {
-    if (staging_.size() <= slot) staging_.resize(slot + 1);
-    if (staging_[slot].size() < bytes) staging_[slot].resize(bytes);
-    return staging_[slot].data();
+  // tasks. Pinned in the context of `shadow_queue` where given (pinned_staging.h).
+  uint8_t* staging(size_t slot, size_t bytes, cl_command_queue shadow_queue) {
+    return staging_.get(slot, bytes, shadow_queue);
   }
 
  private:
@@ -79,7 +79,7 @@ class DeviceWorker {
   std::deque<std::function<void()>> tasks_;
   bool stopping_ = false;
   bool ended_ = false;
-  std::vector<std::vector<uint8_t>> staging_;
+  PinnedStaging staging_;
   std::thread thread_;  // last: starts once the members above exist
 };
 

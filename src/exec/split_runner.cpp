@@ -215,7 +215,10 @@ std::optional<DeviceRun> run_on_device(DeviceTask& t, std::optional<sched::Chunk
     if (t.device == job.home) home_lock = std::unique_lock(job.home_backup.mutex);
     Clock::time_point begin = Clock::now();
     run.bytes.devices_to_host += read_back_changes(
-        job, t.device, t.queues.device, [&](size_t root, size_t bytes) { return t.worker.staging(root, bytes); },
+        job, t.device, t.queues.device,
+        [&](size_t root, size_t bytes) {
+          return t.worker.staging(root, bytes, t.device == job.home ? nullptr : t.queues.device);
+        },
         run.writes, run.changes, &run.error);
     run.seconds += std::chrono::duration<double>(Clock::now() - begin).count();
     trace(t.device, "read back", "transfer", begin, Clock::now());

@@ -1,0 +1,45 @@
+// Host staging for one device's read-backs, pinned where the driver offers it: a buffer made with
+// CL_MEM_ALLOC_HOST_PTR in that device's shadow context and mapped once. NVIDIA's OpenCL copies to
+// and from such memory by DMA at full bus speed, and into pageable memory through a bounce buffer
+// of its own (NVIDIA's OpenCL best practices guide, "pinned memory"). Plain host memory where the
+// driver refuses, and on the home device, whose context is the app's: coex adds no object there.
+#pragma once
+
+#include <CL/cl.h>
+
+#include <cstddef>
+#include <cstdint>
+#include <vector>
+
+namespace coex::exec {
+
+class PinnedStaging {
+ public:
+  PinnedStaging() = default;
+  PinnedStaging(const PinnedStaging&) = delete;
+  PinnedStaging& operator=(const PinnedStaging&) = delete;
+  // Keeps its pinned buffers until the process ends (see keep_until_exit in the .cpp).
+  ~PinnedStaging();
+
+  // Slot `slot`, at least `bytes` long. With `queue` (a shadow queue: its context gets the buffer),
+  // pinned memory when the driver gives it; without, plain memory. Its bytes are left as they are:
+  // a read-back overwrites what it uses.
+  uint8_t* get(size_t slot, size_t bytes, cl_command_queue queue);
+  // How many slots are pinned (tests).
+  size_t pinned_slots() const;
+
+ private:
+  struct Block {
+    cl_mem mem = nullptr;  // the pinned buffer, mapped at `data`; null: plain
+    cl_command_queue queue = nullptr;
+    uint8_t* data = nullptr;
+    size_t size = 0;
+    std::vector<uint8_t> plain;
+    bool refused = false;  // the driver gave no pinned buffer of this size: not asked again
+  };
+  void drop(Block& block);
+
+  std::vector<Block> slots_;
+};
+
+}  // namespace coex::exec
