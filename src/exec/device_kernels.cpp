@@ -2,6 +2,8 @@
 
 #include <spdlog/spdlog.h>
 
+#include <string>
+
 #include "api/runtime.h"
 #include "config/fault_spec.h"
 #include "devices/device_set.h"
@@ -46,8 +48,14 @@ cl_kernel device_kernel(const LaunchJob& job, int device) {
     size_t length = source.size();
     cl_int err = CL_SUCCESS;
     build.program = cl.clCreateProgramWithSource(context, 1, &text, &length, &err);
-    if (build.program)
-      err = cl.clBuildProgram(build.program, 1, &d.id, program.build_options.c_str(), nullptr, nullptr);
+    // On PoCL, a define of coex's own makes each of its builds differ from the app's and from the
+    // other devices': PoCL 5.0 shares one loaded kernel library among identical builds (same
+    // source, options and device model) and releases it once too often when they go (assertion
+    // `found->ref_count > 0` in pocl_release_dlhandle_cache with POCL_DEVICES="cpu cpu"; docs/gpu.md).
+    std::string options = program.build_options;
+    if (d.platform_name == "Portable Computing Language")
+      options += " -DCOEX_BUILD_FOR_DEVICE=" + std::to_string(device);
+    if (build.program) err = cl.clBuildProgram(build.program, 1, &d.id, options.c_str(), nullptr, nullptr);
     if (err == CL_SUCCESS && build_fault_injected_on(device)) err = CL_BUILD_PROGRAM_FAILURE;
     if (err != CL_SUCCESS) {
       spdlog::warn("device {} ({}) cannot build the program of kernel {} (error {}): it gets no work from it. {}",
