@@ -214,7 +214,10 @@ def coex_mode_text(results):
     used = mode.get("used", "layer")
     text = {"layer": "a loader layer (`coex run`)", "preload": "LD_PRELOAD (`coex run --preload`)"}[used]
     if mode.get("requested") == "auto" and used == "preload":
-        text += ", because the loader here did not load coex as a layer (a check run wrote no report)"
+        if mode.get("check_run_mode") == "preload":
+            text += ", because `coex run` found that the programs' libOpenCL cannot load layers"
+        else:
+            text += ", because the loader here did not load coex as a layer (a check run wrote no report)"
     return text
 
 

@@ -440,12 +440,16 @@ def choose_coex_mode(session, benches):
         report = os.path.join(session.raw, "mode-check.report.json")
         rec = execute([session.coex, "run", "--report", report, "--", program, "--size", "65536", "--reps", "1"],
                       clean_env(), 120)
-        check["layer_report_written"] = os.path.exists(report)
+        written = load_json(report)
+        check["layer_report_written"] = written is not None
         check["layer_run_ok"] = rec["ok"]
-        wanted = "layer" if check["layer_report_written"] else "preload"
+        # `coex run` itself preloads coex when the program's loader cannot load layers: the report's
+        # mode says which way coex was in.
+        wanted = written.get("mode", "layer") if written else "preload"
+        check["check_run_mode"] = written.get("mode") if written else None
         if wanted == "preload":
-            print("bench_run: coex as a loader layer wrote no report here (the loader ignored "
-                  "OPENCL_LAYERS?); using coex run --preload", flush=True)
+            print("bench_run: coex is preloaded here (`coex run` found no layer support in the program's "
+                  "loader, or the check run wrote no report); using coex run --preload", flush=True)
     check["used"] = wanted
     session.coex_mode = wanted
     session.results["coex_mode"] = check
