@@ -35,12 +35,15 @@ DeviceWorker& Executor::worker(int device) {
   return *slot;
 }
 
-void Executor::set_busy(int device, bool busy) {
+void Executor::set_busy(int device, bool busy, std::function<void()> if_left_behind) {
   std::lock_guard lock(mutex_);
-  if (busy)
+  if (busy) {
     busy_.insert(device);
-  else
+    if (if_left_behind) if_left_behind_[device] = std::move(if_left_behind);
+  } else {
     busy_.erase(device);
+    if_left_behind_.erase(device);
+  }
 }
 
 bool Executor::busy(int device) const {
@@ -228,6 +231,13 @@ void Executor::stop() {
     if (!worker->stop_within(busy(device) ? kStalledWorkerWaitSeconds : -1)) {
       spdlog::warn("device {}: a sub-launch has not returned; coex leaves it behind at exit", device);
       (void)worker.release();
+      std::function<void()> note;
+      {
+        std::lock_guard lock(mutex_);
+        auto it = if_left_behind_.find(device);
+        if (it != if_left_behind_.end()) note = std::move(it->second);
+      }
+      if (note) note();  // before the History is saved below
     }
   }
   for (auto& [device, event] : stall_events) rt_.next().clReleaseEvent(event);

@@ -10,6 +10,7 @@
 #include <atomic>
 #include <condition_variable>
 #include <deque>
+#include <functional>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -41,8 +42,9 @@ class Executor {
   DeviceWorker& worker(int device);
   // A device abandoned in a split (exec/split_progress.h) is busy until its
   // sub-launch returns: launches leave it out meanwhile, and for good if it
-  // never returns.
-  void set_busy(int device, bool busy);
+  // never returns. `if_left_behind` runs when coex stops and leaves that
+  // sub-launch still running (it records the time so far in the History).
+  void set_busy(int device, bool busy, std::function<void()> if_left_behind = nullptr);
   bool busy(int device) const;
   // A device whose sub-launch failed is dropped for the rest of the run (issue 7): its work was
   // redone on home, and it would fail again.
@@ -86,6 +88,7 @@ class Executor {
   bool stopping_ = false;
   std::map<int, std::unique_ptr<DeviceWorker>> workers_;
   std::set<int> busy_;
+  std::map<int, std::function<void()>> if_left_behind_;  // by busy device
   std::set<int> dropped_;
   std::shared_ptr<std::atomic<bool>> alive_ = std::make_shared<std::atomic<bool>>(true);
   std::map<int, cl_event> stall_events_;

@@ -332,23 +332,30 @@ cl_int run_split(Executor& executor, LaunchJob& job) {
         if (p.index == device) return sched::spec_weight(p, false) * (p.is_gpu ? 8.0 : 1.0);
       return 0.0;
     };
-  // An abandoned device's time goes to the History: what it ran so far when abandoned (a lower bound:
-  // the History learns at once that it is slow, and auto leaves it out, even if its sub-launch never
-  // returns), then its whole time when it returns. Either way its busy mark follows.
-  auto note_time_and_busy = [&executor, alive = executor.alive(), history = executor.history(), key = shape.kernel_key,
-                             size = shape.global_size](int device, const sched::Chunk& chunk, double seconds,
-                                                       bool busy) {
-    if (!*alive) return;  // coex has stopped: a late return touches nothing
-    if (history) history->record_chunk(key, size, {chunk, 0, seconds, 0});
-    executor.set_busy(device, busy);
+  // An abandoned device's time goes to the History once: its whole time when its sub-launch returns,
+  // or, when coex stops and leaves it running (after waiting for it), the time so far, a lower bound
+  // that the next run's History starts from (so that auto leaves a device that never finishes out of
+  // the next run too). A bound taken at the abandonment itself was too short to tell (the CPU beside
+  // an H100 kept its share of matmul). Either way its busy mark follows: launches leave it out
+  // meanwhile.
+  auto history_note = [alive = executor.alive(), history = executor.history(), key = shape.kernel_key,
+                       size = shape.global_size](const sched::Chunk& chunk, double seconds) {
+    if (*alive && history) history->record_chunk(key, size, {chunk, 0, seconds, 0});
   };
   auto progress = std::make_shared<SplitProgress>(
       job.home, active,
-      [note_time_and_busy](int device, const sched::Chunk& chunk, double seconds) {
-        note_time_and_busy(device, chunk, seconds, true);
+      [&executor, history_note, alive = executor.alive()](int device, const sched::Chunk& chunk, double seconds) {
+        if (!*alive) return;
+        auto started_at =
+            Clock::now() - std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(seconds));
+        executor.set_busy(device, true, [history_note, chunk, started_at] {
+          history_note(chunk, std::chrono::duration<double>(Clock::now() - started_at).count());
+        });
       },
-      [note_time_and_busy](int device, const sched::Chunk& chunk, double seconds) {
-        note_time_and_busy(device, chunk, seconds, false);
+      [&executor, history_note, alive = executor.alive()](int device, const sched::Chunk& chunk, double seconds) {
+        if (!*alive) return;  // coex has stopped: a late return touches nothing
+        history_note(chunk, seconds);
+        executor.set_busy(device, false);
       },
       // Not the History's pace: a device taken over is measured late, under the load that slowed it,
       // and would be taken over again for it (seen on two PoCL devices sharing cores).

@@ -122,7 +122,8 @@ class Checks:
             path = os.path.join(self.build, "tests", "apps", app)
             rc, bare, _ = run([path])
             expect(rc == 0, "%s fails bare" % app)
-            env = {"COEX_FAULT": "stall:1", "COEX_REPORT": self.report, "COEX_LOG": "info"}
+            cache = os.path.join(self.tmp, "history-%s.json" % app)
+            env = {"COEX_FAULT": "stall:1", "COEX_REPORT": self.report, "COEX_LOG": "info", "COEX_CACHE": cache}
             rc, out, err = run([path], env, self.layer, timeout=60)
             expect(rc == 0 and out == bare, "%s under a stalled device: exit %d, output:\n%s\nstderr:\n%s"
                    % (app, rc, out, err))
@@ -136,6 +137,13 @@ class Checks:
             expect(busy == r["totals"]["launches"] - split - sum(
                 n for k in r["kernels"] for reason, n in k.get("not_split", {}).items() if reason != "devices_busy"),
                 "%s: launches after the stall did not leave device 1 out: %s" % (app, r["kernels"]))
+            # The History holds the stalled sub-launch once, with its whole time (it returned when
+            # coex stopped and completed the stall): at least the 5 s after which a stall is taken over.
+            with open(cache) as f:
+                history = json.load(f)
+            samples = [s for k in history["kernels"] for s in k["devices"].get("1", {}).get("samples", [])]
+            expect(len(samples) == 1 and samples[0][1] >= 5.0,
+                   "%s: device 1's samples in the History: %s (expected one of at least 5 s)" % (app, samples))
             os.remove(self.report)
 
     def check_trace(self):
