@@ -66,10 +66,4 @@ uint8_t* PinnedStaging::get(size_t slot, size_t bytes, cl_command_queue queue) {
   return block.data;
 }
 
-size_t PinnedStaging::pinned_slots() const {
-  size_t n = 0;
-  for (const Block& block : slots_) n += block.mem != nullptr;
-  return n;
-}
-
 }  // namespace coex::exec

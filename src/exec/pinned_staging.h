@@ -25,8 +25,6 @@ class PinnedStaging {
   // pinned memory when the driver gives it; without, plain memory. Its bytes are left as they are:
   // a read-back overwrites what it uses.
   uint8_t* get(size_t slot, size_t bytes, cl_command_queue queue);
-  // How many slots are pinned (tests).
-  size_t pinned_slots() const;
 
  private:
   struct Block {
