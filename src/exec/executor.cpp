@@ -37,13 +37,10 @@ DeviceWorker& Executor::worker(int device) {
 
 void Executor::set_busy(int device, bool busy, std::function<void()> if_left_behind) {
   std::lock_guard lock(mutex_);
-  if (busy) {
-    busy_.insert(device);
-    if (if_left_behind) if_left_behind_[device] = std::move(if_left_behind);
-  } else {
+  if (busy)
+    busy_[device] = std::move(if_left_behind);
+  else
     busy_.erase(device);
-    if_left_behind_.erase(device);
-  }
 }
 
 bool Executor::busy(int device) const {
@@ -234,8 +231,8 @@ void Executor::stop() {
       std::function<void()> note;
       {
         std::lock_guard lock(mutex_);
-        auto it = if_left_behind_.find(device);
-        if (it != if_left_behind_.end()) note = std::move(it->second);
+        auto it = busy_.find(device);
+        if (it != busy_.end()) note = std::move(it->second);
       }
       if (note) note();  // before the History is saved below
     }

@@ -87,8 +87,7 @@ class Executor {
   std::deque<std::pair<std::unique_ptr<LaunchJob>, cl_int>> ready_;
   bool stopping_ = false;
   std::map<int, std::unique_ptr<DeviceWorker>> workers_;
-  std::set<int> busy_;
-  std::map<int, std::function<void()>> if_left_behind_;  // by busy device
+  std::map<int, std::function<void()>> busy_;  // busy device -> its if_left_behind (set_busy)
   std::set<int> dropped_;
   std::shared_ptr<std::atomic<bool>> alive_ = std::make_shared<std::atomic<bool>>(true);
   std::map<int, cl_event> stall_events_;

@@ -338,9 +338,9 @@ cl_int run_split(Executor& executor, LaunchJob& job) {
   // the next run too). A bound taken at the abandonment itself was too short to tell (the CPU beside
   // an H100 kept its share of matmul). Either way its busy mark follows: launches leave it out
   // meanwhile.
-  auto history_note = [alive = executor.alive(), history = executor.history(), key = shape.kernel_key,
-                       size = shape.global_size](const sched::Chunk& chunk, double seconds) {
-    if (*alive && history) history->record_chunk(key, size, {chunk, 0, seconds, 0});
+  auto history_note = [history = executor.history(), key = shape.kernel_key, size = shape.global_size](
+                          const sched::Chunk& chunk, double seconds) {
+    if (history) history->record_chunk(key, size, {chunk, 0, seconds, 0});
   };
   auto progress = std::make_shared<SplitProgress>(
       job.home, active,
