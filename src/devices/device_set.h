@@ -34,6 +34,7 @@ struct Device {
   // here): a split whose home is such a device runs synchronously, with no user event.
   bool user_events_deadlock = false;
   std::string type_name() const;  // "CPU", "GPU", "ACCELERATOR"
+  bool is_pocl() const { return platform_name == "Portable Computing Language"; }
 };
 
 class DeviceSet {

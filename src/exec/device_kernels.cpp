@@ -53,8 +53,7 @@ cl_kernel device_kernel(const LaunchJob& job, int device) {
     // source, options and device model) and releases it once too often when they go (assertion
     // `found->ref_count > 0` in pocl_release_dlhandle_cache with POCL_DEVICES="cpu cpu"; docs/gpu.md).
     std::string options = program.build_options;
-    if (d.platform_name == "Portable Computing Language")
-      options += " -DCOEX_BUILD_FOR_DEVICE=" + std::to_string(device);
+    if (d.is_pocl()) options += " -DCOEX_BUILD_FOR_DEVICE=" + std::to_string(device);
     if (build.program) err = cl.clBuildProgram(build.program, 1, &d.id, options.c_str(), nullptr, nullptr);
     if (err == CL_SUCCESS && build_fault_injected_on(device)) err = CL_BUILD_PROGRAM_FAILURE;
     if (err != CL_SUCCESS) {
