@@ -2,7 +2,7 @@
 // CL_MEM_ALLOC_HOST_PTR in that device's shadow context and mapped once. NVIDIA's OpenCL copies to
 // and from such memory by DMA at full bus speed, and into pageable memory through a bounce buffer
 // of its own (NVIDIA's OpenCL best practices guide, "pinned memory"). Plain host memory where the
-// driver refuses, and on the home device, whose context is the app's: coex adds no object there.
+// driver refuses, and on the home device, whose context is the app's: no buffer of coex's there.
 #pragma once
 
 #include <CL/cl.h>
