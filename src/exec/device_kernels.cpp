@@ -2,11 +2,15 @@
 
 #include <spdlog/spdlog.h>
 
+#include <chrono>
 #include <string>
 
 #include "api/runtime.h"
 #include "config/fault_spec.h"
 #include "devices/device_set.h"
+#include "exec/executor.h"
+#include "exec/program_analysis.h"
+#include "report/trace.h"
 
 namespace coex::exec {
 namespace {
@@ -24,55 +28,105 @@ bool build_fault_injected_on(int device) {
   return config::fault_injected(api::Runtime::get().settings().fault, config::FaultSpec::Kind::Build, device);
 }
 
+// The program built for `device` (in the app's context or in the device's shadow context), built on
+// first need; a build under way elsewhere (a prebuild) is waited for. The caller reads the result
+// under build.mutex.
+model::DeviceBuild& device_build(model::ProgramRecord& program, int device, bool in_app_context,
+                                 cl_context app_context) {
+  api::Runtime& rt = api::Runtime::get();
+  const cl_icd_dispatch& cl = rt.next();
+  model::DeviceBuild* slot = nullptr;
+  {
+    std::lock_guard lock(program.mutex);
+    slot = &program.builds[{device, in_app_context}];  // map nodes stay put
+  }
+  model::DeviceBuild& build = *slot;
+  std::lock_guard build_lock(build.mutex);
+  if (build.attempted) return build;
+  build.attempted = true;
+  const devices::Device& d = rt.devices().at(device);
+  cl_context context = in_app_context ? app_context : rt.devices().shadow_context(device);
+  if (!context) {
+    build.failed = true;
+    return build;
+  }
+  // One build serves every kernel of the program: the rewrite leaves kernels that need no
+  // rewrite as they are, so when any kernel needs it, every device builds the rewritten source.
+  std::string source, options;
+  {
+    std::lock_guard lock(program.mutex);
+    source = program.rewritten_source.empty() ? program.source : program.rewritten_source;
+    options = program.build_options;
+  }
+  const char* text = source.c_str();
+  size_t length = source.size();
+  cl_int err = CL_SUCCESS;
+  build.program = cl.clCreateProgramWithSource(context, 1, &text, &length, &err);
+  // On PoCL, a define of coex's own makes each of its builds differ from the app's and from the
+  // other devices': PoCL 5.0 shares one loaded kernel library among identical builds (same
+  // source, options and device model) and releases it once too often when they go (assertion
+  // `found->ref_count > 0` in pocl_release_dlhandle_cache with POCL_DEVICES="cpu cpu"; docs/gpu.md).
+  if (d.is_pocl()) options += " -DCOEX_BUILD_FOR_DEVICE=" + std::to_string(device);
+  auto started = std::chrono::steady_clock::now();
+  if (build.program) err = cl.clBuildProgram(build.program, 1, &d.id, options.c_str(), nullptr, nullptr);
+  if (auto* t = rt.trace()) t->record("build", "build", device, t->to_trace_us(started), t->now_us());
+  if (err == CL_SUCCESS && build_fault_injected_on(device)) err = CL_BUILD_PROGRAM_FAILURE;
+  if (err != CL_SUCCESS) {
+    spdlog::warn("device {} ({}) cannot build program {} (error {}): it gets no work from its kernels. {}", device,
+                 d.name, static_cast<void*>(program.handle), err,
+                 build.program ? build_log(cl, build.program, d.id) : "");
+    build.failed = true;
+  }
+  return build;
+}
+
 }  // namespace
 
 cl_kernel device_kernel(const LaunchJob& job, int device) {
-  api::Runtime& rt = api::Runtime::get();
-  const cl_icd_dispatch& cl = rt.next();
-  model::ProgramRecord& program = *job.program;
-  bool in_app_context = device == job.home;
-  std::lock_guard lock(program.mutex);
-  model::DeviceBuild& build = program.builds[{device, in_app_context}];
-  if (build.failed) return nullptr;
-  const devices::Device& d = rt.devices().at(device);
-  if (!build.program) {
-    cl_context context = in_app_context ? job.app_context : rt.devices().shadow_context(device);
-    if (!context) {
-      build.failed = true;
-      return nullptr;
-    }
-    // One build serves every kernel of the program: the rewrite leaves kernels that need no
-    // rewrite as they are, so when any kernel needs it, every device builds the rewritten source.
-    const std::string& source = program.rewritten_source.empty() ? program.source : program.rewritten_source;
-    const char* text = source.c_str();
-    size_t length = source.size();
-    cl_int err = CL_SUCCESS;
-    build.program = cl.clCreateProgramWithSource(context, 1, &text, &length, &err);
-    // On PoCL, a define of coex's own makes each of its builds differ from the app's and from the
-    // other devices': PoCL 5.0 shares one loaded kernel library among identical builds (same
-    // source, options and device model) and releases it once too often when they go (assertion
-    // `found->ref_count > 0` in pocl_release_dlhandle_cache with POCL_DEVICES="cpu cpu"; docs/gpu.md).
-    std::string options = program.build_options;
-    if (d.is_pocl()) options += " -DCOEX_BUILD_FOR_DEVICE=" + std::to_string(device);
-    if (build.program) err = cl.clBuildProgram(build.program, 1, &d.id, options.c_str(), nullptr, nullptr);
-    if (err == CL_SUCCESS && build_fault_injected_on(device)) err = CL_BUILD_PROGRAM_FAILURE;
-    if (err != CL_SUCCESS) {
-      spdlog::warn("device {} ({}) cannot build the program of kernel {} (error {}): it gets no work from it. {}",
-                   device, d.name, job.kernel_name, err, build.program ? build_log(cl, build.program, d.id) : "");
-      build.failed = true;
-      return nullptr;
-    }
-  }
+  model::DeviceBuild& build = device_build(*job.program, device, device == job.home, job.app_context);
+  std::lock_guard lock(build.mutex);
+  if (build.failed || !build.program) return nullptr;
   auto it = build.kernels.find(job.kernel_name);
   if (it != build.kernels.end()) return it->second;
   cl_int err = CL_SUCCESS;
-  cl_kernel kernel = cl.clCreateKernel(build.program, job.kernel_name.c_str(), &err);
+  cl_kernel kernel = api::Runtime::get().next().clCreateKernel(build.program, job.kernel_name.c_str(), &err);
   if (!kernel) {
-    spdlog::warn("device {} ({}): cannot create kernel {} (error {})", device, d.name, job.kernel_name, err);
+    spdlog::warn("device {}: cannot create kernel {} (error {})", device, job.kernel_name, err);
     return nullptr;
   }
   build.kernels[job.kernel_name] = kernel;
   return kernel;
+}
+
+void prebuild_program(std::shared_ptr<model::ProgramRecord> program, cl_context app_context,
+                      const std::vector<cl_device_id>& app_devices) {
+  api::Runtime& rt = api::Runtime::get();
+  devices::DeviceSet& devices = rt.devices();
+  // The home device is the app's one device; with several, which one its queue will use is not
+  // known yet, and the launches build what they need.
+  if (app_devices.size() != 1 || program->origin != model::ProgramOrigin::Source) return;
+  int home = devices.index_of(app_devices.front());
+  if (home < 0) return;
+  std::vector<int> others;
+  for (int device : devices.selected())
+    if (device != home) others.push_back(device);
+  if (others.empty()) return;
+  {
+    std::lock_guard lock(program->mutex);
+    if (!program->builds.empty()) return;  // built for an earlier clBuildProgram already
+  }
+  Executor& executor = rt.executor();
+  // On the devices' own threads: the builds run side by side, and coex's exit waits for them. The
+  // first to start runs the analysis (the others wait for it: they build its rewritten source);
+  // when no kernel may be split, nothing is built.
+  auto build_on = [&executor, program, app_context](int device, bool in_app_context) {
+    executor.worker(device).post([&executor, program, app_context, device, in_app_context] {
+      if (executor.stopping() || executor.left_out(device) || !analyse_program(*program)) return;
+      device_build(*program, device, in_app_context, app_context);
+    });
+  };
+  build_on(home, true);
+  for (int device : others) build_on(device, false);
 }
 
 void release_device_builds(model::ProgramRecord& program) {

@@ -2,6 +2,9 @@
 
 #include <CL/cl.h>
 
+#include <memory>
+#include <vector>
+
 #include "exec/launch_job.h"
 
 namespace coex::exec {
@@ -10,6 +13,13 @@ namespace coex::exec {
 // source (or its rewrite) with the app's build options. Null when that device cannot build it: it
 // is dropped for that program, which is logged, and the app is unaffected.
 cl_kernel device_kernel(const LaunchJob& job, int device);
+
+// At the app's successful clBuildProgram: analyses the program and builds it for every device coex
+// would split its kernels over, each on that device's worker thread, so that the first split launch
+// finds them ready instead of building them one after another. Only for a program built for one
+// device (the home); nothing when the program has no kernel that may be split.
+void prebuild_program(std::shared_ptr<model::ProgramRecord> program, cl_context app_context,
+                      const std::vector<cl_device_id>& app_devices);
 
 // Releases what coex built for a program (when the app's program is destroyed).
 void release_device_builds(model::ProgramRecord& program);

@@ -125,7 +125,16 @@ LaunchDecision plan_launch(cl_command_queue queue, cl_kernel kernel_handle, cl_u
     args = kernel->args;
     exec_info_set = kernel->exec_info_set;
   }
-  const kernel::KernelInfo* info = analysed_kernel(*program, kernel->name);
+  devices::DeviceSet& devices = rt.devices();
+  int home = devices.index_of(queue_record->device);
+  std::vector<int> participants = devices.selected();
+  // Home runs its share even when the selection leaves it out.
+  auto fewer_than_two = [&] {
+    return participants.size() + (std::find(participants.begin(), participants.end(), home) == participants.end()) < 2;
+  };
+  // With one device in all there is nothing to split: no analysis (a libclang parse, milliseconds).
+  bool single_device = home >= 0 && fewer_than_two();
+  const kernel::KernelInfo* info = single_device ? nullptr : analysed_kernel(*program, kernel->name);
   // Without an analysis every buffer argument may be written.
   for (size_t i = 0; i < args.size(); ++i) {
     bool written = !info || i >= info->args.size() || info->args[i].written;
@@ -135,21 +144,17 @@ LaunchDecision plan_launch(cl_command_queue queue, cl_kernel kernel_handle, cl_u
   }
 
   if (const char* reason = origin_reason(program->origin); *reason) return not_split(reason);
+  if (single_device) {
+    rt.note_home(home);
+    return not_split("single_device");
+  }
   if (exec_info_set) return not_split("svm");
   if (!info) return not_split("unanalysable");
   if (!info->not_split_reason.empty()) return not_split(info->not_split_reason.c_str());
   if (info->args.size() != args.size()) return not_split("unanalysable");
 
-  devices::DeviceSet& devices = rt.devices();
-  int home = devices.index_of(queue_record->device);
   if (home < 0) return not_split("unknown_device");
   rt.note_home(home);
-  std::vector<int> participants = devices.selected();
-  // Home runs its share even when the selection leaves it out.
-  auto fewer_than_two = [&] {
-    return participants.size() + (std::find(participants.begin(), participants.end(), home) == participants.end()) < 2;
-  };
-  if (fewer_than_two()) return not_split("single_device");
   // A device abandoned in an earlier split (exec/split_progress.h) sits out until it returns; one
   // whose sub-launch failed, for good.
   const char* left_out = nullptr;

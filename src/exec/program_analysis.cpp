@@ -4,9 +4,10 @@
 
 namespace coex::exec {
 
-const kernel::KernelInfo* analysed_kernel(model::ProgramRecord& program, const std::string& kernel_name) {
-  if (program.origin != model::ProgramOrigin::Source) return nullptr;
-  std::lock_guard lock(program.mutex);
+namespace {
+
+// The caller holds program.mutex.
+void analyse_locked(model::ProgramRecord& program) {
   if (!program.analysed) {
     program.analysed = true;
     program.info = kernel::analyze_program(program.source, program.build_options);
@@ -17,6 +18,23 @@ const kernel::KernelInfo* analysed_kernel(model::ProgramRecord& program, const s
     for (const auto& k : program.info.kernels) needs_rewrite |= k.uses_launch_builtins && k.not_split_reason.empty();
     if (needs_rewrite) program.rewritten_source = kernel::rewrite_for_split(program.source, program.info);
   }
+}
+
+}  // namespace
+
+bool analyse_program(model::ProgramRecord& program) {
+  if (program.origin != model::ProgramOrigin::Source) return false;
+  std::lock_guard lock(program.mutex);
+  analyse_locked(program);
+  for (const auto& k : program.info.kernels)
+    if (k.not_split_reason.empty()) return true;
+  return false;
+}
+
+const kernel::KernelInfo* analysed_kernel(model::ProgramRecord& program, const std::string& kernel_name) {
+  if (program.origin != model::ProgramOrigin::Source) return nullptr;
+  std::lock_guard lock(program.mutex);
+  analyse_locked(program);
   return program.info.find(kernel_name);
 }
 

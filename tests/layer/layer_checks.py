@@ -156,6 +156,22 @@ class Checks:
         names = {e["tid"] for e in events if e.get("ph") == "M"}
         expect(names >= {0, 1}, "track names for %s" % sorted(names))
 
+    def check_prebuild(self):
+        # coex builds the program for each device at the app's clBuildProgram, side by side on the
+        # devices' threads (docs/design.md): one build slice per device, all begun before the first
+        # sub-launch, and overlapping in time (built at the first launch, they ran one after another).
+        trace = os.path.join(self.tmp, "trace.json")
+        self.under_coex({"COEX_TRACE": trace})
+        with open(trace) as f:
+            events = [e for e in json.load(f)["traceEvents"] if e.get("ph") == "X"]
+        builds = {e["tid"]: e for e in events if e.get("cat") == "build"}
+        expect(set(builds) == {0, 1}, "build slices on tracks %s, expected 0 and 1" % sorted(builds))
+        first_kernel = min(e["ts"] for e in events if e.get("cat") == "kernel")
+        expect(all(b["ts"] < first_kernel for b in builds.values()), "a build began after the first sub-launch")
+        a, b = builds[0], builds[1]
+        expect(a["ts"] < b["ts"] + b["dur"] and b["ts"] < a["ts"] + a["dur"],
+               "the two builds ran one after the other: %s" % builds)
+
     def check_launcher_run(self):
         self.under_coex({}, [self.coex, "run", "--policy", "boyer", "--report", self.report, "--", self.app],
                         via_layer=False)
