@@ -55,7 +55,8 @@ DeviceSet::DeviceSet(const cl_icd_dispatch& cl, const std::string& selector) : c
       d.max_work_group_size = device_info<size_t>(cl, id, CL_DEVICE_MAX_WORK_GROUP_SIZE, 1);
       d.base_address_align_bits = device_info<cl_uint>(cl, id, CL_DEVICE_MEM_BASE_ADDR_ALIGN, 8);
       d.global_memory = device_info<cl_ulong>(cl, id, CL_DEVICE_GLOBAL_MEM_SIZE, 0);
-      d.user_events_deadlock = d.is_pocl() && d.name.rfind("basic", 0) == 0;
+      // PoCL 5 names that driver's devices "cpu-minimal-...".
+      d.user_events_deadlock = d.is_pocl() && (d.name.rfind("basic", 0) == 0 || d.name.rfind("cpu-minimal", 0) == 0);
       devices_.push_back(std::move(d));
     }
   }

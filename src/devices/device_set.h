@@ -30,7 +30,7 @@ struct Device {
   cl_uint base_address_align_bits = 8;  // sub-buffer origins must be multiples of this
   cl_ulong global_memory = 0;
   bool selected = true;
-  // PoCL 3.1's "basic" driver deadlocks when a command waits on a user event (pocl/pocl#1177, seen
+  // PoCL's "basic" driver ("cpu-minimal" in PoCL 5) deadlocks when a command waits on a user event (pocl/pocl#1177, seen
   // here): a split whose home is such a device runs synchronously, with no user event.
   bool user_events_deadlock = false;
   std::string type_name() const;  // "CPU", "GPU", "ACCELERATOR"
