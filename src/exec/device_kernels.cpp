@@ -3,6 +3,9 @@
 #include <spdlog/spdlog.h>
 
 #include <chrono>
+#include <condition_variable>
+#include <cstdlib>
+#include <mutex>
 #include <string>
 
 #include "api/runtime.h"
@@ -98,6 +101,49 @@ cl_kernel device_kernel(const LaunchJob& job, int device) {
   return kernel;
 }
 
+namespace {
+
+// Prebuilds in flight, and whether the process has begun to exit. A build must not run while the
+// process exits: the driver's compiler may be half torn down by then (PoCL's clang crashed in
+// FileSystemStatCache::get when an app exited while coex still built for its other device).
+class PrebuildsInFlight {
+ public:
+  // Once per prebuild batch: a handler registered now runs at exit before the destructors of
+  // everything loaded or constructed so far (the driver's and its compiler's included), and waits
+  // for the builds under way; builds not yet begun are skipped.
+  void wait_for_them_at_exit() {
+    std::atexit([] { instance().close_and_wait(); });
+  }
+  bool begin() {
+    std::lock_guard lock(mutex_);
+    if (closed_) return false;
+    ++running_;
+    return true;
+  }
+  void end() {
+    std::lock_guard lock(mutex_);
+    --running_;
+    idle_.notify_all();
+  }
+  static PrebuildsInFlight& instance() {
+    static auto* tracker = new PrebuildsInFlight;  // never destroyed: used by atexit handlers
+    return *tracker;
+  }
+
+ private:
+  void close_and_wait() {
+    std::unique_lock lock(mutex_);
+    closed_ = true;
+    idle_.wait(lock, [this] { return running_ == 0; });
+  }
+  std::mutex mutex_;
+  std::condition_variable idle_;
+  int running_ = 0;
+  bool closed_ = false;
+};
+
+}  // namespace
+
 void prebuild_program(std::shared_ptr<model::ProgramRecord> program, cl_context app_context,
                       const std::vector<cl_device_id>& app_devices) {
   api::Runtime& rt = api::Runtime::get();
@@ -116,13 +162,17 @@ void prebuild_program(std::shared_ptr<model::ProgramRecord> program, cl_context 
     if (!program->builds.empty()) return;  // built for an earlier clBuildProgram already
   }
   Executor& executor = rt.executor();
-  // On the devices' own threads: the builds run side by side, and coex's exit waits for them. The
-  // first to start runs the analysis (the others wait for it: they build its rewritten source);
-  // when no kernel may be split, nothing is built.
-  auto build_on = [&executor, program, app_context](int device, bool in_app_context) {
-    executor.worker(device).post([&executor, program, app_context, device, in_app_context] {
-      if (executor.stopping() || executor.left_out(device) || !analyse_program(*program)) return;
-      device_build(*program, device, in_app_context, app_context);
+  PrebuildsInFlight& in_flight = PrebuildsInFlight::instance();
+  in_flight.wait_for_them_at_exit();
+  // On the devices' own threads: the builds run side by side. The first to start runs the analysis
+  // (the others wait for it: they build its rewritten source); when no kernel may be split,
+  // nothing is built.
+  auto build_on = [&executor, &in_flight, program, app_context](int device, bool in_app_context) {
+    executor.worker(device).post([&executor, &in_flight, program, app_context, device, in_app_context] {
+      if (!in_flight.begin()) return;
+      if (!executor.left_out(device) && analyse_program(*program))
+        device_build(*program, device, in_app_context, app_context);
+      in_flight.end();
     });
   };
   build_on(home, true);

@@ -40,11 +40,6 @@ class Executor {
   void stop();
 
   DeviceWorker& worker(int device);
-  // True once stop() began: work not yet started (a prebuild) is skipped.
-  bool stopping() const {
-    std::lock_guard lock(mutex_);
-    return stopping_;
-  }
   // A device abandoned in a split (exec/split_progress.h) is busy until its
   // sub-launch returns: launches leave it out meanwhile, and for good if it
   // never returns. `if_left_behind` runs when coex stops and leaves that

@@ -30,6 +30,7 @@ sched::PolicyParams policy_params_from(const config::Settings& s) {
   p.sigmoid_time_fraction = s.sigmoid_floor_p;
   p.predict_max_steps = int(s.predict_max_steps);
   p.predict_elimination = s.predict_eliminate;
+  p.auto_min_share = s.auto_min_share;
   return p;
 }
 
