@@ -94,6 +94,9 @@ COEX_SETTING(Int, predict_max_steps, 15, (1, 1000),
              "Most refinement steps of the split towards equal predicted times.")
 COEX_SETTING(Double, predict_eliminate, 0.1, (0.0, 1.0),
              "A device whose share is below this fraction of the largest share gets no work.")
+COEX_SETTING(Double, auto_min_share, 0.05, (0.0, 1.0),
+             "auto: a device whose predicted share of a launch (from its measured times) is below this "
+             "fraction gets no work; when that leaves the home device alone, the launch is not split.")
 
 // --- Testing ---
 COEX_SETTING(Grammar, fault, "", (kFaultGrammar, &check_fault_spec),

@@ -52,11 +52,33 @@ std::vector<int> auto_paying_devices(const History& history, const LaunchShape& 
     modeled.push_back(i);
   }
   if (modeled.size() < 2) return devices;
-  const auto shares = equal_finish_split(models, static_cast<double>(shape.total_groups));
+  // A device whose equal-finish share is under one group, or under auto_min_share of the launch,
+  // gets nothing: it could shorten the launch by about its share at most, less than a split costs
+  // (transfers, merges, a take-over when it is late). The smallest such share goes first, and the
+  // others' shares are computed again without it.
+  const double total = static_cast<double>(shape.total_groups);
+  const double floor = std::max(1.0, params.auto_min_share * total);
+  std::vector<bool> kept(models.size(), true);
+  for (;;) {
+    std::vector<FinishModel> kept_models;
+    std::vector<size_t> kept_at;
+    for (size_t j = 0; j < models.size(); ++j)
+      if (kept[j]) {
+        kept_models.push_back(models[j]);
+        kept_at.push_back(j);
+      }
+    if (kept_models.size() < 2) break;
+    const auto shares = equal_finish_split(kept_models, total);
+    size_t smallest = 0;
+    for (size_t k = 1; k < shares.size(); ++k)
+      if (shares[k] < shares[smallest]) smallest = k;
+    if (shares[smallest] >= floor) break;
+    kept[kept_at[smallest]] = false;
+  }
   std::vector<int> paying;
   for (size_t i = 0; i < devices.size(); ++i) {
     const auto it = std::find(modeled.begin(), modeled.end(), i);
-    if (it == modeled.end() || shares[static_cast<size_t>(it - modeled.begin())] >= 1.0) paying.push_back(devices[i]);
+    if (it == modeled.end() || kept[static_cast<size_t>(it - modeled.begin())]) paying.push_back(devices[i]);
   }
   return paying.empty() ? devices : paying;
 }

@@ -168,6 +168,8 @@ const std::vector<Field>& fields() {
                      "auto: per-chunk overhead / predicted launch time above which a new size goes to boyer"));
     f.push_back(real("auto_rebalance_below", &PolicyParams::auto_rebalance_below, 0, 1, false,
                      "auto: load balance of a wp launch, after a balanced one, that makes it re-measure"));
+    f.push_back(real("auto_min_share", &PolicyParams::auto_min_share, 0, 1, false,
+                     "auto: a device whose equal-finish share would be under this fraction of the launch gets nothing"));
     return f;
   }();
   return table;

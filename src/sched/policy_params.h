@@ -65,6 +65,9 @@ struct PolicyParams {
   // better means the machine changed: the next launch re-measures with sigmoid, then wp starts again
   // from the new throughputs.
   double auto_rebalance_below = 0.8;
+  // auto: a device whose equal-finish share would be under this fraction of the launch gets nothing
+  // (a split costs more than it could gain: the CPU beside a GPU 300x faster).
+  double auto_min_share = 0.05;
 };
 
 struct PolicyParamInfo {

@@ -65,6 +65,36 @@ TEST(AutoPaying, DeviceThatDoesNotPayForItsOverheadGetsNothing) {
   EXPECT_EQ(auto_paying_devices(h, shape("k", 10000), {0, 1, 2}, PolicyParams{}), (std::vector<int>{0, 2}));
 }
 
+TEST(AutoPaying, DeviceWhoseShareIsUnderTheMinimumGetsNothing) {
+  History h;
+  // Two GPUs (1 us/group) and a CPU 300x slower: the CPU's equal-finish share of 10^6 groups is about
+  // 1,660 groups (0.17%), well over one group but under auto_min_share (5%).
+  record_line(h, "k", 7, 0, 0, 1e-6);
+  record_line(h, "k", 7, 1, 0, 1e-6);
+  record_line(h, "k", 7, 2, 0, 300e-6);
+  EXPECT_EQ(auto_paying_devices(h, shape("k", 1000000), {0, 1, 2}, PolicyParams{}), (std::vector<int>{0, 1}));
+  PolicyParams any_share;
+  any_share.auto_min_share = 0;
+  EXPECT_EQ(auto_paying_devices(h, shape("k", 1000000), {0, 1, 2}, any_share), (std::vector<int>{0, 1, 2}));
+  // One GPU and the CPU: the GPU alone.
+  EXPECT_EQ(auto_paying_devices(h, shape("k", 1000000), {0, 2}, PolicyParams{}), std::vector<int>{0});
+}
+
+TEST(AutoPaying, SharesAreComputedAgainAfterADeviceIsLeftOut) {
+  History h;
+  // Throughputs 9 : 7 : 4 give shares 45%, 35%, 20%. With a minimum of 30% the third goes; the
+  // other two then get 56% and 44%, both over it, and stay.
+  record_line(h, "k", 7, 0, 0, 1.0 / 9);
+  record_line(h, "k", 7, 1, 0, 1.0 / 7);
+  record_line(h, "k", 7, 2, 0, 1.0 / 4);
+  PolicyParams p;
+  p.auto_min_share = 0.3;
+  EXPECT_EQ(auto_paying_devices(h, shape("k", 1000), {0, 1, 2}, p), (std::vector<int>{0, 1}));
+  // With 50%, the 44% device goes too.
+  p.auto_min_share = 0.5;
+  EXPECT_EQ(auto_paying_devices(h, shape("k", 1000), {0, 1, 2}, p), std::vector<int>{0});
+}
+
 TEST(AutoPolicy, NamesThePolicyItPickedAndGivesNothingToDroppedDevices) {
   auto h = std::make_shared<History>();
   record_line(*h, "k", 7, 0, 0, 1e-6);
