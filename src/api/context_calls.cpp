@@ -1,5 +1,6 @@
 // clCreateContext[FromType] and clReleaseContext: the app's contexts and their devices.
 #include "api/handler_util.h"
+#include "exec/device_kernels.h"
 
 namespace coex::api {
 namespace {
@@ -27,6 +28,7 @@ void record_context(cl_context context, const cl_context_properties* properties)
                             nullptr);
     }
     rt().registries().contexts.insert(context, record);
+    exec::prepare_other_devices(record->devices);
   });
 }
 

@@ -119,9 +119,15 @@ std::vector<sched::DeviceProfile> DeviceSet::profiles() const {
 }
 
 DeviceSet::Shadow& DeviceSet::ensure_shadow(int index) {
-  std::lock_guard lock(mutex_);
-  Shadow& shadow = shadows_[index];
-  if (shadow.context || shadow.failed) return shadow;
+  Shadow* slot = nullptr;
+  {
+    std::lock_guard lock(mutex_);
+    slot = &shadows_[index];  // map nodes stay put
+  }
+  Shadow& shadow = *slot;
+  std::lock_guard lock(shadow.mutex);
+  if (shadow.made) return shadow;
+  shadow.made = true;
   const Device& d = at(index);
   cl_context_properties props[] = {CL_CONTEXT_PLATFORM, reinterpret_cast<cl_context_properties>(d.platform), 0};
   cl_int err = CL_SUCCESS;

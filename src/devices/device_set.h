@@ -30,8 +30,8 @@ struct Device {
   cl_uint base_address_align_bits = 8;  // sub-buffer origins must be multiples of this
   cl_ulong global_memory = 0;
   bool selected = true;
-  // PoCL's "basic" driver ("cpu-minimal" in PoCL 5) deadlocks when a command waits on a user event (pocl/pocl#1177, seen
-  // here): a split whose home is such a device runs synchronously, with no user event.
+  // PoCL's "basic" driver ("cpu-minimal" in PoCL 5) deadlocks when a command waits on a user event (pocl/pocl#1177,
+  // seen here): a split whose home is such a device runs synchronously, with no user event.
   bool user_events_deadlock = false;
   std::string type_name() const;  // "CPU", "GPU", "ACCELERATOR"
   bool is_pocl() const { return platform_name == "Portable Computing Language"; }
@@ -62,6 +62,8 @@ class DeviceSet {
 
  private:
   struct Shadow {
+    std::mutex mutex;  // held while it is made: devices make theirs side by side
+    bool made = false;
     cl_context context = nullptr;
     cl_command_queue queue = nullptr;
     bool failed = false;

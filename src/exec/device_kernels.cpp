@@ -5,6 +5,7 @@
 #include <chrono>
 #include <condition_variable>
 #include <cstdlib>
+#include <functional>
 #include <mutex>
 #include <string>
 
@@ -142,37 +143,59 @@ class PrebuildsInFlight {
   bool closed_ = false;
 };
 
+// On `device`'s worker thread, unless the process has begun to exit (then skipped) or the device
+// sits out. The exit waits for a task under way (PrebuildsInFlight).
+void post_background_task(Executor& executor, int device, std::function<void()> task) {
+  PrebuildsInFlight& in_flight = PrebuildsInFlight::instance();
+  executor.worker(device).post([&executor, &in_flight, device, task = std::move(task)] {
+    if (!in_flight.begin()) return;
+    if (!executor.left_out(device)) task();
+    in_flight.end();
+  });
+}
+
+// The home device of an app whose context or program has `app_devices`, and the other selected
+// devices; false when there is nothing to prepare (several app devices: which one its queue will
+// use is not known yet; or no other device).
+bool home_and_others(const std::vector<cl_device_id>& app_devices, int& home, std::vector<int>& others) {
+  devices::DeviceSet& devices = api::Runtime::get().devices();
+  if (app_devices.size() != 1) return false;
+  home = devices.index_of(app_devices.front());
+  if (home < 0) return false;
+  others.clear();
+  for (int device : devices.selected())
+    if (device != home) others.push_back(device);
+  return !others.empty();
+}
+
 }  // namespace
+
+void prepare_other_devices(const std::vector<cl_device_id>& app_devices) {
+  int home = -1;
+  std::vector<int> others;
+  if (!home_and_others(app_devices, home, others)) return;
+  api::Runtime& rt = api::Runtime::get();
+  PrebuildsInFlight::instance().wait_for_them_at_exit();
+  for (int device : others)
+    post_background_task(rt.executor(), device, [&rt, device] { rt.devices().shadow_queue(device); });
+}
 
 void prebuild_program(std::shared_ptr<model::ProgramRecord> program, cl_context app_context,
                       const std::vector<cl_device_id>& app_devices) {
-  api::Runtime& rt = api::Runtime::get();
-  devices::DeviceSet& devices = rt.devices();
-  // The home device is the app's one device; with several, which one its queue will use is not
-  // known yet, and the launches build what they need.
-  if (app_devices.size() != 1 || program->origin != model::ProgramOrigin::Source) return;
-  int home = devices.index_of(app_devices.front());
-  if (home < 0) return;
+  int home = -1;
   std::vector<int> others;
-  for (int device : devices.selected())
-    if (device != home) others.push_back(device);
-  if (others.empty()) return;
+  if (program->origin != model::ProgramOrigin::Source || !home_and_others(app_devices, home, others)) return;
   {
     std::lock_guard lock(program->mutex);
     if (!program->builds.empty()) return;  // built for an earlier clBuildProgram already
   }
-  Executor& executor = rt.executor();
-  PrebuildsInFlight& in_flight = PrebuildsInFlight::instance();
-  in_flight.wait_for_them_at_exit();
+  PrebuildsInFlight::instance().wait_for_them_at_exit();
   // On the devices' own threads: the builds run side by side. The first to start runs the analysis
   // (the others wait for it: they build its rewritten source); when no kernel may be split,
   // nothing is built.
-  auto build_on = [&executor, &in_flight, program, app_context](int device, bool in_app_context) {
-    executor.worker(device).post([&executor, &in_flight, program, app_context, device, in_app_context] {
-      if (!in_flight.begin()) return;
-      if (!executor.left_out(device) && analyse_program(*program))
-        device_build(*program, device, in_app_context, app_context);
-      in_flight.end();
+  auto build_on = [program, app_context](int device, bool in_app_context) {
+    post_background_task(api::Runtime::get().executor(), device, [program, app_context, device, in_app_context] {
+      if (analyse_program(*program)) device_build(*program, device, in_app_context, app_context);
     });
   };
   build_on(home, true);

@@ -21,6 +21,11 @@ cl_kernel device_kernel(const LaunchJob& job, int device);
 void prebuild_program(std::shared_ptr<model::ProgramRecord> program, cl_context app_context,
                       const std::vector<cl_device_id>& app_devices);
 
+// At the app's clCreateContext with one device (the home to be): makes coex's context and queue on
+// every other selected device, each on that device's worker thread (an NVIDIA context takes about
+// 100 ms), so that the first split launch does not wait for them.
+void prepare_other_devices(const std::vector<cl_device_id>& app_devices);
+
 // Releases what coex built for a program (when the app's program is destroyed).
 void release_device_builds(model::ProgramRecord& program);
 

@@ -67,9 +67,15 @@ cl_int keep_home_bytes(LaunchJob& job, cl_command_queue home_queue, const ChunkF
 cl_int read_pre_launch_bytes(LaunchJob& job, size_t root, cl_command_queue home_queue, const IntervalSet& wanted,
                              uint64_t& moved) {
   HomeBackup& kept = job.home_backup;
-  std::lock_guard backup_lock(kept.mutex);
   const RootUse& use = job.roots[root];
   auto& state = *use.root->state;
+  {
+    std::lock_guard lock(state.mutex());
+    IntervalSet missing = wanted;
+    missing.subtract(state.host_valid());
+    if (missing.empty()) return CL_SUCCESS;  // nothing to read: no wait for the home queue
+  }
+  auto backup_lock = kept.lock_for_reader();
   std::lock_guard lock(state.mutex());
   IntervalSet missing = wanted;
   missing.subtract(state.host_valid());
@@ -81,8 +87,8 @@ cl_int read_pre_launch_bytes(LaunchJob& job, size_t root, cl_command_queue home_
   uint8_t* host = state.host_copy().data();
   cl_mem backup = state.home_backup().get();
   for (const auto& r : from_backup) {
-    err = cl().clEnqueueReadBuffer(home_queue, backup, CL_FALSE, r.begin, r.size(), host + r.begin, 0, nullptr,
-                                   nullptr);
+    err =
+        cl().clEnqueueReadBuffer(home_queue, backup, CL_FALSE, r.begin, r.size(), host + r.begin, 0, nullptr, nullptr);
     if (err != CL_SUCCESS) return err;
     moved += r.size();
   }
@@ -100,8 +106,8 @@ uint64_t restore_kept_bytes(LaunchJob& job, size_t root, const IntervalSet& writ
   if (!backup) return 0;
   uint64_t copied = 0;
   for (const auto& r : written) {
-    *error = cl().clEnqueueCopyBuffer(home_queue, backup, use.root->handle, r.begin, r.begin, r.size(), 0, nullptr,
-                                      nullptr);
+    *error =
+        cl().clEnqueueCopyBuffer(home_queue, backup, use.root->handle, r.begin, r.begin, r.size(), 0, nullptr, nullptr);
     if (*error != CL_SUCCESS) return copied;
     copied += r.size();
   }

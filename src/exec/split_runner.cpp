@@ -134,7 +134,7 @@ ChunkOutcome run_chunk(DeviceTask& t, const sched::Chunk& chunk, const ChunkFoot
   // The home device's queue is driven by one thread at a time
   // (HomeBackup::mutex): others read from it.
   std::unique_lock<std::mutex> home_lock;
-  if (device == job.home) home_lock = std::unique_lock(job.home_backup.mutex);
+  if (device == job.home) home_lock = job.home_backup.lock_for_home();
   ChunkMoves moves;
   if (run.error == CL_SUCCESS)
     run.error = prepare_chunk(job, device, t.queues.device, t.queues.home, footprint, run.writes, moves);
