@@ -194,7 +194,12 @@ void prebuild_program(std::shared_ptr<model::ProgramRecord> program, cl_context 
   // (the others wait for it: they build its rewritten source); when no kernel may be split,
   // nothing is built.
   auto build_on = [program, app_context](int device, bool in_app_context) {
-    post_background_task(api::Runtime::get().executor(), device, [program, app_context, device, in_app_context] {
+    // The home build goes into the app's context: held until the task is gone, run or skipped (the
+    // app may release its context and program right after clBuildProgram).
+    std::shared_ptr<void> held;
+    if (in_app_context && api::Runtime::get().next().clRetainContext(app_context) == CL_SUCCESS)
+      held.reset(app_context, [](void* c) { api::Runtime::get().next().clReleaseContext(static_cast<cl_context>(c)); });
+    post_background_task(api::Runtime::get().executor(), device, [program, app_context, device, in_app_context, held] {
       if (analyse_program(*program)) device_build(*program, device, in_app_context, app_context);
     });
   };

@@ -1,6 +1,6 @@
-/* Builds programs and exits at once, releasing nothing: the way a short tool or a failed setup
- * ends. coex builds each program for its other devices at clBuildProgram, on threads of its own;
- * the exit must neither crash in the driver's half torn-down compiler nor lose the app's status. */
+/* Builds programs, releases them and its context, and exits at once: the way a short tool ends.
+ * coex builds each program for its other devices at clBuildProgram, on threads of its own; the exit
+ * must neither crash in the driver's half torn-down compiler nor lose the app's status. */
 #include "common/app_util.h"
 
 static const char* kSource =
@@ -16,8 +16,10 @@ int main(void) {
   for (int i = 0; i < 4; ++i) {
     char options[64];
     snprintf(options, sizeof options, "-DVARIANT=%d", i);
-    app_build_program(ctx, device, 1, &kSource, options);
+    cl_program program = app_build_program(ctx, device, 1, &kSource, options);
+    APP_CHECK(clReleaseProgram(program));
   }
+  APP_CHECK(clReleaseContext(ctx));
   printf("checksum built %016llx\n", 4ULL);
   return app_finish();
 }
