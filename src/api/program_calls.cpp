@@ -77,17 +77,13 @@ cl_int CL_API_CALL build_program(cl_program program, cl_uint num_devices, const 
       record->build_options = options ? options : "";
     }
     if (err != CL_SUCCESS) return;
-    // The devices built for: the app's list, or all of the program's context.
+    // The devices built for: the app's list, or all of the program's context (as recorded at
+    // clCreateContext).
     std::vector<cl_device_id> built_for;
     if (num_devices && devices) {
       built_for.assign(devices, devices + num_devices);
-    } else {
-      size_t bytes = 0;
-      if (cl().clGetProgramInfo(program, CL_PROGRAM_DEVICES, 0, nullptr, &bytes) == CL_SUCCESS && bytes) {
-        built_for.resize(bytes / sizeof(cl_device_id));
-        if (cl().clGetProgramInfo(program, CL_PROGRAM_DEVICES, bytes, built_for.data(), nullptr) != CL_SUCCESS)
-          built_for.clear();
-      }
+    } else if (auto context = rt().registries().contexts.find(record->context)) {
+      built_for = context->devices;
     }
     exec::prebuild_program(record, record->context, built_for);
   });

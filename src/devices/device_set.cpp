@@ -126,8 +126,7 @@ DeviceSet::Shadow& DeviceSet::ensure_shadow(int index) {
   }
   Shadow& shadow = *slot;
   std::lock_guard lock(shadow.mutex);
-  if (shadow.made) return shadow;
-  shadow.made = true;
+  if (shadow.context || shadow.failed) return shadow;
   const Device& d = at(index);
   cl_context_properties props[] = {CL_CONTEXT_PLATFORM, reinterpret_cast<cl_context_properties>(d.platform), 0};
   cl_int err = CL_SUCCESS;

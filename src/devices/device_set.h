@@ -63,7 +63,6 @@ class DeviceSet {
  private:
   struct Shadow {
     std::mutex mutex;  // held while it is made: devices make theirs side by side
-    bool made = false;
     cl_context context = nullptr;
     cl_command_queue queue = nullptr;
     bool failed = false;

@@ -46,8 +46,7 @@ model::DeviceBuild& device_build(model::ProgramRecord& program, int device, bool
   }
   model::DeviceBuild& build = *slot;
   std::lock_guard build_lock(build.mutex);
-  if (build.attempted) return build;
-  build.attempted = true;
+  if (build.program || build.failed) return build;  // built, or tried and failed
   const devices::Device& d = rt.devices().at(device);
   cl_context context = in_app_context ? app_context : rt.devices().shadow_context(device);
   if (!context) {

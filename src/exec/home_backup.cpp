@@ -87,8 +87,8 @@ cl_int read_pre_launch_bytes(LaunchJob& job, size_t root, cl_command_queue home_
   uint8_t* host = state.host_copy().data();
   cl_mem backup = state.home_backup().get();
   for (const auto& r : from_backup) {
-    err =
-        cl().clEnqueueReadBuffer(home_queue, backup, CL_FALSE, r.begin, r.size(), host + r.begin, 0, nullptr, nullptr);
+    err = cl().clEnqueueReadBuffer(home_queue, backup, CL_FALSE, r.begin, r.size(), host + r.begin, 0, nullptr,
+                                   nullptr);
     if (err != CL_SUCCESS) return err;
     moved += r.size();
   }
@@ -106,8 +106,8 @@ uint64_t restore_kept_bytes(LaunchJob& job, size_t root, const IntervalSet& writ
   if (!backup) return 0;
   uint64_t copied = 0;
   for (const auto& r : written) {
-    *error =
-        cl().clEnqueueCopyBuffer(home_queue, backup, use.root->handle, r.begin, r.begin, r.size(), 0, nullptr, nullptr);
+    *error = cl().clEnqueueCopyBuffer(home_queue, backup, use.root->handle, r.begin, r.begin, r.size(), 0, nullptr,
+                                      nullptr);
     if (*error != CL_SUCCESS) return copied;
     copied += r.size();
   }

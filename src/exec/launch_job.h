@@ -31,7 +31,7 @@ struct RootUse {
 // How a kernel argument is set on a device.
 struct ArgBinding {
   enum class Kind { Value, Local, Buffer, NullBuffer } kind = Kind::Value;
-  int root = -1;                  // Buffer: index into LaunchJob::roots
+  int root = -1;  // Buffer: index into LaunchJob::roots
   uint64_t origin = 0, size = 0;  // Buffer: the argument's bytes within its root
   cl_mem app_mem = nullptr;       // Buffer: the app's handle (the home device uses it as is)
   bool written = true;            // Buffer: the analysis did not prove it read-only
@@ -99,9 +99,9 @@ struct LaunchJob {
   cl_command_queue app_queue = nullptr;
   cl_context app_context = nullptr;
   cl_device_id home_device = nullptr;
-  int home = -1;                    // coex index of the home device
-  std::vector<int> devices;         // coex indices that may take work
-  std::vector<cl_mem> retained;     // app buffers retained for the job's lifetime
+  int home = -1;             // coex index of the home device
+  std::vector<int> devices;  // coex indices that may take work
+  std::vector<cl_mem> retained;  // app buffers retained for the job's lifetime
   cl_event user_event = nullptr;    // completes the app's event when the split is done
   cl_event start_marker = nullptr;  // completes when the app's wait list and queue allow the start
   std::shared_ptr<model::SplitEventRecord> event_record;  // the app's event, when it asked for one

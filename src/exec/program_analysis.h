@@ -7,11 +7,12 @@
 
 namespace coex::exec {
 
-// The analysis of `kernel_name` in `program`, computed once per program (libclang parse), with the
-// rewritten source prepared when some kernel needs it. Null when the kernel is not in the analysis.
-// Runs that analysis now (clBuildProgram's prebuild). True when some kernel of the program may be split.
+// Runs the program's analysis now (clBuildProgram's prebuild), once per program (libclang parse),
+// with the rewritten source prepared when some kernel needs it. True when some kernel may be split.
 bool analyse_program(model::ProgramRecord& program);
 
+// The analysis of `kernel_name` in `program` (analyse_program's, run first if it has not run). Null
+// when the kernel is not in the analysis.
 const kernel::KernelInfo* analysed_kernel(model::ProgramRecord& program, const std::string& kernel_name);
 
 }  // namespace coex::exec

@@ -62,7 +62,6 @@ struct DeviceBuild {
   // Held while building, so that a launch needing the build waits for a prebuild under way
   // (exec/device_kernels.h) rather than build it twice; builds for different devices run at once.
   std::mutex mutex;
-  bool attempted = false;
   cl_program program = nullptr;
   bool failed = false;  // the build failed: that device gets no work from this program
   std::map<std::string, cl_kernel> kernels;
