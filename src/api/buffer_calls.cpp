@@ -1,8 +1,11 @@
-// Buffers: their records (flags, size, host pointer, sub-buffer parent), their release, and every
-// app command that may write one, after which the copies coex keeps elsewhere are stale.
+// Buffers: their records (flags, size, host pointer, sub-buffer parent), their release, every app
+// command that may write one, after which the copies coex keeps elsewhere are stale, and every one
+// that reads one on the app's device, before which home gets what other devices wrote (lazy home,
+// exec/home_sync.h).
 #include <algorithm>
 
 #include "api/handler_util.h"
+#include "exec/home_sync.h"
 #include "exec/object_release.h"
 
 namespace coex::api {
@@ -17,7 +20,10 @@ void record_buffer(cl_mem mem, cl_context context, cl_mem_flags flags, size_t si
     record->size = size;
     record->host_ptr = host_ptr;
     // The shadows go with the state's last holder: the root, its sub-buffers, running launches.
-    record->state = std::shared_ptr<coherence::BufferState>(new coherence::BufferState(size), [](auto* state) {
+    auto* created = new coherence::BufferState(size);
+    // The app's own host memory is the buffer: apps read it after clFinish, with no call coex sees.
+    created->lazy_allowed = !(flags & CL_MEM_USE_HOST_PTR);
+    record->state = std::shared_ptr<coherence::BufferState>(created, [](auto* state) {
       for (auto& [device, shadow] : state->shadows()) {
         for (auto& [range, sub] : shadow.sub_buffers) cl().clReleaseMemObject(sub);
         if (shadow.mem) cl().clReleaseMemObject(shadow.mem);
@@ -85,6 +91,37 @@ void app_writes(const char* call, cl_mem mem, size_t offset, size_t size) {
 }
 void app_writes_all(const char* call, cl_mem mem) { app_writes(call, mem, 0, SIZE_MAX / 2); }
 
+cl_int CL_API_CALL read_buffer(cl_command_queue queue, cl_mem buffer, cl_bool blocking, size_t offset, size_t size,
+                               void* ptr, cl_uint nwait, const cl_event* wait, cl_event* event) {
+  if (cl_int err = exec::app_reads("clEnqueueReadBuffer", queue, buffer, offset, size)) return err;
+  return cl().clEnqueueReadBuffer(queue, buffer, blocking, offset, size, ptr, nwait, wait, event);
+}
+
+cl_int CL_API_CALL read_buffer_rect(cl_command_queue queue, cl_mem buffer, cl_bool blocking,
+                                    const size_t* buffer_origin, const size_t* host_origin, const size_t* region,
+                                    size_t buffer_row_pitch, size_t buffer_slice_pitch, size_t host_row_pitch,
+                                    size_t host_slice_pitch, void* ptr, cl_uint nwait, const cl_event* wait,
+                                    cl_event* event) {
+  if (cl_int err = exec::app_reads("clEnqueueReadBufferRect", queue, buffer, 0, SIZE_MAX)) return err;
+  return cl().clEnqueueReadBufferRect(queue, buffer, blocking, buffer_origin, host_origin, region, buffer_row_pitch,
+                                      buffer_slice_pitch, host_row_pitch, host_slice_pitch, ptr, nwait, wait, event);
+}
+
+cl_int CL_API_CALL copy_buffer_to_image(cl_command_queue queue, cl_mem src, cl_mem dst, size_t src_offset,
+                                        const size_t* dst_origin, const size_t* region, cl_uint nwait,
+                                        const cl_event* wait, cl_event* event) {
+  if (cl_int err = exec::app_reads("clEnqueueCopyBufferToImage", queue, src, src_offset, SIZE_MAX)) return err;
+  return cl().clEnqueueCopyBufferToImage(queue, src, dst, src_offset, dst_origin, region, nwait, wait, event);
+}
+
+cl_int CL_API_CALL migrate_mem_objects(cl_command_queue queue, cl_uint count, const cl_mem* mems,
+                                       cl_mem_migration_flags flags, cl_uint nwait, const cl_event* wait,
+                                       cl_event* event) {
+  for (cl_uint i = 0; mems && i < count; ++i)
+    if (cl_int err = exec::app_reads("clEnqueueMigrateMemObjects", queue, mems[i], 0, SIZE_MAX)) return err;
+  return cl().clEnqueueMigrateMemObjects(queue, count, mems, flags, nwait, wait, event);
+}
+
 cl_int CL_API_CALL write_buffer(cl_command_queue queue, cl_mem buffer, cl_bool blocking, size_t offset,
                                 size_t size, const void* ptr, cl_uint nwait, const cl_event* wait, cl_event* event) {
   cl_int err = cl().clEnqueueWriteBuffer(queue, buffer, blocking, offset, size, ptr, nwait, wait, event);
@@ -113,6 +150,7 @@ cl_int CL_API_CALL fill_buffer(cl_command_queue queue, cl_mem buffer, const void
 
 cl_int CL_API_CALL copy_buffer(cl_command_queue queue, cl_mem src, cl_mem dst, size_t src_offset, size_t dst_offset,
                                size_t size, cl_uint nwait, const cl_event* wait, cl_event* event) {
+  if (cl_int err = exec::app_reads("clEnqueueCopyBuffer", queue, src, src_offset, size)) return err;
   cl_int err = cl().clEnqueueCopyBuffer(queue, src, dst, src_offset, dst_offset, size, nwait, wait, event);
   if (err == CL_SUCCESS) app_writes("clEnqueueCopyBuffer", dst, dst_offset, size);
   return err;
@@ -122,6 +160,7 @@ cl_int CL_API_CALL copy_buffer_rect(cl_command_queue queue, cl_mem src, cl_mem d
                                     const size_t* dst_origin, const size_t* region, size_t src_row_pitch,
                                     size_t src_slice_pitch, size_t dst_row_pitch, size_t dst_slice_pitch,
                                     cl_uint nwait, const cl_event* wait, cl_event* event) {
+  if (cl_int err = exec::app_reads("clEnqueueCopyBufferRect", queue, src, 0, SIZE_MAX)) return err;
   cl_int err = cl().clEnqueueCopyBufferRect(queue, src, dst, src_origin, dst_origin, region, src_row_pitch,
                                             src_slice_pitch, dst_row_pitch, dst_slice_pitch, nwait, wait, event);
   if (err == CL_SUCCESS) app_writes_all("clEnqueueCopyBufferRect", dst);
@@ -142,6 +181,11 @@ cl_int CL_API_CALL copy_image_to_buffer(cl_command_queue queue, cl_mem src, cl_m
 void* CL_API_CALL map_buffer(cl_command_queue queue, cl_mem buffer, cl_bool blocking, cl_map_flags flags,
                              size_t offset, size_t size, cl_uint nwait, const cl_event* wait, cl_event* event,
                              cl_int* errcode_ret) {
+  // Even a write map: the app may change part of the range and leave the rest as it finds it.
+  if (cl_int lacked = exec::app_reads("clEnqueueMapBuffer", queue, buffer, offset, size); lacked) {
+    if (errcode_ret) *errcode_ret = lacked;
+    return nullptr;
+  }
   void* ptr = cl().clEnqueueMapBuffer(queue, buffer, blocking, flags, offset, size, nwait, wait, event, errcode_ret);
   if (ptr && (flags & (CL_MAP_WRITE | CL_MAP_WRITE_INVALIDATE_REGION)))
     app_writes("clEnqueueMapBuffer", buffer, offset, size);
@@ -165,6 +209,10 @@ void install_buffer_calls(cl_icd_dispatch& table) {
   table.clCreateSubBuffer = create_sub_buffer;
   table.clReleaseMemObject = release_mem;
   table.clRetainMemObject = retain_mem;
+  table.clEnqueueReadBuffer = read_buffer;
+  table.clEnqueueReadBufferRect = read_buffer_rect;
+  table.clEnqueueCopyBufferToImage = copy_buffer_to_image;
+  table.clEnqueueMigrateMemObjects = migrate_mem_objects;
   table.clEnqueueWriteBuffer = write_buffer;
   table.clEnqueueWriteBufferRect = write_buffer_rect;
   table.clEnqueueFillBuffer = fill_buffer;

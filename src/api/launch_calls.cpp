@@ -4,6 +4,7 @@
 #include "api/launch_validation.h"
 #include "devices/device_set.h"
 #include "exec/executor.h"
+#include "exec/home_sync.h"
 #include "exec/launch_planner.h"
 #include "report/report.h"
 
@@ -39,6 +40,17 @@ std::vector<std::shared_ptr<model::BufferRecord>> buffer_arguments(model::Kernel
   return out;
 }
 
+// A kernel that runs unsplit on home reads its buffers there: home first gets what other devices
+// wrote (lazy home). Cheap when no buffer lacks anything (one atomic load).
+cl_int bring_arguments_home(const char* call, cl_command_queue queue, cl_kernel kernel) {
+  if (!coherence::BufferState::any_needs_care()) return CL_SUCCESS;
+  auto record = rt().registries().kernels.find(kernel);
+  if (!record) return CL_SUCCESS;
+  for (const auto& buffer : buffer_arguments(*record))
+    if (cl_int err = exec::app_reads(call, queue, buffer->handle, 0, SIZE_MAX)) return err;
+  return CL_SUCCESS;
+}
+
 cl_int CL_API_CALL enqueue_ndrange(cl_command_queue queue, cl_kernel kernel, cl_uint work_dim, const size_t* offset,
                                    const size_t* global, const size_t* local, cl_uint num_wait,
                                    const cl_event* wait_list, cl_event* event) {
@@ -58,9 +70,11 @@ cl_int CL_API_CALL enqueue_ndrange(cl_command_queue queue, cl_kernel kernel, cl_
     }
   } catch (const std::exception& e) {
     spdlog::warn("clEnqueueNDRangeKernel: coex could not plan the launch ({}); it runs unsplit", e.what());
+    if (decision.job) exec::end_buffer_uses(*decision.job);
     decision.job.reset();
     decision.not_split_reason = "coex_error";
   }
+  if (cl_int err = bring_arguments_home("clEnqueueNDRangeKernel", queue, kernel)) return err;
   cl_int err = cl().clEnqueueNDRangeKernel(queue, kernel, work_dim, offset, global, local, num_wait, wait_list, event);
   if (err == CL_SUCCESS)
     record_safely("clEnqueueNDRangeKernel", [&] {
@@ -73,6 +87,7 @@ cl_int CL_API_CALL enqueue_ndrange(cl_command_queue queue, cl_kernel kernel, cl_
 
 cl_int CL_API_CALL enqueue_task(cl_command_queue queue, cl_kernel kernel, cl_uint num_wait, const cl_event* wait_list,
                                 cl_event* event) {
+  if (cl_int err = bring_arguments_home("clEnqueueTask", queue, kernel)) return err;
   cl_int err = cl().clEnqueueTask(queue, kernel, num_wait, wait_list, event);
   if (err == CL_SUCCESS)
     record_safely("clEnqueueTask", [&] {

@@ -1,11 +1,63 @@
 #include "coherence/buffer_state.h"
 
+#include <algorithm>
+
 namespace coex::coherence {
+
+std::atomic<int> BufferState::states_needing_care_{0};
+
+BufferState::~BufferState() {
+  if (counted_) states_needing_care_.fetch_sub(1, std::memory_order_acq_rel);
+}
+
+void BufferState::update_care() {
+  bool needs = splits_in_flight_ > 0 || !home_lacks_.empty();
+  if (needs == counted_) return;
+  counted_ = needs;
+  states_needing_care_.fetch_add(needs ? 1 : -1, std::memory_order_acq_rel);
+}
+
+uint64_t BufferState::split_captured(cl_command_queue app_queue) {
+  if (splits_in_flight_++ == 0)
+    split_queue_ = app_queue;
+  else if (split_queue_ != app_queue)
+    split_queue_ = nullptr;
+  update_care();
+  return ++last_split_;
+}
+
+void BufferState::split_released() {
+  if (splits_in_flight_ > 0) --splits_in_flight_;
+  if (splits_in_flight_ == 0) {
+    wanted_from_ = UINT64_MAX;
+    split_queue_ = nullptr;
+  }
+  update_care();
+}
+
+void BufferState::want_home(cl_command_queue queue, bool in_order) {
+  if (splits_in_flight_ == 0) return;
+  uint64_t from = queue && in_order && queue == split_queue_ ? last_split_ : 0;
+  wanted_from_ = std::min(wanted_from_, from);
+}
 
 void BufferState::app_wrote(uint64_t begin, uint64_t end) {
   ++generation_;
-  host_valid_.subtract({begin, end});
   for (auto& [device, shadow] : shadows_) shadow.valid.subtract({begin, end});
+  if (splits_in_flight_ == 0) {
+    // Home gets the app's bytes: nothing older may be written over them later.
+    host_valid_.subtract({begin, end});
+    home_lacks_.subtract({begin, end});
+    update_care();
+    return;
+  }
+  // A split in flight runs before this command (or beside it, a race the app made): it must write
+  // home everything home lacks before it ends, from the host copy, which keeps those bytes valid
+  // until then; split_ended forgets every copy after it.
+  IntervalSet stale{{begin, end}};
+  stale.subtract(home_lacks_);
+  host_valid_.subtract(stale);
+  want_home(nullptr, false);
 }
 
 std::vector<uint8_t>& BufferState::host_copy() {
@@ -21,6 +73,9 @@ ShadowCopy* BufferState::find_shadow(int device) {
 void BufferState::split_ended(uint64_t generation_at_start, int home,
                               const std::map<int, IntervalSet>& changed) {
   if (generation_ != generation_at_start) {
+    // The merge wrote home all it lacked (data_moves.cpp: an app write since the start asks for it).
+    home_lacks_.clear();
+    update_care();
     host_valid_.clear();
     for (auto& [device, shadow] : shadows_) shadow.valid.clear();
     return;

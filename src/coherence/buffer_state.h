@@ -1,17 +1,25 @@
 // Which byte ranges of one app buffer are current where (DESIGN.md decision 5). Locations: the
-// app's own buffer on its home device (always current once a split launch has ended: merges are
-// written home eagerly), the host copy (current where host_valid says: the home device's own writes
-// are not read back, so it lags where home wrote), and a shadow buffer per other device.
+// app's own buffer on its home device (current except where home_lacks says: the other devices'
+// writes stay in the host copy until the app needs them there, "lazy home"), the host copy (current
+// where host_valid says: the home device's own writes are not read back, so it lags where home
+// wrote), and a shadow buffer per other device.
+//
+// Invariant: home_lacks is within host_valid, so whatever home lacks is written home from the host
+// copy, with no device involved. The app's commands that read a buffer on home (src/api/) bring
+// home what they need first (exec/home_sync.h); while a split launch that uses the buffer is in
+// flight they cannot know what it will leave out, so they ask it to write everything home before its
+// event completes (want_home).
 #pragma once
 
 #include <CL/cl.h>
 
+#include <atomic>
 #include <cstdint>
 #include <map>
 #include <memory>
+#include <mutex>
 #include <type_traits>
 #include <utility>
-#include <mutex>
 #include <vector>
 
 #include "coherence/interval_set.h"
@@ -38,6 +46,31 @@ class BufferState {
   void app_wrote_all() { app_wrote(0, size_); }
   uint64_t generation() const { return generation_; }
 
+  // Splits captured (launch_planner) and not yet ended (home_sync.h, end_buffer_uses). Returns the
+  // split's number: splits are numbered in the order the app enqueued them.
+  uint64_t split_captured(cl_command_queue app_queue);
+  void split_released();
+  int splits_in_flight() const { return splits_in_flight_; }
+  // The app enqueued a command on `queue` that needs home to hold everything after the splits in
+  // flight. When every one of them was enqueued on that same in-order queue, the last one runs right
+  // before the command and is the only one that must write home (with what earlier ones left); an
+  // app that enqueues a hundred launches and then reads keeps the other 99 lazy. Otherwise (another
+  // queue, out of order, or an app write: `queue` null) every split in flight writes home.
+  void want_home(cl_command_queue queue, bool in_order);
+  // Whether split number `split` must write home before it ends.
+  bool home_wanted_by(uint64_t split) const { return split >= wanted_from_; }
+  // Bytes only the host copy holds (lazy home): home receives them on demand.
+  IntervalSet& home_lacks() { return home_lacks_; }
+  // The device and context whose queue writes them home (set by the split that left them).
+  cl_device_id lacks_device = nullptr;
+  // False for CL_MEM_USE_HOST_PTR buffers: the app's host memory is the buffer, and apps read it
+  // after clFinish without a map; every split writes home before it ends.
+  bool lazy_allowed = true;
+  // Any state with home_lacks or splits in flight: the app's calls skip every check while none is.
+  static bool any_needs_care() { return states_needing_care_.load(std::memory_order_acquire) != 0; }
+  // Call after changing home_lacks or splits_in_flight (under the lock): keeps the count above.
+  void update_care();
+
   std::vector<uint8_t>& host_copy();  // sized on first use
   IntervalSet& host_valid() { return host_valid_; }
   ShadowCopy& shadow(int device) { return shadows_[device]; }
@@ -57,6 +90,8 @@ class BufferState {
   // trusted any more.
   void split_ended(uint64_t generation_at_start, int home, const std::map<int, IntervalSet>& changed);
 
+  ~BufferState();
+
  private:
   uint64_t size_;
   std::mutex mutex_;
@@ -65,6 +100,13 @@ class BufferState {
   IntervalSet host_valid_;
   std::map<int, ShadowCopy> shadows_;
   SharedMem home_backup_;
+  IntervalSet home_lacks_;
+  int splits_in_flight_ = 0;
+  uint64_t last_split_ = 0;                 // the number of the last split captured
+  cl_command_queue split_queue_ = nullptr;  // the app queue of every split in flight; null: several
+  uint64_t wanted_from_ = UINT64_MAX;       // splits numbered from this one on write home
+  bool counted_ = false;                    // counted in states_needing_care_
+  static std::atomic<int> states_needing_care_;
 };
 
 }  // namespace coex::coherence

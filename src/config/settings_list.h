@@ -24,6 +24,12 @@ COEX_SETTING(Bool, disable, false, (),
 COEX_SETTING(Int, min_split_work_items, 4096, (0, kNoIntLimit),
              "Launches with fewer work-items than this are not split (the report counts them under `not_split`): "
              "below it, moving data costs more than a second device saves.")
+COEX_SETTING(Bool, lazy_home, true, (),
+             "What the other devices wrote in a split launch stays with coex until the app needs it on its own "
+             "device: a read, map or copy of the buffer, or a kernel coex does not split, brings it there first "
+             "(an iterative kernel then moves only the bytes its neighbours need). `false`: written to the app's "
+             "buffer at the end of every split launch. Buffers made with CL_MEM_USE_HOST_PTR are always written "
+             "at the end.")
 
 // --- What coex tells you ---
 COEX_SETTING(Enum, log, "warn", ("trace debug info warn error off"),

@@ -142,9 +142,9 @@ DeviceSet::Shadow& DeviceSet::ensure_shadow(int index) {
 cl_context DeviceSet::shadow_context(int index) { return ensure_shadow(index).context; }
 cl_command_queue DeviceSet::shadow_queue(int index) { return ensure_shadow(index).queue; }
 
-cl_command_queue DeviceSet::home_queue(cl_context app_context, cl_device_id device) {
+cl_command_queue DeviceSet::home_queue(cl_context app_context, cl_device_id device, HomeQueue use) {
   std::lock_guard lock(mutex_);
-  auto key = std::make_pair(app_context, device);
+  auto key = std::make_tuple(app_context, device, use);
   auto it = home_queues_.find(key);
   if (it != home_queues_.end()) return it->second;
   cl_int err = CL_SUCCESS;

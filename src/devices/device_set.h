@@ -9,6 +9,7 @@
 #include <map>
 #include <mutex>
 #include <string>
+#include <tuple>
 #include <utility>
 #include <vector>
 
@@ -57,8 +58,11 @@ class DeviceSet {
   // Null on failure (logged once).
   cl_context shadow_context(int index);
   cl_command_queue shadow_queue(int index);
-  // coex's own in-order queue in the app's context, on the app's (home) device.
-  cl_command_queue home_queue(cl_context app_context, cl_device_id device);
+  // coex's own in-order queue in the app's context, on the app's (home) device. Split launches use
+  // the first; the app's own calls that bring bytes home (lazy home) the second, so that they never
+  // wait behind another launch's chunks there.
+  enum class HomeQueue { Splits, AppCalls };
+  cl_command_queue home_queue(cl_context app_context, cl_device_id device, HomeQueue use = HomeQueue::Splits);
 
  private:
   struct Shadow {
@@ -74,7 +78,7 @@ class DeviceSet {
   std::string selector_error_;
   mutable std::mutex mutex_;
   std::map<int, Shadow> shadows_;
-  std::map<std::pair<cl_context, cl_device_id>, cl_command_queue> home_queues_;
+  std::map<std::tuple<cl_context, cl_device_id, HomeQueue>, cl_command_queue> home_queues_;
   std::vector<int> homes_;
 };
 

@@ -7,6 +7,7 @@
 #include "exec/byte_diff.h"
 #include "exec/data_moves.h"
 #include "exec/home_backup.h"
+#include "exec/home_sync.h"
 #include "exec/transfer_limits.h"
 
 namespace coex::exec {
@@ -70,7 +71,12 @@ uint64_t refresh_host_copies(LaunchJob& job, cl_command_queue home_queue, const 
 
 cl_int prepare_chunk(LaunchJob& job, int device, cl_command_queue queue, cl_command_queue home_queue,
                      const ChunkFootprint& chunk, const std::vector<RootWrites>& written_so_far, ChunkMoves& moves) {
-  if (device == job.home) return keep_home_bytes(job, home_queue, chunk, moves);  // its buffers: current
+  if (device == job.home) {
+    // Its buffers are current but for what other devices wrote earlier (lazy home): that comes
+    // first, from the host copy, so that the bytes kept below are the ones the launch reads.
+    cl_int err = bring_chunk_home(job, home_queue, chunk, moves.host_to_home);
+    return err != CL_SUCCESS ? err : keep_home_bytes(job, home_queue, chunk, moves);
+  }
   for (size_t k = 0; k < job.roots.size() && k < chunk.roots.size(); ++k) {
     const RootUse& use = job.roots[k];
     const RootFootprint& fp = chunk.roots[k];

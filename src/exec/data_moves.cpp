@@ -8,6 +8,7 @@
 #include "devices/device_set.h"
 #include "exec/byte_diff.h"
 #include "exec/home_backup.h"
+#include "exec/home_sync.h"
 #include "exec/transfer_limits.h"
 
 namespace coex::exec {
@@ -145,14 +146,26 @@ uint64_t merge_changes(LaunchJob& job, const std::map<int, DeviceChanges>& chang
       by_device[device].add(change.changed[k]);
       if (device != job.home) home_lacks.add(change.changed[k]);
     }
-    // Bridged gaps send bytes the host copy holds current: home has the same ones already.
-    for (const auto& r : bridge_gaps_within(home_lacks, kBridgeGap, state.host_valid())) {
-      *error = cl().clEnqueueWriteBuffer(home_queue, use.root->handle, CL_FALSE, r.begin, r.size(), host + r.begin,
-                                         0, nullptr, nullptr);
-      if (*error != CL_SUCCESS) return moved;
-      moved += r.size();
+    // Lazy home: the host copy keeps the changes until the app needs them on home (home_sync.h).
+    // Written home now when the app asked for home meanwhile, or wrote the buffer (split_ended then
+    // forgets every other copy), or the buffer is the app's host memory.
+    home_lacks.add(state.home_lacks());
+    if (merge_lazily(state, use)) {
+      state.home_lacks() = home_lacks;
+      state.lacks_device = job.home_device;
+      state.update_care();
+    } else {
+      // Bridged gaps send bytes the host copy holds current: home has the same ones already.
+      for (const auto& r : bridge_gaps_within(home_lacks, kBridgeGap, state.host_valid())) {
+        *error = cl().clEnqueueWriteBuffer(home_queue, use.root->handle, CL_FALSE, r.begin, r.size(), host + r.begin, 0,
+                                           nullptr, nullptr);
+        if (*error != CL_SUCCESS) return moved;
+        moved += r.size();
+      }
+      if (!home_lacks.empty() && (*error = cl().clFinish(home_queue)) != CL_SUCCESS) return moved;
+      state.home_lacks().clear();
+      state.update_care();
     }
-    if (!home_lacks.empty() && (*error = cl().clFinish(home_queue)) != CL_SUCCESS) return moved;
     // A device's copy is current over all it wrote (it held the bytes its chunks skip, or they wrote
     // them all), except where others changed bytes: split_ended takes those away.
     for (const auto& [device, device_writes] : writes) {
@@ -189,6 +202,8 @@ uint64_t restore_home(LaunchJob& job, cl_command_queue home_queue, cl_int* error
       if (*error != CL_SUCCESS) return moved;
       moved += r.size();
     }
+    state.home_lacks().subtract(restore);  // the pre-launch bytes, from the host copy: home has them now
+    state.update_care();
     for (auto& [device, shadow] : state.shadows()) shadow.valid.subtract(use.written);
   }
   return moved;

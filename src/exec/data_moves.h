@@ -53,6 +53,7 @@ struct ChunkMoves {
   uint64_t lacked = 0;
   uint64_t home_to_host = 0;
   uint64_t host_to_device = 0;
+  uint64_t host_to_home = 0;  // the home device's chunk: what other devices wrote before (lazy home)
 };
 
 // Makes the device hold what the chunk needs: the part of its footprint the device lacks (not what
@@ -74,9 +75,10 @@ using StagingFn = std::function<uint8_t*(size_t root, size_t bytes)>;
 uint64_t read_back_changes(LaunchJob& job, int device, cl_command_queue queue, const StagingFn& staging_for,
                            const std::vector<RootWrites>& writes, DeviceChanges& out, cl_int* error);
 
-// Applies every device's changes to the host copy, writes what home lacks to the app's buffers
-// (eagerly: home is current when the app's event completes), and updates which copies are current:
-// each device keeps what it wrote, less what others changed. Returns bytes moved.
+// Applies every device's changes to the host copy, leaves what home lacks there (lazy home,
+// home_sync.h) or writes it to the app's buffers when the app asked for home meanwhile, and updates
+// which copies are current: each device keeps what it wrote, less what others changed. Returns bytes
+// moved.
 uint64_t merge_changes(LaunchJob& job, const std::map<int, DeviceChanges>& changes,
                        const std::map<int, std::vector<RootWrites>>& writes, cl_command_queue home_queue,
                        cl_int* error);

@@ -34,6 +34,7 @@ struct DeviceRun {
     lacked += moves.lacked;
     bytes.home_to_host += moves.home_to_host;
     bytes.host_to_devices += moves.host_to_device;
+    bytes.host_to_home += moves.host_to_home;
   }
 };
 

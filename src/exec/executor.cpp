@@ -4,6 +4,7 @@
 
 #include "api/runtime.h"
 #include "devices/device_set.h"
+#include "exec/home_sync.h"
 #include "exec/object_release.h"
 #include "exec/policy_binding.h"
 #include "exec/split_runner.h"
@@ -76,13 +77,17 @@ cl_int Executor::submit(std::unique_ptr<LaunchJob> job, cl_uint num_wait, const 
   const cl_icd_dispatch& cl = rt_.next();
   cl_int err = CL_SUCCESS;
   cl_event user_event = cl.clCreateUserEvent(job->app_context, &err);
-  if (!user_event) return err;
+  if (!user_event) {
+    end_buffer_uses(*job);
+    return err;
+  }
   cl_event start = nullptr, end = nullptr;
   err = cl.clEnqueueMarkerWithWaitList(job->app_queue, num_wait, wait_list, &start);
   if (err == CL_SUCCESS) err = cl.clEnqueueMarkerWithWaitList(job->app_queue, 1, &user_event, &end);
   if (err != CL_SUCCESS) {
     // The start marker may already be queued: complete the user event so
     // nothing waits forever.
+    end_buffer_uses(*job);
     cl.clSetUserEventStatus(user_event, CL_COMPLETE);
     cl.clReleaseEvent(user_event);
     if (start) cl.clReleaseEvent(start);
@@ -172,6 +177,7 @@ cl_int Executor::run_synchronously(std::unique_ptr<LaunchJob> job, cl_uint num_w
   cl_int status = num_wait ? cl.clWaitForEvents(num_wait, wait_list) : CL_SUCCESS;
   if (status == CL_SUCCESS) status = cl.clFinish(job->app_queue);
   if (status == CL_SUCCESS) status = run_serialised(*job);
+  end_buffer_uses(*job);
   release_buffers(*job);
   if (!app_event) return CL_SUCCESS;
   cl_int err = cl.clEnqueueMarkerWithWaitList(job->app_queue, 0, nullptr, app_event);
@@ -187,6 +193,7 @@ cl_int Executor::run_synchronously(std::unique_ptr<LaunchJob> job, cl_uint num_w
 void Executor::complete(LaunchJob& job, cl_int status) {
   const cl_icd_dispatch& cl = rt_.next();
   if (job.event_record) job.event_record->status = status >= 0 ? CL_COMPLETE : status;
+  end_buffer_uses(job);  // before the event: the app's next command may read home
   cl.clSetUserEventStatus(job.user_event,
                           CL_COMPLETE);  // never an error: see SplitEventRecord
   cl.clReleaseEvent(job.user_event);

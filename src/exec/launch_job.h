@@ -26,6 +26,7 @@ struct RootUse {
   coherence::IntervalSet used;     // read or written by some argument
   coherence::IntervalSet written;  // bytes that may be written
   uint64_t generation_at_enqueue = 0;
+  uint64_t split_number = 0;  // BufferState::split_captured
 };
 
 // How a kernel argument is set on a device.
@@ -105,6 +106,8 @@ struct LaunchJob {
   cl_event user_event = nullptr;    // completes the app's event when the split is done
   cl_event start_marker = nullptr;  // completes when the app's wait list and queue allow the start
   std::shared_ptr<model::SplitEventRecord> event_record;  // the app's event, when it asked for one
+  // Each root's state counts this job among its splits in flight until end_buffer_uses (home_sync.h).
+  bool buffer_uses_ended = false;
 };
 
 }  // namespace coex::exec

@@ -222,6 +222,7 @@ LaunchDecision plan_launch(cl_command_queue queue, cl_kernel kernel_handle, cl_u
   for (auto& use : job->roots) {
     std::lock_guard lock(use.root->state->mutex());
     use.generation_at_enqueue = use.root->state->generation();
+    use.split_number = use.root->state->split_captured(queue);  // until end_buffer_uses (exec/home_sync.h)
   }
   for (const auto& binding : job->bindings) {
     if (binding.kind != ArgBinding::Kind::Buffer) continue;

@@ -17,6 +17,7 @@
 #include "exec/device_run.h"
 #include "exec/device_writes.h"
 #include "exec/executor.h"
+#include "exec/home_sync.h"
 #include "exec/policy_binding.h"
 #include "exec/split_progress.h"
 #include "report/report.h"
@@ -141,7 +142,8 @@ ChunkOutcome run_chunk(DeviceTask& t, const sched::Chunk& chunk, const ChunkFoot
   run.add(moves);
   add_chunk_writes(run.writes, footprint);
   Clock::time_point kernel_start = Clock::now();
-  if (moves.home_to_host + moves.host_to_device) trace(device, "upload", "transfer", wall_start, kernel_start);
+  if (moves.home_to_host + moves.host_to_device + moves.host_to_home)
+    trace(device, "upload", "transfer", wall_start, kernel_start);
   const std::string& fault = api::Runtime::get().settings().fault;
   if (run.error == CL_SUCCESS && config::fault_injected(fault, config::FaultSpec::Kind::Fail, device))
     run.error = CL_OUT_OF_RESOURCES;
@@ -229,6 +231,10 @@ std::optional<DeviceRun> run_on_device(DeviceTask& t, std::optional<sched::Chunk
 // The launch as the app asked for it, on its device: the fallback when a split
 // failed.
 cl_int run_whole_on_home(LaunchJob& job, cl_command_queue home_queue) {
+  uint64_t moved = 0;  // counted by the report as on demand: no split moved it
+  cl_int lacked = bring_job_home(job, home_queue, moved);
+  if (moved) api::Runtime::get().report().record_home_on_demand(moved);
+  if (lacked != CL_SUCCESS) return lacked;
   cl_kernel kernel = device_kernel(job, job.home);
   bool temporary = false;
   if (!kernel) {  // coex's own build failed there: the app's program is built,

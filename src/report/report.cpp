@@ -162,8 +162,14 @@ nlohmann::json ReportRecorder::to_json() const {
   report["totals"] = {{"launches", launches},
                       {"split_launches", split_launches},
                       {"bytes_moved", bytes_moved},
-                      {"bytes_minimal", bytes_minimal}};
+                      {"bytes_minimal", bytes_minimal},
+                      {"bytes_home_on_demand", bytes_home_on_demand_}};
   return report;
+}
+
+void ReportRecorder::record_home_on_demand(uint64_t bytes) {
+  std::lock_guard lock(mutex_);
+  bytes_home_on_demand_ += bytes;
 }
 
 bool ReportRecorder::write(const std::string& path, std::string* error) const {

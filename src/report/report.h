@@ -6,7 +6,9 @@
 //                  "bytes_moved", "per_device": [{"index", "work_items", "seconds"}],
 //                  "bytes_minimal", "bytes_by_step": {"home_to_host", "host_to_devices",
 //                  "devices_to_host", "host_to_home"}, "args": [{"index", "tier"}]}],
-//     "totals": {"launches", "split_launches", "bytes_moved", "bytes_minimal"} }
+//     "totals": {"launches", "split_launches", "bytes_moved", "bytes_minimal", "bytes_home_on_demand"} }
+// bytes_home_on_demand (lazy home): what the other devices wrote, written to the app's buffers when
+// the app needed it there (a read, map, copy, unsplit kernel) rather than at the end of each launch.
 // Issue 5 added bytes_minimal (what the footprints say each device lacked), bytes_by_step (where
 // bytes_moved went) and the tier each buffer argument was moved with ("exact", "whole", "diff").
 #pragma once
@@ -73,6 +75,7 @@ class ReportRecorder {
   void set_devices(const std::vector<ReportDevice>& devices);
   void set_settings(const nlohmann::json& settings);  // coex::config::settings_to_json
   void record_launch(const std::string& kernel, const LaunchRecord& launch);
+  void record_home_on_demand(uint64_t bytes);
   // Called after each record_launch, outside the recorder's lock, on the recording thread: the
   // report keeps only sums, the trace shows each launch (set before the first launch).
   using LaunchObserver = std::function<void(const std::string& kernel, const LaunchRecord& launch)>;
@@ -110,6 +113,7 @@ class ReportRecorder {
   nlohmann::json settings_;
   std::vector<KernelTotals> kernels_;
   std::unordered_map<std::string, size_t> kernel_index_;
+  uint64_t bytes_home_on_demand_ = 0;
   LaunchObserver launch_observer_;
 };
 

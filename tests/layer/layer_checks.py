@@ -172,6 +172,28 @@ class Checks:
         expect(a["ts"] < b["ts"] + b["dur"] and b["ts"] < a["ts"] + a["dur"],
                "the two builds ran one after the other: %s" % builds)
 
+    def check_lazy_home(self):
+        # What the other device wrote reaches the app's buffer when the app reads it (lazy home,
+        # exec/home_sync.h): tests/layer/lazy_home reads after clFinish, so those bytes are written
+        # on demand, and the splits themselves write home less than with lazy_home off, which writes
+        # everything home at the end of each launch.
+        app = os.path.join(self.build, "tests", "layer", "lazy_home")
+        rc, bare, _ = run([app])
+        expect(rc == 0 and bare.strip().endswith("PASS"), "lazy_home fails bare")
+        written = {}
+        for lazy in ("true", "false"):
+            rc, out, err = run([app], {"COEX_LAZY_HOME": lazy, "COEX_REPORT": self.report}, self.layer)
+            expect(rc == 0 and out == bare, "lazy_home=%s: output differs from the bare run:\n%s\n%s" % (lazy, out, err))
+            r = self.load_report()
+            step = next(k for k in r["kernels"] if k["name"] == "advance")
+            expect(step["split_launches"] == 8, "lazy_home=%s: %d split launches, expected 8" % (lazy, step["split_launches"]))
+            written[lazy] = (r["totals"]["bytes_home_on_demand"], step["bytes_by_step"]["host_to_home"])
+            os.remove(self.report)
+        expect(written["true"][0] > 0, "nothing was written home on demand: %s" % written)
+        expect(written["false"][0] == 0, "lazy_home=false still wrote home on demand: %s" % written)
+        expect(written["true"][1] < written["false"][1],
+               "the splits wrote as much home with lazy_home on as off: %s" % written)
+
     def check_launcher_run(self):
         self.under_coex({}, [self.coex, "run", "--policy", "boyer", "--report", self.report, "--", self.app],
                         via_layer=False)

@@ -1,0 +1,53 @@
+// Lazy home (DESIGN.md decision 5, docs/design.md "Lazy home"): a split launch leaves what the other
+// devices wrote in coex's host copy; the app's buffer on its home device receives those bytes when
+// something needs them there. What needs them:
+//   - the app's commands that read a buffer on home (read, map, copy from, an unsplit kernel): the
+//     API handlers call app_reads() before passing the command on;
+//   - the home device's own chunks of a later split (bring_chunk_home), and a launch run whole on
+//     home (bring_job_home);
+//   - a split that ends while the app has asked for home (BufferState::want_home): it writes
+//     everything home before its event completes (merge_changes, end_buffer_uses).
+// Buffers made with CL_MEM_USE_HOST_PTR, and every buffer with the setting lazy_home off, are written
+// home at the end of each split, as before.
+#pragma once
+
+#include <CL/cl.h>
+
+#include <cstddef>
+#include <cstdint>
+
+#include "coherence/buffer_state.h"
+#include "exec/chunk_footprint.h"
+#include "exec/launch_job.h"
+
+namespace coex::exec {
+
+// Writes `ranges` (within home_lacks: the host copy holds them) into `mem`, whose byte 0 is byte
+// `origin` of the root, on `queue`, blocking, and takes them out of home_lacks. The caller holds the
+// state's lock. Adds the bytes written to `moved`.
+cl_int write_lacks_home(coherence::BufferState& state, cl_command_queue queue, cl_mem mem, uint64_t origin,
+                        const coherence::IntervalSet& ranges, uint64_t& moved);
+
+// Before an app command on `queue` that reads bytes [offset, offset + size) of `mem` on its device
+// (SIZE_MAX: to the end): writes home what home lacks of them, or, while a split that uses the
+// buffer is in flight, asks the splits the command runs after to write everything home before they
+// end. Returns the driver's error when a write failed (the app's command is then not enqueued),
+// CL_SUCCESS otherwise (untracked buffers too).
+cl_int app_reads(const char* call, cl_command_queue queue, cl_mem mem, size_t offset, size_t size);
+
+// Whether the split's changes stay out of home (lazy) for this root, decided under its lock at the merge.
+bool merge_lazily(const coherence::BufferState& state, const RootUse& use);
+
+// The home device's chunk: writes home what home lacks of the chunk's footprint (reads and writes),
+// on the split's home queue. Adds to `moved`.
+cl_int bring_chunk_home(LaunchJob& job, cl_command_queue home_queue, const ChunkFootprint& chunk, uint64_t& moved);
+
+// Before the launch runs whole on home: writes home everything home lacks of the job's buffers.
+cl_int bring_job_home(LaunchJob& job, cl_command_queue home_queue, uint64_t& moved);
+
+// The job is over (ran, failed, or never started): each of its buffers has one split fewer in flight,
+// and gets home everything it lacks when the app asked for that meanwhile. Call before the app's
+// event completes. Idempotent.
+void end_buffer_uses(LaunchJob& job);
+
+}  // namespace coex::exec

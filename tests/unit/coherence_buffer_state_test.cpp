@@ -1,0 +1,97 @@
+// BufferState's lazy-home bookkeeping (coherence/buffer_state.h): what home lacks stays in the host
+// copy until it is written home, and an app write never lets older bytes be written over it later.
+#include <gtest/gtest.h>
+
+#include <utility>
+
+#include "coherence/buffer_state.h"
+
+namespace coex::coherence {
+namespace {
+
+// A state whose host copy holds [0, 100) and whose home lacks [40, 60), as a lazy merge leaves it.
+void left_lacking(BufferState& state) {
+  state.host_valid().add({0, 100});
+  state.home_lacks().add({40, 60});
+  state.update_care();
+}
+
+TEST(BufferStateLazyHome, AnAppWriteWithNoSplitInFlightTakesItsRangeOutOfWhatHomeLacks) {
+  BufferState state(100);
+  left_lacking(state);
+  state.app_wrote(50, 70);
+  EXPECT_EQ(state.home_lacks(), (IntervalSet{{40, 50}}));
+  EXPECT_EQ(state.host_valid(), (IntervalSet{{0, 50}, {70, 100}}));
+}
+
+TEST(BufferStateLazyHome, AnAppWriteDuringASplitKeepsTheLackedBytesValidAndAsksForHome) {
+  BufferState state(100);
+  left_lacking(state);
+  uint64_t split = state.split_captured(nullptr);
+  state.app_wrote(50, 70);
+  // Home must get [40, 60) before the app's write runs: the host copy still vouches for it.
+  EXPECT_EQ(state.home_lacks(), (IntervalSet{{40, 60}}));
+  EXPECT_TRUE(state.host_valid().contains({40, 60}));
+  EXPECT_FALSE(state.host_valid().overlaps({60, 70}));
+  EXPECT_TRUE(state.home_wanted_by(split));
+}
+
+// Two splits on one in-order queue, then a read on it: only the second runs right before the read.
+TEST(BufferStateLazyHome, OnOneInOrderQueueOnlyTheLastSplitBeforeTheReadWritesHome) {
+  BufferState state(100);
+  auto* queue = reinterpret_cast<cl_command_queue>(0x10);
+  uint64_t first = state.split_captured(queue);
+  uint64_t second = state.split_captured(queue);
+  state.want_home(queue, true);
+  EXPECT_FALSE(state.home_wanted_by(first));
+  EXPECT_TRUE(state.home_wanted_by(second));
+  state.split_released();
+  state.split_released();
+  EXPECT_FALSE(state.home_wanted_by(second));  // none in flight: nothing is wanted any more
+}
+
+TEST(BufferStateLazyHome, OnAnotherQueueOrOutOfOrderEverySplitInFlightWritesHome) {
+  auto* queue = reinterpret_cast<cl_command_queue>(0x10);
+  auto* other = reinterpret_cast<cl_command_queue>(0x20);
+  for (auto [reader, in_order] : {std::pair{other, true}, std::pair{queue, false}}) {
+    BufferState state(100);
+    uint64_t first = state.split_captured(queue);
+    state.split_captured(queue);
+    state.want_home(reader, in_order);
+    EXPECT_TRUE(state.home_wanted_by(first));
+  }
+  BufferState mixed(100);  // splits from two queues, then a read on one of them
+  uint64_t first = mixed.split_captured(queue);
+  mixed.split_captured(other);
+  mixed.want_home(other, true);
+  EXPECT_TRUE(mixed.home_wanted_by(first));
+}
+
+TEST(BufferStateLazyHome, StatesNeedCareWhileTheyLackBytesOrHaveSplitsInFlight) {
+  ASSERT_FALSE(BufferState::any_needs_care());
+  {
+    BufferState state(100);
+    state.split_captured(nullptr);
+    EXPECT_TRUE(BufferState::any_needs_care());
+    state.split_released();
+    EXPECT_FALSE(BufferState::any_needs_care());
+    left_lacking(state);
+    EXPECT_TRUE(BufferState::any_needs_care());
+  }
+  EXPECT_FALSE(BufferState::any_needs_care());  // gone with the state
+}
+
+TEST(BufferStateLazyHome, ASplitThatSawAnAppWriteForgetsWhatHomeLacked) {
+  BufferState state(100);
+  left_lacking(state);
+  uint64_t start = state.generation();
+  state.split_captured(nullptr);
+  state.app_wrote(0, 10);
+  // The merge wrote everything home (merge_lazily is false after an app write); then:
+  state.split_ended(start, 0, {});
+  EXPECT_TRUE(state.home_lacks().empty());
+  EXPECT_TRUE(state.host_valid().empty());
+}
+
+}  // namespace
+}  // namespace coex::coherence
