@@ -1,5 +1,6 @@
 // The steps before a chunk runs: the host copy reads from home what it lacks, and the device gets from
 // the host copy the part of the chunk's footprint it lacks (data_moves.h).
+#include <cstring>
 #include <stdexcept>
 #include <string>
 
@@ -70,7 +71,8 @@ uint64_t refresh_host_copies(LaunchJob& job, cl_command_queue home_queue, const 
 }
 
 cl_int prepare_chunk(LaunchJob& job, int device, cl_command_queue queue, cl_command_queue home_queue,
-                     const ChunkFootprint& chunk, const std::vector<RootWrites>& written_so_far, ChunkMoves& moves) {
+                     const ChunkFootprint& chunk, const std::vector<RootWrites>& written_so_far,
+                     const UploadStagingFn& upload_staging, ChunkMoves& moves) {
   if (device == job.home) {
     // Its buffers are current but for what other devices wrote earlier (lazy home): that comes
     // first, from the host copy, so that the bytes kept below are the ones the launch reads.
@@ -106,20 +108,41 @@ cl_int prepare_chunk(LaunchJob& job, int device, cl_command_queue queue, cl_comm
       cl_int err = read_pre_launch_bytes(job, k, home_queue, host_lacks, moves.home_to_host);
       if (err != CL_SUCCESS) return err;
     }
-    std::lock_guard lock(state.mutex());
-    auto* shadow = state.find_shadow(device);
-    if (!shadow) return CL_MEM_OBJECT_ALLOCATION_FAILURE;
-    IntervalSet fillable = state.host_valid();
-    fillable.subtract(own_writes);
-    const uint8_t* host = state.host_copy().data();
-    for (const auto& r : bridge_gaps_within(lacked, kBridgeGap, fillable)) {
-      // Blocking: the host copy may change once the lock is released (an app write elsewhere).
-      cl_int err = cl().clEnqueueWriteBuffer(queue, shadow->mem, CL_TRUE, r.begin, r.size(), host + r.begin, 0,
-                                             nullptr, nullptr);
-      if (err != CL_SUCCESS) return err;
-      moves.host_to_device += r.size();
-      shadow->valid.add(r);
+    // Copied to staging under the lock (the host copy may change once it is let go: an app write
+    // elsewhere), sent from there after it.
+    IntervalSet sent;
+    uint8_t* staging = nullptr;
+    cl_mem mem = nullptr;
+    {
+      std::lock_guard lock(state.mutex());
+      auto* shadow = state.find_shadow(device);
+      if (!shadow) return CL_MEM_OBJECT_ALLOCATION_FAILURE;
+      mem = shadow->mem;
+      IntervalSet fillable = state.host_valid();
+      fillable.subtract(own_writes);
+      sent = bridge_gaps_within(lacked, kBridgeGap, fillable);
+      if (sent.empty()) continue;
+      staging = upload_staging(sent.total());
+      const uint8_t* host = state.host_copy().data();
+      size_t at = 0;
+      for (const auto& r : sent) {
+        std::memcpy(staging + at, host + r.begin, r.size());
+        at += r.size();
+      }
     }
+    size_t at = 0;
+    for (const auto& r : sent) {
+      cl_int err =
+          cl().clEnqueueWriteBuffer(queue, mem, CL_FALSE, r.begin, r.size(), staging + at, 0, nullptr, nullptr);
+      if (err != CL_SUCCESS) return err;
+      at += r.size();
+    }
+    if (cl_int err = cl().clFinish(queue); err != CL_SUCCESS) return err;
+    moves.host_to_device += sent.total();
+    std::lock_guard lock(state.mutex());
+    // Only this device changes its own valid set; an app write meanwhile makes the launch's end
+    // forget every copy (BufferState::split_ended).
+    if (auto* shadow = state.find_shadow(device)) shadow->valid.add(sent);
   }
   return CL_SUCCESS;
 }

@@ -58,10 +58,14 @@ struct ChunkMoves {
 
 // Makes the device hold what the chunk needs: the part of its footprint the device lacks (not what
 // it wrote earlier in this launch), from the host copy, which first reads from home what it lacks of
-// that and of the chunk's twin ranges. The home device's buffers are current: it only keeps what the
-// chunk overwrites in place (keep_home_bytes; for it the caller holds job.home_backup.mutex).
+// that and of the chunk's twin ranges. The bytes go through `upload_staging(bytes)` (the device's
+// pinned staging: the host copy's lock is held only while they are copied there). The home device's
+// buffers are current but for what other devices wrote before (lazy home): it gets that, and keeps
+// what the chunk overwrites in place (keep_home_bytes; for it the caller holds job.home_backup.mutex).
+using UploadStagingFn = std::function<uint8_t*(size_t bytes)>;
 cl_int prepare_chunk(LaunchJob& job, int device, cl_command_queue queue, cl_command_queue home_queue,
-                     const ChunkFootprint& chunk, const std::vector<RootWrites>& written_so_far, ChunkMoves& moves);
+                     const ChunkFootprint& chunk, const std::vector<RootWrites>& written_so_far,
+                     const UploadStagingFn& upload_staging, ChunkMoves& moves);
 
 // The cl_mem a kernel argument is bound to on `device` (the app's own on the home device).
 cl_mem device_mem(LaunchJob& job, const ArgBinding& binding, int device);

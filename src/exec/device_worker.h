@@ -4,12 +4,15 @@
 // allocates it anew.
 #pragma once
 
+#include <pthread.h>
+
 #include <chrono>
 #include <condition_variable>
 #include <cstdint>
 #include <deque>
 #include <functional>
 #include <mutex>
+#include <string>
 #include <thread>
 #include <vector>
 
@@ -19,7 +22,13 @@ namespace coex::exec {
 
 class DeviceWorker {
  public:
-  DeviceWorker() : thread_([this] { loop(); }) {}
+  // The thread is named "coex-dev<device>" (top -H, gdb, /proc/PID/task/*/comm show it; the
+  // external-load benchmark pins it to a core by that name).
+  explicit DeviceWorker(int device)
+      : thread_([this, device] {
+          pthread_setname_np(pthread_self(), ("coex-dev" + std::to_string(device)).substr(0, 15).c_str());
+          loop();
+        }) {}
   ~DeviceWorker() { stop(); }
   DeviceWorker(const DeviceWorker&) = delete;
   DeviceWorker& operator=(const DeviceWorker&) = delete;
@@ -54,6 +63,11 @@ class DeviceWorker {
   uint8_t* staging(size_t slot, size_t bytes, cl_command_queue shadow_queue) {
     return staging_.get(slot, bytes, shadow_queue);
   }
+  // Staging for the uploads of one chunk (all its ranges, one after another): pinned, so that a
+  // GPU's driver copies from it directly instead of through a bounce buffer of its own.
+  uint8_t* upload_staging(size_t bytes, cl_command_queue shadow_queue) {
+    return upload_staging_.get(0, bytes, shadow_queue);
+  }
 
  private:
   void loop() {
@@ -80,6 +94,7 @@ class DeviceWorker {
   bool stopping_ = false;
   bool ended_ = false;
   PinnedStaging staging_;
+  PinnedStaging upload_staging_;
   std::thread thread_;  // last: starts once the members above exist
 };
 

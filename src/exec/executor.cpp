@@ -32,7 +32,7 @@ Executor::~Executor() { stop(); }
 DeviceWorker& Executor::worker(int device) {
   std::lock_guard lock(mutex_);
   auto& slot = workers_[device];
-  if (!slot) slot = std::make_unique<DeviceWorker>();
+  if (!slot) slot = std::make_unique<DeviceWorker>(device);
   return *slot;
 }
 

@@ -138,7 +138,9 @@ ChunkOutcome run_chunk(DeviceTask& t, const sched::Chunk& chunk, const ChunkFoot
   if (device == job.home) home_lock = job.home_backup.lock_for_home();
   ChunkMoves moves;
   if (run.error == CL_SUCCESS)
-    run.error = prepare_chunk(job, device, t.queues.device, t.queues.home, footprint, run.writes, moves);
+    run.error = prepare_chunk(
+        job, device, t.queues.device, t.queues.home, footprint, run.writes,
+        [&](size_t bytes) { return t.worker.upload_staging(bytes, t.queues.device); }, moves);
   run.add(moves);
   add_chunk_writes(run.writes, footprint);
   Clock::time_point kernel_start = Clock::now();

@@ -39,7 +39,11 @@ TEST(ReportRecorder, EmptyReportHasTheShapeOfIssue2) {
   EXPECT_EQ(j.at("policy"), "static");
   EXPECT_TRUE(j.at("devices").is_array());
   EXPECT_TRUE(j.at("kernels").is_array());
-  EXPECT_EQ(j.at("totals"), (json{{"launches", 0}, {"split_launches", 0}, {"bytes_moved", 0}, {"bytes_minimal", 0}}));
+  EXPECT_EQ(j.at("totals"), (json{{"launches", 0},
+                                  {"split_launches", 0},
+                                  {"bytes_moved", 0},
+                                  {"bytes_minimal", 0},
+                                  {"bytes_home_on_demand", 0}}));
   EXPECT_FALSE(j.contains("settings"));  // only when set
 }
 
@@ -93,8 +97,19 @@ TEST(ReportRecorder, AggregatesPerKernelInFirstSeenOrder) {
   EXPECT_EQ(kernels[2].at("not_split"), (json{{"unspecified", 1}}));
   EXPECT_TRUE(kernels[2].at("per_device").empty());
 
-  EXPECT_EQ(j.at("totals"),
-            (json{{"launches", 6}, {"split_launches", 2}, {"bytes_moved", 1024}, {"bytes_minimal", 0}}));
+  EXPECT_EQ(j.at("totals"), (json{{"launches", 6},
+                                  {"split_launches", 2},
+                                  {"bytes_moved", 1024},
+                                  {"bytes_minimal", 0},
+                                  {"bytes_home_on_demand", 0}}));
+}
+
+// Lazy home: bytes written to the app's buffers when it needed them add up in the totals.
+TEST(ReportRecorder, BytesWrittenHomeOnDemandAddUp) {
+  ReportRecorder r;
+  r.record_home_on_demand(100);
+  r.record_home_on_demand(28);
+  EXPECT_EQ(r.to_json().at("totals").at("bytes_home_on_demand"), 128);
 }
 
 // Issue 5: per kernel, what the footprints say the devices lacked, where the bytes went, and the worst
