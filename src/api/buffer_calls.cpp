@@ -89,6 +89,12 @@ void app_writes(const char* call, cl_mem mem, size_t offset, size_t size) {
     record->state->app_wrote(begin, end);
   });
 }
+// The app may write anywhere in `mem` (a rect, an image copy, an unmap: coex does not work out the
+// range): what home lacks comes home first, for the bytes the command leaves as they are. Returns
+// the error of that.
+cl_int app_may_write_all(const char* call, cl_command_queue queue, cl_mem mem) {
+  return exec::app_reads(call, queue, mem, 0, SIZE_MAX);
+}
 void app_writes_all(const char* call, cl_mem mem) { app_writes(call, mem, 0, SIZE_MAX / 2); }
 
 cl_int CL_API_CALL read_buffer(cl_command_queue queue, cl_mem buffer, cl_bool blocking, size_t offset, size_t size,
@@ -134,6 +140,7 @@ cl_int CL_API_CALL write_buffer_rect(cl_command_queue queue, cl_mem buffer, cl_b
                                      size_t buffer_row_pitch, size_t buffer_slice_pitch, size_t host_row_pitch,
                                      size_t host_slice_pitch, const void* ptr, cl_uint nwait, const cl_event* wait,
                                      cl_event* event) {
+  if (cl_int err = app_may_write_all("clEnqueueWriteBufferRect", queue, buffer)) return err;
   cl_int err = cl().clEnqueueWriteBufferRect(queue, buffer, blocking, buffer_origin, host_origin, region,
                                              buffer_row_pitch, buffer_slice_pitch, host_row_pitch, host_slice_pitch,
                                              ptr, nwait, wait, event);
@@ -161,6 +168,7 @@ cl_int CL_API_CALL copy_buffer_rect(cl_command_queue queue, cl_mem src, cl_mem d
                                     size_t src_slice_pitch, size_t dst_row_pitch, size_t dst_slice_pitch,
                                     cl_uint nwait, const cl_event* wait, cl_event* event) {
   if (cl_int err = exec::app_reads("clEnqueueCopyBufferRect", queue, src, 0, SIZE_MAX)) return err;
+  if (cl_int err = app_may_write_all("clEnqueueCopyBufferRect", queue, dst)) return err;
   cl_int err = cl().clEnqueueCopyBufferRect(queue, src, dst, src_origin, dst_origin, region, src_row_pitch,
                                             src_slice_pitch, dst_row_pitch, dst_slice_pitch, nwait, wait, event);
   if (err == CL_SUCCESS) app_writes_all("clEnqueueCopyBufferRect", dst);
@@ -170,6 +178,7 @@ cl_int CL_API_CALL copy_buffer_rect(cl_command_queue queue, cl_mem src, cl_mem d
 cl_int CL_API_CALL copy_image_to_buffer(cl_command_queue queue, cl_mem src, cl_mem dst, const size_t* src_origin,
                                         const size_t* region, size_t dst_offset, cl_uint nwait, const cl_event* wait,
                                         cl_event* event) {
+  if (cl_int err = app_may_write_all("clEnqueueCopyImageToBuffer", queue, dst)) return err;
   cl_int err =
       cl().clEnqueueCopyImageToBuffer(queue, src, dst, src_origin, region, dst_offset, nwait, wait, event);
   if (err == CL_SUCCESS) app_writes_all("clEnqueueCopyImageToBuffer", dst);
@@ -196,6 +205,7 @@ void* CL_API_CALL map_buffer(cl_command_queue queue, cl_mem buffer, cl_bool bloc
 // again so that a split launch that began in between does not claim it current.
 cl_int CL_API_CALL unmap(cl_command_queue queue, cl_mem mem, void* ptr, cl_uint nwait, const cl_event* wait,
                          cl_event* event) {
+  if (cl_int err = app_may_write_all("clEnqueueUnmapMemObject", queue, mem)) return err;
   cl_int err = cl().clEnqueueUnmapMemObject(queue, mem, ptr, nwait, wait, event);
   if (err == CL_SUCCESS) app_writes_all("clEnqueueUnmapMemObject", mem);
   return err;

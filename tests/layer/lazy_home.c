@@ -107,7 +107,19 @@ int main(void) {
   APP_CHECK(clEnqueueReadBuffer(q, da, CL_TRUE, 0, BYTES, got, 0, NULL, NULL));
   app_check_i32("app writes after a split", got, ref, N);
 
-  /* 7. Three launches in a row and a read, with no wait in between: the read is enqueued while the
+  /* 7. A write map of the first 16 items: the unmap may have written anywhere, as far as coex
+   * knows, but the other device's part must still come home. */
+  launch(da, db, 3, 0, N);
+  step_on_host(ref, ref2, 3, 0, N);
+  APP_CHECK(clFinish(q));
+  int32_t* head = (int32_t*)clEnqueueMapBuffer(q, db, CL_TRUE, CL_MAP_WRITE, 0, sizeof ones, 0, NULL, NULL, &err);
+  APP_CHECK(err);
+  for (int i = 0; i < 16; ++i) head[i] = ref2[i] = 1000 + i;
+  APP_CHECK(clEnqueueUnmapMemObject(q, db, head, 0, NULL, NULL));
+  APP_CHECK(clEnqueueReadBuffer(q, db, CL_TRUE, 0, BYTES, got, 0, NULL, NULL));
+  app_check_i32("write map after a split", got, ref2, N);
+
+  /* 8. Three launches in a row and a read, with no wait in between: the read is enqueued while the
    * splits still run. */
   launch(da, db, 2, 0, N);
   launch(db, dc, 3, 0, N);
