@@ -211,6 +211,20 @@ cl_int CL_API_CALL unmap(cl_command_queue queue, cl_mem mem, void* ptr, cl_uint 
   return err;
 }
 
+// A native kernel gets the buffers of mem_list on the host: it may read and write them all.
+cl_int CL_API_CALL enqueue_native_kernel(cl_command_queue queue, void(CL_CALLBACK* user_func)(void*), void* args,
+                                         size_t cb_args, cl_uint num_mem_objects, const cl_mem* mem_list,
+                                         const void** args_mem_loc, cl_uint nwait, const cl_event* wait,
+                                         cl_event* event) {
+  for (cl_uint i = 0; mem_list && i < num_mem_objects; ++i)
+    if (cl_int err = app_may_write_all("clEnqueueNativeKernel", queue, mem_list[i])) return err;
+  cl_int err = cl().clEnqueueNativeKernel(queue, user_func, args, cb_args, num_mem_objects, mem_list, args_mem_loc,
+                                          nwait, wait, event);
+  for (cl_uint i = 0; err == CL_SUCCESS && mem_list && i < num_mem_objects; ++i)
+    app_writes_all("clEnqueueNativeKernel", mem_list[i]);
+  return err;
+}
+
 }  // namespace
 
 void install_buffer_calls(cl_icd_dispatch& table) {
@@ -223,6 +237,7 @@ void install_buffer_calls(cl_icd_dispatch& table) {
   table.clEnqueueReadBufferRect = read_buffer_rect;
   table.clEnqueueCopyBufferToImage = copy_buffer_to_image;
   table.clEnqueueMigrateMemObjects = migrate_mem_objects;
+  table.clEnqueueNativeKernel = enqueue_native_kernel;
   table.clEnqueueWriteBuffer = write_buffer;
   table.clEnqueueWriteBufferRect = write_buffer_rect;
   table.clEnqueueFillBuffer = fill_buffer;
