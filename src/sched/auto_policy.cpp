@@ -35,14 +35,18 @@ std::string auto_choice(const History& history, const LaunchShape& shape, const 
   return overhead > params.auto_overhead_fraction * predicted ? "boyer" : "sigmoid";
 }
 
-std::vector<int> auto_paying_devices(const History& history, const LaunchShape& shape, const std::vector<int>& devices,
-                                     const PolicyParams& params) {
-  const uint64_t launches = history.launches(shape.kernel_key, shape.global_size);
+bool auto_probe(const History& history, const LaunchShape& shape, const PolicyParams& params) {
+  const uint64_t launches = shape.launch_number.value_or(history.launches(shape.kernel_key, shape.global_size));
   const uint64_t interval = static_cast<uint64_t>(params.probe_interval);
-  // Probes at interval x 1, 2, 4, 8, ...: a device that never pays costs ever
-  // less.
-  if (launches > 0 && launches % interval == 0 && ((launches / interval) & (launches / interval - 1)) == 0)
-    return devices;
+  // Probes at interval x 1, 2, 4, 8, ...: a device that never pays costs ever less.
+  return launches > 0 && launches % interval == 0 && ((launches / interval) & (launches / interval - 1)) == 0;
+}
+
+namespace {
+
+// The devices of `devices` that pay for their overhead by their chunk-time models.
+std::vector<int> paying_by_models(const History& history, const LaunchShape& shape, const std::vector<int>& devices,
+                                  const PolicyParams& params) {
   std::vector<FinishModel> models;
   std::vector<size_t> modeled;  // positions in `devices`
   for (size_t i = 0; i < devices.size(); ++i) {
@@ -83,6 +87,36 @@ std::vector<int> auto_paying_devices(const History& history, const LaunchShape& 
   return paying.empty() ? devices : paying;
 }
 
+// Whether the split launches over exactly `paying` were measured, whole, to be no faster than
+// (1 - auto_min_gain) x the home device alone. Home alone is its chunk-time model at the whole launch:
+// what a chunk of that size costs on home, its sub-launch and wait included, close to what the plain
+// launch costs (an unsplit launch goes to the app's own queue and is not timed). Not measured yet,
+// or nothing known of home: no verdict, the split is made (and then measured).
+bool split_measured_not_to_pay(const History& history, const LaunchShape& shape, const std::vector<int>& devices,
+                               const std::vector<int>& paying, const PolicyParams& params) {
+  const int home = shape.home;
+  if (home < 0 || std::find(devices.begin(), devices.end(), home) == devices.end()) return false;
+  if (paying.size() == 1 && paying.front() == home) return false;  // not a split
+  const auto split = history.split_launch_seconds(shape.kernel_key, shape.global_size, paying);
+  if (!split) return false;
+  const AffineModel alone = kernel_model(history, shape.kernel_key, home);
+  if (!alone.valid) return false;
+  return *split > (1 - params.auto_min_gain) * alone.time(static_cast<double>(shape.total_groups));
+}
+
+}  // namespace
+
+std::vector<int> auto_paying_devices(const History& history, const LaunchShape& shape, const std::vector<int>& devices,
+                                     const PolicyParams& params) {
+  const std::vector<int> paying = paying_by_models(history, shape, devices, params);
+  const bool not_worth_it = split_measured_not_to_pay(history, shape, devices, paying, params);
+  // A probe lets every device take part, except when the split the models pick was measured not to
+  // pay: then it is that split that is made again (and measured), so that one that became worth it
+  // is seen; a probe of every device would measure another set and leave that verdict as it was.
+  if (auto_probe(history, shape, params)) return not_worth_it ? paying : devices;
+  return not_worth_it ? std::vector<int>{shape.home} : paying;
+}
+
 AutoPolicy::AutoPolicy(const PolicyParams& params, std::shared_ptr<History> history,
                        const std::vector<DeviceProfile>& profiles)
     : params_(params), history_(history ? std::move(history) : std::make_shared<History>()), profiles_(profiles) {}
@@ -91,6 +125,8 @@ void AutoPolicy::begin_launch(const LaunchShape& shape, const std::vector<int>& 
   const auto paying = auto_paying_devices(*history_, shape, devices, params_);
   choice_ = auto_choice(*history_, shape, paying, params_);
   key_ = {shape.kernel_key, shape.global_size};
+  home_ = shape.home;
+  paying_ = paying;
   Track& track = tracks_[key_];
   if (choice_ == "wp" && track.remeasure) {
     choice_ = "sigmoid";
@@ -134,6 +170,11 @@ void AutoPolicy::end_launch(double now) {
   if (track.wp_launches > 0 && track.last_wp_balance >= threshold && balance < threshold) track.remeasure = true;
   track.last_wp_balance = balance;
   ++track.wp_launches;
+}
+
+void AutoPolicy::launch_measured(double seconds) {
+  if (!active_ || paying_.empty() || (paying_.size() == 1 && paying_.front() == home_)) return;  // not a split
+  history_->record_split_launch(key_.first, key_.second, paying_, seconds);
 }
 
 std::vector<Chunk> AutoPolicy::take_abandoned() { return active_ ? active_->take_abandoned() : std::vector<Chunk>{}; }
