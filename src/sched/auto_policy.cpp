@@ -1,6 +1,7 @@
 #include "sched/auto_policy.h"
 
 #include <algorithm>
+#include <limits>
 
 #include "sched/policy_factory.h"
 #include "sched/split_math.h"
@@ -87,11 +88,34 @@ std::vector<int> paying_by_models(const History& history, const LaunchShape& sha
   return paying.empty() ? devices : paying;
 }
 
+// What the launch would take on home alone, unsplit, from home's chunks in split launches of this
+// kernel and size, each without its transfer part: an unsplit launch moves nothing (its data is on
+// home) and waits for no other device's reads from the home queue, and both are in the time before a
+// chunk's sub-launch starts. What stays, a sub-launch and the wait for it, is close to what the plain
+// launch costs (unsplit launches go to the app's own queue and are not timed by coex). The estimate is
+// the smaller of the fitted line (a + b * x) at the whole launch and the best chunk scaled up to it:
+// (a + b * x) * W / x >= a + b * W, so each chunk scaled up bounds the launch from above, and the
+// smallest bound holds against a slow first chunk (a kernel built at its first launch) that pulls the
+// least-squares line up for as long as it is among the samples. Only this size: another global size
+// has other work-groups. nullopt: no home, or no chunk of it at this size.
+std::optional<double> home_alone_seconds(const History& history, const LaunchShape& shape) {
+  if (shape.home < 0) return std::nullopt;
+  const double whole = static_cast<double>(shape.total_groups);
+  std::vector<std::pair<double, double>> points;
+  double best = std::numeric_limits<double>::infinity();
+  for (const auto& s : history.samples(shape.kernel_key, shape.global_size, shape.home)) {
+    const double compute = std::max(0.0, s.seconds - s.transfer_seconds);
+    points.emplace_back(s.groups, compute);
+    if (s.groups > 0) best = std::min(best, compute * whole / s.groups);
+  }
+  const AffineModel m = fit_affine(points);
+  if (!m.valid) return std::nullopt;
+  return std::min(best, m.time(whole));
+}
+
 // Whether the split launches over exactly `paying` were measured, whole, to be no faster than
-// (1 - auto_min_gain) x the home device alone. Home alone is its chunk-time model at the whole launch:
-// what a chunk of that size costs on home, its sub-launch and wait included, close to what the plain
-// launch costs (an unsplit launch goes to the app's own queue and is not timed). Not measured yet,
-// or nothing known of home: no verdict, the split is made (and then measured).
+// (1 - auto_min_gain) x home alone. Not measured yet, or nothing known of home: no verdict, the split
+// is made (and then measured).
 bool split_measured_not_to_pay(const History& history, const LaunchShape& shape, const std::vector<int>& devices,
                                const std::vector<int>& paying, const PolicyParams& params) {
   const int home = shape.home;
@@ -99,9 +123,8 @@ bool split_measured_not_to_pay(const History& history, const LaunchShape& shape,
   if (paying.size() == 1 && paying.front() == home) return false;  // not a split
   const auto split = history.split_launch_seconds(shape.kernel_key, shape.global_size, paying);
   if (!split) return false;
-  const AffineModel alone = kernel_model(history, shape.kernel_key, home);
-  if (!alone.valid) return false;
-  return *split > (1 - params.auto_min_gain) * alone.time(static_cast<double>(shape.total_groups));
+  const auto alone = home_alone_seconds(history, shape);
+  return alone && *split > (1 - params.auto_min_gain) * *alone;
 }
 
 }  // namespace

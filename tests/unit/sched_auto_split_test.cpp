@@ -94,6 +94,55 @@ TEST(AutoSplitCost, TwoEqualDevicesOnALongKernelStillSplit) {
   EXPECT_EQ(auto_paying_devices(h, shape(1), {0, 1}, PolicyParams{}), (std::vector<int>{0, 1}));
 }
 
+TEST(AutoSplitCost, HomeAloneLeavesOutTheTransferPartOfHomesChunks) {
+  // Home's chunks in a split spent 2 ms each before their sub-launch (moves, other devices' reads
+  // from the home queue): 3.02 ms for the whole launch with it, 1.02 ms without. An unsplit launch
+  // pays neither: split launches of 2 ms do not pay.
+  History h;
+  for (uint64_t g : {100, 400, 1600}) {
+    ChunkTiming t;
+    t.chunk = {0, 0, g};
+    t.transfer_seconds = 2e-3;
+    t.end = kHome.time(static_cast<double>(g)) + t.transfer_seconds;
+    h.record_chunk("k", kSize, t);
+  }
+  record_line(h, 1, kSlower);
+  h.record_split_launch("k", kSize, {0, 1}, 2e-3);
+  EXPECT_EQ(auto_paying_devices(h, shape(0), {0, 1}, PolicyParams{}), std::vector<int>{0});
+  h.record_split_launch("k", kSize, {0, 1}, 0.5e-3);  // mean 1.25 ms: still more than 0.95 x 1.02 ms
+  EXPECT_EQ(auto_paying_devices(h, shape(0), {0, 1}, PolicyParams{}), std::vector<int>{0});
+  for (int i = 0; i < 10; ++i) h.note_launch("k", kSize);
+  h.record_split_launch("k", kSize, {0, 1}, 0.5e-3);  // now it is 0.5 ms
+  EXPECT_EQ(auto_paying_devices(h, shape(0), {0, 1}, PolicyParams{}), (std::vector<int>{0, 1}));
+}
+
+TEST(AutoSplitCost, ASlowFirstChunkOfHomeDoesNotMakeHomeAloneLookSlow) {
+  // Home's first chunk took 20 ms (its kernel built at the first launch): the least-squares line
+  // through it would put home alone near 10 ms. Its 1600-group chunk, scaled to the launch, says
+  // 1.01 ms: split launches of 2 ms do not pay.
+  History h;
+  ChunkTiming cold;
+  cold.chunk = {0, 0, 100};
+  cold.end = 0.02;
+  h.record_chunk("k", kSize, cold);
+  record_line(h, 0, kHome);
+  record_line(h, 1, kSlower);
+  ASSERT_EQ(auto_paying_devices(h, shape(0), {0, 1}, PolicyParams{}), (std::vector<int>{0, 1}));  // the premise
+  h.record_split_launch("k", kSize, {0, 1}, 2e-3);
+  EXPECT_EQ(auto_paying_devices(h, shape(0), {0, 1}, PolicyParams{}), std::vector<int>{0});
+  // Home's chunks at another global size are other work-groups: they say nothing of home alone here.
+  History other_size;
+  record_line(other_size, 1, kSlower);
+  for (uint64_t g : {100, 400, 1600}) {
+    ChunkTiming t;
+    t.chunk = {0, 0, g};
+    t.end = kHome.time(static_cast<double>(g));
+    other_size.record_chunk("k", 2 * kSize, t);
+  }
+  other_size.record_split_launch("k", kSize, {0, 1}, 2e-3);
+  EXPECT_EQ(auto_paying_devices(other_size, shape(0), {0, 1}, PolicyParams{}), (std::vector<int>{0, 1}));
+}
+
 TEST(AutoSplitCost, ProbesFollowTheLaunchNumberGivenAtEnqueue) {
   History h;
   for (int i = 0; i < 14; ++i) h.note_launch("k", kSize);
