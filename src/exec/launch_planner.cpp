@@ -103,7 +103,8 @@ struct SplitInFlight {
 // runs, when no split over the devices auto picks has been measured yet, runs
 // on home too ("split_being_measured"): an iterative app enqueues its launches
 // long before the first one ends (benchmarks/jacobi: 100 launches of 1 ms in a
-// row), and each would be split on what was known before it. The launch's
+// row), and each would be split on what was known before it (a probe too:
+// the measurement it would bring is under way). The launch's
 // number (History::plan_launch) goes with the job, so that the policy makes
 // the probe the planner saw, and later launches do not take it for theirs.
 // Returns the reason, or null when the launch is split.
@@ -127,8 +128,7 @@ const char* auto_leaves_home_alone(api::Runtime& rt, const model::KernelRecord& 
   const char* reason = nullptr;
   if (paying.size() == 1 && paying.front() == home)
     reason = "one_device_pays";
-  else if (!sched::auto_probe(*history, shape, params) &&
-           history->splits_in_flight(shape.kernel_key, shape.global_size) &&
+  else if (history->splits_in_flight(shape.kernel_key, shape.global_size) &&
            !history->split_launch_seconds(shape.kernel_key, shape.global_size, paying))
     reason = "split_being_measured";
   if (reason) {
