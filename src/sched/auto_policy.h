@@ -22,8 +22,8 @@
 // Then the split those devices would make is weighed against not splitting, from measurement: the
 // History keeps the wall time of whole split launches per set of devices taking part (job start to
 // end of merge, as the executor sees it). When the split over that set took more than
-// (1 - auto_min_gain) x the home device's chunk-time model at the whole launch, home gets everything
-// (the executor then does not split at all). Chunk models see only chunks: the host-copy refresh,
+// (1 - auto_min_gain) x home alone (estimated from home's chunks at this size, without their
+// transfer part: auto_policy.cpp), home gets everything (the executor then does not split at all). Chunk models see only chunks: the host-copy refresh,
 // the hand-offs between device threads, read-backs and the merge lie outside them; on an H100 beside a
 // CPU 300x slower, 1 ms launches of benchmarks/jacobi took several ms split while the models predicted
 // a gain (0.18x the GPU alone).
