@@ -103,6 +103,10 @@ COEX_SETTING(Double, predict_eliminate, 0.1, (0.0, 1.0),
 COEX_SETTING(Double, auto_min_share, 0.05, (0.0, 1.0),
              "auto: a device whose predicted share of a launch (from its measured times) is below this "
              "fraction gets no work; when that leaves the home device alone, the launch is not split.")
+COEX_SETTING(Double, auto_min_gain, 0.05, (0.0, 1.0),
+             "auto: a split whose measured launches (from the start of the job to the end of its merge) were "
+             "not at least this fraction faster than the home device alone is not made: the launch runs "
+             "unsplit on home, until a probe measures the split again.")
 
 // --- Testing ---
 COEX_SETTING(Grammar, fault, "", (kFaultGrammar, &check_fault_spec),

@@ -8,6 +8,7 @@
 #include <condition_variable>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -102,6 +103,12 @@ struct LaunchJob {
   cl_device_id home_device = nullptr;
   int home = -1;             // coex index of the home device
   std::vector<int> devices;  // coex indices that may take work
+  // Under auto: the launch's number among those of its kernel and size (sched::History::plan_launch),
+  // so that the policy sees the same probe the planner saw; and, while the job lives, its count among
+  // the History's splits in flight (the planner runs the launches enqueued meanwhile on home until
+  // the first split over a set of devices has been measured).
+  std::optional<uint64_t> launch_number;
+  std::shared_ptr<void> in_flight;
   std::vector<cl_mem> retained;  // app buffers retained for the job's lifetime
   cl_event user_event = nullptr;    // completes the app's event when the split is done
   cl_event start_marker = nullptr;  // completes when the app's wait list and queue allow the start

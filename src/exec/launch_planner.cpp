@@ -3,6 +3,7 @@
 #include <spdlog/spdlog.h>
 
 #include <algorithm>
+#include <memory>
 #include <string>
 
 #include "api/runtime.h"
@@ -77,27 +78,66 @@ void capture_footprint_inputs(const kernel::KernelInfo& info, const std::vector<
   }
 }
 
+// A split launch of one kernel and size, counted among the History's splits in flight while the job
+// that holds it lives.
+struct SplitInFlight {
+  SplitInFlight(std::shared_ptr<sched::History> h, std::string k, uint64_t s)
+      : history(std::move(h)), key(std::move(k)), size(s) {
+    history->split_started(key, size);
+  }
+  ~SplitInFlight() { history->split_ended(key, size); }
+  SplitInFlight(const SplitInFlight&) = delete;
+  SplitInFlight& operator=(const SplitInFlight&) = delete;
+  std::shared_ptr<sched::History> history;
+  std::string key;
+  uint64_t size;
+};
+
 // auto (the default policy) leaves out the devices whose measured speed does
-// not pay for their overhead (sched/auto_policy.h). When that leaves home
-// alone, the launch runs on home as the app asked, at the cost of a plain
-// launch: no markers, copies or merge. The History still counts the launch, so
-// that auto's periodic probe of the others comes round.
-bool only_home_pays(api::Runtime& rt, const model::KernelRecord& kernel, const model::ProgramRecord& program,
-                    const LaunchJob& job, const std::vector<int>& participants, int home) {
-  if (rt.settings().policy != "auto") return false;
+// not pay for their overhead, and every other device when the split launches
+// it would make were measured no faster than home alone (sched/auto_policy.h).
+// When that leaves home alone, the launch runs on home as the app asked, at the
+// cost of a plain launch: no markers, copies or merge ("one_device_pays"). The
+// History still counts the launch, so that auto's periodic probe of the others
+// comes round. A launch enqueued while a split of its kernel and size still
+// runs, when no split over the devices auto picks has been measured yet, runs
+// on home too ("split_being_measured"): an iterative app enqueues its launches
+// long before the first one ends (benchmarks/jacobi: 100 launches of 1 ms in a
+// row), and each would be split on what was known before it (a probe too:
+// the measurement it would bring is under way). The launch's
+// number (History::plan_launch) goes with the job, so that the policy makes
+// the probe the planner saw, and later launches do not take it for theirs.
+// Returns the reason, or null when the launch is split.
+const char* auto_leaves_home_alone(api::Runtime& rt, const model::KernelRecord& kernel,
+                                   const model::ProgramRecord& program, LaunchJob& job,
+                                   const std::vector<int>& participants, int home) {
+  if (rt.settings().policy != "auto") return nullptr;
   auto history = rt.executor().history();
-  if (!history) return false;
+  if (!history) return nullptr;
   sched::LaunchShape shape;
   shape.kernel_key = history_key(kernel.name, program.source_hash);
   shape.total_groups = job.geometry.groups_along_split();
   shape.items_per_group = job.geometry.items_per_group();
   shape.global_size = job.geometry.work_items();
+  shape.home = home;
+  shape.launch_number = history->plan_launch(shape.kernel_key, shape.global_size);
   std::vector<int> devices = participants;
   if (std::find(devices.begin(), devices.end(), home) == devices.end()) devices.push_back(home);
-  std::vector<int> paying = sched::auto_paying_devices(*history, shape, devices, policy_params_from(rt.settings()));
-  if (paying.size() != 1 || paying.front() != home) return false;
-  history->note_launch(shape.kernel_key, shape.global_size);
-  return true;
+  const sched::PolicyParams params = policy_params_from(rt.settings());
+  std::vector<int> paying = sched::auto_paying_devices(*history, shape, devices, params);
+  const char* reason = nullptr;
+  if (paying.size() == 1 && paying.front() == home)
+    reason = "one_device_pays";
+  else if (history->splits_in_flight(shape.kernel_key, shape.global_size) &&
+           !history->split_launch_seconds(shape.kernel_key, shape.global_size, paying))
+    reason = "split_being_measured";
+  if (reason) {
+    history->note_launch(shape.kernel_key, shape.global_size);
+    return reason;
+  }
+  job.launch_number = shape.launch_number;
+  job.in_flight = std::make_shared<SplitInFlight>(history, shape.kernel_key, shape.global_size);
+  return nullptr;
 }
 
 }  // namespace
@@ -176,7 +216,8 @@ LaunchDecision plan_launch(cl_command_queue queue, cl_kernel kernel_handle, cl_u
   if (!local && compiled[0]) job->geometry.local_given = false;
   if (job->geometry.work_items() < uint64_t(rt.settings().min_split_work_items)) return not_split("too_small");
   if (job->geometry.groups_along_split() < 2) return not_split("too_small");
-  if (only_home_pays(rt, *kernel, *program, *job, participants, home)) return not_split("one_device_pays");
+  if (const char* reason = auto_leaves_home_alone(rt, *kernel, *program, *job, participants, home))
+    return not_split(reason);
 
   // Arguments: every one set; buffers tracked, grouped by root buffer.
   job->bindings.resize(args.size());

@@ -31,6 +31,7 @@ sched::PolicyParams policy_params_from(const config::Settings& s) {
   p.predict_max_steps = int(s.predict_max_steps);
   p.predict_elimination = s.predict_eliminate;
   p.auto_min_share = s.auto_min_share;
+  p.auto_min_gain = s.auto_min_gain;
   return p;
 }
 

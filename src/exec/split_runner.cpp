@@ -87,6 +87,8 @@ sched::LaunchShape launch_shape(const LaunchJob& job, const ChunkFootprint& whol
   shape.total_groups = job.geometry.groups_along_split();
   shape.items_per_group = job.geometry.items_per_group();
   shape.global_size = job.geometry.work_items();
+  shape.home = job.home;
+  shape.launch_number = job.launch_number;
   uint64_t in = 0, out = 0;
   for (const RootFootprint& root : whole_launch.roots) {
     in += root.need.total();
@@ -453,6 +455,8 @@ cl_int run_split(Executor& executor, LaunchJob& job) {
   trace(job.home, "merge", "merge", merge_start, Clock::now());
   record.split = err == CL_SUCCESS;
   if (!record.split) record.not_split_reason = "merge_failed";
+  // What the split cost, whole: auto weighs it against home alone at the next launches.
+  if (record.split) policy->launch_measured(std::chrono::duration<double>(Clock::now() - t0).count());
   // One line per launch (scripts/bench-footprints reads them): the report keeps
   // only sums per kernel.
   const report::BytesByStep& steps = record.bytes_by_step;

@@ -1,6 +1,7 @@
 #include "sched/auto_policy.h"
 
 #include <algorithm>
+#include <limits>
 
 #include "sched/policy_factory.h"
 #include "sched/split_math.h"
@@ -35,14 +36,18 @@ std::string auto_choice(const History& history, const LaunchShape& shape, const 
   return overhead > params.auto_overhead_fraction * predicted ? "boyer" : "sigmoid";
 }
 
-std::vector<int> auto_paying_devices(const History& history, const LaunchShape& shape, const std::vector<int>& devices,
-                                     const PolicyParams& params) {
-  const uint64_t launches = history.launches(shape.kernel_key, shape.global_size);
+bool auto_probe(const History& history, const LaunchShape& shape, const PolicyParams& params) {
+  const uint64_t launches = shape.launch_number.value_or(history.launches(shape.kernel_key, shape.global_size));
   const uint64_t interval = static_cast<uint64_t>(params.probe_interval);
-  // Probes at interval x 1, 2, 4, 8, ...: a device that never pays costs ever
-  // less.
-  if (launches > 0 && launches % interval == 0 && ((launches / interval) & (launches / interval - 1)) == 0)
-    return devices;
+  // Probes at interval x 1, 2, 4, 8, ...: a device that never pays costs ever less.
+  return launches > 0 && launches % interval == 0 && ((launches / interval) & (launches / interval - 1)) == 0;
+}
+
+namespace {
+
+// The devices of `devices` that pay for their overhead by their chunk-time models.
+std::vector<int> paying_by_models(const History& history, const LaunchShape& shape, const std::vector<int>& devices,
+                                  const PolicyParams& params) {
   std::vector<FinishModel> models;
   std::vector<size_t> modeled;  // positions in `devices`
   for (size_t i = 0; i < devices.size(); ++i) {
@@ -83,6 +88,58 @@ std::vector<int> auto_paying_devices(const History& history, const LaunchShape& 
   return paying.empty() ? devices : paying;
 }
 
+// What the launch would take on home alone, unsplit, from home's chunks in split launches of this
+// kernel and size, each without its transfer part: an unsplit launch moves nothing (its data is on
+// home) and waits for no other device's reads from the home queue, and both are in the time before a
+// chunk's sub-launch starts. What stays, a sub-launch and the wait for it, is close to what the plain
+// launch costs (unsplit launches go to the app's own queue and are not timed by coex). The estimate is
+// the smaller of the fitted line (a + b * x) at the whole launch and the best chunk scaled up to it:
+// (a + b * x) * W / x >= a + b * W, so each chunk scaled up bounds the launch from above, and the
+// smallest bound holds against a slow first chunk (a kernel built at its first launch) that pulls the
+// least-squares line up for as long as it is among the samples. Only this size: another global size
+// has other work-groups. nullopt: no home, or no chunk of it at this size.
+std::optional<double> home_alone_seconds(const History& history, const LaunchShape& shape) {
+  if (shape.home < 0) return std::nullopt;
+  const double whole = static_cast<double>(shape.total_groups);
+  std::vector<std::pair<double, double>> points;
+  double best = std::numeric_limits<double>::infinity();
+  for (const auto& s : history.samples(shape.kernel_key, shape.global_size, shape.home)) {
+    const double compute = std::max(0.0, s.seconds - s.transfer_seconds);
+    points.emplace_back(s.groups, compute);
+    if (s.groups > 0) best = std::min(best, compute * whole / s.groups);
+  }
+  const AffineModel m = fit_affine(points);
+  if (!m.valid) return std::nullopt;
+  return std::min(best, m.time(whole));
+}
+
+// Whether the split launches over exactly `paying` were measured, whole, to be no faster than
+// (1 - auto_min_gain) x home alone. Not measured yet, or nothing known of home: no verdict, the split
+// is made (and then measured).
+bool split_measured_not_to_pay(const History& history, const LaunchShape& shape, const std::vector<int>& devices,
+                               const std::vector<int>& paying, const PolicyParams& params) {
+  const int home = shape.home;
+  if (home < 0 || std::find(devices.begin(), devices.end(), home) == devices.end()) return false;
+  if (paying.size() == 1 && paying.front() == home) return false;  // not a split
+  const auto split = history.split_launch_seconds(shape.kernel_key, shape.global_size, paying);
+  if (!split) return false;
+  const auto alone = home_alone_seconds(history, shape);
+  return alone && *split > (1 - params.auto_min_gain) * *alone;
+}
+
+}  // namespace
+
+std::vector<int> auto_paying_devices(const History& history, const LaunchShape& shape, const std::vector<int>& devices,
+                                     const PolicyParams& params) {
+  const std::vector<int> paying = paying_by_models(history, shape, devices, params);
+  const bool not_worth_it = split_measured_not_to_pay(history, shape, devices, paying, params);
+  // A probe lets every device take part, except when the split the models pick was measured not to
+  // pay: then it is that split that is made again (and measured), so that one that became worth it
+  // is seen; a probe of every device would measure another set and leave that verdict as it was.
+  if (auto_probe(history, shape, params)) return not_worth_it ? paying : devices;
+  return not_worth_it ? std::vector<int>{shape.home} : paying;
+}
+
 AutoPolicy::AutoPolicy(const PolicyParams& params, std::shared_ptr<History> history,
                        const std::vector<DeviceProfile>& profiles)
     : params_(params), history_(history ? std::move(history) : std::make_shared<History>()), profiles_(profiles) {}
@@ -91,6 +148,8 @@ void AutoPolicy::begin_launch(const LaunchShape& shape, const std::vector<int>& 
   const auto paying = auto_paying_devices(*history_, shape, devices, params_);
   choice_ = auto_choice(*history_, shape, paying, params_);
   key_ = {shape.kernel_key, shape.global_size};
+  home_ = shape.home;
+  paying_ = paying;
   Track& track = tracks_[key_];
   if (choice_ == "wp" && track.remeasure) {
     choice_ = "sigmoid";
@@ -134,6 +193,11 @@ void AutoPolicy::end_launch(double now) {
   if (track.wp_launches > 0 && track.last_wp_balance >= threshold && balance < threshold) track.remeasure = true;
   track.last_wp_balance = balance;
   ++track.wp_launches;
+}
+
+void AutoPolicy::launch_measured(double seconds) {
+  if (!active_ || paying_.empty() || (paying_.size() == 1 && paying_.front() == home_)) return;  // not a split
+  history_->record_split_launch(key_.first, key_.second, paying_, seconds);
 }
 
 std::vector<Chunk> AutoPolicy::take_abandoned() { return active_ ? active_->take_abandoned() : std::vector<Chunk>{}; }

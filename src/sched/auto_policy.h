@@ -16,10 +16,21 @@
 // launch, and wp then starts again from the throughputs it measured rather than from its old shares.
 // Before delegating it eliminates devices that would not pay: from each device's fitted chunk-time
 // model (History samples of the kernel, a + b * x) the launch is split for equal finish times with the
-// per-chunk overhead a counted (split_math.h); a device whose share comes out under one group gets
-// nothing. A device without samples is kept (nothing is known against it), and at launch
-// probe_interval x 1, 2, 4, 8, ... of the kernel no device is eliminated, so that a device that became
-// worth it is seen again (the gaps double so that one that never pays costs ever less).
+// per-chunk overhead a counted (split_math.h); a device whose share comes out under one group, or
+// under auto_min_share of the launch, gets nothing. A device without samples is kept (nothing is
+// known against it).
+// Then the split those devices would make is weighed against not splitting, from measurement: the
+// History keeps the wall time of whole split launches per set of devices taking part (job start to
+// end of merge, as the executor sees it). When the split over that set took more than
+// (1 - auto_min_gain) x home alone (estimated from home's chunks at this size, without their
+// transfer part: auto_policy.cpp), home gets everything (the executor then does not split at all). Chunk models see only chunks: the host-copy refresh,
+// the hand-offs between device threads, read-backs and the merge lie outside them; on an H100 beside a
+// CPU 300x slower, 1 ms launches of benchmarks/jacobi took several ms split while the models predicted
+// a gain (0.18x the GPU alone).
+// Probes: at launch probe_interval x 1, 2, 4, 8, ... of the kernel and size no device is eliminated,
+// so that a device that became worth it is seen again (the gaps double so that one that never pays
+// costs ever less); when the split the models pick was measured not to pay, the probe makes that
+// split, so that its measurement is renewed.
 #pragma once
 
 #include <map>
@@ -34,6 +45,9 @@ namespace coex::sched {
 // Rules 1-4 above, for the devices in `devices`.
 std::string auto_choice(const History& history, const LaunchShape& shape, const std::vector<int>& devices,
                         const PolicyParams& params);
+
+// Whether this launch is one of the probes (launch probe_interval x 1, 2, 4, ... of the kernel and size).
+bool auto_probe(const History& history, const LaunchShape& shape, const PolicyParams& params);
 
 // The devices of `devices` that pay for their overhead on this launch (see above).
 std::vector<int> auto_paying_devices(const History& history, const LaunchShape& shape, const std::vector<int>& devices,
@@ -51,6 +65,8 @@ class AutoPolicy : public Policy {
   std::vector<Chunk> take_abandoned() override;
   std::string planned_by() const override;
   std::vector<int> eliminated() const override;
+  // Keeps the wall time of a split launch in the History, under the devices auto let take part.
+  void launch_measured(double seconds) override;
 
  private:
   PolicyParams params_;
@@ -60,6 +76,8 @@ class AutoPolicy : public Policy {
   Policy* active_ = nullptr;
   std::string choice_;
   std::vector<int> dropped_;
+  std::vector<int> paying_;  // the devices handed to the policy picked, in this launch
+  int home_ = -1;
   // Per (kernel, global size): how the last wp launches balanced.
   struct Track {
     int wp_launches = 0;

@@ -16,6 +16,9 @@ namespace coex::sched {
 namespace {
 
 constexpr const char* kFormat = "coex-history";
+// The version changes only when a reader of the old version would misread a file. Keys added since
+// version 1, optional on reading (a file without them loads as before) and ignored by older readers:
+// "split_launches" per kernel entry.
 constexpr int kVersion = 1;
 
 uint64_t fnv1a(const std::string& text) {
@@ -25,6 +28,12 @@ uint64_t fnv1a(const std::string& text) {
     h *= 1099511628211ull;
   }
   return h;
+}
+
+std::vector<int> device_set(std::vector<int> devices) {
+  std::sort(devices.begin(), devices.end());
+  devices.erase(std::unique(devices.begin(), devices.end()), devices.end());
+  return devices;
 }
 
 }  // namespace
@@ -69,7 +78,60 @@ void History::note_launch(const std::string& kernel_key, uint64_t global_size) {
     d.groups *= kLaunchDecay;
     d.seconds *= kLaunchDecay;
   }
+  for (auto& [devices, split] : e.splits) {
+    if (split.weight < 1e-100) continue;  // as above: the mean stays finite
+    split.seconds *= kLaunchDecay;
+    split.weight *= kLaunchDecay;
+  }
   evict_over_capacity();
+}
+
+uint64_t History::plan_launch(const std::string& kernel_key, uint64_t global_size) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  Entry& e = touch(kernel_key, global_size);
+  const uint64_t number = std::max(e.planned, e.launches);
+  e.planned = number + 1;
+  evict_over_capacity();
+  return number;
+}
+
+void History::record_split_launch(const std::string& kernel_key, uint64_t global_size, std::vector<int> devices,
+                                  double seconds) {
+  if (!(seconds >= 0) || !std::isfinite(seconds) || devices.empty()) return;
+  std::lock_guard<std::mutex> lock(mutex_);
+  SplitRecord& r = touch(kernel_key, global_size).splits[device_set(std::move(devices))];
+  r.seconds += seconds;
+  r.weight += 1;
+  ++r.count;
+  evict_over_capacity();
+}
+
+std::optional<double> History::split_launch_seconds(const std::string& kernel_key, uint64_t global_size,
+                                                    std::vector<int> devices) const {
+  std::lock_guard<std::mutex> lock(mutex_);
+  auto e = entries_.find({kernel_key, global_size});
+  if (e == entries_.end()) return std::nullopt;
+  auto r = e->second.splits.find(device_set(std::move(devices)));
+  if (r == e->second.splits.end() || !(r->second.weight > 0)) return std::nullopt;
+  return r->second.seconds / r->second.weight;
+}
+
+void History::split_started(const std::string& kernel_key, uint64_t global_size) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  ++in_flight_[{kernel_key, global_size}];
+}
+
+void History::split_ended(const std::string& kernel_key, uint64_t global_size) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  auto it = in_flight_.find({kernel_key, global_size});
+  if (it == in_flight_.end()) return;
+  if (--it->second == 0) in_flight_.erase(it);
+}
+
+uint64_t History::splits_in_flight(const std::string& kernel_key, uint64_t global_size) const {
+  std::lock_guard<std::mutex> lock(mutex_);
+  auto it = in_flight_.find({kernel_key, global_size});
+  return it == in_flight_.end() ? 0 : it->second;
 }
 
 std::optional<double> History::throughput(const std::string& kernel_key, uint64_t global_size, int device) const {
@@ -175,6 +237,16 @@ bool History::load(const std::string& path, std::string* error, std::string* not
         if (d.recent.size() > kMaxSamples) d.recent.erase(d.recent.begin(), d.recent.end() - kMaxSamples);
         e.devices[std::stoi(dev)] = std::move(d);
       }
+      if (k.contains("split_launches"))
+        for (const auto& split : k.at("split_launches")) {
+          SplitRecord r;
+          r.seconds = split.at("seconds").get<double>();
+          r.weight = split.at("weight").get<double>();
+          r.count = split.at("count").get<uint64_t>();
+          if (!(r.seconds >= 0) || !(r.weight > 0) || !std::isfinite(r.seconds) || !std::isfinite(r.weight))
+            throw std::runtime_error("a split launch time must be >= 0 with a weight > 0");
+          e.splits[device_set(split.at("devices").get<std::vector<int>>())] = r;
+        }
       entries[{k.at("kernel").get<std::string>(), k.at("global_size").get<uint64_t>()}] = std::move(e);
     }
     if (doc.contains("regular"))
@@ -213,6 +285,12 @@ bool History::save(const std::string& path, std::string* error) const {
         for (const auto& s : d.recent) samples.push_back({s.groups, s.seconds, s.transfer_seconds});
         k["devices"][std::to_string(dev)] = {
             {"groups", d.groups}, {"seconds", d.seconds}, {"chunks", d.chunks}, {"samples", samples}};
+      }
+      if (!e.splits.empty()) {
+        nlohmann::json splits = nlohmann::json::array();
+        for (const auto& [devices, r] : e.splits)
+          splits.push_back({{"devices", devices}, {"seconds", r.seconds}, {"weight", r.weight}, {"count", r.count}});
+        k["split_launches"] = std::move(splits);
       }
       kernels.push_back(std::move(k));
     }

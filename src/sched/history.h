@@ -7,7 +7,11 @@
 //    that slowed down is seen after one launch, however large its earlier chunks were;
 //  - the last chunk samples (groups, seconds, transfer seconds) for the fitted time models;
 // and per (kernel_key, global_size): the launches seen and the shares of the Strack policies; per
-// kernel_key: whether sigmoid found its cost regular (auto's rule reads it).
+// kernel_key: whether sigmoid found its cost regular (auto's rule reads it); per (kernel_key,
+// global_size, set of devices): the measured wall time of whole split launches (from the start of the
+// job to the end of its merge), decayed like the throughput sums. Chunk times miss much of what a split
+// costs (the host-copy refresh, hand-offs between device threads, read-backs, the merge): auto compares
+// this time with the home device alone (docs/schedulers.md, "The auto rule").
 //
 // Invalidation: the file carries a signature of the device set; load() ignores a file written for
 // another set. The kernel key contains a hash of the source, so a changed source finds no entries; the
@@ -45,8 +49,24 @@ class History {
   const std::string& device_signature() const { return signature_; }
 
   void record_chunk(const std::string& kernel_key, uint64_t global_size, const ChunkTiming& timing);
-  // Counts a finished launch of that kernel and size (and ages its throughput sums).
+  // Counts a finished launch of that kernel and size (and ages its throughput sums and split times).
   void note_launch(const std::string& kernel_key, uint64_t global_size);
+  // The launch's number among the launches of that kernel and size, given when the app enqueues it:
+  // the launches counted so far or planned before it, whichever is more. A launch is counted
+  // (note_launch) only when it ends, and the executor plans the next ones meanwhile; auto's probe rule
+  // reads this number so that one probe is one launch (not all those enqueued while it runs).
+  uint64_t plan_launch(const std::string& kernel_key, uint64_t global_size);
+
+  // The wall time of one whole split launch in which `devices` took part (any order).
+  void record_split_launch(const std::string& kernel_key, uint64_t global_size, std::vector<int> devices,
+                           double seconds);
+  // The decayed mean of those times, or nullopt when no split launch over exactly that set was measured.
+  std::optional<double> split_launch_seconds(const std::string& kernel_key, uint64_t global_size,
+                                             std::vector<int> devices) const;
+  // Split launches of that kernel and size planned but not ended (in memory only, not in the file).
+  void split_started(const std::string& kernel_key, uint64_t global_size);
+  void split_ended(const std::string& kernel_key, uint64_t global_size);
+  uint64_t splits_in_flight(const std::string& kernel_key, uint64_t global_size) const;
 
   std::optional<double> throughput(const std::string& kernel_key, uint64_t global_size, int device) const;
   std::vector<ChunkSample> samples(const std::string& kernel_key, uint64_t global_size, int device) const;
@@ -79,10 +99,17 @@ class History {
     uint64_t chunks = 0;
     std::vector<ChunkSample> recent;
   };
+  struct SplitRecord {
+    double seconds = 0;  // decayed sums: the mean is seconds / weight
+    double weight = 0;
+    uint64_t count = 0;
+  };
   struct Entry {
     std::map<int, DeviceRecord> devices;
     std::map<int, double> shares;
+    std::map<std::vector<int>, SplitRecord> splits;  // by the sorted set of devices taking part
     uint64_t launches = 0;
+    uint64_t planned = 0;  // plan_launch's next number; not in the file (the launches count is)
     uint64_t last_use = 0;
   };
   using Key = std::pair<std::string, uint64_t>;
@@ -94,6 +121,7 @@ class History {
   std::string signature_;
   std::map<Key, Entry> entries_;
   std::map<std::string, bool> regular_;
+  std::map<Key, uint64_t> in_flight_;  // apart from entries_: eviction must not lose a count
   uint64_t clock_ = 0;
 };
 

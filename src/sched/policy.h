@@ -39,6 +39,13 @@ struct LaunchShape {
   // from where its data lives (from the footprints); 0 when unknown. Only `predict` reads them.
   double bytes_in_per_group = 0;
   double bytes_out_per_group = 0;
+  // The device the app enqueued the launch on; -1 when there is none (the simulator). Only there can a
+  // launch run unsplit, at the cost of a plain launch: auto weighs a split against it.
+  int home = -1;
+  // This launch's number among those of the kernel and size, given when the app enqueued it
+  // (History::plan_launch); unset: the History's count of launches at begin_launch. auto's probes
+  // read it: the executor plans later launches while this one still runs.
+  std::optional<uint64_t> launch_number;
 };
 
 // Work-groups [begin, end) of the split dimension, on one device.
@@ -76,6 +83,11 @@ struct ChunkTiming {
 //    abandoned one, never a live one.
 //  - planned_by(): which policy planned the current launch (auto names the one it picked), for the report.
 //  - eliminated(): devices left without work in the current launch because they would not pay.
+// Added for auto's split-cost rule:
+//  - launch_measured(seconds): after end_launch, the caller's wall time of the whole launch, from
+//    the start of its job to the end of its merge (host copies, hand-offs, read-backs and the merge
+//    included, which chunk times miss). The executor reports it for launches that were split; the
+//    simulator does not.
 class Policy {
  public:
   virtual ~Policy() = default;
@@ -87,6 +99,7 @@ class Policy {
   virtual std::vector<Chunk> take_abandoned() { return {}; }
   virtual std::string planned_by() const { return name(); }
   virtual std::vector<int> eliminated() const { return {}; }
+  virtual void launch_measured(double seconds) { (void)seconds; }
 };
 
 }  // namespace coex::sched

@@ -170,6 +170,8 @@ const std::vector<Field>& fields() {
                      "auto: load balance of a wp launch, after a balanced one, that makes it re-measure"));
     f.push_back(real("auto_min_share", &PolicyParams::auto_min_share, 0, 1, false,
                      "auto: a device whose equal-finish share would be under this fraction of the launch gets nothing"));
+    f.push_back(real("auto_min_gain", &PolicyParams::auto_min_gain, 0, 1, false,
+                     "auto: a split measured less than this fraction faster than home alone is not made"));
     return f;
   }();
   return table;

@@ -68,6 +68,9 @@ struct PolicyParams {
   // auto: a device whose equal-finish share would be under this fraction of the launch gets nothing
   // (a split costs more than it could gain: the CPU beside a GPU 300x faster).
   double auto_min_share = 0.05;
+  // auto: a split whose measured launches (whole: host copies, hand-offs, merge) were not at least this
+  // fraction faster than the home device alone is not made; the launch runs unsplit on home.
+  double auto_min_gain = 0.05;
 };
 
 struct PolicyParamInfo {

@@ -1,6 +1,8 @@
-// History: throughput per (kernel, size, device), the cache file, invalidation, thread safety.
+// History: throughput per (kernel, size, device), split launch times, launch numbers, the cache file,
+// invalidation, thread safety.
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
@@ -93,6 +95,93 @@ TEST(History, SaveAndLoadRoundTrip) {
   const auto samples = loaded.samples("vadd#1234", 1 << 20, 0);
   ASSERT_EQ(samples.size(), 1u);
   EXPECT_NEAR(samples[0].transfer_seconds, 0.05, 1e-15);
+  std::filesystem::remove_all(dir);
+}
+
+TEST(History, SplitLaunchTimesPerDeviceSetDecayLikeThroughputs) {
+  History h;
+  EXPECT_FALSE(h.split_launch_seconds("k", 8, {0, 1}).has_value());
+  h.record_split_launch("k", 8, {1, 0}, 0.004);  // any order: the set is what counts
+  EXPECT_NEAR(*h.split_launch_seconds("k", 8, {0, 1}), 0.004, 1e-15);
+  EXPECT_FALSE(h.split_launch_seconds("k", 8, {0, 1, 2}).has_value());  // another set of devices
+  EXPECT_FALSE(h.split_launch_seconds("k", 16, {0, 1}).has_value());    // another size
+  // A launch ends (x0.3), then a split of 1 ms: (0.3 * 4 + 1) / (0.3 + 1) ms.
+  h.note_launch("k", 8);
+  h.record_split_launch("k", 8, {0, 1}, 0.001);
+  EXPECT_NEAR(*h.split_launch_seconds("k", 8, {0, 1}), 0.0022 / 1.3, 1e-15);
+  // Ten launches unsplit, then one split: the old times weigh 0.3^10 of it, next to nothing.
+  for (int i = 0; i < 10; ++i) h.note_launch("k", 8);
+  h.record_split_launch("k", 8, {0, 1}, 0.0005);
+  EXPECT_NEAR(*h.split_launch_seconds("k", 8, {0, 1}), 0.0005, 1e-8);
+  // A very long run of unsplit launches keeps the mean finite.
+  for (int i = 0; i < 1000; ++i) h.note_launch("k", 8);
+  EXPECT_NEAR(*h.split_launch_seconds("k", 8, {0, 1}), 0.0005, 1e-8);
+  h.record_split_launch("k", 8, {0, 1}, -1);  // not a time
+  h.record_split_launch("k", 8, {0, 1}, std::nan(""));
+  EXPECT_NEAR(*h.split_launch_seconds("k", 8, {0, 1}), 0.0005, 1e-8);
+}
+
+TEST(History, LaunchNumbersCountLaunchesPlannedAndNotYetEnded) {
+  History h;
+  EXPECT_EQ(h.plan_launch("k", 8), 0u);
+  EXPECT_EQ(h.plan_launch("k", 8), 1u);  // the first has not ended: the second is not taken for it
+  h.note_launch("k", 8);
+  h.note_launch("k", 8);
+  EXPECT_EQ(h.plan_launch("k", 8), 2u);
+  for (int i = 0; i < 5; ++i) h.note_launch("k", 8);  // counted without a number (e.g. a policy's own)
+  EXPECT_EQ(h.plan_launch("k", 8), 7u);
+  EXPECT_EQ(h.plan_launch("k", 16), 0u);  // per size
+  EXPECT_EQ(h.splits_in_flight("k", 8), 0u);
+  h.split_started("k", 8);
+  h.split_started("k", 8);
+  h.split_ended("k", 8);
+  EXPECT_EQ(h.splits_in_flight("k", 8), 1u);
+  EXPECT_EQ(h.splits_in_flight("k", 16), 0u);
+  h.split_ended("k", 8);
+  h.split_ended("k", 8);  // one too many: stays at 0
+  EXPECT_EQ(h.splits_in_flight("k", 8), 0u);
+}
+
+TEST(History, SplitLaunchTimesAreSavedAndAFileWithoutThemLoads) {
+  const auto dir = temp_dir("splits");
+  const std::string file = (dir / "history.json").string();
+  History h("sig-A");
+  h.record_chunk("k", 64, timing(0, 10, 1));
+  h.record_split_launch("k", 64, {0, 2}, 0.003);
+  h.note_launch("k", 64);
+  h.record_split_launch("k", 64, {0, 2}, 0.006);
+  h.plan_launch("k", 64);
+  h.plan_launch("k", 64);
+  std::string error;
+  ASSERT_TRUE(h.save(file, &error)) << error;
+  History loaded("sig-A");
+  ASSERT_TRUE(loaded.load(file, &error)) << error;
+  EXPECT_NEAR(*loaded.split_launch_seconds("k", 64, {0, 2}), *h.split_launch_seconds("k", 64, {0, 2}), 1e-15);
+  // The next launch's number comes from the launches counted: those planned in the last run were not
+  // all counted, and numbers planned there mean nothing to this run.
+  EXPECT_EQ(loaded.plan_launch("k", 64), 1u);
+  // A file written before split launch times were kept (version 1 without "split_launches").
+  std::filesystem::create_directories(dir);
+  const std::string old_file = (dir / "old.json").string();
+  {
+    std::ofstream(old_file) << R"({"format":"coex-history","version":1,"devices":"sig-A","kernels":[)"
+                            << R"({"kernel":"k","global_size":64,"launches":3,"last_use":5,"shares":{"0":1.0},)"
+                            << R"("devices":{"0":{"groups":10,"seconds":1,"chunks":1,"samples":[[10,1,0]]}}}]})";
+  }
+  History old("sig-A");
+  ASSERT_TRUE(old.load(old_file, &error)) << error;
+  EXPECT_EQ(old.launches("k", 64), 3u);
+  EXPECT_NEAR(*old.throughput("k", 64, 0), 10, 1e-12);
+  EXPECT_FALSE(old.split_launch_seconds("k", 64, {0, 2}).has_value());
+  // A split time that is not one is a malformed file.
+  const std::string bad_file = (dir / "bad.json").string();
+  {
+    std::ofstream(bad_file) << R"({"format":"coex-history","version":1,"devices":"sig-A","kernels":[)"
+                            << R"({"kernel":"k","global_size":64,"launches":3,"shares":{},"devices":{},)"
+                            << R"("split_launches":[{"devices":[0,1],"seconds":-1,"weight":1,"count":1}]}]})";
+  }
+  History bad("sig-A");
+  EXPECT_FALSE(bad.load(bad_file, &error));
   std::filesystem::remove_all(dir);
 }
 

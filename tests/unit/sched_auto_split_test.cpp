@@ -1,0 +1,251 @@
+// auto's split-cost rule: a split whose whole launches were measured no faster than the home device
+// alone is not made, whatever the chunk-time models predict; probes measure it again.
+#include <gtest/gtest.h>
+
+#include <map>
+
+#include "sched/auto_policy.h"
+#include "sched/policy_factory.h"
+
+namespace coex::sched {
+namespace {
+
+constexpr uint64_t kGroups = 1000;
+constexpr uint64_t kSize = kGroups * 64;
+
+LaunchShape shape(int home, std::optional<uint64_t> launch_number = std::nullopt) {
+  LaunchShape s;
+  s.kernel_key = "k";
+  s.total_groups = kGroups;
+  s.global_size = kSize;
+  s.home = home;
+  s.launch_number = launch_number;
+  return s;
+}
+
+struct Line {
+  double a = 0;  // seconds per chunk
+  double b = 0;  // seconds per group
+  double time(double groups) const { return a + b * groups; }
+};
+
+// Chunks of three sizes on `device`, each taking line.time(groups): its fitted model is the line.
+void record_line(History& h, int device, Line line) {
+  for (uint64_t g : {100, 400, 1600}) {
+    ChunkTiming t;
+    t.chunk = {device, 0, g};
+    t.end = line.time(static_cast<double>(g));
+    h.record_chunk("k", kSize, t);
+  }
+}
+
+// An H100-like home device and a device 3x slower beside it, both with a 20 us overhead per chunk.
+// Their models split 1000 groups 750 : 250 and predict about 0.77 ms, against 1.02 ms on home alone:
+// by the models, the split pays.
+const Line kHome{20e-6, 1e-6};
+const Line kSlower{20e-6, 3e-6};
+const double kHomeAlone = kHome.time(kGroups);
+
+void record_models_predicting_a_gain(History& h) {
+  record_line(h, 0, kHome);
+  record_line(h, 1, kSlower);
+}
+
+TEST(AutoSplitCost, ModelsPredictAGainButSplitLaunchesTookLongerHomeGetsEverything) {
+  History h;
+  record_models_predicting_a_gain(h);
+  ASSERT_EQ(auto_paying_devices(h, shape(0), {0, 1}, PolicyParams{}), (std::vector<int>{0, 1}));  // the premise
+  // Whole split launches took 4 ms (host copies, hand-offs, merge), 4x home alone.
+  h.record_split_launch("k", kSize, {0, 1}, 4 * kHomeAlone);
+  EXPECT_EQ(auto_paying_devices(h, shape(0), {0, 1}, PolicyParams{}), std::vector<int>{0});
+  // Home is the other device: it alone (3.02 ms) beats the 4 ms split too.
+  EXPECT_EQ(auto_paying_devices(h, shape(1), {0, 1}, PolicyParams{}), std::vector<int>{1});
+  // No home (the simulator): nothing runs unsplit, the models decide as before.
+  EXPECT_EQ(auto_paying_devices(h, shape(-1), {0, 1}, PolicyParams{}), (std::vector<int>{0, 1}));
+  // The time of another set of devices says nothing of this one.
+  History other;
+  record_models_predicting_a_gain(other);
+  other.record_split_launch("k", kSize, {0, 1, 2}, 4 * kHomeAlone);
+  EXPECT_EQ(auto_paying_devices(other, shape(0), {0, 1}, PolicyParams{}), (std::vector<int>{0, 1}));
+}
+
+TEST(AutoSplitCost, SplitLaunchesMeasuredFasterKeepTheSplit) {
+  History h;
+  record_models_predicting_a_gain(h);
+  h.record_split_launch("k", kSize, {0, 1}, 0.6 * kHomeAlone);
+  EXPECT_EQ(auto_paying_devices(h, shape(0), {0, 1}, PolicyParams{}), (std::vector<int>{0, 1}));
+  // 2% faster than home alone is under auto_min_gain (5%): not worth a split.
+  History close;
+  record_models_predicting_a_gain(close);
+  close.record_split_launch("k", kSize, {0, 1}, 0.98 * kHomeAlone);
+  EXPECT_EQ(auto_paying_devices(close, shape(0), {0, 1}, PolicyParams{}), std::vector<int>{0});
+  PolicyParams small_gain;
+  small_gain.auto_min_gain = 0.01;
+  EXPECT_EQ(auto_paying_devices(close, shape(0), {0, 1}, small_gain), (std::vector<int>{0, 1}));
+}
+
+TEST(AutoSplitCost, TwoEqualDevicesOnALongKernelStillSplit) {
+  History h;
+  const Line gpu{50e-6, 1e-3};  // 1 s for the whole launch on one device
+  record_line(h, 0, gpu);
+  record_line(h, 1, gpu);
+  h.record_split_launch("k", kSize, {0, 1}, 0.52 * gpu.time(kGroups));
+  EXPECT_EQ(auto_paying_devices(h, shape(0), {0, 1}, PolicyParams{}), (std::vector<int>{0, 1}));
+  EXPECT_EQ(auto_paying_devices(h, shape(1), {0, 1}, PolicyParams{}), (std::vector<int>{0, 1}));
+}
+
+TEST(AutoSplitCost, HomeAloneLeavesOutTheTransferPartOfHomesChunks) {
+  // Home's chunks in a split spent 2 ms each before their sub-launch (moves, other devices' reads
+  // from the home queue): 3.02 ms for the whole launch with it, 1.02 ms without. An unsplit launch
+  // pays neither: split launches of 2 ms do not pay.
+  History h;
+  for (uint64_t g : {100, 400, 1600}) {
+    ChunkTiming t;
+    t.chunk = {0, 0, g};
+    t.transfer_seconds = 2e-3;
+    t.end = kHome.time(static_cast<double>(g)) + t.transfer_seconds;
+    h.record_chunk("k", kSize, t);
+  }
+  record_line(h, 1, kSlower);
+  h.record_split_launch("k", kSize, {0, 1}, 2e-3);
+  EXPECT_EQ(auto_paying_devices(h, shape(0), {0, 1}, PolicyParams{}), std::vector<int>{0});
+  h.record_split_launch("k", kSize, {0, 1}, 0.5e-3);  // mean 1.25 ms: still more than 0.95 x 1.02 ms
+  EXPECT_EQ(auto_paying_devices(h, shape(0), {0, 1}, PolicyParams{}), std::vector<int>{0});
+  for (int i = 0; i < 10; ++i) h.note_launch("k", kSize);
+  h.record_split_launch("k", kSize, {0, 1}, 0.5e-3);  // now it is 0.5 ms
+  EXPECT_EQ(auto_paying_devices(h, shape(0), {0, 1}, PolicyParams{}), (std::vector<int>{0, 1}));
+}
+
+TEST(AutoSplitCost, ASlowFirstChunkOfHomeDoesNotMakeHomeAloneLookSlow) {
+  // Home's first chunk took 20 ms (its kernel built at the first launch): the least-squares line
+  // through it would put home alone near 10 ms. Its 1600-group chunk, scaled to the launch, says
+  // 1.01 ms: split launches of 2 ms do not pay.
+  History h;
+  ChunkTiming cold;
+  cold.chunk = {0, 0, 100};
+  cold.end = 0.02;
+  h.record_chunk("k", kSize, cold);
+  record_line(h, 0, kHome);
+  record_line(h, 1, kSlower);
+  ASSERT_EQ(auto_paying_devices(h, shape(0), {0, 1}, PolicyParams{}), (std::vector<int>{0, 1}));  // the premise
+  h.record_split_launch("k", kSize, {0, 1}, 2e-3);
+  EXPECT_EQ(auto_paying_devices(h, shape(0), {0, 1}, PolicyParams{}), std::vector<int>{0});
+  // Home's chunks at another global size are other work-groups: they say nothing of home alone here.
+  History other_size;
+  record_line(other_size, 1, kSlower);
+  for (uint64_t g : {100, 400, 1600}) {
+    ChunkTiming t;
+    t.chunk = {0, 0, g};
+    t.end = kHome.time(static_cast<double>(g));
+    other_size.record_chunk("k", 2 * kSize, t);
+  }
+  other_size.record_split_launch("k", kSize, {0, 1}, 2e-3);
+  EXPECT_EQ(auto_paying_devices(other_size, shape(0), {0, 1}, PolicyParams{}), (std::vector<int>{0, 1}));
+}
+
+TEST(AutoSplitCost, ProbesFollowTheLaunchNumberGivenAtEnqueue) {
+  History h;
+  for (int i = 0; i < 14; ++i) h.note_launch("k", kSize);
+  EXPECT_FALSE(auto_probe(h, shape(0), PolicyParams{}));     // the History's count: 14
+  EXPECT_TRUE(auto_probe(h, shape(0, 10), PolicyParams{}));  // planned as launch 10, counted later
+  EXPECT_FALSE(auto_probe(h, shape(0, 11), PolicyParams{}));
+  EXPECT_TRUE(auto_probe(h, shape(0, 20), PolicyParams{}));
+  EXPECT_FALSE(auto_probe(h, shape(0, 30), PolicyParams{}));  // gaps double: 10, 20, 40, ...
+  EXPECT_TRUE(auto_probe(h, shape(0, 40), PolicyParams{}));
+}
+
+TEST(AutoSplitCost, AProbeMakesTheSplitThatWasMeasuredNotToPay) {
+  // Two GPUs and a CPU 300x slower: the models leave the CPU out (under auto_min_share).
+  History h;
+  record_models_predicting_a_gain(h);
+  record_line(h, 2, {0, 300e-6});
+  ASSERT_EQ(auto_paying_devices(h, shape(0, 9), {0, 1, 2}, PolicyParams{}), (std::vector<int>{0, 1}));
+  // Nothing against the two GPUs: a probe tries every device.
+  EXPECT_EQ(auto_paying_devices(h, shape(0, 10), {0, 1, 2}, PolicyParams{}), (std::vector<int>{0, 1, 2}));
+  h.record_split_launch("k", kSize, {0, 1}, 4 * kHomeAlone);
+  EXPECT_EQ(auto_paying_devices(h, shape(0, 9), {0, 1, 2}, PolicyParams{}), std::vector<int>{0});
+  EXPECT_EQ(auto_paying_devices(h, shape(0, 15), {0, 1, 2}, PolicyParams{}), std::vector<int>{0});
+  // The probe makes that split again, so that its measurement is renewed: a probe of all three would
+  // measure another set and leave the verdict on these two as it was.
+  EXPECT_EQ(auto_paying_devices(h, shape(0, 10), {0, 1, 2}, PolicyParams{}), (std::vector<int>{0, 1}));
+  EXPECT_EQ(auto_paying_devices(h, shape(0, 20), {0, 1, 2}, PolicyParams{}), (std::vector<int>{0, 1}));
+}
+
+// Runs one launch of `policy` over `lines` (device -> its chunk time), chunk after chunk in time
+// order, and returns the groups each device got.
+std::map<int, uint64_t> run_launch(Policy& policy, const std::map<int, Line>& lines) {
+  std::map<int, uint64_t> groups;
+  std::map<int, std::optional<ChunkTiming>> running;
+  std::map<int, double> idle_at;
+  for (const auto& [device, line] : lines) idle_at[device] = 0;
+  double now = 0;
+  while (!idle_at.empty()) {
+    // The device idle first asks; one that has a chunk reports it first.
+    auto next = idle_at.begin();
+    for (auto it = idle_at.begin(); it != idle_at.end(); ++it)
+      if (it->second < next->second) next = it;
+    const int device = next->first;
+    now = next->second;
+    if (running[device]) {
+      policy.chunk_done(*running[device]);
+      running[device].reset();
+    }
+    auto chunk = policy.next_chunk(device, now);
+    if (!chunk) {
+      idle_at.erase(device);
+      continue;
+    }
+    groups[device] += chunk->groups();
+    ChunkTiming t;
+    t.chunk = *chunk;
+    t.start = now;
+    t.end = now + lines.at(device).time(static_cast<double>(chunk->groups()));
+    running[device] = t;
+    next->second = t.end;
+  }
+  policy.end_launch(now);
+  return groups;
+}
+
+TEST(AutoSplitCost, AProbesMeasurementRenewsTheVerdict) {
+  auto h = std::make_shared<History>();
+  record_models_predicting_a_gain(*h);
+  const std::map<int, Line> lines{{0, kHome}, {1, kSlower}};
+  // Launch 0 was split and took 4 ms; launches 1-9 then run on home alone, unsplit (the executor
+  // counts them).
+  h->note_launch("k", kSize);
+  h->record_split_launch("k", kSize, {0, 1}, 4 * kHomeAlone);
+  for (uint64_t n = 1; n < 10; ++n) {
+    EXPECT_EQ(auto_paying_devices(*h, shape(0, n), {0, 1}, PolicyParams{}), std::vector<int>{0}) << n;
+    h->note_launch("k", kSize);
+  }
+  // Launch 10, the probe: split again, and this time (the machine changed) it took 0.5 ms.
+  auto policy = make_policy("auto", PolicyParams{}, h, {});
+  policy->begin_launch(shape(0, 10), {0, 1}, 0);
+  EXPECT_TRUE(policy->eliminated().empty());
+  const auto groups = run_launch(*policy, lines);
+  EXPECT_GT(groups.at(0), 0u);
+  EXPECT_GT(groups.at(1), 0u);
+  policy->launch_measured(0.5 * kHomeAlone);
+  EXPECT_LT(*h->split_launch_seconds("k", kSize, {0, 1}), (1 - PolicyParams{}.auto_min_gain) * kHomeAlone);
+  EXPECT_EQ(auto_paying_devices(*h, shape(0, 11), {0, 1}, PolicyParams{}), (std::vector<int>{0, 1}));
+}
+
+TEST(AutoSplitCost, ALaunchOnHomeAloneIsNoSplitMeasurement) {
+  auto h = std::make_shared<History>();
+  record_models_predicting_a_gain(*h);
+  h->record_split_launch("k", kSize, {0, 1}, 4 * kHomeAlone);
+  const double before = *h->split_launch_seconds("k", kSize, {0, 1});
+  auto policy = make_policy("auto", PolicyParams{}, h, {});
+  policy->begin_launch(shape(0, 11), {0, 1}, 0);
+  EXPECT_EQ(policy->eliminated(), std::vector<int>{1});
+  const auto groups = run_launch(*policy, {{0, kHome}, {1, kSlower}});
+  EXPECT_EQ(groups.at(0), kGroups);
+  EXPECT_EQ(groups.count(1), 0u);
+  policy->launch_measured(0.1 * kHomeAlone);
+  EXPECT_DOUBLE_EQ(*h->split_launch_seconds("k", kSize, {0, 1}), before);
+  EXPECT_FALSE(h->split_launch_seconds("k", kSize, {0}).has_value());
+}
+
+}  // namespace
+}  // namespace coex::sched
