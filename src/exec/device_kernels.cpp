@@ -85,9 +85,15 @@ model::DeviceBuild& device_build(model::ProgramRecord& program, int device, bool
 
 }  // namespace
 
-cl_kernel device_kernel(const LaunchJob& job, int device) {
+cl_kernel device_kernel(const LaunchJob& job, int device, bool wait_for_build, bool* building) {
   model::DeviceBuild& build = device_build(*job.program, device, device == job.home, job.app_context);
-  std::lock_guard lock(build.mutex);
+  std::unique_lock lock(build.mutex, std::defer_lock);
+  if (wait_for_build) {
+    lock.lock();
+  } else if (!lock.try_lock()) {
+    if (building) *building = true;
+    return nullptr;
+  }
   if (build.failed || !build.program) return nullptr;
   auto it = build.kernels.find(job.kernel_name);
   if (it != build.kernels.end()) return it->second;

@@ -12,7 +12,9 @@ namespace coex::exec {
 // coex's own kernel object for the job's kernel on `device`, built on first use from the program's
 // source (or its rewrite) with the app's build options. Null when that device cannot build it: it
 // is dropped for that program, which is logged, and the app is unaffected.
-cl_kernel device_kernel(const LaunchJob& job, int device);
+// With `wait_for_build` false, a build under way (a prebuild on that device's thread) is not waited
+// for: null, and *building set.
+cl_kernel device_kernel(const LaunchJob& job, int device, bool wait_for_build = true, bool* building = nullptr);
 
 // At the app's successful clBuildProgram: analyses the program and builds it for every device coex
 // would split its kernels over, each on that device's worker thread, so that the first split launch
