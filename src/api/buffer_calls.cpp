@@ -89,6 +89,13 @@ void app_writes(const char* call, cl_mem mem, size_t offset, size_t size) {
     record->state->app_wrote(begin, end);
   });
 }
+// The app is about to write [offset, offset + size) of `mem`: what home lacks of it comes home
+// first, for a split in flight ahead of the command that reads those bytes there (BufferState::
+// app_wrote then forgets them everywhere). Returns the error of that.
+cl_int app_will_write(const char* call, cl_command_queue queue, cl_mem mem, size_t offset, size_t size) {
+  return exec::app_reads(call, queue, mem, offset, size);
+}
+
 // The app may write anywhere in `mem` (a rect, an image copy, an unmap: coex does not work out the
 // range): what home lacks comes home first, for the bytes the command leaves as they are. Returns
 // the error of that.
@@ -130,6 +137,7 @@ cl_int CL_API_CALL migrate_mem_objects(cl_command_queue queue, cl_uint count, co
 
 cl_int CL_API_CALL write_buffer(cl_command_queue queue, cl_mem buffer, cl_bool blocking, size_t offset,
                                 size_t size, const void* ptr, cl_uint nwait, const cl_event* wait, cl_event* event) {
+  if (cl_int err = app_will_write("clEnqueueWriteBuffer", queue, buffer, offset, size)) return err;
   cl_int err = cl().clEnqueueWriteBuffer(queue, buffer, blocking, offset, size, ptr, nwait, wait, event);
   if (err == CL_SUCCESS) app_writes("clEnqueueWriteBuffer", buffer, offset, size);
   return err;
@@ -150,6 +158,7 @@ cl_int CL_API_CALL write_buffer_rect(cl_command_queue queue, cl_mem buffer, cl_b
 
 cl_int CL_API_CALL fill_buffer(cl_command_queue queue, cl_mem buffer, const void* pattern, size_t pattern_size,
                                size_t offset, size_t size, cl_uint nwait, const cl_event* wait, cl_event* event) {
+  if (cl_int err = app_will_write("clEnqueueFillBuffer", queue, buffer, offset, size)) return err;
   cl_int err = cl().clEnqueueFillBuffer(queue, buffer, pattern, pattern_size, offset, size, nwait, wait, event);
   if (err == CL_SUCCESS) app_writes("clEnqueueFillBuffer", buffer, offset, size);
   return err;
@@ -158,6 +167,7 @@ cl_int CL_API_CALL fill_buffer(cl_command_queue queue, cl_mem buffer, const void
 cl_int CL_API_CALL copy_buffer(cl_command_queue queue, cl_mem src, cl_mem dst, size_t src_offset, size_t dst_offset,
                                size_t size, cl_uint nwait, const cl_event* wait, cl_event* event) {
   if (cl_int err = exec::app_reads("clEnqueueCopyBuffer", queue, src, src_offset, size)) return err;
+  if (cl_int err = app_will_write("clEnqueueCopyBuffer", queue, dst, dst_offset, size)) return err;
   cl_int err = cl().clEnqueueCopyBuffer(queue, src, dst, src_offset, dst_offset, size, nwait, wait, event);
   if (err == CL_SUCCESS) app_writes("clEnqueueCopyBuffer", dst, dst_offset, size);
   return err;
@@ -190,14 +200,18 @@ cl_int CL_API_CALL copy_image_to_buffer(cl_command_queue queue, cl_mem src, cl_m
 void* CL_API_CALL map_buffer(cl_command_queue queue, cl_mem buffer, cl_bool blocking, cl_map_flags flags,
                              size_t offset, size_t size, cl_uint nwait, const cl_event* wait, cl_event* event,
                              cl_int* errcode_ret) {
-  // Even a write map: the app may change part of the range and leave the rest as it finds it.
-  if (cl_int lacked = exec::app_reads("clEnqueueMapBuffer", queue, buffer, offset, size); lacked) {
+  // Even a write map: the app may change part of the range and leave the rest as it finds it. For
+  // one, the whole buffer: its unmap may write anywhere as far as coex knows, and bytes written
+  // home then would go into a mapped buffer (undefined behaviour).
+  const bool write_map = flags & (CL_MAP_WRITE | CL_MAP_WRITE_INVALIDATE_REGION);
+  if (cl_int lacked =
+          exec::app_reads("clEnqueueMapBuffer", queue, buffer, write_map ? 0 : offset, write_map ? SIZE_MAX : size);
+      lacked) {
     if (errcode_ret) *errcode_ret = lacked;
     return nullptr;
   }
   void* ptr = cl().clEnqueueMapBuffer(queue, buffer, blocking, flags, offset, size, nwait, wait, event, errcode_ret);
-  if (ptr && (flags & (CL_MAP_WRITE | CL_MAP_WRITE_INVALIDATE_REGION)))
-    app_writes("clEnqueueMapBuffer", buffer, offset, size);
+  if (ptr && write_map) app_writes("clEnqueueMapBuffer", buffer, offset, size);
   return ptr;
 }
 

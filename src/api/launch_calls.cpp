@@ -93,7 +93,10 @@ cl_int CL_API_CALL enqueue_task(cl_command_queue queue, cl_kernel kernel, cl_uin
     record_safely("clEnqueueTask", [&] {
       exec::LaunchDecision decision;
       decision.not_split_reason = "task";
-      if (auto record = rt().registries().kernels.find(kernel)) decision.kernel_name = record->name;
+      if (auto record = rt().registries().kernels.find(kernel)) {
+        decision.kernel_name = record->name;
+        decision.written_buffers = buffer_arguments(*record);  // a task may write any of them
+      }
       run_unsplit_bookkeeping(decision, queue, 1);
     });
   return err;

@@ -43,20 +43,15 @@ void BufferState::want_home(cl_command_queue queue, bool in_order) {
 
 void BufferState::app_wrote(uint64_t begin, uint64_t end) {
   ++generation_;
+  // Home gets the app's bytes: no copy elsewhere is current there, and nothing older may be written
+  // over them later. (The handlers brought home what home lacked of the range before the app's
+  // command was enqueued: a split in flight ahead of it reads them there.)
   for (auto& [device, shadow] : shadows_) shadow.valid.subtract({begin, end});
-  if (splits_in_flight_ == 0) {
-    // Home gets the app's bytes: nothing older may be written over them later.
-    host_valid_.subtract({begin, end});
-    home_lacks_.subtract({begin, end});
-    update_care();
-    return;
-  }
-  // A split in flight runs before this command (or beside it, a race the app made): it must write
-  // home everything home lacks before it ends, from the host copy, which keeps those bytes valid
-  // until then; split_ended forgets every copy after it.
-  IntervalSet stale{{begin, end}};
-  stale.subtract(home_lacks_);
-  host_valid_.subtract(stale);
+  host_valid_.subtract({begin, end});
+  home_lacks_.subtract({begin, end});
+  update_care();
+  // A split in flight ahead of the command writes home what it leaves out before it ends, so that
+  // the app's bytes land after it.
   want_home(nullptr, false);
 }
 

@@ -40,8 +40,9 @@ class BufferState {
   // Everything below is guarded by mutex(); callers hold it.
   std::mutex& mutex() { return mutex_; }
 
-  // The app enqueued a command that may write [begin, end): every copy of those bytes is stale,
-  // and a split launch still running must not mark anything current when it ends.
+  // The app enqueued a command that may write [begin, end): every copy of those bytes is stale
+  // (home lacks none of them: the caller brought them home before the command), and a split launch
+  // still running must not mark anything current when it ends, and must write home what it leaves out.
   void app_wrote(uint64_t begin, uint64_t end);
   void app_wrote_all() { app_wrote(0, size_); }
   uint64_t generation() const { return generation_; }

@@ -47,12 +47,12 @@ cl_int app_reads(const char* call, cl_command_queue queue, cl_mem mem, size_t of
   bool in_order = queue_record && !queue_record->out_of_order();
   auto& state = *record->state;
   std::lock_guard lock(state.mutex());
-  if (state.splits_in_flight() > 0) {
-    // The split runs before this command (in-order queue or the app's event): it writes home
-    // whatever home lacks before its event completes.
-    state.want_home(queue, in_order);
-    return CL_SUCCESS;
-  }
+  // A split in flight that runs before this command (in-order queue, or the app's wait on its event)
+  // writes home what it leaves out before its event completes. What earlier splits left out comes
+  // home now: the command may run before the splits in flight (another queue, out of order), and
+  // those do not change it until their merge (a home chunk of theirs takes what it needs under this
+  // lock first, so no newer byte of theirs is written over).
+  if (state.splits_in_flight() > 0) state.want_home(queue, in_order);
   uint64_t first = std::min<uint64_t>(offset, record->size);
   uint64_t last = size > record->size - first ? record->size : first + size;
   IntervalSet needed = state.home_lacks().present({record->origin + first, record->origin + last});
@@ -96,6 +96,13 @@ cl_int bring_job_home(LaunchJob& job, cl_command_queue home_queue, uint64_t& mov
     if (err != CL_SUCCESS) return err;
   }
   return CL_SUCCESS;
+}
+
+LaunchJob::~LaunchJob() {
+  try {
+    end_buffer_uses(*this);
+  } catch (...) {  // a destructor: the error is logged where it happened
+  }
 }
 
 void end_buffer_uses(LaunchJob& job) {

@@ -84,6 +84,12 @@ struct HomeBackup {
 };
 
 struct LaunchJob {
+  LaunchJob() = default;
+  LaunchJob(const LaunchJob&) = delete;
+  LaunchJob& operator=(const LaunchJob&) = delete;
+  // Ends its buffer uses (end_buffer_uses, exec/home_sync.h) if nothing did: a job dropped on an
+  // error path must not leave its buffers counting a split in flight for ever.
+  ~LaunchJob();
   std::shared_ptr<model::KernelRecord> kernel;
   std::shared_ptr<model::ProgramRecord> program;
   std::string kernel_name;

@@ -186,7 +186,7 @@ class Checks:
             expect(rc == 0 and out == bare, "lazy_home=%s: output differs from the bare run:\n%s\n%s" % (lazy, out, err))
             r = self.load_report()
             step = next(k for k in r["kernels"] if k["name"] == "advance")
-            expect(step["split_launches"] == 9, "lazy_home=%s: %d split launches, expected 9" % (lazy, step["split_launches"]))
+            expect(step["split_launches"] == 11, "lazy_home=%s: %d split launches, expected 11" % (lazy, step["split_launches"]))
             written[lazy] = (r["totals"]["bytes_home_on_demand"], step["bytes_by_step"]["host_to_home"])
             os.remove(self.report)
         expect(written["true"][0] > 0, "nothing was written home on demand: %s" % written)

@@ -131,6 +131,18 @@ int main(void) {
   app_check_i32("read behind splits", got, ref, N);
   app_print_checksum("a", got, BYTES);
 
+  /* 9. A read on a second queue while a split on the first still runs: it is not ordered after that
+   * split, so it must see what the earlier split left, at once. */
+  cl_command_queue q2 = app_create_queue(ctx, device, 0);
+  launch(da, db, 7, 0, N);
+  step_on_host(ref, ref2, 7, 0, N);
+  APP_CHECK(clFinish(q));
+  launch(db, dc, 9, 0, N); /* reads db only; not waited for */
+  APP_CHECK(clEnqueueReadBuffer(q2, db, CL_TRUE, 0, BYTES, got, 0, NULL, NULL));
+  app_check_i32("read on another queue during a split", got, ref2, N);
+  APP_CHECK(clFinish(q));
+  APP_CHECK(clReleaseCommandQueue(q2));
+
   APP_CHECK(clReleaseMemObject(da));
   APP_CHECK(clReleaseMemObject(db));
   APP_CHECK(clReleaseMemObject(dc));

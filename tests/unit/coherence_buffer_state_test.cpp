@@ -24,16 +24,15 @@ TEST(BufferStateLazyHome, AnAppWriteWithNoSplitInFlightTakesItsRangeOutOfWhatHom
   EXPECT_EQ(state.host_valid(), (IntervalSet{{0, 50}, {70, 100}}));
 }
 
-TEST(BufferStateLazyHome, AnAppWriteDuringASplitKeepsTheLackedBytesValidAndAsksForHome) {
+TEST(BufferStateLazyHome, AnAppWriteDuringASplitForgetsItsRangeEverywhereAndAsksForHome) {
   BufferState state(100);
   left_lacking(state);
   uint64_t split = state.split_captured(nullptr);
   state.app_wrote(50, 70);
-  // Home must get [40, 60) before the app's write runs: the host copy still vouches for it.
-  EXPECT_EQ(state.home_lacks(), (IntervalSet{{40, 60}}));
-  EXPECT_TRUE(state.host_valid().contains({40, 60}));
-  EXPECT_FALSE(state.host_valid().overlaps({60, 70}));
-  EXPECT_TRUE(state.home_wanted_by(split));
+  // The handler brought [50, 60) home before the write: nothing older may be written over it.
+  EXPECT_EQ(state.home_lacks(), (IntervalSet{{40, 50}}));
+  EXPECT_EQ(state.host_valid(), (IntervalSet{{0, 50}, {70, 100}}));
+  EXPECT_TRUE(state.home_wanted_by(split));  // the split ahead of the write ends with home complete
 }
 
 // Two splits on one in-order queue, then a read on it: only the second runs right before the read.
