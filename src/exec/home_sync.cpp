@@ -106,7 +106,7 @@ LaunchJob::~LaunchJob() {
 }
 
 void end_buffer_uses(LaunchJob& job) {
-  if (job.buffer_uses_ended || job.roots.empty()) return;
+  if (!job.buffer_uses_begun || job.buffer_uses_ended) return;
   job.buffer_uses_ended = true;
   api::Runtime& rt = api::Runtime::get();
   uint64_t moved = 0;

@@ -119,7 +119,9 @@ struct LaunchJob {
   cl_event user_event = nullptr;    // completes the app's event when the split is done
   cl_event start_marker = nullptr;  // completes when the app's wait list and queue allow the start
   std::shared_ptr<model::SplitEventRecord> event_record;  // the app's event, when it asked for one
-  // Each root's state counts this job among its splits in flight until end_buffer_uses (home_sync.h).
+  // Each root's state counts this job among its splits in flight from its capture (launch_planner)
+  // until end_buffer_uses (home_sync.h).
+  bool buffer_uses_begun = false;
   bool buffer_uses_ended = false;
 };
 

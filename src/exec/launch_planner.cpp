@@ -265,6 +265,7 @@ LaunchDecision plan_launch(cl_command_queue queue, cl_kernel kernel_handle, cl_u
     use.generation_at_enqueue = use.root->state->generation();
     use.split_number = use.root->state->split_captured(queue);  // until end_buffer_uses (exec/home_sync.h)
   }
+  job->buffer_uses_begun = true;
   for (const auto& binding : job->bindings) {
     if (binding.kind != ArgBinding::Kind::Buffer) continue;
     if (rt.next().clRetainMemObject(binding.app_mem) == CL_SUCCESS) job->retained.push_back(binding.app_mem);
