@@ -7,7 +7,7 @@
 static const char* kSource =
     "__kernel void advance(__global const int* src, __global int* dst, int k) {\n"
     "  size_t i = get_global_id(0);\n"
-    "  dst[i] = src[i] * k + (int)i;\n"
+    "  dst[i] = (int)((uint)src[i] * (uint)k + (uint)i);\n"
     "}\n";
 
 enum { N = 1 << 16 };
@@ -18,7 +18,8 @@ static cl_kernel kernel;
 
 /* dst[i] = src[i] * k + i over [first, first + count), on the host. */
 static void step_on_host(const int32_t* src, int32_t* dst, int k, size_t first, size_t count) {
-  for (size_t i = first; i < first + count; ++i) dst[i] = src[i] * k + (int32_t)i;
+  /* Unsigned: the values wrap after a few steps, as the kernel's do (no signed overflow). */
+  for (size_t i = first; i < first + count; ++i) dst[i] = (int32_t)((uint32_t)src[i] * (uint32_t)k + (uint32_t)i);
 }
 
 /* The kernel over `count` work-items from `first`: split when count is large, not when it is small
