@@ -13,7 +13,6 @@
 namespace coex::exec {
 namespace {
 
-using coherence::ByteRange;
 using coherence::IntervalSet;
 
 const cl_icd_dispatch& cl() { return api::Runtime::get().next(); }
