@@ -21,6 +21,12 @@ uint64_t LaunchGeometry::items_per_group() const {
   return n;
 }
 
+uint64_t LaunchGeometry::groups_per_slice() const {
+  uint64_t n = 1;
+  for (unsigned d = 0; d + 1 < work_dim; ++d) n *= (global[d] + local[d] - 1) / local[d];
+  return n;
+}
+
 namespace {
 
 // The largest power of two that divides `n` and is at most `cap`.

@@ -19,6 +19,8 @@ struct LaunchGeometry {
   uint64_t groups_along_split() const;
   uint64_t work_items() const;
   uint64_t items_per_group() const;
+  // Work-groups of the other dimensions beside one work-group of the split dimension.
+  uint64_t groups_per_slice() const;
 };
 
 // Builds the geometry of an app's launch; with a NULL local size, picks one that divides the

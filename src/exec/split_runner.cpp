@@ -86,6 +86,7 @@ sched::LaunchShape launch_shape(const LaunchJob& job, const ChunkFootprint& whol
   shape.kernel_key = history_key(job.kernel_name, job.program->source_hash);
   shape.total_groups = job.geometry.groups_along_split();
   shape.items_per_group = job.geometry.items_per_group();
+  shape.groups_per_slice = job.geometry.groups_per_slice();
   shape.global_size = job.geometry.work_items();
   shape.home = job.home;
   shape.launch_number = job.launch_number;

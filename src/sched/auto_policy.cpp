@@ -22,16 +22,19 @@ std::string auto_choice(const History& history, const LaunchShape& shape, const 
                         const PolicyParams& params) {
   const auto regular = history.regular(shape.kernel_key);
   if (regular.has_value() && !*regular) return "sigmoid";
-  if (history.launches(shape.kernel_key, shape.global_size) >= static_cast<uint64_t>(params.auto_repeat_launches))
-    return "wp";
   double overhead = 0, rate = 0;
   for (int d : devices) {
     const AffineModel m = kernel_model(history, shape.kernel_key, d);
-    if (!m.valid) return "sigmoid";  // a device we know nothing of: stay adaptive
+    // A device we know nothing of: stay adaptive. Before wp too: its shares start equal when nothing
+    // is measured, and an iterative app counts many launches before the first one runs (jacobi on an
+    // H100 enqueued 100, and wp gave the CPU beside it half of the first launch: 2.4 s of it).
+    if (!m.valid) return "sigmoid";
     overhead = std::max(overhead, m.a);
     rate += 1.0 / m.b;
   }
   if (devices.empty() || rate <= 0) return "sigmoid";
+  if (history.launches(shape.kernel_key, shape.global_size) >= static_cast<uint64_t>(params.auto_repeat_launches))
+    return "wp";
   const double predicted = static_cast<double>(shape.total_groups) / rate;
   return overhead > params.auto_overhead_fraction * predicted ? "boyer" : "sigmoid";
 }

@@ -27,8 +27,9 @@ uint64_t HguidedPolicy::choose_size(DeviceState& device, double) {
     sum += speeds[i];
     if (devices[i] == &device) mine = speeds[i];
   }
-  const uint64_t min_chunk =
-      params().hguided_min_chunk > 0 ? params().hguided_min_chunk : occupancy_floor(profile(device.index));
+  const uint64_t min_chunk = params().hguided_min_chunk > 0
+                                 ? params().hguided_min_chunk
+                                 : occupancy_floor(profile(device.index), shape().groups_per_slice);
   return hguided_chunk(remaining(), mine, sum, params().hguided_k, min_chunk);
 }
 

@@ -34,6 +34,9 @@ struct LaunchShape {
   std::string kernel_key;      // identifies the kernel (name + source hash) across launches and runs
   uint64_t total_groups = 0;   // work-groups along the split dimension
   uint64_t items_per_group = 1;  // work-items in one of those groups (all dimensions)
+  // Work-groups of the other dimensions that one group of the split dimension stands for: a device
+  // is kept busy by fewer split groups when each is a row of many work-groups.
+  uint64_t groups_per_slice = 1;
   uint64_t global_size = 0;    // total work-items of the launch: the history is kept per size
   // Bytes one work-group of the split dimension must move to the device and back when it runs away
   // from where its data lives (from the footprints); 0 when unknown. Only `predict` reads them.

@@ -54,7 +54,7 @@ uint64_t SigmoidPolicy::choose_size(DeviceState& device, double now) {
   }
   const double total = static_cast<double>(shape().total_groups);
   double size = sigmoid_package(total, devices.size(), mine, sum, current_k(), static_cast<double>(remaining()));
-  double floor = static_cast<double>(occupancy_floor(profile(device.index)));
+  double floor = static_cast<double>(occupancy_floor(profile(device.index), shape().groups_per_slice));
   if (source != SpeedSource::kSpec) floor = std::max(floor, params().sigmoid_time_fraction * now * mine);
   size = std::max(size, floor);
   return std::max<uint64_t>(1, ceil_groups(size));

@@ -143,10 +143,11 @@ AffineModel fit_affine(const std::vector<std::pair<double, double>>& samples) {
   return m;
 }
 
-uint64_t occupancy_floor(const DeviceProfile& profile) {
+uint64_t occupancy_floor(const DeviceProfile& profile, uint64_t groups_per_slice) {
   const uint64_t cus = std::max(1u, profile.compute_units);
-  if (profile.is_gpu) return std::max<uint64_t>(1, cus * std::max(1u, profile.groups_per_cu_for_occupancy));
-  return cus;
+  const uint64_t groups = profile.is_gpu ? cus * std::max(1u, profile.groups_per_cu_for_occupancy) : cus;
+  const uint64_t per_slice = std::max<uint64_t>(1, groups_per_slice);
+  return std::max<uint64_t>(1, (groups + per_slice - 1) / per_slice);
 }
 
 double spec_weight(const DeviceProfile& profile, bool memory_bound) {

@@ -50,9 +50,12 @@ struct AffineModel {
 // b <= 0 (or with a single distinct size) falls back to b = sum(seconds) / sum(groups), a = 0.
 AffineModel fit_affine(const std::vector<std::pair<double, double>>& samples);
 
-// The smallest chunk that keeps a device busy: one work-group per compute unit on CPUs, the
-// work-groups per compute unit needed for full occupancy times the compute units on GPUs.
-uint64_t occupancy_floor(const DeviceProfile& profile);
+// The smallest chunk, in groups of the split dimension, that keeps a device busy: one work-group per
+// compute unit on CPUs, the work-groups per compute unit needed for full occupancy times the compute
+// units on GPUs, each split group counting for its `groups_per_slice` work-groups (a 2-D launch's
+// split group is a row of work-groups: a GPU's floor of 528 work-groups was 528 rows of 1024, the
+// whole launch, and the CPU beside it got half of a first launch it had no business in).
+uint64_t occupancy_floor(const DeviceProfile& profile, uint64_t groups_per_slice = 1);
 
 // Relative speed from device info: compute units x clock, or memory bandwidth for memory-bound
 // kernels. Only ratios between devices mean anything.

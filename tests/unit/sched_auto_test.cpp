@@ -30,6 +30,12 @@ TEST(AutoChoice, NoHistorySigmoidRepeatedLaunchWp) {
   const auto s = shape("k", 1000);
   EXPECT_EQ(auto_choice(h, s, {0, 1}, PolicyParams{}), "sigmoid");
   h.note_launch("k", s.global_size);
+  // Launches counted, nothing measured (an iterative app enqueues many before the first one runs):
+  // wp would start from equal shares, so it waits for every device's model.
+  EXPECT_EQ(auto_choice(h, s, {0, 1}, PolicyParams{}), "sigmoid");
+  record_line(h, "k", s.global_size, 0, 1e-6, 1e-5);
+  EXPECT_EQ(auto_choice(h, s, {0, 1}, PolicyParams{}), "sigmoid");  // device 1 still unknown
+  record_line(h, "k", s.global_size, 1, 1e-6, 1e-5);
   EXPECT_EQ(auto_choice(h, s, {0, 1}, PolicyParams{}), "wp");
   PolicyParams two;
   two.auto_repeat_launches = 2;

@@ -110,6 +110,21 @@ TEST(OccupancyFloor, CpuOneGroupPerComputeUnitGpuFullOccupancy) {
   EXPECT_EQ(occupancy_floor(gpu), 320u);
 }
 
+TEST(OccupancyFloor, SplitGroupsOfManyWorkGroupsEachCountForAll) {
+  DeviceProfile gpu;
+  gpu.is_gpu = true;
+  gpu.compute_units = 132;
+  gpu.groups_per_cu_for_occupancy = 4;
+  // A 2-D launch of 1024 x 1024 work-groups: one split group is a row of 1024 work-groups, more
+  // than the 528 the GPU needs to be busy.
+  EXPECT_EQ(occupancy_floor(gpu, 1024), 1u);
+  EXPECT_EQ(occupancy_floor(gpu, 100), 6u);  // 528 / 100, rounded up
+  DeviceProfile cpu;
+  cpu.compute_units = 16;
+  EXPECT_EQ(occupancy_floor(cpu, 3), 6u);
+  EXPECT_EQ(occupancy_floor(cpu, 0), 16u);  // no slice size known: one work-group per split group
+}
+
 TEST(CoefficientOfVariation, PopulationSigmaOverMean) {
   EXPECT_NEAR(coefficient_of_variation({1, 2, 3}), std::sqrt(2.0 / 3.0) / 2.0, 1e-12);
   EXPECT_EQ(coefficient_of_variation({5}), 0);
