@@ -46,7 +46,10 @@ void BufferState::app_wrote(uint64_t begin, uint64_t end) {
   // Home gets the app's bytes: no copy elsewhere is current there, and nothing older may be written
   // over them later. (The handlers brought home what home lacked of the range before the app's
   // command was enqueued: a split in flight ahead of it reads them there.)
-  for (auto& [device, shadow] : shadows_) shadow.valid.subtract({begin, end});
+  for (auto& [device, shadow] : shadows_) {
+    shadow.valid.subtract({begin, end});
+    shadow.sole.subtract({begin, end});
+  }
   host_valid_.subtract({begin, end});
   home_lacks_.subtract({begin, end});
   update_care();
@@ -58,6 +61,12 @@ void BufferState::app_wrote(uint64_t begin, uint64_t end) {
 std::vector<uint8_t>& BufferState::host_copy() {
   if (host_copy_.size() != size_) host_copy_.resize(size_);
   return host_copy_;
+}
+
+bool BufferState::any_sole(const IntervalSet& ranges) const {
+  for (const auto& [device, shadow] : shadows_)
+    if (!shadow.sole.empty() && !intersection(shadow.sole, ranges).empty()) return true;
+  return false;
 }
 
 ShadowCopy* BufferState::find_shadow(int device) {
@@ -72,12 +81,18 @@ void BufferState::split_ended(uint64_t generation_at_start, int home,
     home_lacks_.clear();
     update_care();
     host_valid_.clear();
-    for (auto& [device, shadow] : shadows_) shadow.valid.clear();
+    for (auto& [device, shadow] : shadows_) {
+      shadow.valid.clear();
+      shadow.sole.clear();  // fetched by that merge
+    }
     return;
   }
   for (auto& [device, shadow] : shadows_) {
     for (const auto& [writer, ranges] : changed)
-      if (writer != device || writer == home) shadow.valid.subtract(ranges);
+      if (writer != device || writer == home) {
+        shadow.valid.subtract(ranges);
+        shadow.sole.subtract(ranges);
+      }
   }
 }
 

@@ -4,9 +4,11 @@
 // where host_valid says: the home device's own writes are not read back, so it lags where home
 // wrote), and a shadow buffer per other device.
 //
-// Invariant: home_lacks is within host_valid, so whatever home lacks is written home from the host
-// copy, with no device involved. The app's commands that read a buffer on home (src/api/) bring
-// home what they need first (exec/home_sync.h); while a split launch that uses the buffer is in
+// Invariant: home_lacks is within host_valid and the shadows' `sole` ranges: what home lacks is
+// written home from the host copy, after the ranges only a device holds were fetched from it into the
+// host copy (resident results, exec/resident_results.h). The `sole` ranges of two shadows never
+// overlap, lie within their shadow's `valid`, and never within host_valid. The app's commands that read a buffer on
+// home (src/api/) bring home what they need first (exec/home_sync.h); while a split launch that uses the buffer is in
 // flight they cannot know what it will leave out, so they ask it to write everything home before its
 // event completes (want_home).
 #pragma once
@@ -29,6 +31,9 @@ namespace coex::coherence {
 struct ShadowCopy {
   cl_mem mem = nullptr;  // on that device's shadow context
   IntervalSet valid;
+  // What only this device holds current (a split's results left where they were computed): home and
+  // the host copy lack it. Within `valid`.
+  IntervalSet sole;
   std::map<std::pair<uint64_t, uint64_t>, cl_mem> sub_buffers;  // (origin, size) -> sub-buffer of mem
 };
 
@@ -76,6 +81,8 @@ class BufferState {
   IntervalSet& host_valid() { return host_valid_; }
   ShadowCopy& shadow(int device) { return shadows_[device]; }
   ShadowCopy* find_shadow(int device);
+  // Whether some shadow holds bytes of `ranges` that nothing else holds.
+  bool any_sole(const IntervalSet& ranges) const;
   std::map<int, ShadowCopy>& shadows() { return shadows_; }
 
   // A buffer beside the app's own, on the home device and in its context, that keeps the bytes a

@@ -30,6 +30,11 @@ COEX_SETTING(Bool, lazy_home, true, (),
              "(an iterative kernel then moves only the bytes its neighbours need). `false`: written to the app's "
              "buffer at the end of every split launch. Buffers made with CL_MEM_USE_HOST_PTR are always written "
              "at the end.")
+COEX_SETTING(Bool, resident_results, true, (),
+             "With `lazy_home`: what a device other than the app's wrote in a split launch stays on that device "
+             "until something needs it elsewhere (another device's chunk, a halo, or the app), and only those "
+             "bytes are read from it; an iterative stencil then moves halos, not bands. `false`: read back into "
+             "coex's host copy at the end of every split launch.")
 
 // --- What coex tells you ---
 COEX_SETTING(Enum, log, "warn", ("trace debug info warn error off"),

@@ -58,6 +58,12 @@ class DeviceSet {
   // Null on failure (logged once).
   cl_context shadow_context(int index);
   cl_command_queue shadow_queue(int index);
+  // A second in-order queue there, for reading results that only this device holds (resident results,
+  // exec/resident_results.h) from any thread without waiting behind the device's own chunks.
+  cl_command_queue fetch_queue(int index);
+  // Held around each use of fetch_queue(index): PoCL's basic device deadlocks when two threads wait
+  // on one queue.
+  std::mutex& fetch_mutex(int index) { return ensure_shadow(index).fetch_mutex; }
   // coex's own in-order queue in the app's context, on the app's (home) device. Split launches use
   // the first; the app's own calls that bring bytes home (lazy home) the second, so that they never
   // wait behind another launch's chunks there.
@@ -69,6 +75,8 @@ class DeviceSet {
     std::mutex mutex;  // held while it is made: devices make theirs side by side
     cl_context context = nullptr;
     cl_command_queue queue = nullptr;
+    cl_command_queue fetch_queue = nullptr;  // made on first use
+    std::mutex fetch_mutex;
     bool failed = false;
   };
   Shadow& ensure_shadow(int index);

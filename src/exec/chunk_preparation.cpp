@@ -9,6 +9,7 @@
 #include "exec/data_moves.h"
 #include "exec/home_backup.h"
 #include "exec/home_sync.h"
+#include "exec/resident_results.h"
 #include "exec/transfer_limits.h"
 
 namespace coex::exec {
@@ -20,19 +21,26 @@ const cl_icd_dispatch& cl() { return api::Runtime::get().next(); }
 
 }  // namespace
 
-cl_int read_into_host_copy(const RootUse& use, cl_command_queue home_queue, const IntervalSet& missing,
-                           uint64_t& moved) {
+cl_int read_into_host_copy(const RootUse& use, cl_command_queue home_queue, const IntervalSet& missing, uint64_t& moved,
+                           uint64_t& fetched) {
   if (missing.empty()) return CL_SUCCESS;
   auto& state = *use.root->state;
+  // Home lacks what only a device holds: that comes from the device.
+  IntervalSet from_home = missing;
+  if (state.any_sole(missing)) {
+    if (cl_int err = fetch_sole(state, missing, fetched); err != CL_SUCCESS) return err;
+    from_home.subtract(state.host_valid());
+  }
+  if (from_home.empty()) return CL_SUCCESS;
   uint8_t* host = state.host_copy().data();
-  for (const auto& r : missing) {
+  for (const auto& r : from_home) {
     cl_int err = cl().clEnqueueReadBuffer(home_queue, use.root->handle, CL_FALSE, r.begin, r.size(), host + r.begin,
                                           0, nullptr, nullptr);
     if (err != CL_SUCCESS) return err;
     moved += r.size();
   }
   cl_int err = cl().clFinish(home_queue);
-  if (err == CL_SUCCESS) state.host_valid().add(missing);
+  if (err == CL_SUCCESS) state.host_valid().add(from_home);
   return err;
 }
 
@@ -54,8 +62,8 @@ std::vector<IntervalSet> host_copy_wanted(LaunchJob& job, const std::map<int, Ch
   return wanted;
 }
 
-uint64_t refresh_host_copies(LaunchJob& job, cl_command_queue home_queue, const std::vector<IntervalSet>& wanted) {
-  uint64_t moved = 0;
+void refresh_host_copies(LaunchJob& job, cl_command_queue home_queue, const std::vector<IntervalSet>& wanted,
+                         uint64_t& moved, uint64_t& fetched) {
   for (size_t k = 0; k < job.roots.size(); ++k) {
     const RootUse& use = job.roots[k];
     auto& state = *use.root->state;
@@ -64,10 +72,9 @@ uint64_t refresh_host_copies(LaunchJob& job, cl_command_queue home_queue, const 
     if (k >= wanted.size()) continue;
     IntervalSet missing = wanted[k];
     missing.subtract(state.host_valid());
-    cl_int err = read_into_host_copy(use, home_queue, missing, moved);
+    cl_int err = read_into_host_copy(use, home_queue, missing, moved, fetched);
     if (err != CL_SUCCESS) throw std::runtime_error("reading the home buffer failed: error " + std::to_string(err));
   }
-  return moved;
 }
 
 cl_int prepare_chunk(LaunchJob& job, int device, cl_command_queue queue, cl_command_queue home_queue,
@@ -76,7 +83,7 @@ cl_int prepare_chunk(LaunchJob& job, int device, cl_command_queue queue, cl_comm
   if (device == job.home) {
     // Its buffers are current but for what other devices wrote earlier (lazy home): that comes
     // first, from the host copy, so that the bytes kept below are the ones the launch reads.
-    cl_int err = bring_chunk_home(job, home_queue, chunk, moves.host_to_home);
+    cl_int err = bring_chunk_home(job, home_queue, chunk, moves.host_to_home, moves.device_to_host);
     return err != CL_SUCCESS ? err : keep_home_bytes(job, home_queue, chunk, moves);
   }
   for (size_t k = 0; k < job.roots.size() && k < chunk.roots.size(); ++k) {
@@ -91,6 +98,13 @@ cl_int prepare_chunk(LaunchJob& job, int device, cl_command_queue queue, cl_comm
       std::lock_guard lock(state.mutex());
       auto* shadow = state.find_shadow(device);
       if (!shadow) return CL_MEM_OBJECT_ALLOCATION_FAILURE;
+      // An in-place kernel reads bytes its chunk overwrites: where only this device holds them, the host
+      // copy takes them first, so that a rerun after a failure reads them as they were.
+      if (!shadow->sole.empty() && k < job.home_backup.launch_reads.size()) {
+        IntervalSet overwritten_reads = intersection(job.home_backup.launch_reads[k], fp.writes());
+        cl_int err = fetch_sole(state, intersection(overwritten_reads, shadow->sole), moves.device_to_host);
+        if (err != CL_SUCCESS) return err;
+      }
       lacked = fp.need;
       lacked.subtract(shadow->valid);
       lacked.subtract(own_writes);
@@ -105,7 +119,7 @@ cl_int prepare_chunk(LaunchJob& job, int device, cl_command_queue queue, cl_comm
     // set and a launch only adds to the host copy's, so `lacked` still holds after the lock was let go
     // (an app write meanwhile makes the launch's end forget every copy: BufferState::split_ended).
     if (!host_lacks.empty()) {
-      cl_int err = read_pre_launch_bytes(job, k, home_queue, host_lacks, moves.home_to_host);
+      cl_int err = read_pre_launch_bytes(job, k, home_queue, host_lacks, moves.home_to_host, moves.device_to_host);
       if (err != CL_SUCCESS) return err;
     }
     // Copied to staging under the lock (the host copy may change once it is let go: an app write

@@ -9,6 +9,7 @@
 #include "exec/byte_diff.h"
 #include "exec/home_backup.h"
 #include "exec/home_sync.h"
+#include "exec/resident_results.h"
 #include "exec/transfer_limits.h"
 
 namespace coex::exec {
@@ -87,6 +88,7 @@ uint64_t read_back_changes(LaunchJob& job, int device, cl_command_queue queue, c
   const bool home = device == job.home;
   out.changed.assign(job.roots.size(), {});
   out.in_place.assign(job.roots.size(), {});
+  out.resident.assign(job.roots.size(), {});
   out.staging.assign(job.roots.size(), nullptr);
   for (size_t k = 0; k < job.roots.size() && k < writes.size(); ++k) {
     const RootWrites& w = writes[k];
@@ -95,11 +97,17 @@ uint64_t read_back_changes(LaunchJob& job, int device, cl_command_queue queue, c
       out.in_place[k] = w.injective;
       out.in_place[k].add(w.diffed);
     } else {
-      out.changed[k] = w.injective;
+      bool stays = false;
+      {
+        std::lock_guard lock(job.roots[k].root->state->mutex());
+        stays = results_may_stay(*job.roots[k].root->state);
+      }
+      (stays ? out.resident[k] : out.changed[k]) = w.injective;
       diffed.add(w.diffed);
       diffed.subtract(w.injective);
     }
     coherence::IntervalSet to_read = home ? w.unknown : w.all();
+    to_read.subtract(out.resident[k]);
     if (to_read.empty()) continue;
     uint8_t* staging = staging_for(k, job.roots[k].root->size);
     out.staging[k] = staging;
@@ -124,7 +132,7 @@ uint64_t read_back_changes(LaunchJob& job, int device, cl_command_queue queue, c
 
 uint64_t merge_changes(LaunchJob& job, const std::map<int, DeviceChanges>& changes,
                        const std::map<int, std::vector<RootWrites>>& writes, cl_command_queue home_queue,
-                       cl_int* error) {
+                       uint64_t& fetched, cl_int* error) {
   uint64_t moved = 0;
   *error = CL_SUCCESS;
   for (size_t k = 0; k < job.roots.size(); ++k) {
@@ -146,6 +154,17 @@ uint64_t merge_changes(LaunchJob& job, const std::map<int, DeviceChanges>& chang
       by_device[device].add(change.changed[k]);
       if (device != job.home) home_lacks.add(change.changed[k]);
     }
+    // Resident results: the device is their only holder (the host copy's bytes there are older).
+    for (const auto& [device, change] : changes) {
+      if (k >= change.resident.size() || change.resident[k].empty()) continue;
+      auto* shadow = state.find_shadow(device);
+      if (!shadow) continue;  // never: the device ran with it
+      state.host_valid().subtract(change.resident[k]);
+      for (auto& [other, copy] : state.shadows()) copy.sole.subtract(change.resident[k]);
+      shadow->sole.add(change.resident[k]);
+      by_device[device].add(change.resident[k]);
+      home_lacks.add(change.resident[k]);
+    }
     // Lazy home: the host copy keeps the changes until the app needs them on home (home_sync.h).
     // Written home now when the app asked for home meanwhile, or wrote the buffer (split_ended then
     // forgets every other copy), or the buffer is the app's host memory.
@@ -155,6 +174,8 @@ uint64_t merge_changes(LaunchJob& job, const std::map<int, DeviceChanges>& chang
       state.lacks_device = job.home_device;
       state.update_care();
     } else {
+      // What only a device holds comes to the host copy first (this launch's resident results too).
+      if ((*error = fetch_sole(state, home_lacks, fetched)) != CL_SUCCESS) return moved;
       // Bridged gaps send bytes the host copy holds current: home has the same ones already.
       for (const auto& r : bridge_gaps_within(home_lacks, kBridgeGap, state.host_valid())) {
         *error = cl().clEnqueueWriteBuffer(home_queue, use.root->handle, CL_FALSE, r.begin, r.size(), host + r.begin, 0,
@@ -204,7 +225,13 @@ uint64_t restore_home(LaunchJob& job, cl_command_queue home_queue, cl_int* error
     }
     state.home_lacks().subtract(restore);  // the pre-launch bytes, from the host copy: home has them now
     state.update_care();
-    for (auto& [device, shadow] : state.shadows()) shadow.valid.subtract(use.written);
+    // A device's resident bytes stay: where its failed sub-launch wrote, it wrote what the kernel
+    // computes, and the rerun on home (which fetches them) writes those positions again.
+    for (auto& [device, shadow] : state.shadows()) {
+      coherence::IntervalSet stale = use.written;
+      stale.subtract(shadow.sole);
+      shadow.valid.subtract(stale);
+    }
   }
   return moved;
 }

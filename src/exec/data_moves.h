@@ -25,6 +25,8 @@ struct DeviceChanges {
   // By root index: may have changed where they lie, not read back (the home device's exact writes,
   // into the app's buffers): the host copy is stale there.
   std::vector<coherence::IntervalSet> in_place;
+  // By root: exact writes of a device other than home left on it, not read back (resident_results.h).
+  std::vector<coherence::IntervalSet> resident;
 };
 
 // Creates the device's shadow of every root the job uses, and the shadow sub-buffers its arguments
@@ -37,15 +39,16 @@ bool ensure_shadows(LaunchJob& job, int device);
 std::vector<coherence::IntervalSet> host_copy_wanted(LaunchJob& job, const std::map<int, ChunkFootprint>& first_chunks,
                                                      const ChunkFootprint& whole_launch);
 
-// Reads `missing` (which the host copy lacks) of the root `use` from the home buffer into the host copy.
-// Not bridged: bytes the host copy holds may be a twin already and must not change during the launch.
-// The caller holds the state's lock. Adds the bytes read to `moved`.
+// Reads `missing` (which the host copy lacks) of the root `use` into the host copy: from the home
+// buffer, or from the device that alone holds it (resident_results.h). Not bridged: bytes the host
+// copy holds may be a twin already and must not change during the launch. The caller holds the
+// state's lock. Adds the bytes read from home to `moved`, from devices to `fetched`.
 cl_int read_into_host_copy(const RootUse& use, cl_command_queue home_queue, const coherence::IntervalSet& missing,
-                           uint64_t& moved);
+                           uint64_t& moved, uint64_t& fetched);
 
-// Reads `wanted` minus what the host copy holds from the home buffers. Returns bytes moved.
-uint64_t refresh_host_copies(LaunchJob& job, cl_command_queue home_queue,
-                             const std::vector<coherence::IntervalSet>& wanted);
+// Reads `wanted` minus what the host copy holds, as read_into_host_copy does.
+void refresh_host_copies(LaunchJob& job, cl_command_queue home_queue, const std::vector<coherence::IntervalSet>& wanted,
+                         uint64_t& moved, uint64_t& fetched);
 
 // Bytes of one chunk's preparation: `lacked` is the footprint the device did not hold (the report's
 // bytes_minimal); the others are what moved.
@@ -54,6 +57,7 @@ struct ChunkMoves {
   uint64_t home_to_host = 0;
   uint64_t host_to_device = 0;
   uint64_t host_to_home = 0;  // the home device's chunk: what other devices wrote before (lazy home)
+  uint64_t device_to_host = 0;  // what only another device held, fetched from it (resident results)
 };
 
 // Makes the device hold what the chunk needs: the part of its footprint the device lacks (not what
@@ -82,10 +86,10 @@ uint64_t read_back_changes(LaunchJob& job, int device, cl_command_queue queue, c
 // Applies every device's changes to the host copy, leaves what home lacks there (lazy home,
 // home_sync.h) or writes it to the app's buffers when the app asked for home meanwhile, and updates
 // which copies are current: each device keeps what it wrote, less what others changed. Returns bytes
-// moved.
+// moved home; what it fetched first from devices that alone held it goes to `fetched`.
 uint64_t merge_changes(LaunchJob& job, const std::map<int, DeviceChanges>& changes,
                        const std::map<int, std::vector<RootWrites>>& writes, cl_command_queue home_queue,
-                       cl_int* error);
+                       uint64_t& fetched, cl_int* error);
 
 // After a failed split: puts the pre-launch bytes back where the home device may have written (from
 // its backup, keep_home_bytes, else from the host copy), and forgets the shadows' copies of what may

@@ -35,6 +35,7 @@ struct DeviceRun {
     bytes.home_to_host += moves.home_to_host;
     bytes.host_to_devices += moves.host_to_device;
     bytes.host_to_home += moves.host_to_home;
+    bytes.devices_to_host += moves.device_to_host;
   }
 };
 

@@ -58,14 +58,14 @@ cl_int keep_home_bytes(LaunchJob& job, cl_command_queue home_queue, const ChunkF
       spdlog::info("copying into the home device's backup failed (error {}): the host copy keeps the bytes", err);
       keep.subtract(kept.on_device[k]);
     }
-    err = read_into_host_copy(use, home_queue, keep, moves.home_to_host);
+    err = read_into_host_copy(use, home_queue, keep, moves.home_to_host, moves.device_to_host);
     if (err != CL_SUCCESS) return err;
   }
   return CL_SUCCESS;
 }
 
 cl_int read_pre_launch_bytes(LaunchJob& job, size_t root, cl_command_queue home_queue, const IntervalSet& wanted,
-                             uint64_t& moved) {
+                             uint64_t& moved, uint64_t& fetched) {
   HomeBackup& kept = job.home_backup;
   const RootUse& use = job.roots[root];
   auto& state = *use.root->state;
@@ -82,7 +82,7 @@ cl_int read_pre_launch_bytes(LaunchJob& job, size_t root, cl_command_queue home_
   if (missing.empty()) return CL_SUCCESS;
   IntervalSet from_backup = root < kept.on_device.size() ? intersection(missing, kept.on_device[root]) : IntervalSet{};
   missing.subtract(from_backup);
-  cl_int err = read_into_host_copy(use, home_queue, missing, moved);
+  cl_int err = read_into_host_copy(use, home_queue, missing, moved, fetched);
   if (err != CL_SUCCESS || from_backup.empty()) return err;
   uint8_t* host = state.host_copy().data();
   cl_mem backup = state.home_backup().get();

@@ -22,9 +22,10 @@ cl_int keep_home_bytes(LaunchJob& job, cl_command_queue home_queue, const ChunkF
 // While chunks run: reads into the host copy what it lacks of `wanted` (root `root`) as it was before the
 // launch: kept bytes from the backup, the rest from the app's buffer (bytes home overwrote without
 // keeping them are read by no work-item but their writer's: where another device redoes that chunk,
-// it writes them again). Takes job.home_backup.mutex, then the state's: the caller holds neither.
+// it writes them again), or from the device that alone holds them (resident_results.h: `fetched`).
+// Takes job.home_backup.mutex, then the state's: the caller holds neither.
 cl_int read_pre_launch_bytes(LaunchJob& job, size_t root, cl_command_queue home_queue,
-                             const coherence::IntervalSet& wanted, uint64_t& moved);
+                             const coherence::IntervalSet& wanted, uint64_t& moved, uint64_t& fetched);
 
 // Puts the kept bytes of `written` back into the app's buffer of root `root`. Returns the bytes copied
 // (within the device: not counted as moved).

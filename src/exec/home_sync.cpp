@@ -7,6 +7,7 @@
 
 #include "api/runtime.h"
 #include "devices/device_set.h"
+#include "exec/resident_results.h"
 #include "model/registries.h"
 #include "report/report.h"
 
@@ -20,8 +21,9 @@ const cl_icd_dispatch& cl() { return api::Runtime::get().next(); }
 }  // namespace
 
 cl_int write_lacks_home(coherence::BufferState& state, cl_command_queue queue, cl_mem mem, uint64_t origin,
-                        const IntervalSet& ranges, uint64_t& moved) {
+                        const IntervalSet& ranges, uint64_t& moved, uint64_t& fetched) {
   if (ranges.empty()) return CL_SUCCESS;
+  if (cl_int err = fetch_sole(state, ranges, fetched); err != CL_SUCCESS) return err;
   const uint8_t* host = state.host_copy().data();
   for (const auto& r : ranges) {
     cl_int err = cl().clEnqueueWriteBuffer(queue, mem, CL_FALSE, r.begin - origin, r.size(), host + r.begin, 0, nullptr,
@@ -59,11 +61,11 @@ cl_int app_reads(const char* call, cl_command_queue queue, cl_mem mem, size_t of
   cl_command_queue coex_queue =
       rt.devices().home_queue(record->context, state.lacks_device, devices::DeviceSet::HomeQueue::AppCalls);
   if (!coex_queue) return CL_OUT_OF_RESOURCES;
-  uint64_t moved = 0;
-  cl_int err = write_lacks_home(state, coex_queue, mem, record->origin, needed, moved);
+  uint64_t moved = 0, fetched = 0;
+  cl_int err = write_lacks_home(state, coex_queue, mem, record->origin, needed, moved, fetched);
   if (err != CL_SUCCESS)
     spdlog::error("{}: writing the other devices' results to the buffer failed (error {})", call, err);
-  rt.report().record_home_on_demand(moved);
+  rt.report().record_home_on_demand(moved, fetched);
   return err;
 }
 
@@ -72,7 +74,8 @@ bool merge_lazily(const coherence::BufferState& state, const RootUse& use) {
          state.generation() == use.generation_at_enqueue && api::Runtime::get().settings().lazy_home;
 }
 
-cl_int bring_chunk_home(LaunchJob& job, cl_command_queue home_queue, const ChunkFootprint& chunk, uint64_t& moved) {
+cl_int bring_chunk_home(LaunchJob& job, cl_command_queue home_queue, const ChunkFootprint& chunk, uint64_t& moved,
+                        uint64_t& fetched) {
   for (size_t k = 0; k < job.roots.size() && k < chunk.roots.size(); ++k) {
     auto& state = *job.roots[k].root->state;
     std::lock_guard lock(state.mutex());
@@ -80,18 +83,18 @@ cl_int bring_chunk_home(LaunchJob& job, cl_command_queue home_queue, const Chunk
     IntervalSet footprint = chunk.roots[k].need;
     footprint.add(chunk.roots[k].writes());
     IntervalSet needed = intersection(state.home_lacks(), footprint);
-    cl_int err = write_lacks_home(state, home_queue, job.roots[k].root->handle, 0, needed, moved);
+    cl_int err = write_lacks_home(state, home_queue, job.roots[k].root->handle, 0, needed, moved, fetched);
     if (err != CL_SUCCESS) return err;
   }
   return CL_SUCCESS;
 }
 
-cl_int bring_job_home(LaunchJob& job, cl_command_queue home_queue, uint64_t& moved) {
+cl_int bring_job_home(LaunchJob& job, cl_command_queue home_queue, uint64_t& moved, uint64_t& fetched) {
   for (auto& use : job.roots) {
     auto& state = *use.root->state;
     std::lock_guard lock(state.mutex());
     IntervalSet needed = state.home_lacks();
-    cl_int err = write_lacks_home(state, home_queue, use.root->handle, 0, needed, moved);
+    cl_int err = write_lacks_home(state, home_queue, use.root->handle, 0, needed, moved, fetched);
     if (err != CL_SUCCESS) return err;
   }
   return CL_SUCCESS;
@@ -108,7 +111,7 @@ void end_buffer_uses(LaunchJob& job) {
   if (!job.buffer_uses_begun || job.buffer_uses_ended) return;
   job.buffer_uses_ended = true;
   api::Runtime& rt = api::Runtime::get();
-  uint64_t moved = 0;
+  uint64_t moved = 0, fetched = 0;
   for (auto& use : job.roots) {
     auto& state = *use.root->state;
     std::lock_guard lock(state.mutex());
@@ -118,14 +121,15 @@ void end_buffer_uses(LaunchJob& job) {
       cl_command_queue queue =
           rt.devices().home_queue(use.root->context, state.lacks_device, devices::DeviceSet::HomeQueue::AppCalls);
       IntervalSet needed = state.home_lacks();
-      cl_int err = queue ? write_lacks_home(state, queue, use.root->handle, 0, needed, moved) : CL_OUT_OF_RESOURCES;
+      cl_int err =
+          queue ? write_lacks_home(state, queue, use.root->handle, 0, needed, moved, fetched) : CL_OUT_OF_RESOURCES;
       if (err != CL_SUCCESS)
         spdlog::error("kernel {}: writing the other devices' results to the app's buffer failed (error {})",
                       job.kernel_name, err);
     }
     state.split_released();
   }
-  if (moved) rt.report().record_home_on_demand(moved);
+  if (moved || fetched) rt.report().record_home_on_demand(moved, fetched);
 }
 
 }  // namespace coex::exec

@@ -22,11 +22,12 @@
 
 namespace coex::exec {
 
-// Writes `ranges` (within home_lacks: the host copy holds them) into `mem`, whose byte 0 is byte
-// `origin` of the root, on `queue`, blocking, and takes them out of home_lacks. The caller holds the
-// state's lock. Adds the bytes written to `moved`.
+// Writes `ranges` (within home_lacks) into `mem`, whose byte 0 is byte `origin` of the root, on
+// `queue`, blocking, and takes them out of home_lacks; what only a device holds is fetched into the
+// host copy first (resident_results.h). The caller holds the state's lock. Adds the bytes written to
+// `moved`, the bytes fetched to `fetched`.
 cl_int write_lacks_home(coherence::BufferState& state, cl_command_queue queue, cl_mem mem, uint64_t origin,
-                        const coherence::IntervalSet& ranges, uint64_t& moved);
+                        const coherence::IntervalSet& ranges, uint64_t& moved, uint64_t& fetched);
 
 // Before an app command on `queue` that reads bytes [offset, offset + size) of `mem` on its device
 // (SIZE_MAX: to the end): writes home what home lacks of them, or, while a split that uses the
@@ -40,10 +41,11 @@ bool merge_lazily(const coherence::BufferState& state, const RootUse& use);
 
 // The home device's chunk: writes home what home lacks of the chunk's footprint (reads and writes),
 // on the split's home queue. Adds to `moved`.
-cl_int bring_chunk_home(LaunchJob& job, cl_command_queue home_queue, const ChunkFootprint& chunk, uint64_t& moved);
+cl_int bring_chunk_home(LaunchJob& job, cl_command_queue home_queue, const ChunkFootprint& chunk, uint64_t& moved,
+                        uint64_t& fetched);
 
 // Before the launch runs whole on home: writes home everything home lacks of the job's buffers.
-cl_int bring_job_home(LaunchJob& job, cl_command_queue home_queue, uint64_t& moved);
+cl_int bring_job_home(LaunchJob& job, cl_command_queue home_queue, uint64_t& moved, uint64_t& fetched);
 
 // The job is over (ran, failed, or never started): each of its buffers has one split fewer in flight,
 // and gets home everything it lacks when the app asked for that meanwhile. Call before the app's

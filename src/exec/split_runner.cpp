@@ -147,7 +147,7 @@ ChunkOutcome run_chunk(DeviceTask& t, const sched::Chunk& chunk, const ChunkFoot
   run.add(moves);
   add_chunk_writes(run.writes, footprint);
   Clock::time_point kernel_start = Clock::now();
-  if (moves.home_to_host + moves.host_to_device + moves.host_to_home)
+  if (moves.home_to_host + moves.host_to_device + moves.host_to_home + moves.device_to_host)
     trace(device, "upload", "transfer", wall_start, kernel_start);
   const std::string& fault = api::Runtime::get().settings().fault;
   if (run.error == CL_SUCCESS && config::fault_injected(fault, config::FaultSpec::Kind::Fail, device))
@@ -236,9 +236,9 @@ std::optional<DeviceRun> run_on_device(DeviceTask& t, std::optional<sched::Chunk
 // The launch as the app asked for it, on its device: the fallback when a split
 // failed.
 cl_int run_whole_on_home(LaunchJob& job, cl_command_queue home_queue) {
-  uint64_t moved = 0;  // counted by the report as on demand: no split moved it
-  cl_int lacked = bring_job_home(job, home_queue, moved);
-  if (moved) api::Runtime::get().report().record_home_on_demand(moved);
+  uint64_t moved = 0, fetched = 0;  // counted by the report as on demand: no split moved it
+  cl_int lacked = bring_job_home(job, home_queue, moved, fetched);
+  if (moved || fetched) api::Runtime::get().report().record_home_on_demand(moved, fetched);
   if (lacked != CL_SUCCESS) return lacked;
   cl_kernel kernel = device_kernel(job, job.home);
   bool temporary = false;
@@ -326,8 +326,8 @@ cl_int run_split(Executor& executor, LaunchJob& job) {
       first_footprints[device] = chunk_footprint(job, first_chunks[device]->begin, first_chunks[device]->end);
   }
   Clock::time_point host_copy_start = Clock::now();
-  record.bytes_by_step.home_to_host +=
-      refresh_host_copies(job, home_queue, host_copy_wanted(job, first_footprints, whole_launch));
+  refresh_host_copies(job, home_queue, host_copy_wanted(job, first_footprints, whole_launch),
+                      record.bytes_by_step.home_to_host, record.bytes_by_step.devices_to_host);
   trace(job.home, "host copy", "transfer", host_copy_start, Clock::now());
 
   std::map<int, DeviceRun> runs;
@@ -456,7 +456,8 @@ cl_int run_split(Executor& executor, LaunchJob& job) {
   for (auto& [device, run] : runs) changes[device] = std::move(run.changes);
   Clock::time_point merge_start = Clock::now();
   cl_int err = CL_SUCCESS;
-  record.bytes_by_step.host_to_home += merge_changes(job, changes, writes, home_queue, &err);
+  record.bytes_by_step.host_to_home +=
+      merge_changes(job, changes, writes, home_queue, record.bytes_by_step.devices_to_host, &err);
   record.bytes_moved = record.bytes_by_step.total();
   trace(job.home, "merge", "merge", merge_start, Clock::now());
   record.split = err == CL_SUCCESS;

@@ -163,13 +163,15 @@ nlohmann::json ReportRecorder::to_json() const {
                       {"split_launches", split_launches},
                       {"bytes_moved", bytes_moved},
                       {"bytes_minimal", bytes_minimal},
-                      {"bytes_home_on_demand", bytes_home_on_demand_}};
+                      {"bytes_home_on_demand", bytes_home_on_demand_},
+                      {"bytes_fetched_on_demand", bytes_fetched_on_demand_}};
   return report;
 }
 
-void ReportRecorder::record_home_on_demand(uint64_t bytes) {
+void ReportRecorder::record_home_on_demand(uint64_t written, uint64_t fetched) {
   std::lock_guard lock(mutex_);
-  bytes_home_on_demand_ += bytes;
+  bytes_home_on_demand_ += written;
+  bytes_fetched_on_demand_ += fetched;
 }
 
 bool ReportRecorder::write(const std::string& path, std::string* error) const {

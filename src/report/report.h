@@ -6,9 +6,12 @@
 //                  "bytes_moved", "per_device": [{"index", "work_items", "seconds"}],
 //                  "bytes_minimal", "bytes_by_step": {"home_to_host", "host_to_devices",
 //                  "devices_to_host", "host_to_home"}, "args": [{"index", "tier"}]}],
-//     "totals": {"launches", "split_launches", "bytes_moved", "bytes_minimal", "bytes_home_on_demand"} }
+//     "totals": {"launches", "split_launches", "bytes_moved", "bytes_minimal", "bytes_home_on_demand",
+//                "bytes_fetched_on_demand"} }
 // bytes_home_on_demand (lazy home): what the other devices wrote, written to the app's buffers when
-// the app needed it there (a read, map, copy, unsplit kernel) rather than at the end of each launch.
+// the app needed it there (a read, map, copy, unsplit kernel) rather than at the end of each launch;
+// bytes_fetched_on_demand (resident results): the part of it first read from the device that alone
+// held it.
 // Issue 5 added bytes_minimal (what the footprints say each device lacked), bytes_by_step (where
 // bytes_moved went) and the tier each buffer argument was moved with ("exact", "whole", "diff").
 #pragma once
@@ -44,7 +47,7 @@ struct DeviceWork {
 struct BytesByStep {
   uint64_t home_to_host = 0;     // the host copy reads from the app's buffers on the home device
   uint64_t host_to_devices = 0;  // uploads to the other devices' shadows
-  uint64_t devices_to_host = 0;  // read-backs of what the devices wrote
+  uint64_t devices_to_host = 0;  // read-backs of what the devices wrote, and fetches of what only one held
   uint64_t host_to_home = 0;     // merges (and restores) written to the app's buffers
   uint64_t total() const { return home_to_host + host_to_devices + devices_to_host + host_to_home; }
 };
@@ -75,7 +78,7 @@ class ReportRecorder {
   void set_devices(const std::vector<ReportDevice>& devices);
   void set_settings(const nlohmann::json& settings);  // coex::config::settings_to_json
   void record_launch(const std::string& kernel, const LaunchRecord& launch);
-  void record_home_on_demand(uint64_t bytes);
+  void record_home_on_demand(uint64_t written, uint64_t fetched = 0);
   // Called after each record_launch, outside the recorder's lock, on the recording thread: the
   // report keeps only sums, the trace shows each launch (set before the first launch).
   using LaunchObserver = std::function<void(const std::string& kernel, const LaunchRecord& launch)>;
@@ -114,6 +117,7 @@ class ReportRecorder {
   std::vector<KernelTotals> kernels_;
   std::unordered_map<std::string, size_t> kernel_index_;
   uint64_t bytes_home_on_demand_ = 0;
+  uint64_t bytes_fetched_on_demand_ = 0;
   LaunchObserver launch_observer_;
 };
 

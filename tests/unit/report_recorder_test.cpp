@@ -43,7 +43,8 @@ TEST(ReportRecorder, EmptyReportHasTheShapeOfIssue2) {
                                   {"split_launches", 0},
                                   {"bytes_moved", 0},
                                   {"bytes_minimal", 0},
-                                  {"bytes_home_on_demand", 0}}));
+                                  {"bytes_home_on_demand", 0},
+                                  {"bytes_fetched_on_demand", 0}}));
   EXPECT_FALSE(j.contains("settings"));  // only when set
 }
 
@@ -101,15 +102,17 @@ TEST(ReportRecorder, AggregatesPerKernelInFirstSeenOrder) {
                                   {"split_launches", 2},
                                   {"bytes_moved", 1024},
                                   {"bytes_minimal", 0},
-                                  {"bytes_home_on_demand", 0}}));
+                                  {"bytes_home_on_demand", 0},
+                                  {"bytes_fetched_on_demand", 0}}));
 }
 
 // Lazy home: bytes written to the app's buffers when it needed them add up in the totals.
 TEST(ReportRecorder, BytesWrittenHomeOnDemandAddUp) {
   ReportRecorder r;
   r.record_home_on_demand(100);
-  r.record_home_on_demand(28);
+  r.record_home_on_demand(28, 16);
   EXPECT_EQ(r.to_json().at("totals").at("bytes_home_on_demand"), 128);
+  EXPECT_EQ(r.to_json().at("totals").at("bytes_fetched_on_demand"), 16);
 }
 
 // Issue 5: per kernel, what the footprints say the devices lacked, where the bytes went, and the worst

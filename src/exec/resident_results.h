@@ -1,0 +1,40 @@
+// Resident results (DESIGN.md decision 5, docs/design.md "Resident results"): what a device other
+// than home writes in a split launch (its exact, injective writes) is not read back at the end of the
+// launch. It stays in that device's shadow, which is then the only current copy (ShadowCopy::sole),
+// until something needs it elsewhere:
+//   - another device's chunk, or home's, whose footprint reaches into it (a stencil's halo): the
+//     host copy fetches that part from the device, then it moves on as before;
+//   - the app's commands that read the buffer on home, and everything else lazy home serves
+//     (home_sync.h): those bytes are fetched first, then written home;
+//   - a merge that writes home at once (the app asked for home, USE_HOST_PTR buffers): everything.
+// Fetches go through a second queue of the device (DeviceSet::fetch_queue), so that they never wait
+// behind that device's own chunks of a launch in flight.
+//
+// A device that fails or is abandoned keeps its resident bytes readable: the rerun fetches them from
+// it. A sub-launch only ever writes positions its kernel writes, with the values the kernel computes,
+// and the rerun writes all of those again; what must not be overwritten before a rerun is what the
+// launch also reads there (an in-place kernel), so those bytes are fetched before the device runs
+// the chunk (prepare_chunk). A device that stops answering while it holds the only copy of some bytes
+// makes the command that needs them fail with the driver's error (the app, on that device alone,
+// would not have got them either). Off with the setting resident_results (or lazy_home).
+#pragma once
+
+#include <CL/cl.h>
+
+#include <cstdint>
+
+#include "coherence/buffer_state.h"
+#include "exec/launch_job.h"
+
+namespace coex::exec {
+
+// Reads the bytes of `ranges` that only a device holds from that device into the host copy, which
+// then holds them (they stay valid on the device). The caller holds the state's lock. Adds the bytes
+// read to `moved`. Returns the driver's error of a failed read.
+cl_int fetch_sole(coherence::BufferState& state, const coherence::IntervalSet& ranges, uint64_t& moved);
+
+// Whether a device's exact writes to this root may stay on the device at the end of the split (the
+// merge may still fetch them, when it writes home at once). The caller holds the state's lock.
+bool results_may_stay(const coherence::BufferState& state);
+
+}  // namespace coex::exec
