@@ -6,7 +6,9 @@
 
 namespace coex::config {
 
-const char* const kFaultGrammar = "empty, fail:<device index>, stall:<device index> or build:<device index>";
+const char* const kFaultGrammar =
+    "empty, fail:<device index>, stall:<device index> or build:<device index>; fail and stall take an optional "
+    "@<n>: from the device's n-th sub-launch on";
 
 std::optional<FaultSpec> parse_fault_spec(const std::string& text, std::string* error) {
   const std::string spec = trim(text);
@@ -14,7 +16,18 @@ std::optional<FaultSpec> parse_fault_spec(const std::string& text, std::string* 
   if (spec.empty()) return fault;
   const size_t colon = spec.find(':');
   const std::string kind = to_lower(trim(spec.substr(0, colon)));
-  const std::string index = colon == std::string::npos ? "" : trim(spec.substr(colon + 1));
+  std::string index = colon == std::string::npos ? "" : trim(spec.substr(colon + 1));
+  std::string from;
+  if (const size_t at = index.find('@'); at != std::string::npos) {
+    from = trim(index.substr(at + 1));
+    index = trim(index.substr(0, at));
+    bool from_digits = !from.empty() && from.size() <= 9 && kind != "build";
+    for (char c : from) from_digits = from_digits && std::isdigit(static_cast<unsigned char>(c));
+    if (!from_digits || std::stoull(from) == 0) {
+      if (error) *error = "\"@\" must be followed by a sub-launch number from 1 (fail and stall only)";
+      return std::nullopt;
+    }
+  }
   if (kind == "fail") {
     fault.kind = FaultSpec::Kind::Fail;
   } else if (kind == "stall") {
@@ -32,13 +45,14 @@ std::optional<FaultSpec> parse_fault_spec(const std::string& text, std::string* 
     return std::nullopt;
   }
   fault.device = std::stoll(index);
+  if (!from.empty()) fault.from_sub_launch = std::stoull(from);
   return fault;
 }
 
-bool fault_injected(const std::string& text, FaultSpec::Kind kind, int device) {
+bool fault_injected(const std::string& text, FaultSpec::Kind kind, int device, uint64_t sub_launch) {
   if (text.empty()) return false;
   auto spec = parse_fault_spec(text, nullptr);
-  return spec && spec->kind == kind && spec->device == device;
+  return spec && spec->kind == kind && spec->device == device && sub_launch >= spec->from_sub_launch;
 }
 
 bool check_fault_spec(const std::string& text, std::string& detail) {

@@ -3,7 +3,9 @@
 // drivers. "fail:<index>" makes that device's sub-launches fail;
 // "stall:<index>" makes them wait on an event that never completes (Boyer et
 // al.'s emulation of a blocked GPU); "build:<index>" makes coex's build of a
-// program for that device fail. Empty: no fault.
+// program for that device fail. "fail:<index>@<n>" and "stall:<index>@<n>":
+// from the device's n-th sub-launch on (the earlier ones leave results on the
+// device, resident_results.h). Empty: no fault.
 #pragma once
 
 #include <cstdint>
@@ -18,6 +20,7 @@ struct FaultSpec {
   enum class Kind { None, Fail, Stall, Build };
   Kind kind = Kind::None;
   int64_t device = -1;  // coex device index; -1 with Kind::None
+  uint64_t from_sub_launch = 1;  // the first of the device's sub-launches that the fault hits
 };
 
 extern const char* const kFaultGrammar;  // the "accepts" phrase of the setting
@@ -25,7 +28,8 @@ extern const char* const kFaultGrammar;  // the "accepts" phrase of the setting
 std::optional<FaultSpec> parse_fault_spec(const std::string& text, std::string* error);
 bool check_fault_spec(const std::string& text, std::string& detail);
 
-// Whether `text` (a valid setting) injects a fault of `kind` on `device`.
-bool fault_injected(const std::string& text, FaultSpec::Kind kind, int device);
+// Whether `text` (a valid setting) injects a fault of `kind` on `device`, in the device's sub-launch
+// number `sub_launch` (1 for the first).
+bool fault_injected(const std::string& text, FaultSpec::Kind kind, int device, uint64_t sub_launch = 1);
 
 }  // namespace coex::config

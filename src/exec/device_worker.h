@@ -68,6 +68,8 @@ class DeviceWorker {
   uint8_t* upload_staging(size_t bytes, cl_command_queue shadow_queue) {
     return upload_staging_.get(0, bytes, shadow_queue);
   }
+  // Sub-launches this device's thread has made so far (COEX_FAULT=fail:<device>@<n> counts them).
+  uint64_t sub_launches = 0;
 
  private:
   void loop() {

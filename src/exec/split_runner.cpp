@@ -150,11 +150,13 @@ ChunkOutcome run_chunk(DeviceTask& t, const sched::Chunk& chunk, const ChunkFoot
   if (moves.home_to_host + moves.host_to_device + moves.host_to_home + moves.device_to_host)
     trace(device, "upload", "transfer", wall_start, kernel_start);
   const std::string& fault = api::Runtime::get().settings().fault;
-  if (run.error == CL_SUCCESS && config::fault_injected(fault, config::FaultSpec::Kind::Fail, device))
+  const uint64_t sub_launch_number = ++t.worker.sub_launches;
+  if (run.error == CL_SUCCESS &&
+      config::fault_injected(fault, config::FaultSpec::Kind::Fail, device, sub_launch_number))
     run.error = CL_OUT_OF_RESOURCES;
   cl_event stall = nullptr;  // COEX_FAULT=stall:<device>: the sub-launch waits
                              // for what never comes
-  if (config::fault_injected(fault, config::FaultSpec::Kind::Stall, device))
+  if (config::fault_injected(fault, config::FaultSpec::Kind::Stall, device, sub_launch_number))
     stall = t.executor.stall_event(device, api::Runtime::get().devices().shadow_context(device));
   if (run.error == CL_SUCCESS && job.rewrite) run.error = set_rewrite_arguments(job, t.kernel, chunk.begin);
   LaunchGeometry sub = sub_launch(job.geometry, chunk.begin, chunk.end);

@@ -194,6 +194,49 @@ class Checks:
         expect(written["true"][1] < written["false"][1],
                "the splits wrote as much home with lazy_home on as off: %s" % written)
 
+    def check_resident_results(self):
+        # What device 1 writes stays there (exec/resident_results.h): the stencil's later launches
+        # fetch only halos from it, and the app's reads get the rest. Faults injected from a later
+        # sub-launch of device 1 on hit while it alone holds results: the reruns on home fetch them.
+        app = os.path.join(self.build, "tests", "layer", "resident_results")
+        rc, bare, _ = run([app])
+        expect(rc == 0 and bare.strip().endswith("PASS"), "resident_results fails bare")
+        fetched = {}
+        for resident in ("true", "false"):
+            rc, out, err = run([app], {"COEX_RESIDENT_RESULTS": resident, "COEX_REPORT": self.report}, self.layer)
+            expect(rc == 0 and out == bare, "resident_results=%s: output differs from the bare run:\n%s\n%s"
+                   % (resident, out, err))
+            r = self.load_report()
+            smooth = next(k for k in r["kernels"] if k["name"] == "smooth")
+            expect(smooth["split_launches"] == 18, "resident_results=%s: %d split launches of smooth, expected 18"
+                   % (resident, smooth["split_launches"]))
+            fetched[resident] = (smooth["bytes_by_step"]["devices_to_host"], r["totals"]["bytes_fetched_on_demand"])
+            os.remove(self.report)
+        # Off: device 1's half (131072 bytes) comes back after each of the 18 launches. On: a halo
+        # of 4 bytes per launch, but for the last launch before the app's final reads, which were
+        # enqueued while it ran and so has it fetch that half; the app's other reads fetch the rest.
+        expect(fetched["true"][0] * 10 < fetched["false"][0],
+               "devices_to_host of smooth, resident on / off: %s" % fetched)
+        expect(fetched["true"][1] > 0 and fetched["false"][1] == 0, "fetched on demand, on / off: %s" % fetched)
+        # Device 1's sub-launches: 12 smooth, 6 bump, 6 smooth, one each under static. @8: a smooth
+        # launch; @14: the second in-place bump; the stall, with the device's queue blocked, leaves
+        # the fetch queue to serve the rerun.
+        for fault in ("fail:1@8", "fail:1@14", "stall:1@14"):
+            env = {"COEX_FAULT": fault, "COEX_REPORT": self.report, "COEX_LOG": "info"}
+            rc, out, err = run([app], env, self.layer, timeout=90)
+            expect(rc == 0 and out == bare, "%s: exit %d, output differs from the bare run:\n%s\n%s"
+                   % (fault, rc, out, err))
+            r = self.load_report()
+            split = r["totals"]["split_launches"]
+            first = int(fault.split("@")[1])
+            expect(split >= first - 1, "%s: %d split launches before the fault, expected %d" % (fault, split, first - 1))
+            if fault.startswith("fail"):
+                expect(self.not_split_reasons().get("sub_launch_failed", 0) >= 1,
+                       "%s: not_split %s" % (fault, self.not_split_reasons()))
+            else:
+                expect("redid" in err, "%s: no redo was logged:\n%s" % (fault, err))
+            os.remove(self.report)
+
     def check_launcher_run(self):
         self.under_coex({}, [self.coex, "run", "--policy", "boyer", "--report", self.report, "--", self.app],
                         via_layer=False)

@@ -92,5 +92,38 @@ TEST(BufferStateLazyHome, ASplitThatSawAnAppWriteForgetsWhatHomeLacked) {
   EXPECT_TRUE(state.host_valid().empty());
 }
 
+// Resident results: device 1 alone holds [40, 60) (exec/resident_results.h).
+void left_on_device(BufferState& state) {
+  state.host_valid().add({0, 40});
+  state.host_valid().add({60, 100});
+  state.home_lacks().add({40, 60});
+  ShadowCopy& shadow = state.shadow(1);
+  shadow.valid.add({0, 100});
+  shadow.sole.add({40, 60});
+  state.update_care();
+}
+
+TEST(BufferStateResident, AnAppWriteTakesItsRangeOutOfWhatOnlyADeviceHolds) {
+  BufferState state(100);
+  left_on_device(state);
+  EXPECT_TRUE(state.any_sole({{50, 51}}));
+  EXPECT_FALSE(state.any_sole({{60, 100}}));
+  state.app_wrote(50, 70);
+  EXPECT_EQ(state.shadow(1).sole, (IntervalSet{{40, 50}}));
+  EXPECT_EQ(state.shadow(1).valid, (IntervalSet{{0, 50}, {70, 100}}));
+  EXPECT_EQ(state.home_lacks(), (IntervalSet{{40, 50}}));
+}
+
+TEST(BufferStateResident, AnotherWriterAtTheMergeEndsTheDevicesSoleCopyThereItsOwnWritesKeepIt) {
+  BufferState state(100);
+  left_on_device(state);
+  const uint64_t generation = state.generation();
+  // Home (device 0) wrote [45, 50) in place, device 1 itself wrote [55, 60) again, device 2 [58, 59).
+  state.split_ended(generation, 0,
+                    {{0, IntervalSet{{45, 50}}}, {1, IntervalSet{{55, 60}}}, {2, IntervalSet{{58, 59}}}});
+  EXPECT_EQ(state.shadow(1).sole, (IntervalSet{{40, 45}, {50, 58}, {59, 60}}));
+  EXPECT_EQ(state.shadow(1).valid, (IntervalSet{{0, 45}, {50, 58}, {59, 100}}));
+}
+
 }  // namespace
 }  // namespace coex::coherence

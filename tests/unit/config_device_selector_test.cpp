@@ -106,10 +106,26 @@ TEST(FaultSpec, Parses) {
   ASSERT_TRUE(stall.has_value());
   EXPECT_EQ(stall->kind, FaultSpec::Kind::Stall);
   EXPECT_EQ(stall->device, 2);
+  EXPECT_EQ(stall->from_sub_launch, 1u);
+}
+
+TEST(FaultSpec, FromTheNthSubLaunchOn) {
+  std::string error;
+  auto later = parse_fault_spec("fail:1@5", &error);
+  ASSERT_TRUE(later.has_value()) << error;
+  EXPECT_EQ(later->device, 1);
+  EXPECT_EQ(later->from_sub_launch, 5u);
+  EXPECT_FALSE(fault_injected("fail:1@5", FaultSpec::Kind::Fail, 1, 4));
+  EXPECT_TRUE(fault_injected("fail:1@5", FaultSpec::Kind::Fail, 1, 5));
+  EXPECT_TRUE(fault_injected("fail:1@5", FaultSpec::Kind::Fail, 1, 6));
+  EXPECT_FALSE(fault_injected("fail:1@5", FaultSpec::Kind::Fail, 0, 6));
+  EXPECT_TRUE(fault_injected("stall: 0 @ 2", FaultSpec::Kind::Stall, 0, 2));
+  EXPECT_TRUE(fault_injected("fail:1", FaultSpec::Kind::Fail, 1, 1));
 }
 
 TEST(FaultSpec, Rejects) {
-  for (const char* bad : {"fail", "fail:", "fail:x", "crash:1", "build:-1", "stall:", "stall:x", "1"}) {
+  for (const char* bad : {"fail", "fail:", "fail:x", "crash:1", "build:-1", "stall:", "stall:x", "1", "fail:1@",
+                          "fail:1@0", "fail:1@x", "build:1@2", "fail:@2"}) {
     std::string error;
     EXPECT_FALSE(parse_fault_spec(bad, &error).has_value()) << bad;
     EXPECT_FALSE(error.empty()) << bad;
