@@ -58,8 +58,9 @@ void BufferState::app_wrote(uint64_t begin, uint64_t end) {
   want_home(nullptr, false);
 }
 
-std::vector<uint8_t>& BufferState::host_copy() {
-  if (host_copy_.size() != size_) host_copy_.resize(size_);
+BufferState::HostCopy& BufferState::host_copy() {
+  // new[] of uint8_t default-initialises: the bytes are left as the allocator gives them.
+  if (!host_copy_.bytes && size_ > 0) host_copy_.bytes.reset(new uint8_t[size_]);
   return host_copy_;
 }
 
