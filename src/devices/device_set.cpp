@@ -142,6 +142,16 @@ DeviceSet::Shadow& DeviceSet::ensure_shadow(int index) {
 cl_context DeviceSet::shadow_context(int index) { return ensure_shadow(index).context; }
 cl_command_queue DeviceSet::shadow_queue(int index) { return ensure_shadow(index).queue; }
 
+cl_command_queue DeviceSet::upload_queue(int index) {
+  Shadow& shadow = ensure_shadow(index);
+  std::lock_guard lock(shadow.mutex);
+  if (shadow.upload_queue || !shadow.context) return shadow.upload_queue;
+  cl_int err = CL_SUCCESS;
+  shadow.upload_queue = cl_.clCreateCommandQueue(shadow.context, at(index).id, 0, &err);
+  if (!shadow.upload_queue) spdlog::warn("device {}: cannot create an upload queue (error {})", index, err);
+  return shadow.upload_queue;
+}
+
 cl_command_queue DeviceSet::fetch_queue(int index) {
   Shadow& shadow = ensure_shadow(index);
   std::lock_guard lock(shadow.mutex);

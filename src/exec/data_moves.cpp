@@ -135,6 +135,7 @@ uint64_t merge_changes(LaunchJob& job, const std::map<int, DeviceChanges>& chang
                        uint64_t& fetched, cl_int* error) {
   uint64_t moved = 0;
   *error = CL_SUCCESS;
+  cl_int first_fetch_error = CL_SUCCESS;
   for (size_t k = 0; k < job.roots.size(); ++k) {
     RootUse& use = job.roots[k];
     auto& state = *use.root->state;
@@ -173,9 +174,15 @@ uint64_t merge_changes(LaunchJob& job, const std::map<int, DeviceChanges>& chang
       state.home_lacks() = home_lacks;
       state.lacks_device = job.home_device;
       state.update_care();
+    } else if (cl_int fetch_error = fetch_sole(state, home_lacks, fetched); fetch_error != CL_SUCCESS) {
+      // What only a device holds could not come to the host copy: it stays recorded where it is, so
+      // that a later read tries again (and fails with the driver's error) rather than read stale bytes.
+      first_fetch_error = first_fetch_error != CL_SUCCESS ? first_fetch_error : fetch_error;
+      state.home_lacks() = home_lacks;
+      state.lacks_device = job.home_device;
+      state.update_care();
     } else {
-      // What only a device holds comes to the host copy first (this launch's resident results too).
-      if ((*error = fetch_sole(state, home_lacks, fetched)) != CL_SUCCESS) return moved;
+      // What only a device held is in the host copy now (this launch's resident results too).
       // Bridged gaps send bytes the host copy holds current: home has the same ones already.
       for (const auto& r : bridge_gaps_within(home_lacks, kBridgeGap, state.host_valid())) {
         *error = cl().clEnqueueWriteBuffer(home_queue, use.root->handle, CL_FALSE, r.begin, r.size(), host + r.begin, 0,
@@ -195,6 +202,7 @@ uint64_t merge_changes(LaunchJob& job, const std::map<int, DeviceChanges>& chang
     }
     state.split_ended(use.generation_at_enqueue, job.home, by_device);
   }
+  if (*error == CL_SUCCESS) *error = first_fetch_error;
   return moved;
 }
 
