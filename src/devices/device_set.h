@@ -84,6 +84,8 @@ class DeviceSet {
     bool failed = false;
   };
   Shadow& ensure_shadow(int index);
+  // A second or third queue of the shadow context, made on first use.
+  cl_command_queue extra_queue(int index, cl_command_queue Shadow::*slot, const char* what);
 
   const cl_icd_dispatch& cl_;
   std::vector<Device> devices_;
