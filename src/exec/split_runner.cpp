@@ -125,9 +125,11 @@ enum class ChunkOutcome { Done, Failed, Abandoned };
 // (setting pipeline_pieces): each piece's uploads go on the device's upload queue, and its sub-launch
 // waits for them on the device's queue, so that the uploads of a piece overlap the sub-launch of the
 // piece before (DeviceSet::upload_queue; each piece has its own pinned staging). Everything is only
-// enqueued here: the caller waits for both queues, also after an error.
+// enqueued here: the caller waits for both queues, also after an error, and then releases the
+// events in `uploads` (kept until then: PoCL 5's CPU device crashed at exit when a sub-launch's wait
+// event from the other queue had been released while the upload was still running).
 cl_int enqueue_pipelined(DeviceTask& t, const sched::Chunk& chunk, uint64_t pieces, cl_command_queue upload_queue,
-                         cl_event stall, DeviceRun& run, ChunkMoves& moves) {
+                         cl_event stall, DeviceRun& run, ChunkMoves& moves, std::vector<cl_event>& uploads) {
   LaunchJob& job = t.job;
   const uint64_t groups = chunk.groups();
   for (uint64_t i = 0; i < pieces; ++i) {
@@ -158,7 +160,7 @@ cl_int enqueue_pipelined(DeviceTask& t, const sched::Chunk& chunk, uint64_t piec
       err = cl().clEnqueueNDRangeKernel(t.queues.device, t.kernel, sub.work_dim, sub.offset, sub.global, sub.local,
                                         count, count ? waits : nullptr, nullptr);
     }
-    if (uploaded) cl().clReleaseEvent(uploaded);
+    if (uploaded) uploads.push_back(uploaded);
     if (err != CL_SUCCESS) return err;
     // Submitted now: the next piece's uploads are prepared while these run.
     cl().clFlush(upload_queue);
@@ -201,8 +203,9 @@ ChunkOutcome run_chunk(DeviceTask& t, const sched::Chunk& chunk, const ChunkFoot
       (upload_queue = api::Runtime::get().devices().upload_queue(device)))
     pieces = std::min<uint64_t>(uint64_t(settings.pipeline_pieces), chunk.groups());
   ChunkMoves moves;
+  std::vector<cl_event> uploads;  // pipelined: the pieces' upload events
   if (pieces > 1) {
-    run.error = enqueue_pipelined(t, chunk, pieces, upload_queue, stall, run, moves);
+    run.error = enqueue_pipelined(t, chunk, pieces, upload_queue, stall, run, moves, uploads);
   } else {
     if (run.error == CL_SUCCESS)
       run.error = prepare_chunk(
@@ -227,6 +230,7 @@ ChunkOutcome run_chunk(DeviceTask& t, const sched::Chunk& chunk, const ChunkFoot
     // are waited for whatever happened.
     cl_int finished = cl().clFinish(t.queues.device);
     cl_int uploaded = cl().clFinish(upload_queue);
+    for (cl_event event : uploads) cl().clReleaseEvent(event);
     if (run.error == CL_SUCCESS) run.error = finished != CL_SUCCESS ? finished : uploaded;
   } else if (run.error == CL_SUCCESS) {
     run.error = cl().clFinish(t.queues.device);
