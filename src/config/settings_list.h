@@ -30,10 +30,6 @@ COEX_SETTING(Bool, lazy_home, true, (),
              "(an iterative kernel then moves only the bytes its neighbours need). `false`: written to the app's "
              "buffer at the end of every split launch. Buffers made with CL_MEM_USE_HOST_PTR are always written "
              "at the end.")
-COEX_SETTING(Int, pipeline_pieces, 4, (1, 64),
-             "A chunk for a device other than the app's that lacks at least 1 MiB of its data runs as this many "
-             "pieces: each piece's uploads go on a second queue of that device while the piece before it computes, "
-             "so that only the first piece's uploads are waited for. `1`: one upload, then one sub-launch.")
 COEX_SETTING(Bool, resident_results, true, (),
              "With `lazy_home`: what a device other than the app's wrote in a split launch stays on that device "
              "until something needs it elsewhere (another device's chunk, a halo, or the app), and only those "

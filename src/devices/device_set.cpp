@@ -142,21 +142,15 @@ DeviceSet::Shadow& DeviceSet::ensure_shadow(int index) {
 cl_context DeviceSet::shadow_context(int index) { return ensure_shadow(index).context; }
 cl_command_queue DeviceSet::shadow_queue(int index) { return ensure_shadow(index).queue; }
 
-cl_command_queue DeviceSet::extra_queue(int index, cl_command_queue Shadow::*slot, const char* what) {
+cl_command_queue DeviceSet::fetch_queue(int index) {
   Shadow& shadow = ensure_shadow(index);
   std::lock_guard lock(shadow.mutex);
-  if (shadow.*slot || !shadow.context) return shadow.*slot;
+  if (shadow.fetch_queue || !shadow.context) return shadow.fetch_queue;
   cl_int err = CL_SUCCESS;
-  shadow.*slot = cl_.clCreateCommandQueue(shadow.context, at(index).id, 0, &err);
-  if (!(shadow.*slot)) spdlog::warn("device {}: cannot create {} (error {})", index, what, err);
-  return shadow.*slot;
+  shadow.fetch_queue = cl_.clCreateCommandQueue(shadow.context, at(index).id, 0, &err);
+  if (!shadow.fetch_queue) spdlog::warn("device {}: cannot create a second queue (error {})", index, err);
+  return shadow.fetch_queue;
 }
-
-cl_command_queue DeviceSet::upload_queue(int index) {
-  return extra_queue(index, &Shadow::upload_queue, "an upload queue");
-}
-
-cl_command_queue DeviceSet::fetch_queue(int index) { return extra_queue(index, &Shadow::fetch_queue, "a fetch queue"); }
 
 cl_command_queue DeviceSet::home_queue(cl_context app_context, cl_device_id device, HomeQueue use) {
   std::lock_guard lock(mutex_);

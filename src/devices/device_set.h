@@ -64,9 +64,6 @@ class DeviceSet {
   // Held around each use of fetch_queue(index): PoCL's basic device deadlocks when two threads wait
   // on one queue.
   std::mutex& fetch_mutex(int index) { return ensure_shadow(index).fetch_mutex; }
-  // A third in-order queue there, used only by the device's own worker thread: the uploads of a
-  // chunk's next piece run on it while the piece before computes (exec/split_runner.cpp, pipeline).
-  cl_command_queue upload_queue(int index);
   // coex's own in-order queue in the app's context, on the app's (home) device. Split launches use
   // the first; the app's own calls that bring bytes home (lazy home) the second, so that they never
   // wait behind another launch's chunks there.
@@ -80,12 +77,9 @@ class DeviceSet {
     cl_command_queue queue = nullptr;
     cl_command_queue fetch_queue = nullptr;  // made on first use
     std::mutex fetch_mutex;
-    cl_command_queue upload_queue = nullptr;  // made on first use
     bool failed = false;
   };
   Shadow& ensure_shadow(int index);
-  // A second or third queue of the shadow context, made on first use.
-  cl_command_queue extra_queue(int index, cl_command_queue Shadow::*slot, const char* what);
 
   const cl_icd_dispatch& cl_;
   std::vector<Device> devices_;

@@ -87,25 +87,9 @@ void refresh_host_copies(LaunchJob& job, cl_command_queue home_queue, const std:
   }
 }
 
-uint64_t bytes_lacked(LaunchJob& job, int device, const ChunkFootprint& chunk,
-                      const std::vector<RootWrites>& written_so_far) {
-  uint64_t lacked = 0;
-  for (size_t k = 0; k < job.roots.size() && k < chunk.roots.size(); ++k) {
-    IntervalSet missing = chunk.roots[k].need;
-    if (k < written_so_far.size()) missing.subtract(written_so_far[k].all());
-    auto& state = *job.roots[k].root->state;
-    std::lock_guard lock(state.mutex());
-    if (const auto* shadow = state.find_shadow(device)) missing.subtract(shadow->valid);
-    lacked += missing.total();
-  }
-  return lacked;
-}
-
 cl_int prepare_chunk(LaunchJob& job, int device, cl_command_queue queue, cl_command_queue home_queue,
                      const ChunkFootprint& chunk, const std::vector<RootWrites>& written_so_far,
-                     const UploadStagingFn& upload_staging, ChunkMoves& moves, cl_event* uploaded) {
-  if (uploaded) *uploaded = nullptr;
-  bool any_sent = false;
+                     const UploadStagingFn& upload_staging, ChunkMoves& moves) {
   if (device == job.home) {
     // Its buffers are current but for what other devices wrote earlier (lazy home): that comes
     // first, from the host copy, so that the bytes kept below are the ones the launch reads.
@@ -177,18 +161,13 @@ cl_int prepare_chunk(LaunchJob& job, int device, cl_command_queue queue, cl_comm
       if (err != CL_SUCCESS) return err;
       at += r.size();
     }
-    any_sent = true;
-    if (!uploaded)
-      if (cl_int err = cl().clFinish(queue); err != CL_SUCCESS) return err;
+    if (cl_int err = cl().clFinish(queue); err != CL_SUCCESS) return err;
     moves.host_to_device += sent.total();
     std::lock_guard lock(state.mutex());
     // Only this device changes its own valid set; an app write meanwhile makes the launch's end
     // forget every copy (BufferState::split_ended).
-    // Pipelined, the bytes are still on their way: only this device's own kernels, which wait for
-    // them, read them, and no other copy is made from this one but what it alone holds (not these).
     if (auto* shadow = state.find_shadow(device)) shadow->valid.add(sent);
   }
-  if (uploaded && any_sent) return cl().clEnqueueMarkerWithWaitList(queue, 0, nullptr, uploaded);
   return CL_SUCCESS;
 }
 

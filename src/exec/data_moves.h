@@ -67,18 +67,11 @@ struct ChunkMoves {
 // pinned staging: the host copy's lock is held only while they are copied there). The home device's
 // buffers are current but for what other devices wrote before (lazy home): it gets that, and keeps
 // what the chunk overwrites in place (keep_home_bytes; for it the caller holds job.home_backup.mutex).
-// With `uploaded`, the uploads are only enqueued on `queue`, and *uploaded is an event that completes
-// with them (null when nothing was sent): the caller's kernel waits for it (a pipelined chunk);
-// without, they are waited for. upload_staging(root, bytes): staging for one root's uploads, which
-// stays untouched until they are done.
+// upload_staging(root, bytes): staging for one root's uploads.
 using UploadStagingFn = std::function<uint8_t*(size_t root, size_t bytes)>;
 cl_int prepare_chunk(LaunchJob& job, int device, cl_command_queue queue, cl_command_queue home_queue,
                      const ChunkFootprint& chunk, const std::vector<RootWrites>& written_so_far,
-                     const UploadStagingFn& upload_staging, ChunkMoves& moves, cl_event* uploaded = nullptr);
-
-// The bytes of the chunk's footprint the device lacks now (what prepare_chunk would send it).
-uint64_t bytes_lacked(LaunchJob& job, int device, const ChunkFootprint& chunk,
-                      const std::vector<RootWrites>& written_so_far);
+                     const UploadStagingFn& upload_staging, ChunkMoves& moves);
 
 // The cl_mem a kernel argument is bound to on `device` (the app's own on the home device).
 cl_mem device_mem(LaunchJob& job, const ArgBinding& binding, int device);

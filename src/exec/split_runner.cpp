@@ -20,7 +20,6 @@
 #include "exec/home_sync.h"
 #include "exec/policy_binding.h"
 #include "exec/split_progress.h"
-#include "exec/transfer_limits.h"
 #include "report/report.h"
 #include "report/trace.h"
 #include "sched/split_math.h"
@@ -121,54 +120,6 @@ struct DeviceTask {
 
 enum class ChunkOutcome { Done, Failed, Abandoned };
 
-// A chunk of a device other than home that lacks much of its footprint runs as `pieces` pieces
-// (setting pipeline_pieces): each piece's uploads go on the device's upload queue, and its sub-launch
-// waits for them on the device's queue, so that the uploads of a piece overlap the sub-launch of the
-// piece before (DeviceSet::upload_queue; each piece has its own pinned staging). Everything is only
-// enqueued here: the caller waits for both queues, also after an error, and then releases the
-// events in `uploads` (kept until then: PoCL 5's CPU device crashed at exit when a sub-launch's wait
-// event from the other queue had been released while the upload was still running).
-cl_int enqueue_pipelined(DeviceTask& t, const sched::Chunk& chunk, uint64_t pieces, cl_command_queue upload_queue,
-                         cl_event stall, DeviceRun& run, ChunkMoves& moves, std::vector<cl_event>& uploads) {
-  LaunchJob& job = t.job;
-  const uint64_t groups = chunk.groups();
-  for (uint64_t i = 0; i < pieces; ++i) {
-    const uint64_t begin = chunk.begin + groups * i / pieces, end = chunk.begin + groups * (i + 1) / pieces;
-    if (begin == end) continue;
-    ChunkFootprint piece = chunk_footprint(job, begin, end);
-    ChunkMoves piece_moves;
-    cl_event uploaded = nullptr;
-    cl_int err = prepare_chunk(
-        job, t.device, upload_queue, t.queues.home, piece, run.writes,
-        [&](size_t root, size_t bytes) {
-          return t.worker.upload_staging(bytes, upload_queue, size_t(i) * job.roots.size() + root);
-        },
-        piece_moves, &uploaded);
-    moves.lacked += piece_moves.lacked;
-    moves.home_to_host += piece_moves.home_to_host;
-    moves.host_to_device += piece_moves.host_to_device;
-    moves.host_to_home += piece_moves.host_to_home;
-    moves.device_to_host += piece_moves.device_to_host;
-    add_chunk_writes(run.writes, piece);
-    if (err == CL_SUCCESS && job.rewrite) err = set_rewrite_arguments(job, t.kernel, begin);
-    if (err == CL_SUCCESS) {
-      cl_event waits[2];
-      cl_uint count = 0;
-      if (uploaded) waits[count++] = uploaded;
-      if (stall) waits[count++] = stall;
-      LaunchGeometry sub = sub_launch(job.geometry, begin, end);
-      err = cl().clEnqueueNDRangeKernel(t.queues.device, t.kernel, sub.work_dim, sub.offset, sub.global, sub.local,
-                                        count, count ? waits : nullptr, nullptr);
-    }
-    if (uploaded) uploads.push_back(uploaded);
-    if (err != CL_SUCCESS) return err;
-    // Submitted now: the next piece's uploads are prepared while these run.
-    cl().clFlush(upload_queue);
-    cl().clFlush(t.queues.device);
-  }
-  return CL_SUCCESS;
-}
-
 // One chunk: the part of its footprint the device lacks, then the sub-launch,
 // waited for. A chunk of the policy's is reported to it; a redo of an abandoned
 // device's range is not (it is not the policy's). After Abandoned nothing of
@@ -196,45 +147,24 @@ ChunkOutcome run_chunk(DeviceTask& t, const sched::Chunk& chunk, const ChunkFoot
                              // for what never comes
   if (config::fault_injected(settings.fault, config::FaultSpec::Kind::Stall, device, sub_launch_number))
     stall = t.executor.stall_event(device, api::Runtime::get().devices().shadow_context(device));
-  uint64_t pieces = 1;
-  cl_command_queue upload_queue = nullptr;
-  if (device != job.home && settings.pipeline_pieces > 1 && chunk.groups() > 1 && run.error == CL_SUCCESS &&
-      !fail_injected && bytes_lacked(job, device, footprint, run.writes) >= kPipelineMinBytes &&
-      (upload_queue = api::Runtime::get().devices().upload_queue(device)))
-    pieces = std::min<uint64_t>(uint64_t(settings.pipeline_pieces), chunk.groups());
   ChunkMoves moves;
-  std::vector<cl_event> uploads;  // pipelined: the pieces' upload events
-  if (pieces > 1) {
-    run.error = enqueue_pipelined(t, chunk, pieces, upload_queue, stall, run, moves, uploads);
-  } else {
-    if (run.error == CL_SUCCESS)
-      run.error = prepare_chunk(
-          job, device, t.queues.device, t.queues.home, footprint, run.writes,
-          [&](size_t root, size_t bytes) { return t.worker.upload_staging(bytes, t.queues.device, root); }, moves);
-    add_chunk_writes(run.writes, footprint);
-    if (run.error == CL_SUCCESS && fail_injected) run.error = CL_OUT_OF_RESOURCES;
-  }
+  if (run.error == CL_SUCCESS)
+    run.error = prepare_chunk(
+        job, device, t.queues.device, t.queues.home, footprint, run.writes,
+        [&](size_t root, size_t bytes) { return t.worker.upload_staging(bytes, t.queues.device, root); }, moves);
+  add_chunk_writes(run.writes, footprint);
+  if (run.error == CL_SUCCESS && fail_injected) run.error = CL_OUT_OF_RESOURCES;
   run.add(moves);
   Clock::time_point kernel_start = Clock::now();
   if (moves.home_to_host + moves.host_to_device + moves.host_to_home + moves.device_to_host)
-    trace(device, pieces > 1 ? "pipelined upload" : "upload", "transfer", wall_start, kernel_start);
-  if (pieces == 1 && run.error == CL_SUCCESS && job.rewrite)
-    run.error = set_rewrite_arguments(job, t.kernel, chunk.begin);
+    trace(device, "upload", "transfer", wall_start, kernel_start);
+  if (run.error == CL_SUCCESS && job.rewrite) run.error = set_rewrite_arguments(job, t.kernel, chunk.begin);
   LaunchGeometry sub = sub_launch(job.geometry, chunk.begin, chunk.end);
   t.progress.chunk_started(device, chunk, t.now());
-  if (pieces == 1 && run.error == CL_SUCCESS)
+  if (run.error == CL_SUCCESS)
     run.error = cl().clEnqueueNDRangeKernel(t.queues.device, t.kernel, sub.work_dim, sub.offset, sub.global, sub.local,
                                             stall ? 1 : 0, stall ? &stall : nullptr, nullptr);
-  if (pieces > 1) {
-    // Pieces enqueued before an error still run, and their uploads read the staging: both queues
-    // are waited for whatever happened.
-    cl_int finished = cl().clFinish(t.queues.device);
-    cl_int uploaded = cl().clFinish(upload_queue);
-    for (cl_event event : uploads) cl().clReleaseEvent(event);
-    if (run.error == CL_SUCCESS) run.error = finished != CL_SUCCESS ? finished : uploaded;
-  } else if (run.error == CL_SUCCESS) {
-    run.error = cl().clFinish(t.queues.device);
-  }
+  if (run.error == CL_SUCCESS) run.error = cl().clFinish(t.queues.device);
   if (!t.progress.chunk_finished(device, t.now())) return ChunkOutcome::Abandoned;
   if (home_lock) home_lock.unlock();
   trace(device, job.kernel_name.c_str(), "kernel", kernel_start, Clock::now());
