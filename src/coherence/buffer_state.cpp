@@ -46,10 +46,7 @@ void BufferState::app_wrote(uint64_t begin, uint64_t end) {
   // Home gets the app's bytes: no copy elsewhere is current there, and nothing older may be written
   // over them later. (The handlers brought home what home lacked of the range before the app's
   // command was enqueued: a split in flight ahead of it reads them there.)
-  for (auto& [device, shadow] : shadows_) {
-    shadow.valid.subtract({begin, end});
-    shadow.sole.subtract({begin, end});
-  }
+  for (auto& [device, shadow] : shadows_) shadow.forget({{begin, end}});
   host_valid_.subtract({begin, end});
   home_lacks_.subtract({begin, end});
   update_care();
@@ -90,10 +87,7 @@ void BufferState::split_ended(uint64_t generation_at_start, int home,
   }
   for (auto& [device, shadow] : shadows_) {
     for (const auto& [writer, ranges] : changed)
-      if (writer != device || writer == home) {
-        shadow.valid.subtract(ranges);
-        shadow.sole.subtract(ranges);
-      }
+      if (writer != device || writer == home) shadow.forget(ranges);
   }
 }
 

@@ -35,6 +35,19 @@ struct ShadowCopy {
   // the host copy lack it. Within `valid`.
   IntervalSet sole;
   std::map<std::pair<uint64_t, uint64_t>, cl_mem> sub_buffers;  // (origin, size) -> sub-buffer of mem
+
+  // Newer bytes of `ranges` are elsewhere now: none of them is current here.
+  void forget(const IntervalSet& ranges) {
+    valid.subtract(ranges);
+    sole.subtract(ranges);
+  }
+  // What this device wrote in `ranges` may be dropped (a failed or abandoned sub-launch), but what
+  // only it holds stays: there it wrote what the kernel computes, and the rerun writes it again.
+  void forget_all_but_sole(const IntervalSet& ranges) {
+    IntervalSet stale = ranges;
+    stale.subtract(sole);
+    valid.subtract(stale);
+  }
 };
 
 class BufferState {

@@ -146,7 +146,7 @@ cl_int prepare_chunk(LaunchJob& job, int device, cl_command_queue queue, cl_comm
       fillable.subtract(own_writes);
       sent = bridge_gaps_within(lacked, kBridgeGap, fillable);
       if (sent.empty()) continue;
-      staging = upload_staging(k, sent.total());
+      staging = upload_staging(sent.total());
       const uint8_t* host = state.host_copy().data();
       size_t at = 0;
       for (const auto& r : sent) {

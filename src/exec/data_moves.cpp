@@ -170,19 +170,18 @@ uint64_t merge_changes(LaunchJob& job, const std::map<int, DeviceChanges>& chang
     // Written home now when the app asked for home meanwhile, or wrote the buffer (split_ended then
     // forgets every other copy), or the buffer is the app's host memory.
     home_lacks.add(state.home_lacks());
-    if (merge_lazily(state, use)) {
-      state.home_lacks() = home_lacks;
-      state.lacks_device = job.home_device;
-      state.update_care();
-    } else if (cl_int fetch_error = fetch_sole(state, home_lacks, fetched); fetch_error != CL_SUCCESS) {
-      // What only a device holds could not come to the host copy: it stays recorded where it is, so
-      // that a later read tries again (and fails with the driver's error) rather than read stale bytes.
-      first_fetch_error = first_fetch_error != CL_SUCCESS ? first_fetch_error : fetch_error;
+    // Written home at once, what only a device held comes to the host copy first (this launch's
+    // resident results too). When that fetch fails, the bytes stay recorded where they are, as in a
+    // lazy merge, so that a later read tries again (and fails with the driver's error) rather than
+    // read stale bytes.
+    const bool lazily = merge_lazily(state, use);
+    const cl_int fetch_error = lazily ? CL_SUCCESS : fetch_sole(state, home_lacks, fetched);
+    if (first_fetch_error == CL_SUCCESS) first_fetch_error = fetch_error;
+    if (lazily || fetch_error != CL_SUCCESS) {
       state.home_lacks() = home_lacks;
       state.lacks_device = job.home_device;
       state.update_care();
     } else {
-      // What only a device held is in the host copy now (this launch's resident results too).
       // Bridged gaps send bytes the host copy holds current: home has the same ones already.
       for (const auto& r : bridge_gaps_within(home_lacks, kBridgeGap, state.host_valid())) {
         *error = cl().clEnqueueWriteBuffer(home_queue, use.root->handle, CL_FALSE, r.begin, r.size(), host + r.begin, 0,
@@ -233,13 +232,8 @@ uint64_t restore_home(LaunchJob& job, cl_command_queue home_queue, cl_int* error
     }
     state.home_lacks().subtract(restore);  // the pre-launch bytes, from the host copy: home has them now
     state.update_care();
-    // A device's resident bytes stay: where its failed sub-launch wrote, it wrote what the kernel
-    // computes, and the rerun on home (which fetches them) writes those positions again.
-    for (auto& [device, shadow] : state.shadows()) {
-      coherence::IntervalSet stale = use.written;
-      stale.subtract(shadow.sole);
-      shadow.valid.subtract(stale);
-    }
+    // A device's resident bytes stay: the rerun on home fetches them.
+    for (auto& [device, shadow] : state.shadows()) shadow.forget_all_but_sole(use.written);
   }
   return moved;
 }

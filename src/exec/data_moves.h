@@ -67,8 +67,7 @@ struct ChunkMoves {
 // pinned staging: the host copy's lock is held only while they are copied there). The home device's
 // buffers are current but for what other devices wrote before (lazy home): it gets that, and keeps
 // what the chunk overwrites in place (keep_home_bytes; for it the caller holds job.home_backup.mutex).
-// upload_staging(root, bytes): staging for one root's uploads.
-using UploadStagingFn = std::function<uint8_t*(size_t root, size_t bytes)>;
+using UploadStagingFn = std::function<uint8_t*(size_t bytes)>;
 cl_int prepare_chunk(LaunchJob& job, int device, cl_command_queue queue, cl_command_queue home_queue,
                      const ChunkFootprint& chunk, const std::vector<RootWrites>& written_so_far,
                      const UploadStagingFn& upload_staging, ChunkMoves& moves);

@@ -65,9 +65,8 @@ class DeviceWorker {
   }
   // Staging for the uploads of one chunk (all its ranges, one after another): pinned, so that a
   // GPU's driver copies from it directly instead of through a bounce buffer of its own.
-  // One slot per root buffer.
-  uint8_t* upload_staging(size_t bytes, cl_command_queue shadow_queue, size_t slot = 0) {
-    return upload_staging_.get(slot, bytes, shadow_queue);
+  uint8_t* upload_staging(size_t bytes, cl_command_queue shadow_queue) {
+    return upload_staging_.get(0, bytes, shadow_queue);
   }
   // Sub-launches this device's thread has made so far (COEX_FAULT=fail:<device>@<n> counts them).
   uint64_t sub_launches = 0;

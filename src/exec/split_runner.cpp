@@ -151,7 +151,7 @@ ChunkOutcome run_chunk(DeviceTask& t, const sched::Chunk& chunk, const ChunkFoot
   if (run.error == CL_SUCCESS)
     run.error = prepare_chunk(
         job, device, t.queues.device, t.queues.home, footprint, run.writes,
-        [&](size_t root, size_t bytes) { return t.worker.upload_staging(bytes, t.queues.device, root); }, moves);
+        [&](size_t bytes) { return t.worker.upload_staging(bytes, t.queues.device); }, moves);
   add_chunk_writes(run.writes, footprint);
   if (run.error == CL_SUCCESS && fail_injected) run.error = CL_OUT_OF_RESOURCES;
   run.add(moves);
