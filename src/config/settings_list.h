@@ -112,6 +112,10 @@ COEX_SETTING(Double, auto_min_gain, 0.05, (0.0, 1.0),
              "auto: a split whose measured launches (from the start of the job to the end of its merge) were "
              "not at least this fraction faster than the home device alone is not made: the launch runs "
              "unsplit on home, until a probe measures the split again.")
+COEX_SETTING(Double, auto_probe_cost, 0.05, (0.0, 1000.0),
+             "auto: a probe (a split made again to re-measure it) is skipped while that split was last "
+             "measured to take longer than the home device alone by more than this fraction of home's time "
+             "over the launches since the previous probe; the gaps between probes double, so it comes later.")
 
 // --- Testing ---
 COEX_SETTING(Grammar, fault, "", (kFaultGrammar, &check_fault_spec),

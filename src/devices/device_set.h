@@ -66,8 +66,9 @@ class DeviceSet {
   std::mutex& fetch_mutex(int index) { return ensure_shadow(index).fetch_mutex; }
   // coex's own in-order queue in the app's context, on the app's (home) device. Split launches use
   // the first; the app's own calls that bring bytes home (lazy home) the second, so that they never
-  // wait behind another launch's chunks there.
-  enum class HomeQueue { Splits, AppCalls };
+  // wait behind another launch's chunks there; other devices' reads of bytes that no chunk of the
+  // launch writes the third, so that they run while home computes (exec/home_backup.h).
+  enum class HomeQueue { Splits, AppCalls, SideReads };
   cl_command_queue home_queue(cl_context app_context, cl_device_id device, HomeQueue use = HomeQueue::Splits);
 
  private:

@@ -3,6 +3,8 @@
 #include <spdlog/spdlog.h>
 
 #include "api/runtime.h"
+#include "devices/device_set.h"
+#include "exec/resident_results.h"
 
 namespace coex::exec {
 namespace {
@@ -64,11 +66,57 @@ cl_int keep_home_bytes(LaunchJob& job, cl_command_queue home_queue, const ChunkF
   return CL_SUCCESS;
 }
 
+cl_int read_untouched_bytes(LaunchJob& job, size_t root, const IntervalSet& wanted, uint64_t& moved,
+                            uint64_t& fetched) {
+  HomeBackup& kept = job.home_backup;
+  if (root >= kept.launch_writes.size()) return CL_SUCCESS;
+  const RootUse& use = job.roots[root];
+  auto& state = *use.root->state;
+  std::lock_guard side(kept.side_reads_mutex);
+  IntervalSet untouched;
+  uint64_t generation = 0;
+  uint8_t* host = nullptr;
+  {
+    std::lock_guard lock(state.mutex());
+    untouched = wanted;
+    untouched.subtract(state.host_valid());
+    untouched.subtract(kept.launch_writes[root]);
+    if (untouched.empty()) return CL_SUCCESS;
+    if (state.any_sole(untouched)) {  // only a device holds these: they come from it
+      if (cl_int err = fetch_sole(state, untouched, fetched); err != CL_SUCCESS) return err;
+      untouched.subtract(state.host_valid());
+      if (untouched.empty()) return CL_SUCCESS;
+    }
+    generation = state.generation();
+    host = state.host_copy().data();
+  }
+  cl_command_queue queue = api::Runtime::get().devices().home_queue(use.root->context, job.home_device,
+                                                                    devices::DeviceSet::HomeQueue::SideReads);
+  if (!queue) return CL_SUCCESS;  // then they come through the home queue (read_pre_launch_bytes)
+  cl_int err = CL_SUCCESS;
+  for (const auto& r : untouched) {
+    err = cl().clEnqueueReadBuffer(queue, use.root->handle, CL_FALSE, r.begin, r.size(), host + r.begin, 0, nullptr,
+                                   nullptr);
+    if (err != CL_SUCCESS) break;
+  }
+  // Waited for also after a failed enqueue: the reads enqueued before it write into the host copy.
+  cl_int finished = cl().clFinish(queue);
+  if (err == CL_SUCCESS) err = finished;
+  if (err != CL_SUCCESS) return err;
+  moved += untouched.total();
+  std::lock_guard lock(state.mutex());
+  // An app write to the buffer meanwhile (BufferState::app_wrote) may have landed before or after
+  // the read: the bytes are not counted valid then, and are read again when needed.
+  if (state.generation() == generation) state.host_valid().add(untouched);
+  return CL_SUCCESS;
+}
+
 cl_int read_pre_launch_bytes(LaunchJob& job, size_t root, cl_command_queue home_queue, const IntervalSet& wanted,
                              uint64_t& moved, uint64_t& fetched) {
   HomeBackup& kept = job.home_backup;
   const RootUse& use = job.roots[root];
   auto& state = *use.root->state;
+  if (cl_int err = read_untouched_bytes(job, root, wanted, moved, fetched); err != CL_SUCCESS) return err;
   {
     std::lock_guard lock(state.mutex());
     IntervalSet missing = wanted;

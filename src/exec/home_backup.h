@@ -19,8 +19,18 @@ namespace coex::exec {
 // caller holds job.home_backup.mutex (it drives the home queue); this takes each state's mutex.
 cl_int keep_home_bytes(LaunchJob& job, cl_command_queue home_queue, const ChunkFootprint& chunk, ChunkMoves& moves);
 
+// While chunks run, from another device's thread: reads into the host copy what it lacks of `wanted`
+// (root `root`) that no chunk of the launch writes (HomeBackup::launch_writes). These hold their
+// pre-launch values on home all launch long, so they are read through home's SideReads queue while
+// home computes, without its mutex, and without the state's lock while the read runs (home's chunks
+// take it): an app write meanwhile leaves them not counted valid. Bytes only a device holds are
+// fetched from it. Takes job.home_backup.side_reads_mutex, then the state's.
+cl_int read_untouched_bytes(LaunchJob& job, size_t root, const coherence::IntervalSet& wanted, uint64_t& moved,
+                            uint64_t& fetched);
+
 // While chunks run: reads into the host copy what it lacks of `wanted` (root `root`) as it was before the
-// launch: kept bytes from the backup, the rest from the app's buffer (bytes home overwrote without
+// launch: first what no chunk writes (read_untouched_bytes), then, under the home queue's mutex, kept
+// bytes from the backup, the rest from the app's buffer (bytes home overwrote without
 // keeping them are read by no work-item but their writer's: where another device redoes that chunk,
 // it writes them again), or from the device that alone holds them (resident_results.h: `fetched`).
 // Takes job.home_backup.mutex, then the state's: the caller holds neither.

@@ -44,7 +44,13 @@ struct ArgBinding {
 // and so that another device that needs them during the launch (a chunk taken back from home) gets
 // them as they were before it.
 struct HomeBackup {
-  std::vector<coherence::IntervalSet> launch_reads;  // by root: what the whole launch may read
+  std::vector<coherence::IntervalSet> launch_reads;   // by root: what the whole launch may read
+  std::vector<coherence::IntervalSet> launch_writes;  // by root: what any chunk of the launch may write
+  // Other devices' reads of bytes no chunk writes (they hold their pre-launch values all launch long)
+  // go through home's SideReads queue while home computes, one thread at a time (PoCL's basic device
+  // deadlocks when two threads wait on one queue). Taken before a buffer state's mutex, never with
+  // `mutex` below.
+  std::mutex side_reads_mutex;
   // While the chunks run, held by whichever thread drives the home device's queue: the home device's
   // own (around its chunks and read-back) or another device's that reads what it lacks from home
   // (read_pre_launch_bytes). One thread at a time: PoCL's basic device deadlocks when two threads wait

@@ -32,6 +32,7 @@ sched::PolicyParams policy_params_from(const config::Settings& s) {
   p.predict_elimination = s.predict_eliminate;
   p.auto_min_share = s.auto_min_share;
   p.auto_min_gain = s.auto_min_gain;
+  p.auto_probe_cost = s.auto_probe_cost;
   return p;
 }
 

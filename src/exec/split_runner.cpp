@@ -313,8 +313,12 @@ cl_int run_split(Executor& executor, LaunchJob& job) {
                             // stuck-device rule)
   ChunkFootprint whole_launch = chunk_footprint(job, 0, job.geometry.groups_along_split());
   job.home_backup.launch_reads.clear();
+  job.home_backup.launch_writes.clear();
   job.home_backup.on_device.assign(job.roots.size(), {});
-  for (const RootFootprint& root : whole_launch.roots) job.home_backup.launch_reads.push_back(root.reads);
+  for (const RootFootprint& root : whole_launch.roots) {
+    job.home_backup.launch_reads.push_back(root.reads);
+    job.home_backup.launch_writes.push_back(root.writes());
+  }
   policy->begin_launch(launch_shape(job, whole_launch), active, 0);
   // The first chunk of every device, handed out now (each device would ask at
   // once anyway): the host copy then holds what they lack before any device

@@ -130,6 +130,22 @@ bool split_measured_not_to_pay(const History& history, const LaunchShape& shape,
   return alone && *split > (1 - params.auto_min_gain) * *alone;
 }
 
+// Whether the probe of `probed` would cost more than auto_probe_cost of home's time over the launches
+// since the previous probe (launch_number / 2 with gaps that double, probe_interval for the first): its
+// cost is what the split over that set was last measured to take beyond home alone. On an H100 beside a
+// CPU about 600x slower, a probe of benchmarks/blur's 2 ms launch took 2.3 s (the CPU needed the whole
+// 1 GiB input): with gaps doubling from 10 launches, every fourth run of the program paid one.
+bool probe_costs_too_much(const History& history, const LaunchShape& shape, const std::vector<int>& probed,
+                          const PolicyParams& params) {
+  if (shape.home < 0 || (probed.size() == 1 && probed.front() == shape.home)) return false;
+  const auto split = history.split_launch_seconds(shape.kernel_key, shape.global_size, probed);
+  const auto alone = home_alone_seconds(history, shape);
+  if (!split || !alone) return false;
+  const uint64_t launch = shape.launch_number.value_or(history.launches(shape.kernel_key, shape.global_size));
+  const double since = static_cast<double>(std::max<uint64_t>(uint64_t(params.probe_interval), launch / 2));
+  return *split - *alone > params.auto_probe_cost * *alone * since;
+}
+
 }  // namespace
 
 std::vector<int> auto_paying_devices(const History& history, const LaunchShape& shape, const std::vector<int>& devices,
@@ -139,7 +155,10 @@ std::vector<int> auto_paying_devices(const History& history, const LaunchShape& 
   // A probe lets every device take part, except when the split the models pick was measured not to
   // pay: then it is that split that is made again (and measured), so that one that became worth it
   // is seen; a probe of every device would measure another set and leave that verdict as it was.
-  if (auto_probe(history, shape, params)) return not_worth_it ? paying : devices;
+  if (auto_probe(history, shape, params)) {
+    const std::vector<int>& probed = not_worth_it ? paying : devices;
+    if (!probe_costs_too_much(history, shape, probed, params)) return probed;
+  }
   return not_worth_it ? std::vector<int>{shape.home} : paying;
 }
 

@@ -172,6 +172,8 @@ const std::vector<Field>& fields() {
                      "auto: a device whose equal-finish share would be under this fraction of the launch gets nothing"));
     f.push_back(real("auto_min_gain", &PolicyParams::auto_min_gain, 0, 1, false,
                      "auto: a split measured less than this fraction faster than home alone is not made"));
+    f.push_back(real("auto_probe_cost", &PolicyParams::auto_probe_cost, 0, 1000, false,
+                     "auto: most a probe may cost beyond home alone, as a fraction of home's time since the last"));
     return f;
   }();
   return table;

@@ -71,6 +71,7 @@ struct PolicyParams {
   // auto: a split whose measured launches (whole: host copies, hand-offs, merge) were not at least this
   // fraction faster than the home device alone is not made; the launch runs unsplit on home.
   double auto_min_gain = 0.05;
+  double auto_probe_cost = 0.05;  // auto: most a probe may cost, as a fraction of home's time since the last
 };
 
 struct PolicyParamInfo {

@@ -166,9 +166,36 @@ TEST(AutoSplitCost, AProbeMakesTheSplitThatWasMeasuredNotToPay) {
   EXPECT_EQ(auto_paying_devices(h, shape(0, 9), {0, 1, 2}, PolicyParams{}), std::vector<int>{0});
   EXPECT_EQ(auto_paying_devices(h, shape(0, 15), {0, 1, 2}, PolicyParams{}), std::vector<int>{0});
   // The probe makes that split again, so that its measurement is renewed: a probe of all three would
-  // measure another set and leave the verdict on these two as it was.
-  EXPECT_EQ(auto_paying_devices(h, shape(0, 10), {0, 1, 2}, PolicyParams{}), (std::vector<int>{0, 1}));
-  EXPECT_EQ(auto_paying_devices(h, shape(0, 20), {0, 1, 2}, PolicyParams{}), (std::vector<int>{0, 1}));
+  // measure another set and leave the verdict on these two as it was. (Probes that cost anything:
+  // the cost rule is the next test's.)
+  PolicyParams free_probes;
+  free_probes.auto_probe_cost = 1000;
+  EXPECT_EQ(auto_paying_devices(h, shape(0, 10), {0, 1, 2}, free_probes), (std::vector<int>{0, 1}));
+  EXPECT_EQ(auto_paying_devices(h, shape(0, 20), {0, 1, 2}, free_probes), (std::vector<int>{0, 1}));
+}
+
+TEST(AutoSplitCost, AProbeWaitsUntilTheLaunchesSinceTheLastOnePayForIt) {
+  History h;
+  record_models_predicting_a_gain(h);
+  // The split took 4x home alone: a probe costs 3x home alone, 60 launches' worth of 5% each.
+  h.record_split_launch("k", kSize, {0, 1}, 4 * kHomeAlone);
+  const std::vector<int> home_only{0}, split{0, 1};
+  EXPECT_EQ(auto_paying_devices(h, shape(0, 10), {0, 1}, PolicyParams{}), home_only);   // 10 launches since
+  EXPECT_EQ(auto_paying_devices(h, shape(0, 40), {0, 1}, PolicyParams{}), home_only);   // 20
+  EXPECT_EQ(auto_paying_devices(h, shape(0, 80), {0, 1}, PolicyParams{}), home_only);   // 40
+  EXPECT_EQ(auto_paying_devices(h, shape(0, 160), {0, 1}, PolicyParams{}), split);      // 80: 4 ms of probe
+  EXPECT_EQ(auto_paying_devices(h, shape(0, 161), {0, 1}, PolicyParams{}), home_only);  // not a probe
+  // A split measured cheap costs nothing to probe again.
+  History cheap;
+  record_models_predicting_a_gain(cheap);
+  cheap.record_split_launch("k", kSize, {0, 1}, 0.98 * kHomeAlone);  // faster, but under auto_min_gain
+  EXPECT_EQ(auto_paying_devices(cheap, shape(0, 9), {0, 1}, PolicyParams{}), home_only);
+  EXPECT_EQ(auto_paying_devices(cheap, shape(0, 10), {0, 1}, PolicyParams{}), split);
+  // Never measured: nothing says the probe is dear.
+  History unmeasured;
+  record_models_predicting_a_gain(unmeasured);
+  record_line(unmeasured, 2, {0, 300e-6});
+  EXPECT_EQ(auto_paying_devices(unmeasured, shape(0, 10), {0, 1, 2}, PolicyParams{}), (std::vector<int>{0, 1, 2}));
 }
 
 // Runs one launch of `policy` over `lines` (device -> its chunk time), chunk after chunk in time
@@ -219,8 +246,11 @@ TEST(AutoSplitCost, AProbesMeasurementRenewsTheVerdict) {
     EXPECT_EQ(auto_paying_devices(*h, shape(0, n), {0, 1}, PolicyParams{}), std::vector<int>{0}) << n;
     h->note_launch("k", kSize);
   }
-  // Launch 10, the probe: split again, and this time (the machine changed) it took 0.5 ms.
-  auto policy = make_policy("auto", PolicyParams{}, h, {});
+  // Launch 10, the probe (made although it cost 3 ms last time: auto_probe_cost raised): split again,
+  // and this time (the machine changed) it took 0.5 ms.
+  PolicyParams free_probes;
+  free_probes.auto_probe_cost = 1000;
+  auto policy = make_policy("auto", free_probes, h, {});
   policy->begin_launch(shape(0, 10), {0, 1}, 0);
   EXPECT_TRUE(policy->eliminated().empty());
   const auto groups = run_launch(*policy, lines);
