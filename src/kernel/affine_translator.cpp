@@ -5,8 +5,9 @@
 
 namespace coex::kernel {
 
-AffineTranslator::AffineTranslator(ProgramFacts& program, const FunctionFacts& kernel, std::vector<LaunchParam>& params)
-    : tokens_(program.tokens()), kernel_(kernel), params_(params) {}
+AffineTranslator::AffineTranslator(ProgramFacts& program, const FunctionFacts& kernel, std::vector<LaunchParam>& params,
+                                   std::vector<FootprintModel::Loop>& variables)
+    : tokens_(program.tokens()), kernel_(kernel), params_(params), variables_(variables) {}
 
 int AffineTranslator::param_id(const LaunchParam& p) {
   for (size_t i = 0; i < params_.size(); ++i)
@@ -71,7 +72,12 @@ std::optional<Affine> AffineTranslator::variable_value(CXCursor ref) {
   if (kind == CXCursor_ParmDecl) {
     for (auto it = bindings_.rbegin(); it != bindings_.rend(); ++it) {
       auto bound = it->integers.find(key);
-      if (bound != it->integers.end()) return bound->second;
+      if (bound == it->integers.end()) continue;
+      // The argument was translated at the call: its sub-expressions must fit their types too.
+      auto fits = it->integer_fits.find(key);
+      if (fits_ && fits != it->integer_fits.end())
+        fits_->insert(fits_->end(), fits->second.begin(), fits->second.end());
+      return bound->second;
     }
     auto index = kernel_param(key);
     return index ? argument_integer(*index, 0, clang_getCursorType(decl)) : std::nullopt;
@@ -90,7 +96,8 @@ AffineTranslator::Binding AffineTranslator::bind(CXCursor call, CXCursor definit
     CXCursor arg = clang_Cursor_getArgument(call, unsigned(i));
     std::string key = declaration_key(param);
     if (is_pointer_type(clang_getCursorType(param))) b.pointers[key] = pointer(arg);
-    else if (is_integer_type(clang_getCursorType(param))) b.integers[key] = integer(arg);
+    else if (is_integer_type(clang_getCursorType(param)))
+      b.integers[key] = translate_recording(arg, b.integer_fits[key]);
   }
   return b;
 }
@@ -120,8 +127,31 @@ std::optional<Affine> AffineTranslator::helper_result(CXCursor call, CXCursor de
   return result;
 }
 
-// The value of an integer expression as an affine form, or nullopt.
+// The value of an integer expression as an affine form, or nullopt. The forms ignore conversions
+// and wrap-around; where that matters (min/max/clamp operands) each value is recorded with its type.
 std::optional<Affine> AffineTranslator::integer(CXCursor e) {
+  auto value = integer_node(e);
+  if (!value || !fits_) return value;
+  CXType type = clang_getCursorType(e);
+  auto size = type_size(type);
+  if (!is_integer_type(type) || !size || *size > 8) {
+    fits_->push_back({*value, 0, false});  // no type to check it in: fails the check
+    return value;
+  }
+  bool is_bool = clang_getCanonicalType(type).kind == CXType_Bool;  // (bool)2 is 1: one bit
+  fits_->push_back({*value, is_bool ? 1 : uint32_t(*size * 8), !is_bool && is_signed_type(type)});
+  return value;
+}
+
+std::optional<Affine> AffineTranslator::translate_recording(CXCursor e, std::vector<FootprintModel::Fit>& fits) {
+  std::vector<FootprintModel::Fit>* outer = fits_;
+  fits_ = &fits;
+  auto value = integer(e);
+  fits_ = outer;
+  return value;
+}
+
+std::optional<Affine> AffineTranslator::integer_node(CXCursor e) {
   Nesting nesting(depth_);
   if (nesting.too_deep()) return std::nullopt;
   std::vector<CXCursor> kids = expression_kids(e);
@@ -171,6 +201,10 @@ std::optional<Affine> AffineTranslator::integer(CXCursor e) {
       if (!clang_Cursor_isNull(definition)) return helper_result(e, definition);
       std::vector<CXCursor> args;
       for (int i = 0; i < clang_Cursor_getNumArguments(e); ++i) args.push_back(clang_Cursor_getArgument(e, unsigned(i)));
+      if (bounded_ && is_integer_type(clang_getCursorType(e))) {
+        auto value = bounded_value(cursor_spelling(callee), args);
+        if (value) return value;
+      }
       return builtin(cursor_spelling(callee), args);
     }
     default:
@@ -336,6 +370,26 @@ std::optional<Affine> AffineTranslator::builtin(const std::string& name, const s
   if (name == "get_num_groups") return launch_value(K::NumGroups, *d);
   if (name == "get_global_offset") return launch_value(K::GlobalOffset, *d);
   return std::nullopt;
+}
+
+// min(a, b), max(a, b), clamp(x, lo, hi) of integers: a fresh variable over the hull of the values
+// (FootprintModel::Loop). Its operands are affine in the ids, loop counters, launch values and the
+// min/max/clamp variables made before it, inner calls first.
+std::optional<Affine> AffineTranslator::bounded_value(const std::string& name, const std::vector<CXCursor>& args) {
+  using Kind = FootprintModel::Loop::Kind;
+  FootprintModel::Loop v;
+  bool min_max = (name == "min" || name == "max") && args.size() == 2;
+  if (!min_max && (name != "clamp" || args.size() != 3)) return std::nullopt;
+  v.kind = name == "min" ? Kind::Min : name == "max" ? Kind::Max : Kind::Clamp;
+  for (CXCursor arg : args) {
+    auto operand = translate_recording(arg, v.fits);
+    if (!operand) return std::nullopt;
+    v.operands.push_back(*operand);
+  }
+  variables_.push_back(std::move(v));
+  int index = int(variables_.size() - 1);
+  bounded_->push_back(index);
+  return Affine::variable(kFirstLoopVariable + index);
 }
 
 // A by-value struct argument's integer field, s.f or s.a.b.

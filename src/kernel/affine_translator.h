@@ -15,6 +15,7 @@
 
 #include "kernel/affine.h"
 #include "kernel/expr_shape.h"
+#include "kernel/footprint.h"
 #include "kernel/function_facts.h"
 
 namespace coex::kernel {
@@ -35,8 +36,9 @@ struct ArgPlace {
 
 class AffineTranslator {
  public:
-  // params: the model's table of launch values, which translation extends.
-  AffineTranslator(ProgramFacts& program, const FunctionFacts& kernel, std::vector<LaunchParam>& params);
+  // params: the model's table of launch values, and variables: its loops, which translation extends.
+  AffineTranslator(ProgramFacts& program, const FunctionFacts& kernel, std::vector<LaunchParam>& params,
+                   std::vector<FootprintModel::Loop>& variables);
 
   std::optional<Affine> integer(CXCursor e);
   std::optional<ArgPointer> pointer(CXCursor e);
@@ -50,6 +52,11 @@ class AffineTranslator {
   void add_body(CXCursor body);
   void collect_modified(CXCursor c, std::set<std::string>& into);
 
+  // While set (to where their indices go), integer min/max/clamp calls translate to fresh variables
+  // bounded by the hull of their operands (FootprintModel::Loop): only in the index of a load, where
+  // a superset is fine. Never for a store: no write may be claimed to cover or be injective on them.
+  void set_bounded_values(std::vector<int>* created) { bounded_ = created; }
+
   // The canonical loops around the point of translation: counter (declaration key) -> variable.
   void push_loop(const std::string& counter, int index) { loops_.push_back({counter, index}); }
   void pop_loop() { loops_.pop_back(); }
@@ -57,6 +64,7 @@ class AffineTranslator {
   // A helper's parameters bound to the values of one call, evaluated where the call is.
   struct Binding {
     std::map<std::string, std::optional<Affine>> integers;
+    std::map<std::string, std::vector<FootprintModel::Fit>> integer_fits;  // of each argument's sub-expressions
     std::map<std::string, std::optional<ArgPointer>> pointers;
   };
   Binding bind(CXCursor call, CXCursor callee_definition);
@@ -70,6 +78,9 @@ class AffineTranslator {
   SourceTokens& tokens_;
   const FunctionFacts& kernel_;
   std::vector<LaunchParam>& params_;
+  std::vector<FootprintModel::Loop>& variables_;
+  std::vector<int>* bounded_ = nullptr;
+  std::vector<FootprintModel::Fit>* fits_ = nullptr;  // where integer() records each value and its type
   std::set<std::string> modified_;
   std::set<std::string> bodies_;  // keys of the functions whose bodies are in modified_
   struct ActiveLoop {
@@ -97,7 +108,10 @@ class AffineTranslator {
   std::optional<size_t> kernel_param(const std::string& key) const;
   std::optional<Affine> argument_integer(size_t index, uint32_t byte_offset, CXType type);
   std::optional<uint32_t> dimension(const std::vector<CXCursor>& args);
+  std::optional<Affine> integer_node(CXCursor e);
   std::optional<Affine> builtin(const std::string& name, const std::vector<CXCursor>& args);
+  std::optional<Affine> bounded_value(const std::string& name, const std::vector<CXCursor>& args);
+  std::optional<Affine> translate_recording(CXCursor e, std::vector<FootprintModel::Fit>& fits);
   std::optional<Affine> variable_value(CXCursor ref);
   std::optional<Affine> argument_field(CXCursor member);
   std::optional<Affine> helper_result(CXCursor call, CXCursor definition);

@@ -69,6 +69,39 @@ std::optional<Interval> range_of(const Affine& f, const Values& params, const st
   return r;
 }
 
+// The values variable l takes over a box of the variables before it: a counter's [first, last], or
+// the hull of a min/max/clamp (nullopt where an operand may wrap around in its type, or a clamp's lo
+// may exceed its hi: OpenCL leaves that undefined).
+std::optional<Interval> variable_range(const FootprintModel::Loop& l, const Values& params,
+                                       const std::vector<Interval>& vars) {
+  using Kind = FootprintModel::Loop::Kind;
+  if (l.kind == Kind::Counter) {
+    auto first = range_of(l.first, params, vars), last = range_of(l.last, params, vars);
+    return first && last ? std::optional<Interval>(Interval{first->lo, last->hi}) : std::nullopt;
+  }
+  for (const auto& fit : l.fits) {
+    auto r = range_of(fit.value, params, vars);
+    if (!r || fit.bits == 0 || fit.bits > 64) return std::nullopt;
+    int64_t lo = fit.is_signed ? (fit.bits == 64 ? INT64_MIN : -(int64_t(1) << (fit.bits - 1))) : 0;
+    int64_t hi = fit.bits >= 63 ? INT64_MAX : (int64_t(1) << (fit.is_signed ? fit.bits - 1 : fit.bits)) - 1;
+    if (r->lo < lo || r->hi > hi) return std::nullopt;
+  }
+  std::vector<Interval> ops;
+  for (const Affine& operand : l.operands) {
+    auto r = range_of(operand, params, vars);
+    if (!r || r->empty()) return std::nullopt;
+    ops.push_back(*r);
+  }
+  if (l.kind == Kind::Min && ops.size() == 2)
+    return Interval{std::min(ops[0].lo, ops[1].lo), std::min(ops[0].hi, ops[1].hi)};
+  if (l.kind == Kind::Max && ops.size() == 2)
+    return Interval{std::max(ops[0].lo, ops[1].lo), std::max(ops[0].hi, ops[1].hi)};
+  if (l.kind != Kind::Clamp || ops.size() != 3 || ops[1].hi > ops[2].lo) return std::nullopt;
+  // min(max(x, lo), hi), which every implementation agrees on where lo <= hi.
+  return Interval{std::min(std::max(ops[0].lo, ops[1].lo), ops[2].lo),
+                  std::min(std::max(ops[0].hi, ops[1].hi), ops[2].hi)};
+}
+
 struct Term {
   int64_t coefficient;  // > 0
   int64_t count;        // the variable takes count values: coefficient * t for t in [0, count)
@@ -348,6 +381,13 @@ bool mergeable(const Affine& f, uint32_t d, int64_t local, const Values& params)
   return ok && !__builtin_mul_overflow(item, local, &scaled) && scaled == group;
 }
 
+bool mergeable(const FootprintModel::Loop& l, uint32_t d, int64_t local, const Values& params) {
+  bool ok = mergeable(l.first, d, local, params) && mergeable(l.last, d, local, params);
+  for (const Affine& f : l.operands) ok = ok && mergeable(f, d, local, params);
+  for (const auto& fit : l.fits) ok = ok && mergeable(fit.value, d, local, params);
+  return ok;
+}
+
 // The points where access a runs in the chunk: its variables' intervals. Where the access, its guards
 // and its loops' bounds use get_group_id(d) and get_local_id(d) only as group * local + item (as
 // get_global_id(d) does), the pair becomes one variable over the chunk's ids (kept in the local id's
@@ -361,8 +401,7 @@ Domain access_box(const FootprintModel::Access& a, const std::vector<FootprintMo
     int64_t local = int64_t(g.local_size[d]);
     bool ok = mergeable(a.byte_offset, d, local, params);
     for (const auto& guard : a.guards) ok = ok && mergeable(guard.difference, d, local, params);
-    for (int l : a.loops) ok = ok && mergeable(loops[size_t(l)].first, d, local, params) &&
-                               mergeable(loops[size_t(l)].last, d, local, params);
+    for (int l : a.loops) ok = ok && mergeable(loops[size_t(l)], d, local, params);
     Interval& group = box[size_t(kGroupId0) + d];
     Interval& item = box[size_t(kLocalId0) + d];
     int64_t lo = 0, hi = 0;
@@ -375,14 +414,18 @@ Domain access_box(const FootprintModel::Access& a, const std::vector<FootprintMo
   apply_guards(a, params, box, false, exact);
   for (const Interval& v : box)
     if (v.empty()) return Domain::NotRun;
-  // The loops around it, over what is left of the ids.
+  // The loops around it, over what is left of the ids; then its min/max/clamp values, over what is
+  // left of the loops too (their operands come after the loops, and no bound or guard uses them).
   box.resize(chunk.size());
-  for (int l : a.loops) {
-    auto first = range_of(loops[size_t(l)].first, params, box), last = range_of(loops[size_t(l)].last, params, box);
-    if (!first || !last) return Domain::Unknown;
-    box[size_t(kFirstLoopVariable + l)] = Interval{first->lo, last->hi};
+  for (int pass = 0; pass < 2; ++pass) {
+    for (int l : a.loops) {
+      if ((loops[size_t(l)].kind == FootprintModel::Loop::Kind::Counter) != (pass == 0)) continue;
+      auto r = variable_range(loops[size_t(l)], params, box);
+      if (!r) return Domain::Unknown;
+      box[size_t(kFirstLoopVariable + l)] = *r;
+    }
+    if (pass == 0) apply_guards(a, params, box, true, exact);
   }
-  apply_guards(a, params, box, true, exact);
   for (size_t v = 0; v < size_t(kFirstLoopVariable); ++v)
     if (box[v].empty()) return Domain::NotRun;
   for (int l : a.loops)
@@ -450,11 +493,11 @@ Footprint FootprintModel::evaluate(const LaunchGeometry& geometry, const ArgValu
   }
   std::vector<bool> loop_ok(d_.loops.size(), false);
   for (size_t i = 0; geometry_ok && i < d_.loops.size(); ++i) {
-    auto first = range_of(d_.loops[i].first, params, chunk), last = range_of(d_.loops[i].last, params, chunk);
-    auto first_all = range_of(d_.loops[i].first, params, launch), last_all = range_of(d_.loops[i].last, params, launch);
-    loop_ok[i] = first && last && first_all && last_all;
-    chunk.push_back(loop_ok[i] ? Interval{first->lo, last->hi} : Interval{});
-    launch.push_back(loop_ok[i] ? Interval{first_all->lo, last_all->hi} : Interval{});
+    auto in_chunk = variable_range(d_.loops[i], params, chunk), in_launch = variable_range(d_.loops[i], params, launch);
+    // A min/max/clamp value is evaluated again for each load, over the ids its guards leave.
+    loop_ok[i] = (in_chunk && in_launch) || d_.loops[i].kind != Loop::Kind::Counter;
+    chunk.push_back(in_chunk && in_launch ? *in_chunk : Interval{});
+    launch.push_back(in_chunk && in_launch ? *in_launch : Interval{});
   }
 
   for (const Access& a : d_.accesses) {

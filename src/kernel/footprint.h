@@ -94,13 +94,29 @@ class FootprintModel {
     std::vector<int> loops;      // the loops around it (indices into Definition::loops)
     std::vector<Guard> guards;   // all hold whenever it executes
   };
+  // A value that must lie in its integer type (bits wide, signed or not): where all sub-expressions
+  // of a min/max/clamp operand do, none wrapped around and the affine form is the C value.
+  struct Fit {
+    Affine value;
+    uint32_t bits = 32;
+    bool is_signed = true;
+  };
+  // A variable of the model beyond the ids: the counter of a canonical loop, or the value of a
+  // min/max/clamp in the index of a load (its operands affine in the variables before it). Those
+  // builtins do not decrease in any operand, so over a box of the variables they take values in
+  // [f(lower ends of the operands), f(upper ends)]: the variable spans that hull, like a counter whose
+  // bounds depend on ids.
   struct Loop {
-    Affine first, last;  // the counter runs over [first, last] (inclusive), in steps of one or more
-    bool exact = false;  // step 1 and bounds free of variables: every value in between is taken
+    enum class Kind { Counter, Min, Max, Clamp };
+    Kind kind = Kind::Counter;
+    Affine first, last;            // Counter: it runs over [first, last] (inclusive), in steps of one or more
+    bool exact = false;            // Counter: step 1 and bounds free of variables: every value in between is taken
+    std::vector<Affine> operands;  // Min, Max: a, b; Clamp: x, lo, hi (lo > hi anywhere: not evaluated)
+    std::vector<Fit> fits;         // the operands and their sub-expressions, each in its type
   };
   struct Definition {
     std::vector<LaunchParam> params;  // the ids in the affine forms index this table
-    std::vector<Loop> loops;          // loop counter i is variable kFirstLoopVariable + i
+    std::vector<Loop> loops;          // loop i (counter or min/max/clamp) is variable kFirstLoopVariable + i
     std::vector<Access> accesses;
     std::vector<bool> reads_unmodelled;   // per argument: some read is not affine -> Whole
     std::vector<bool> writes_unmodelled;  // per argument: some write is not affine -> Diff

@@ -45,7 +45,7 @@ bool always_exits(CXCursor s) {
 class Builder {
  public:
   Builder(ProgramFacts& program, const FunctionFacts& facts, const KernelInfo& kernel)
-      : program_(program), tokens_(program.tokens()), kernel_(facts), t_(program, facts, d_.params) {
+      : program_(program), tokens_(program.tokens()), kernel_(facts), t_(program, facts, d_.params, d_.loops) {
     size_t n = facts.params.size();
     d_.reads_unmodelled.resize(n);
     d_.writes_unmodelled.resize(n);
@@ -116,7 +116,11 @@ class Builder {
     bool read = a.mode != AccessMode::Write, write = a.mode != AccessMode::Read;
     std::set<int> args = kernel_roots(a.roots);
     if (a.roots.size() != 1 || *a.roots.begin() < 0 || args.size() != 1) return unmodelled(a.roots, read, write);
+    // min/max/clamp in an index: loads only (a superset of what a store writes would be unsound).
+    std::vector<int> bounded;
+    if (!write) t_.set_bounded_values(&bounded);
     std::optional<ArgPlace> p = clang_Cursor_isNull(a.call) ? t_.place(a.lvalue) : t_.vector_place(a.call, a.lvalue);
+    t_.set_bounded_values(nullptr);
     if (!p || p->arg != *args.begin()) return unmodelled(a.roots, read, write);
     FootprintModel::Access out;
     out.arg = p->arg;
@@ -126,6 +130,7 @@ class Builder {
     out.write = write;
     out.unconditional = !conditional && !p->partial;
     out.loops = loops_;
+    out.loops.insert(out.loops.end(), bounded.begin(), bounded.end());
     out.guards = guards_;
     d_.accesses.push_back(out);
   }
