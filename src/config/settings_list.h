@@ -35,6 +35,10 @@ COEX_SETTING(Bool, resident_results, true, (),
              "until something needs it elsewhere (another device's chunk, a halo, or the app), and only those "
              "bytes are read from it; an iterative stencil then moves halos, not bands. `false`: read back into "
              "coex's host copy at the end of every split launch.")
+COEX_SETTING(Bool, side_reads, true, (),
+             "The inputs another device lacks that no part of the launch writes are read from the app's device "
+             "while it computes its own part, through a second queue there. `false`: they are read before any "
+             "device starts, or after the app's device finishes its running part.")
 
 // --- What coex tells you ---
 COEX_SETTING(Enum, log, "warn", ("trace debug info warn error off"),

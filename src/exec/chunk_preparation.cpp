@@ -66,7 +66,8 @@ std::vector<IntervalSet> host_copy_wanted(LaunchJob& job, const std::map<int, Ch
       if (const auto* shadow = state.find_shadow(device)) lacked.subtract(shadow->valid);
       // What no chunk writes the device's own thread reads while home computes (read_untouched_bytes);
       // what home's chunks may overwrite is read now, before they run, rather than from the backup.
-      if (k < job.home_backup.launch_writes.size()) lacked = intersection(lacked, job.home_backup.launch_writes[k]);
+      if (k < job.home_backup.launch_writes.size() && api::Runtime::get().settings().side_reads)
+        lacked = intersection(lacked, job.home_backup.launch_writes[k]);
       wanted[k].add(lacked);
       wanted[k].add(chunk.roots[k].diffed_writes);
     }

@@ -2,6 +2,10 @@
 
 #include <spdlog/spdlog.h>
 
+#include <atomic>
+#include <chrono>
+#include <cstdlib>
+
 #include "api/runtime.h"
 #include "devices/device_set.h"
 #include "exec/home_sync.h"
@@ -36,12 +40,48 @@ DeviceWorker& Executor::worker(int device) {
   return *slot;
 }
 
+namespace {
+
+// The executor whose abandoned devices the exit waits for (set_busy); never destroyed before exit
+// (the Runtime lives on), cleared by stop().
+std::atomic<Executor*> g_exit_waiter{nullptr};
+
+void wait_for_abandoned_at_exit() {
+  if (Executor* executor = g_exit_waiter.load()) executor->wait_for_abandoned();
+}
+
+}  // namespace
+
 void Executor::set_busy(int device, bool busy, std::function<void()> if_left_behind) {
-  std::lock_guard lock(mutex_);
-  if (busy)
-    busy_[device] = std::move(if_left_behind);
-  else
-    busy_.erase(device);
+  bool wait_at_exit = false;
+  {
+    std::lock_guard lock(mutex_);
+    if (busy)
+      busy_[device] = std::move(if_left_behind);
+    else
+      busy_.erase(device);
+    wait_at_exit = busy && !stopping_;
+  }
+  busy_changed_.notify_all();
+  // Once per abandonment (a handful per run at most): each registration runs before the teardown of
+  // whatever the drivers loaded or constructed until then.
+  if (wait_at_exit) {
+    g_exit_waiter.store(this);
+    std::atexit(wait_for_abandoned_at_exit);
+  }
+}
+
+void Executor::wait_for_abandoned() {
+  std::unique_lock lock(mutex_);
+  auto left = [this] {
+    for (const auto& [device, note] : busy_)
+      if (!stall_events_.count(device)) return false;
+    return true;
+  };
+  if (left()) return;
+  spdlog::info("waiting up to {} s at exit for devices still running a sub-launch they were taken over in",
+               kStalledWorkerWaitSeconds);
+  busy_changed_.wait_for(lock, std::chrono::duration<double>(kStalledWorkerWaitSeconds), left);
 }
 
 bool Executor::busy(int device) const {
@@ -246,6 +286,8 @@ void Executor::stop() {
   }
   for (auto& [device, event] : stall_events) rt_.next().clReleaseEvent(event);
   *alive_ = false;
+  Executor* self = this;
+  g_exit_waiter.compare_exchange_strong(self, nullptr);
   if (history_) save_history(rt_.settings(), *history_);
 }
 

@@ -44,8 +44,18 @@ class Executor {
   // sub-launch returns: launches leave it out meanwhile, and for good if it
   // never returns. `if_left_behind` runs when coex stops and leaves that
   // sub-launch still running (it records the time so far in the History).
+  // The first time a device becomes busy after coex began, an atexit handler is registered that
+  // waits for it (wait_for_abandoned).
   void set_busy(int device, bool busy, std::function<void()> if_left_behind = nullptr);
   bool busy(int device) const;
+  // At exit: waits up to kStalledWorkerWaitSeconds for the devices still in a sub-launch they were
+  // abandoned in, except those stalled by COEX_FAULT (stop() ends those). Registered with atexit when
+  // a device becomes busy, i.e. after the drivers were loaded, so it runs before their own teardown
+  // (handlers run in reverse order): coex's shutdown, registered at coex's first call before the
+  // drivers were loaded, waited too late, and a process that exited while PoCL's CPU device still ran
+  // an abandoned sub-launch crashed with SIGSEGV before coex wrote its report (matmul's first run
+  // under auto on the H100 machine, seventh session).
+  void wait_for_abandoned();
   // A device whose sub-launch failed is dropped for the rest of the run (issue 7): its work was
   // redone on home, and it would fail again.
   void drop(int device, cl_int error);
@@ -88,6 +98,7 @@ class Executor {
   bool stopping_ = false;
   std::map<int, std::unique_ptr<DeviceWorker>> workers_;
   std::map<int, std::function<void()>> busy_;  // busy device -> its if_left_behind (set_busy)
+  std::condition_variable busy_changed_;
   std::set<int> dropped_;
   std::shared_ptr<std::atomic<bool>> alive_ = std::make_shared<std::atomic<bool>>(true);
   std::map<int, cl_event> stall_events_;

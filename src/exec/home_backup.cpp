@@ -69,7 +69,7 @@ cl_int keep_home_bytes(LaunchJob& job, cl_command_queue home_queue, const ChunkF
 cl_int read_untouched_bytes(LaunchJob& job, size_t root, const IntervalSet& wanted, uint64_t& moved,
                             uint64_t& fetched) {
   HomeBackup& kept = job.home_backup;
-  if (root >= kept.launch_writes.size()) return CL_SUCCESS;
+  if (root >= kept.launch_writes.size() || !api::Runtime::get().settings().side_reads) return CL_SUCCESS;
   const RootUse& use = job.roots[root];
   auto& state = *use.root->state;
   std::lock_guard side(kept.side_reads_mutex);
