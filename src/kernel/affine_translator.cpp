@@ -95,9 +95,14 @@ AffineTranslator::Binding AffineTranslator::bind(CXCursor call, CXCursor definit
     CXCursor param = clang_Cursor_getArgument(definition, unsigned(i));
     CXCursor arg = clang_Cursor_getArgument(call, unsigned(i));
     std::string key = declaration_key(param);
-    if (is_pointer_type(clang_getCursorType(param))) b.pointers[key] = pointer(arg);
-    else if (is_integer_type(clang_getCursorType(param)))
-      b.integers[key] = translate_recording(arg, b.integer_fits[key]);
+    if (is_pointer_type(clang_getCursorType(param))) {
+      std::vector<FootprintModel::Fit>* outer = fits_;
+      fits_ = &b.pointer_fits[key];
+      b.pointers[key] = pointer(arg);
+      fits_ = outer;
+    } else if (is_integer_type(clang_getCursorType(param))) {
+      b.integers[key] = integer_recording(arg, b.integer_fits[key]);
+    }
   }
   return b;
 }
@@ -127,28 +132,65 @@ std::optional<Affine> AffineTranslator::helper_result(CXCursor call, CXCursor de
   return result;
 }
 
-// The value of an integer expression as an affine form, or nullopt. The forms ignore conversions
-// and wrap-around; where that matters (min/max/clamp operands) each value is recorded with its type.
-std::optional<Affine> AffineTranslator::integer(CXCursor e) {
-  auto value = integer_node(e);
-  if (!value || !fits_) return value;
-  CXType type = clang_getCursorType(e);
+// The width of an integer type in bits (bool: 1), or 0.
+static uint32_t integer_bits(CXType type) {
   auto size = type_size(type);
-  if (!is_integer_type(type) || !size || *size > 8) {
-    fits_->push_back({*value, 0, false});  // no type to check it in: fails the check
-    return value;
-  }
-  bool is_bool = clang_getCanonicalType(type).kind == CXType_Bool;  // (bool)2 is 1: one bit
-  fits_->push_back({*value, is_bool ? 1 : uint32_t(*size * 8), !is_bool && is_signed_type(type)});
+  if (!is_integer_type(type) || !size || *size > 8) return 0;
+  return clang_getCanonicalType(type).kind == CXType_Bool ? 1 : uint32_t(*size * 8);
+}
+
+// The value of an integer expression as an affine form, or nullopt. The forms ignore conversions
+// and wrap-around; where fits_ is set the values that must lie in their types are recorded
+// (FootprintModel::Fit). +, -, * and << agree with C modulo 2^bits, so a value is congruent to its
+// form modulo 2^(its width) where each operand narrower than it equals its form: those operands are
+// recorded (widened: (int)(uchar)i, an int index of a 64-bit address), and the outermost value.
+std::optional<Affine> AffineTranslator::integer(CXCursor e) {
+  CXType type = clang_getCursorType(e);
+  uint32_t bits = integer_bits(type), parent = parent_bits_;
+  parent_bits_ = bits;
+  auto value = integer_node(e);
+  parent_bits_ = parent;
+  if (value && fits_ && (parent == 0 || bits == 0 || bits < parent)) record(*value, type, false);
   return value;
 }
 
-std::optional<Affine> AffineTranslator::translate_recording(CXCursor e, std::vector<FootprintModel::Fit>& fits) {
+std::optional<Affine> AffineTranslator::integer_recording(CXCursor e, std::vector<FootprintModel::Fit>& fits) {
   std::vector<FootprintModel::Fit>* outer = fits_;
   fits_ = &fits;
-  auto value = integer(e);
+  auto value = outermost_integer(e);
+  if (value) record(*value, clang_getCursorType(e), true);
   fits_ = outer;
   return value;
+}
+
+std::optional<Affine> AffineTranslator::outermost_integer(CXCursor e) {
+  uint32_t parent = parent_bits_;
+  parent_bits_ = 0;
+  auto value = integer(e);
+  parent_bits_ = parent;
+  return value;
+}
+
+// A value and its type, in fits_: not where it cannot leave the type (a constant inside it), nor
+// twice (a conversion to the same type), nor 64 bits wide unless wide.
+void AffineTranslator::record(const Affine& value, CXType type, bool wide) {
+  auto size = type_size(type);
+  FootprintModel::Fit fit{value, 0, false};  // no type to check it in: fails the check
+  if (is_integer_type(type) && size && *size <= 8) {
+    bool is_bool = clang_getCanonicalType(type).kind == CXType_Bool;  // (bool)2 is 1: one bit
+    fit.bits = is_bool ? 1 : uint32_t(*size * 8);
+    fit.is_signed = !is_bool && is_signed_type(type);
+  }
+  if (fit.bits == 64 && !wide) return;
+  for (const auto& f : *fits_)
+    if (f.bits == fit.bits && f.is_signed == fit.is_signed && f.value == fit.value) return;
+  auto constant = value.has_variables() ? std::nullopt : value.constant().as_constant();
+  if (constant && fit.bits >= 2 && fit.bits < 64) {
+    int64_t lo = fit.is_signed ? -(int64_t(1) << (fit.bits - 1)) : 0;
+    int64_t hi = (int64_t(1) << (fit.is_signed ? fit.bits - 1 : fit.bits)) - 1;
+    if (*constant >= lo && *constant <= hi) return;
+  }
+  fits_->push_back(std::move(fit));
 }
 
 std::optional<Affine> AffineTranslator::integer_node(CXCursor e) {
@@ -238,7 +280,11 @@ std::optional<ArgPointer> AffineTranslator::pointer(CXCursor e) {
       if (clang_getCursorKind(decl) == CXCursor_ParmDecl) {
         for (auto it = bindings_.rbegin(); it != bindings_.rend(); ++it) {
           auto bound = it->pointers.find(key);
-          if (bound != it->pointers.end()) return bound->second;
+          if (bound == it->pointers.end()) continue;
+          auto fits = it->pointer_fits.find(key);  // the offset was translated at the call
+          if (fits_ && fits != it->pointer_fits.end())
+            fits_->insert(fits_->end(), fits->second.begin(), fits->second.end());
+          return bound->second;
         }
         auto index = kernel_param(key);
         return index ? std::optional<ArgPointer>(ArgPointer{int(*index), Affine()}) : std::nullopt;
@@ -255,7 +301,7 @@ std::optional<ArgPointer> AffineTranslator::pointer(CXCursor e) {
       CXCursor ptr = left_is_pointer ? kids[0] : kids[1];
       CXCursor index = left_is_pointer ? kids[1] : kids[0];
       auto p = pointer(ptr);
-      auto i = integer(index);
+      auto i = outermost_integer(index);
       auto element = type_size(pointee_or_element(clang_getCursorType(ptr)));
       if (!p || !i || !element) return std::nullopt;
       Affine step = i->scaled(Poly::constant(int64_t(*element)));
@@ -282,7 +328,7 @@ std::optional<ArgPlace> AffineTranslator::place(CXCursor lv) {
       bool first_is_base = is_pointer_type(clang_getCursorType(kids[0]));
       CXCursor base = first_is_base ? kids[0] : kids[1];
       auto p = pointer(base);
-      auto i = integer(first_is_base ? kids[1] : kids[0]);
+      auto i = outermost_integer(first_is_base ? kids[1] : kids[0]);
       auto element = type_size(pointee_or_element(clang_getCursorType(base)));
       if (!p || !i || !element) return std::nullopt;
       return ArgPlace{p->arg, p->offset + i->scaled(Poly::constant(int64_t(*element))), *size, false};
@@ -330,7 +376,7 @@ std::optional<ArgPlace> AffineTranslator::vector_place(CXCursor call, CXCursor p
   if (at < name.size() && name[at] != '_') return std::nullopt;  // vloada_half and the like
   int n = clang_Cursor_getNumArguments(call);
   if (n < 2) return std::nullopt;
-  auto offset = integer(clang_Cursor_getArgument(call, unsigned(store ? 1 : 0)));
+  auto offset = outermost_integer(clang_Cursor_getArgument(call, unsigned(store ? 1 : 0)));
   auto p = pointer(pointer_arg);
   auto element = type_size(pointee_or_element(clang_getCursorType(pointer_arg)));
   if (!offset || !p || !element) return std::nullopt;
@@ -382,7 +428,7 @@ std::optional<Affine> AffineTranslator::bounded_value(const std::string& name, c
   if (!min_max && (name != "clamp" || args.size() != 3)) return std::nullopt;
   v.kind = name == "min" ? Kind::Min : name == "max" ? Kind::Max : Kind::Clamp;
   for (CXCursor arg : args) {
-    auto operand = translate_recording(arg, v.fits);
+    auto operand = integer_recording(arg, v.fits);
     if (!operand) return std::nullopt;
     v.operands.push_back(*operand);
   }

@@ -41,6 +41,12 @@ class AffineTranslator {
                    std::vector<FootprintModel::Loop>& variables);
 
   std::optional<Affine> integer(CXCursor e);
+  // integer(e), the sub-expressions that must lie in their types recorded in fits, e itself whatever
+  // its width (it is compared, or an operand of min/max/clamp: FootprintModel::Fit).
+  std::optional<Affine> integer_recording(CXCursor e, std::vector<FootprintModel::Fit>& fits);
+  // While set, integer() records there the sub-expressions of an index that must lie in their types
+  // (those narrower than 64 bits: a byte address that wraps around modulo 2^64 is the same address).
+  void set_fits(std::vector<FootprintModel::Fit>* into) { fits_ = into; }
   std::optional<ArgPointer> pointer(CXCursor e);
   std::optional<ArgPlace> place(CXCursor lvalue);
   // vloadn(offset, p), vstoren(data, offset, p), vload_half(n), vstore_half(n)[_rte...].
@@ -66,6 +72,7 @@ class AffineTranslator {
     std::map<std::string, std::optional<Affine>> integers;
     std::map<std::string, std::vector<FootprintModel::Fit>> integer_fits;  // of each argument's sub-expressions
     std::map<std::string, std::optional<ArgPointer>> pointers;
+    std::map<std::string, std::vector<FootprintModel::Fit>> pointer_fits;  // of each offset's sub-expressions
   };
   Binding bind(CXCursor call, CXCursor callee_definition);
   void push_binding(Binding b) { bindings_.push_back(std::move(b)); }
@@ -80,7 +87,8 @@ class AffineTranslator {
   std::vector<LaunchParam>& params_;
   std::vector<FootprintModel::Loop>& variables_;
   std::vector<int>* bounded_ = nullptr;
-  std::vector<FootprintModel::Fit>* fits_ = nullptr;  // where integer() records each value and its type
+  std::vector<FootprintModel::Fit>* fits_ = nullptr;  // where integer() records values and their types
+  uint32_t parent_bits_ = 0;  // the width of the expression being translated (0: none, or not an integer)
   std::set<std::string> modified_;
   std::set<std::string> bodies_;  // keys of the functions whose bodies are in modified_
   struct ActiveLoop {
@@ -111,7 +119,8 @@ class AffineTranslator {
   std::optional<Affine> integer_node(CXCursor e);
   std::optional<Affine> builtin(const std::string& name, const std::vector<CXCursor>& args);
   std::optional<Affine> bounded_value(const std::string& name, const std::vector<CXCursor>& args);
-  std::optional<Affine> translate_recording(CXCursor e, std::vector<FootprintModel::Fit>& fits);
+  void record(const Affine& value, CXType type, bool wide);
+  std::optional<Affine> outermost_integer(CXCursor e);  // integer(e), e not an operand of the one translated
   std::optional<Affine> variable_value(CXCursor ref);
   std::optional<Affine> argument_field(CXCursor member);
   std::optional<Affine> helper_result(CXCursor call, CXCursor definition);

@@ -73,6 +73,16 @@ class FootprintModel {
  public:
   // A condition an access executes under: lhs op rhs, compared in the integer type the program
   // compares in (unsigned: only applied where neither side can wrap around).
+  // A value that must lie in its integer type (bits wide, signed or not). The affine forms are the
+  // mathematical values; +, -, * and << agree with C's modulo 2^bits, so where every sub-expression
+  // lies in its type none wrapped around (or was cut by a narrowing conversion) and the form is the
+  // C value. 64-bit sub-expressions are recorded only where they are compared or are an operand of
+  // min/max/clamp: elsewhere a wrap-around modulo 2^64 is the same byte address.
+  struct Fit {
+    Affine value;
+    uint32_t bits = 32;
+    bool is_signed = true;
+  };
   struct Guard {
     enum class Op { Less, LessEqual, Greater, GreaterEqual, Equal, NotEqual };
     Affine lhs, rhs;
@@ -80,6 +90,7 @@ class FootprintModel {
     bool is_unsigned = false;
     uint32_t bits = 32;
     Affine difference;  // lhs - rhs: the guard is difference op 0
+    std::vector<Fit> fits;  // its sides and their sub-expressions: where one may not fit, left out
   };
   // One load or store through a pointer argument, in the kernel's body or in a helper it calls
   // (translated for that call).
@@ -93,13 +104,9 @@ class FootprintModel {
     bool unconditional = false;
     std::vector<int> loops;      // the loops around it (indices into Definition::loops)
     std::vector<Guard> guards;   // all hold whenever it executes
-  };
-  // A value that must lie in its integer type (bits wide, signed or not): where all sub-expressions
-  // of a min/max/clamp operand do, none wrapped around and the affine form is the C value.
-  struct Fit {
-    Affine value;
-    uint32_t bits = 32;
-    bool is_signed = true;
+    // The sub-expressions of its index narrower than 64 bits: where one may leave its type over the
+    // chunk, the access falls back (over the launch: no writes_injective).
+    std::vector<Fit> fits;
   };
   // A variable of the model beyond the ids: the counter of a canonical loop, or the value of a
   // min/max/clamp in the index of a load (its operands affine in the variables before it). Those
@@ -112,7 +119,7 @@ class FootprintModel {
     Affine first, last;            // Counter: it runs over [first, last] (inclusive), in steps of one or more
     bool exact = false;            // Counter: step 1 and bounds free of variables: every value in between is taken
     std::vector<Affine> operands;  // Min, Max: a, b; Clamp: x, lo, hi (lo > hi anywhere: not evaluated)
-    std::vector<Fit> fits;         // the operands and their sub-expressions, each in its type
+    std::vector<Fit> fits;         // the bounds or operands and their sub-expressions, each in its type
   };
   struct Definition {
     std::vector<LaunchParam> params;  // the ids in the affine forms index this table

@@ -118,8 +118,11 @@ class Builder {
     if (a.roots.size() != 1 || *a.roots.begin() < 0 || args.size() != 1) return unmodelled(a.roots, read, write);
     // min/max/clamp in an index: loads only (a superset of what a store writes would be unsound).
     std::vector<int> bounded;
+    std::vector<FootprintModel::Fit> fits;
     if (!write) t_.set_bounded_values(&bounded);
+    t_.set_fits(&fits);
     std::optional<ArgPlace> p = clang_Cursor_isNull(a.call) ? t_.place(a.lvalue) : t_.vector_place(a.call, a.lvalue);
+    t_.set_fits(nullptr);
     t_.set_bounded_values(nullptr);
     if (!p || p->arg != *args.begin()) return unmodelled(a.roots, read, write);
     FootprintModel::Access out;
@@ -132,7 +135,8 @@ class Builder {
     out.loops = loops_;
     out.loops.insert(out.loops.end(), bounded.begin(), bounded.end());
     out.guards = guards_;
-    d_.accesses.push_back(out);
+    out.fits = std::move(fits);
+    d_.accesses.push_back(std::move(out));
   }
   std::vector<int> loops_;  // the canonical loops around the walk, outermost first
 
@@ -155,10 +159,12 @@ class Builder {
     CXType type = clang_getCursorType(kids[0]);  // both operands, converted to the type compared in
     auto size = type_size(type);
     if (!cmp || !is_integer_type(type) || !size) return std::nullopt;
-    auto lhs = t_.integer(kids[0]), rhs = t_.integer(kids[1]);
+    std::vector<FootprintModel::Fit> fits;
+    auto lhs = t_.integer_recording(kids[0], fits), rhs = t_.integer_recording(kids[1], fits);
     if (!lhs || !rhs) return std::nullopt;
-    Guard g{*lhs, *rhs, negate ? negated(*cmp) : *cmp, !is_signed_type(type), uint32_t(*size * 8), *lhs - *rhs};
-    return std::vector<Guard>{g};
+    Guard g{*lhs,        *rhs,           negate ? negated(*cmp) : *cmp, !is_signed_type(type), uint32_t(*size * 8),
+            *lhs - *rhs, std::move(fits)};
+    return std::vector<Guard>{std::move(g)};
   }
 
   // Walks c with the guards g (when known) added, or as conditional (when not).
@@ -294,13 +300,13 @@ class Builder {
       std::vector<CXCursor> value = expression_kids(decls[0]);
       if (value.size() != 1 || !is_integer_type(clang_getCursorType(decls[0]))) return false;
       counter = declaration_key(decls[0]);
-      start = t_.integer(value[0]);
+      start = t_.integer_recording(value[0], model.fits);
     } else if (clang_getCursorKind(init) == CXCursor_BinaryOperator && is_plain_assignment(init, tokens_)) {
       std::vector<CXCursor> sides = expression_kids(init);
       CXCursor target = strip_implicit(sides[0]);
       if (clang_getCursorKind(target) != CXCursor_DeclRefExpr || !is_integer_type(clang_getCursorType(target))) return false;
       counter = declaration_key(clang_getCursorReferenced(target));
-      start = t_.integer(sides[1]);
+      start = t_.integer_recording(sides[1], model.fits);
     } else {
       return false;
     }
@@ -330,7 +336,7 @@ class Builder {
       op = op == "<" ? ">" : op == ">" ? "<" : op == "<=" ? ">=" : op == ">=" ? "<=" : "";
     }
     if (!refers_to(sides[0], counter)) return false;
-    auto bound = t_.integer(sides[1]);
+    auto bound = t_.integer_recording(sides[1], model.fits);
     if (!start || !bound) return false;
     Affine one(Poly::constant(1));
     if (step > 0 && (op == "<" || op == "<=")) {
