@@ -9,7 +9,10 @@ what matters most is measured first when the time budget runs short):
   1. bare on each device alone (--device i); a device that is not a GPU first runs the 'probe'
      size, and its full-size time is extrapolated by the work ratio when it would exceed --cpu-cap;
      the best device then gets its remaining --runs;
-  2. under coex on all devices, home = the best device, for the first policy;
+  2. under coex on all devices, home = the best device, for the first policy, each run right after
+     one more bare run on the best device (--paired-bare): the app's own transfers of memory-bound
+     programs drift by 20% over minutes (1 GiB through pageable memory), and T_best, the median of
+     every bare run on the best device, then holds runs taken beside coex's;
   3. under coex restricted to the best device alone (COEX_DEVICES), for coex's own overhead;
   4. the other policies, one policy at a time over all benchmarks, until the deadline.
 A run that would not finish before the deadline is skipped and listed; a policy that times out
@@ -55,6 +58,8 @@ def parse_args(argv):
                    help="comma-separated, in priority order; 'default' runs coex without --policy")
     p.add_argument("--runs", type=int, default=3, help="process runs of the best device and of each coex policy")
     p.add_argument("--other-runs", type=int, default=1, help="process runs on each other device")
+    p.add_argument("--paired-bare", type=int, default=1, choices=(0, 1),
+                   help="1: each run of the first policy comes right after a bare run on the best device")
     p.add_argument("--overhead-runs", type=int, default=2, help="runs under coex on the best device alone (0: none)")
     p.add_argument("--bare-devices", help="comma-separated device indices to run bare (default: all)")
     p.add_argument("--cpu-cap", type=float, default=20.0,
@@ -316,8 +321,9 @@ def fits(session, bench, similar_runs, what, factor=1.0):
     return True
 
 
-def coex_runs(session, bench, policy, runs, one_device=False):
-    """`runs` runs under coex; one_device: on the best device alone (the overhead runs)."""
+def coex_runs(session, bench, policy, runs, one_device=False, paired=False):
+    """`runs` runs under coex; one_device: on the best device alone (the overhead runs); paired: each
+    after a bare run on the best device."""
     args = session.args
     best = bench["best"]
     kind = "coex_one" if one_device else "coex"
@@ -330,6 +336,9 @@ def coex_runs(session, bench, policy, runs, one_device=False):
         if not fits(session, bench, [r for r in bench["runs"] if r["kind"] == kind and r.get("policy") == policy],
                     label, factor=2.0):
             return
+        if paired and fits(session, bench, ok_runs(bench, "bare", device=best), "bare d%d" % best):
+            rec = execute([bench["program"]] + program_args(bench["scale"], best), clean_env(), session.time_left())
+            record_run(session, bench, rec, "bare", device=best, paired=True)
         tag = "%s-%s-%s-%d" % (bench["name"], kind, policy, i)
         report = os.path.join(session.raw, tag + ".report.json")
         env = clean_env()
@@ -511,7 +520,7 @@ def main(argv):
     runnable = [b for b in benches if b["best"] is not None]
     if policies:
         for bench in runnable:
-            coex_runs(session, bench, policies[0], args.runs)
+            coex_runs(session, bench, policies[0], args.runs, paired=bool(args.paired_bare))
     if args.overhead_runs > 0:
         for bench in runnable:
             coex_runs(session, bench, "default", args.overhead_runs, one_device=True)
