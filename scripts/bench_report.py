@@ -301,7 +301,8 @@ def markdown(results, metrics, plot_links):
 
     devs = sorted({d for m in metrics for d in m["devices"]})
     out += ["## Each device alone", "",
-            "T_i in seconds, whole app / kernels (median). `~`: extrapolated from the probe size by the "
+            "T_i in seconds, whole app / kernels (median; on the best device, of every bare run there, "
+            "including one right before each run of the first policy, `--paired-bare`). `~`: extrapolated from the probe size by the "
             "work ratio (the device would have taken too long at full size). ms/launch: kernel time per "
             "launch on the best device (issue 6 asks ≥ 100 ms on one H200 for the compute-bound set; "
             "memory-bound kernels cannot reach it and are dominated by their transfers).", "",
