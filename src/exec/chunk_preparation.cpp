@@ -21,6 +21,20 @@ const cl_icd_dispatch& cl() { return api::Runtime::get().next(); }
 
 }  // namespace
 
+cl_int read_ranges(cl_command_queue queue, cl_mem mem, const IntervalSet& ranges, uint8_t* host, uint64_t& moved) {
+  cl_int err = CL_SUCCESS;
+  bool enqueued = false;
+  for (const auto& r : ranges) {
+    err = cl().clEnqueueReadBuffer(queue, mem, CL_FALSE, r.begin, r.size(), host + r.begin, 0, nullptr, nullptr);
+    if (err != CL_SUCCESS) break;
+    moved += r.size();
+    enqueued = true;
+  }
+  if (!enqueued) return err;
+  cl_int finished = cl().clFinish(queue);
+  return err != CL_SUCCESS ? err : finished;
+}
+
 cl_int read_into_host_copy(const RootUse& use, cl_command_queue home_queue, const IntervalSet& missing, uint64_t& moved,
                            uint64_t& fetched) {
   if (missing.empty()) return CL_SUCCESS;
@@ -32,14 +46,7 @@ cl_int read_into_host_copy(const RootUse& use, cl_command_queue home_queue, cons
     from_home.subtract(state.host_valid());
   }
   if (from_home.empty()) return CL_SUCCESS;
-  uint8_t* host = state.host_copy().data();
-  for (const auto& r : from_home) {
-    cl_int err = cl().clEnqueueReadBuffer(home_queue, use.root->handle, CL_FALSE, r.begin, r.size(), host + r.begin,
-                                          0, nullptr, nullptr);
-    if (err != CL_SUCCESS) return err;
-    moved += r.size();
-  }
-  cl_int err = cl().clFinish(home_queue);
+  cl_int err = read_ranges(home_queue, use.root->handle, from_home, state.host_copy().data(), moved);
   if (err == CL_SUCCESS) state.host_valid().add(from_home);
   return err;
 }
@@ -66,8 +73,7 @@ std::vector<IntervalSet> host_copy_wanted(LaunchJob& job, const std::map<int, Ch
       if (const auto* shadow = state.find_shadow(device)) lacked.subtract(shadow->valid);
       // What no chunk writes the device's own thread reads while home computes (read_untouched_bytes);
       // what home's chunks may overwrite is read now, before they run, rather than from the backup.
-      if (k < job.home_backup.launch_writes.size() && api::Runtime::get().settings().side_reads)
-        lacked = intersection(lacked, job.home_backup.launch_writes[k]);
+      if (k < job.home_backup.launch_writes.size()) lacked = intersection(lacked, job.home_backup.launch_writes[k]);
       wanted[k].add(lacked);
       wanted[k].add(chunk.roots[k].diffed_writes);
     }

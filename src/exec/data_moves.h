@@ -40,6 +40,12 @@ bool ensure_shadows(LaunchJob& job, int device);
 std::vector<coherence::IntervalSet> host_copy_wanted(LaunchJob& job, const std::map<int, ChunkFootprint>& first_chunks,
                                                      const ChunkFootprint& whole_launch);
 
+// Reads `ranges` of `mem` into the same offsets of `host` through `queue`, and waits for them, also
+// after a failed enqueue: the reads enqueued before it write into `host`, which the caller may let
+// others use once this returns. Adds the bytes enqueued to `moved`.
+cl_int read_ranges(cl_command_queue queue, cl_mem mem, const coherence::IntervalSet& ranges, uint8_t* host,
+                   uint64_t& moved);
+
 // Reads `missing` (which the host copy lacks) of the root `use` into the host copy: from the home
 // buffer, or from the device that alone holds it (resident_results.h). Not bridged: bytes the host
 // copy holds may be a twin already and must not change during the launch. The caller holds the

@@ -44,8 +44,8 @@ class Executor {
   // sub-launch returns: launches leave it out meanwhile, and for good if it
   // never returns. `if_left_behind` runs when coex stops and leaves that
   // sub-launch still running (it records the time so far in the History).
-  // The first time a device becomes busy after coex began, an atexit handler is registered that
-  // waits for it (wait_for_abandoned).
+  // Each time a device becomes busy (before stop()), an atexit handler is registered that waits for
+  // it (wait_for_abandoned).
   void set_busy(int device, bool busy, std::function<void()> if_left_behind = nullptr);
   bool busy(int device) const;
   // At exit: waits up to kStalledWorkerWaitSeconds for the devices still in a sub-launch they were

@@ -69,7 +69,7 @@ cl_int keep_home_bytes(LaunchJob& job, cl_command_queue home_queue, const ChunkF
 cl_int read_untouched_bytes(LaunchJob& job, size_t root, const IntervalSet& wanted, uint64_t& moved,
                             uint64_t& fetched) {
   HomeBackup& kept = job.home_backup;
-  if (root >= kept.launch_writes.size() || !api::Runtime::get().settings().side_reads) return CL_SUCCESS;
+  if (root >= kept.launch_writes.size()) return CL_SUCCESS;  // side_reads off
   const RootUse& use = job.roots[root];
   auto& state = *use.root->state;
   std::lock_guard side(kept.side_reads_mutex);
@@ -93,17 +93,7 @@ cl_int read_untouched_bytes(LaunchJob& job, size_t root, const IntervalSet& want
   cl_command_queue queue = api::Runtime::get().devices().home_queue(use.root->context, job.home_device,
                                                                     devices::DeviceSet::HomeQueue::SideReads);
   if (!queue) return CL_SUCCESS;  // then they come through the home queue (read_pre_launch_bytes)
-  cl_int err = CL_SUCCESS;
-  for (const auto& r : untouched) {
-    err = cl().clEnqueueReadBuffer(queue, use.root->handle, CL_FALSE, r.begin, r.size(), host + r.begin, 0, nullptr,
-                                   nullptr);
-    if (err != CL_SUCCESS) break;
-  }
-  // Waited for also after a failed enqueue: the reads enqueued before it write into the host copy.
-  cl_int finished = cl().clFinish(queue);
-  if (err == CL_SUCCESS) err = finished;
-  if (err != CL_SUCCESS) return err;
-  moved += untouched.total();
+  if (cl_int err = read_ranges(queue, use.root->handle, untouched, host, moved); err != CL_SUCCESS) return err;
   std::lock_guard lock(state.mutex());
   // An app write to the buffer meanwhile (BufferState::app_wrote) may have landed before or after
   // the read: the bytes are not counted valid then, and are read again when needed.
@@ -132,15 +122,7 @@ cl_int read_pre_launch_bytes(LaunchJob& job, size_t root, cl_command_queue home_
   missing.subtract(from_backup);
   cl_int err = read_into_host_copy(use, home_queue, missing, moved, fetched);
   if (err != CL_SUCCESS || from_backup.empty()) return err;
-  uint8_t* host = state.host_copy().data();
-  cl_mem backup = state.home_backup().get();
-  for (const auto& r : from_backup) {
-    err = cl().clEnqueueReadBuffer(home_queue, backup, CL_FALSE, r.begin, r.size(), host + r.begin, 0, nullptr,
-                                   nullptr);
-    if (err != CL_SUCCESS) return err;
-    moved += r.size();
-  }
-  err = cl().clFinish(home_queue);
+  err = read_ranges(home_queue, state.home_backup().get(), from_backup, state.host_copy().data(), moved);
   if (err == CL_SUCCESS) state.host_valid().add(from_backup);
   return err;
 }

@@ -45,7 +45,9 @@ struct ArgBinding {
 // them as they were before it.
 struct HomeBackup {
   std::vector<coherence::IntervalSet> launch_reads;   // by root: what the whole launch may read
-  std::vector<coherence::IntervalSet> launch_writes;  // by root: what any chunk of the launch may write
+  // By root: what any chunk of the launch may write. Empty with side_reads off: then nothing is read
+  // beside home (read_untouched_bytes) and every first chunk's inputs are read up front.
+  std::vector<coherence::IntervalSet> launch_writes;
   // Other devices' reads of bytes no chunk writes (they hold their pre-launch values all launch long)
   // go through home's SideReads queue while home computes, one thread at a time (PoCL's basic device
   // deadlocks when two threads wait on one queue). Taken before a buffer state's mutex, never with

@@ -4,6 +4,7 @@
 
 #include "api/runtime.h"
 #include "devices/device_set.h"
+#include "exec/data_moves.h"
 
 namespace coex::exec {
 
@@ -18,22 +19,9 @@ cl_int fetch_sole(coherence::BufferState& state, const IntervalSet& ranges, uint
     if (wanted.empty()) continue;
     cl_command_queue queue = rt.devices().fetch_queue(device);
     std::lock_guard fetching(rt.devices().fetch_mutex(device));
-    cl_int err = queue ? CL_SUCCESS : CL_OUT_OF_RESOURCES;
-    uint8_t* host = state.host_copy().data();
-    bool enqueued = false;
-    for (const auto& r : wanted) {
-      if (err != CL_SUCCESS) break;
-      err = rt.next().clEnqueueReadBuffer(queue, shadow.mem, CL_FALSE, r.begin, r.size(), host + r.begin, 0, nullptr,
-                                          nullptr);
-      if (err == CL_SUCCESS) moved += r.size();
-      enqueued = enqueued || err == CL_SUCCESS;
-    }
     // Blocking, also after an error: the caller lets the lock go after this, and no read may still be
     // writing into the host copy then.
-    if (enqueued) {
-      cl_int finished = rt.next().clFinish(queue);
-      if (err == CL_SUCCESS) err = finished;
-    }
+    cl_int err = queue ? read_ranges(queue, shadow.mem, wanted, state.host_copy().data(), moved) : CL_OUT_OF_RESOURCES;
     if (err != CL_SUCCESS) {
       spdlog::error("reading {} bytes of results that only device {} holds failed (error {})", wanted.total(), device,
                     err);

@@ -317,7 +317,7 @@ cl_int run_split(Executor& executor, LaunchJob& job) {
   job.home_backup.on_device.assign(job.roots.size(), {});
   for (const RootFootprint& root : whole_launch.roots) {
     job.home_backup.launch_reads.push_back(root.reads);
-    job.home_backup.launch_writes.push_back(root.writes());
+    if (rt.settings().side_reads) job.home_backup.launch_writes.push_back(root.writes());
   }
   policy->begin_launch(launch_shape(job, whole_launch), active, 0);
   // The first chunk of every device, handed out now (each device would ask at

@@ -174,22 +174,14 @@ std::optional<Affine> AffineTranslator::outermost_integer(CXCursor e) {
 // A value and its type, in fits_: not where it cannot leave the type (a constant inside it), nor
 // twice (a conversion to the same type), nor 64 bits wide unless wide.
 void AffineTranslator::record(const Affine& value, CXType type, bool wide) {
-  auto size = type_size(type);
-  FootprintModel::Fit fit{value, 0, false};  // no type to check it in: fails the check
-  if (is_integer_type(type) && size && *size <= 8) {
-    bool is_bool = clang_getCanonicalType(type).kind == CXType_Bool;  // (bool)2 is 1: one bit
-    fit.bits = is_bool ? 1 : uint32_t(*size * 8);
-    fit.is_signed = !is_bool && is_signed_type(type);
-  }
+  // bits 0 (no integer type to check it in) fails the check; (bool)2 is 1: one bit, unsigned.
+  FootprintModel::Fit fit{value, integer_bits(type), false};
+  fit.is_signed = fit.bits > 1 && is_signed_type(type);
   if (fit.bits == 64 && !wide) return;
   for (const auto& f : *fits_)
     if (f.bits == fit.bits && f.is_signed == fit.is_signed && f.value == fit.value) return;
   auto constant = value.has_variables() ? std::nullopt : value.constant().as_constant();
-  if (constant && fit.bits >= 2 && fit.bits < 64) {
-    int64_t lo = fit.is_signed ? -(int64_t(1) << (fit.bits - 1)) : 0;
-    int64_t hi = (int64_t(1) << (fit.is_signed ? fit.bits - 1 : fit.bits)) - 1;
-    if (*constant >= lo && *constant <= hi) return;
-  }
+  if (constant && fit.contains(*constant, *constant)) return;
   fits_->push_back(std::move(fit));
 }
 

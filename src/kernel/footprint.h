@@ -71,8 +71,6 @@ std::vector<std::pair<uint64_t, uint64_t>> band_ranges(const std::vector<ByteBan
 
 class FootprintModel {
  public:
-  // A condition an access executes under: lhs op rhs, compared in the integer type the program
-  // compares in (unsigned: only applied where neither side can wrap around).
   // A value that must lie in its integer type (bits wide, signed or not). The affine forms are the
   // mathematical values; +, -, * and << agree with C's modulo 2^bits, so where every sub-expression
   // lies in its type none wrapped around (or was cut by a narrowing conversion) and the form is the
@@ -82,7 +80,11 @@ class FootprintModel {
     Affine value;
     uint32_t bits = 32;
     bool is_signed = true;
+    // Whether every value in [lo, hi] lies in the type (never for a type of 0 or over 64 bits).
+    bool contains(int64_t lo, int64_t hi) const;
   };
+  // A condition an access executes under: lhs op rhs, compared in the integer type the program
+  // compares in (unsigned: only applied where neither side can wrap around).
   struct Guard {
     enum class Op { Less, LessEqual, Greater, GreaterEqual, Equal, NotEqual };
     Affine lhs, rhs;

@@ -2,6 +2,17 @@
 
 #include <algorithm>
 
+namespace coex::kernel {
+
+bool FootprintModel::Fit::contains(int64_t lo, int64_t hi) const {
+  if (bits == 0 || bits > 64) return false;
+  int64_t min = is_signed ? (bits == 64 ? INT64_MIN : -(int64_t(1) << (bits - 1))) : 0;
+  int64_t max = bits >= 63 ? INT64_MAX : (int64_t(1) << (is_signed ? bits - 1 : bits)) - 1;
+  return lo >= min && hi <= max;
+}
+
+}  // namespace coex::kernel
+
 namespace coex::kernel::footprint_detail {
 namespace {
 
@@ -209,10 +220,7 @@ std::optional<Interval> range_of(const Affine& f, const Values& params, const st
 
 bool fit_holds(const FootprintModel::Fit& fit, const Values& params, const std::vector<Interval>& vars) {
   auto r = range_of(fit.value, params, vars);
-  if (!r || fit.bits == 0 || fit.bits > 64) return false;
-  int64_t lo = fit.is_signed ? (fit.bits == 64 ? INT64_MIN : -(int64_t(1) << (fit.bits - 1))) : 0;
-  int64_t hi = fit.bits >= 63 ? INT64_MAX : (int64_t(1) << (fit.is_signed ? fit.bits - 1 : fit.bits)) - 1;
-  return r->lo >= lo && r->hi <= hi;
+  return r && fit.contains(r->lo, r->hi);
 }
 
 bool fits_hold(const std::vector<FootprintModel::Fit>& fits, const Values& params, const std::vector<Interval>& vars) {

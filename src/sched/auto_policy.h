@@ -23,15 +23,16 @@
 // History keeps the wall time of whole split launches per set of devices taking part (job start to
 // end of merge, as the executor sees it). When the split over that set took more than
 // (1 - auto_min_gain) x home alone (estimated from home's chunks at this size, without their
-// transfer part: auto_policy.cpp), home gets everything (the executor then does not split at all). Chunk models see
-// only chunks: the host-copy refresh, the hand-offs between device threads, read-backs and the merge lie outside them;
-// on an H100 beside a CPU 300x slower, 1 ms launches of benchmarks/jacobi took several ms split while the models
-// predicted a gain (0.18x the GPU alone). Probes: at launch probe_interval x 1, 2, 4, 8, ... of the kernel and size no
-// device is eliminated, so that a device that became worth it is seen again (the gaps double so that one that never
-// pays costs ever less); when the split the models pick was measured not to pay, the probe makes that split, so that
-// its measurement is renewed. A probe is skipped while the split it would make was last measured to cost more, beyond
-// home alone, than auto_probe_cost (5%) of home's time over the launches since the previous probe: the doubling gaps
-// then let it come once enough launches pay for it.
+// transfer part: auto_policy.cpp), home gets everything (the executor then does not split at all).
+// Chunk models see only chunks: the host-copy refresh, the hand-offs between device threads, read-backs
+// and the merge lie outside them; on an H100 beside a CPU 300x slower, 1 ms launches of
+// benchmarks/jacobi took several ms split while the models predicted a gain (0.18x the GPU alone).
+// Probes: at launch probe_interval x 1, 2, 4, 8, ... of the kernel and size no device is eliminated,
+// so that a device that became worth it is seen again (the gaps double so that one that never pays
+// costs ever less); when the split the models pick was measured not to pay, the probe makes that
+// split, so that its measurement is renewed. A probe is skipped while the split it would make was
+// last measured to cost more, beyond home alone, than auto_probe_cost (5%) of home's time over the
+// launches since the previous probe: the doubling gaps then let it come once enough launches pay for it.
 #pragma once
 
 #include <map>
