@@ -57,7 +57,7 @@ COEX_SETTING(Path, cache, "", (),
 // --- Policy `static` ---
 COEX_SETTING(Enum, static_mode, "equal", ("equal ratio spec"),
              "`equal`: the same share for every device. `ratio`: shares proportional to `weights`. "
-             "`spec`: weights from device info (compute units x clock).")
+             "`spec`: weights from device info (compute units x clock, a GPU's unit counting for 8 CPU cores).")
 COEX_SETTING(DoubleList, weights, {}, (0.0, kNoLimit),
              "Weights for `static_mode` `ratio`: one per device, in the order of `coex devices` after "
              "`devices` has selected them. Environment: comma-separated, e.g. `COEX_WEIGHTS=3,1`.")

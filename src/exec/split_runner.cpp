@@ -348,10 +348,8 @@ cl_int run_split(Executor& executor, LaunchJob& job) {
   std::function<double(int)> relative_speed;
   if (rt.settings().policy != "static")
     relative_speed = [profiles = devices.profiles()](int device) {
-      // Lanes per compute unit and clock: a GPU multiprocessor issues about 8x the fp32 lanes of a
-      // CPU core (4 x 32 against AVX-512's 16); spec_weight counts units x clock.
       for (const auto& p : profiles)
-        if (p.index == device) return sched::spec_weight(p, false) * (p.is_gpu ? 8.0 : 1.0);
+        if (p.index == device) return sched::spec_weight(p, false);
       return 0.0;
     };
   // An abandoned device's time goes to the History once: its whole time when its sub-launch returns,

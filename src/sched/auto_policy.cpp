@@ -13,7 +13,21 @@ namespace {
 AffineModel kernel_model(const History& history, const std::string& kernel_key, int device) {
   std::vector<std::pair<double, double>> points;
   for (const auto& s : history.samples_any_size(kernel_key, device)) points.emplace_back(s.groups, s.seconds);
-  return fit_affine(points);
+  AffineModel model = fit_affine(points);
+  // On an irregular kernel a chunk's time says where it ran more than how large it was: a line through
+  // the chunks of a Mandelbrot image gave the CPU a fixed cost that left it out of launches it paid
+  // in (the simulator's sigmoid-irregular). Its mean pace is what a share of the launch costs it.
+  const auto regular = history.regular(kernel_key);
+  if (model.valid && regular.has_value() && !*regular) {
+    double groups = 0, seconds = 0;
+    for (const auto& [g, t] : points) {
+      groups += g;
+      seconds += t;
+    }
+    model.a = 0;
+    model.b = seconds / groups;
+  }
+  return model;
 }
 
 }  // namespace

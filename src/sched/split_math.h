@@ -57,8 +57,16 @@ AffineModel fit_affine(const std::vector<std::pair<double, double>>& samples);
 // whole launch, and the CPU beside it got half of a first launch it had no business in).
 uint64_t occupancy_floor(const DeviceProfile& profile, uint64_t groups_per_slice = 1);
 
-// Relative speed from device info: compute units x clock, or memory bandwidth for memory-bound
-// kernels. Only ratios between devices mean anything.
+// How many CPU compute units one GPU compute unit counts for in spec_weight: a GPU multiprocessor
+// issues 64 to 128 fp32 lanes a cycle (NVIDIA 4 x 32), a CPU core 16 to 32 (AVX-512, one or two FMA
+// units), and PoCL counts a core's hyper-threads as two units. Without it an H100 (132 units) and the
+// 16-thread CPU beside it (about 600x slower on benchmarks/) looked 8:1 before anything was measured:
+// the CPU's first chunk of a cold launch was large enough that the GPU, done with the rest, waited
+// 86 ms for its upload (benchmarks/blur).
+inline constexpr double kGpuLanesPerCpuCore = 8.0;
+
+// Relative speed from device info: compute units x clock (x kGpuLanesPerCpuCore on GPUs), or memory
+// bandwidth for memory-bound kernels. Only ratios between devices mean anything.
 double spec_weight(const DeviceProfile& profile, bool memory_bound);
 
 // ceil() of a group count computed in floating point, forgiving the rounding noise of products such

@@ -101,6 +101,23 @@ TEST(AutoPaying, SharesAreComputedAgainAfterADeviceIsLeftOut) {
   EXPECT_EQ(auto_paying_devices(h, shape("k", 1000), {0, 1, 2}, p), std::vector<int>{0});
 }
 
+TEST(AutoPaying, AnIrregularKernelWeighsADeviceByItsMeanPaceNotALineThroughItsChunks) {
+  History h;
+  record_line(h, "k", 7, 0, 0, 1e-5);
+  // Device 1's small chunk fell on costly rows: a line through its chunks has a 19.6 ms fixed cost,
+  // more than device 0's whole launch of 1000 groups (10 ms). Its mean pace, 68 ms for 2100 groups,
+  // gives it 24% of the launch.
+  for (auto [groups, seconds] : {std::pair{100, 0.020}, {400, 0.022}, {1600, 0.026}}) {
+    ChunkTiming t;
+    t.chunk = {1, 0, static_cast<uint64_t>(groups)};
+    t.end = seconds;
+    h.record_chunk("k", 7, t);
+  }
+  EXPECT_EQ(auto_paying_devices(h, shape("k", 1000), {0, 1}, PolicyParams{}), std::vector<int>{0});
+  h.set_regular("k", false);
+  EXPECT_EQ(auto_paying_devices(h, shape("k", 1000), {0, 1}, PolicyParams{}), (std::vector<int>{0, 1}));
+}
+
 TEST(AutoPolicy, NamesThePolicyItPickedAndGivesNothingToDroppedDevices) {
   auto h = std::make_shared<History>();
   record_line(*h, "k", 7, 0, 0, 1e-6);

@@ -93,8 +93,8 @@ TEST(StaticPolicy, SpecWeightsComputeOrBandwidth) {
   PolicyParams params;
   params.static_mode = "spec";
   const auto devices = three_devices();
-  // CU x clock: 48000 : 48000 : 120000.
-  EXPECT_EQ(static_weights(params, devices), (std::vector<double>{48000, 48000, 120000}));
+  // CU x clock, a GPU's units counting kGpuLanesPerCpuCore CPU cores each: 48000 : 384000 : 960000.
+  EXPECT_EQ(static_weights(params, devices), (std::vector<double>{48000, 384000, 960000}));
   params.memory_bound = true;
   EXPECT_EQ(static_weights(params, devices), (std::vector<double>{100, 900, 3000}));
 }
