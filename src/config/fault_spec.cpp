@@ -7,8 +7,8 @@
 namespace coex::config {
 
 const char* const kFaultGrammar =
-    "empty, fail:<device index>, stall:<device index> or build:<device index>; fail and stall take an optional "
-    "@<n>: from the device's n-th sub-launch on";
+    "empty, fail:<device index>, stall:<device index>, stall_upload:<device index> or build:<device index>; fail, "
+    "stall and stall_upload take an optional @<n>: from the device's n-th sub-launch on";
 
 std::optional<FaultSpec> parse_fault_spec(const std::string& text, std::string* error) {
   const std::string spec = trim(text);
@@ -24,7 +24,7 @@ std::optional<FaultSpec> parse_fault_spec(const std::string& text, std::string* 
     bool from_digits = !from.empty() && from.size() <= 9 && kind != "build";
     for (char c : from) from_digits = from_digits && std::isdigit(static_cast<unsigned char>(c));
     if (!from_digits || std::stoull(from) == 0) {
-      if (error) *error = "\"@\" must be followed by a sub-launch number from 1 (fail and stall only)";
+      if (error) *error = "\"@\" must be followed by a sub-launch number from 1 (not for build)";
       return std::nullopt;
     }
   }
@@ -32,10 +32,12 @@ std::optional<FaultSpec> parse_fault_spec(const std::string& text, std::string* 
     fault.kind = FaultSpec::Kind::Fail;
   } else if (kind == "stall") {
     fault.kind = FaultSpec::Kind::Stall;
+  } else if (kind == "stall_upload") {
+    fault.kind = FaultSpec::Kind::StallUpload;
   } else if (kind == "build") {
     fault.kind = FaultSpec::Kind::Build;
   } else {
-    if (error) *error = "the fault kind must be fail, stall or build";
+    if (error) *error = "the fault kind must be fail, stall, stall_upload or build";
     return std::nullopt;
   }
   bool digits = !index.empty() && index.size() <= 6;

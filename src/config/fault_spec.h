@@ -2,7 +2,9 @@
 // misbehave, so that the error paths of a split launch can be tested on real
 // drivers. "fail:<index>" makes that device's sub-launches fail;
 // "stall:<index>" makes them wait on an event that never completes (Boyer et
-// al.'s emulation of a blocked GPU); "build:<index>" makes coex's build of a
+// al.'s emulation of a blocked GPU); "stall_upload:<index>" makes the
+// preparation of its chunks (the upload of what they lack) last until another
+// device takes them over; "build:<index>" makes coex's build of a
 // program for that device fail. "fail:<index>@<n>" and "stall:<index>@<n>":
 // from the device's n-th sub-launch on (the earlier ones leave results on the
 // device, resident_results.h). Empty: no fault.
@@ -15,9 +17,10 @@
 namespace coex::config {
 
 struct FaultSpec {
-  // Fail: the device's sub-launches fail; Stall: they never start; Build:
-  // coex's build of the program for that device fails.
-  enum class Kind { None, Fail, Stall, Build };
+  // Fail: the device's sub-launches fail; Stall: they never start;
+  // StallUpload: their preparation never ends; Build: coex's build of the
+  // program for that device fails.
+  enum class Kind { None, Fail, Stall, StallUpload, Build };
   Kind kind = Kind::None;
   int64_t device = -1;  // coex device index; -1 with Kind::None
   uint64_t from_sub_launch = 1;  // the first of the device's sub-launches that the fault hits

@@ -1,5 +1,6 @@
 // The steps before a chunk runs: the host copy reads from home what it lacks, and the device gets from
 // the host copy the part of the chunk's footprint it lacks (data_moves.h).
+#include <algorithm>
 #include <cstring>
 #include <stdexcept>
 #include <string>
@@ -21,7 +22,19 @@ const cl_icd_dispatch& cl() { return api::Runtime::get().next(); }
 
 }  // namespace
 
-cl_int read_ranges(cl_command_queue queue, cl_mem mem, const IntervalSet& ranges, uint8_t* host, uint64_t& moved) {
+cl_int read_ranges(cl_command_queue queue, cl_mem mem, const IntervalSet& ranges, uint8_t* host, uint64_t& moved,
+                   const CancelCheck& cancelled) {
+  if (cancelled) {
+    for (const auto& r : ranges)
+      for (uint64_t at = r.begin; at < r.end; at += kCancelPieceBytes) {
+        if (cancelled()) return kPreparationCancelled;
+        const uint64_t size = std::min(kCancelPieceBytes, r.end - at);
+        cl_int err = cl().clEnqueueReadBuffer(queue, mem, CL_TRUE, at, size, host + at, 0, nullptr, nullptr);
+        if (err != CL_SUCCESS) return err;
+        moved += size;
+      }
+    return CL_SUCCESS;
+  }
   cl_int err = CL_SUCCESS;
   bool enqueued = false;
   for (const auto& r : ranges) {
@@ -99,7 +112,7 @@ void refresh_host_copies(LaunchJob& job, cl_command_queue home_queue, const std:
 
 cl_int prepare_chunk(LaunchJob& job, int device, cl_command_queue queue, cl_command_queue home_queue,
                      const ChunkFootprint& chunk, const std::vector<RootWrites>& written_so_far,
-                     const UploadStagingFn& upload_staging, ChunkMoves& moves) {
+                     const UploadStagingFn& upload_staging, ChunkMoves& moves, const CancelCheck& cancelled) {
   if (device == job.home) {
     // Its buffers are current but for what other devices wrote earlier (lazy home): that comes
     // first, from the host copy, so that the bytes kept below are the ones the launch reads.
@@ -110,6 +123,7 @@ cl_int prepare_chunk(LaunchJob& job, int device, cl_command_queue queue, cl_comm
     const RootUse& use = job.roots[k];
     const RootFootprint& fp = chunk.roots[k];
     if (fp.need.empty() && fp.diffed_writes.empty() && fp.unknown_writes.empty()) continue;
+    if (cancelled && cancelled()) return kPreparationCancelled;
     auto& state = *use.root->state;
     // What this device wrote earlier in the launch is newer than any other copy: never overwritten.
     IntervalSet own_writes = k < written_so_far.size() ? written_so_far[k].all() : IntervalSet{};
@@ -139,14 +153,13 @@ cl_int prepare_chunk(LaunchJob& job, int device, cl_command_queue queue, cl_comm
     // set and a launch only adds to the host copy's, so `lacked` still holds after the lock was let go
     // (an app write meanwhile makes the launch's end forget every copy: BufferState::split_ended).
     if (!host_lacks.empty()) {
-      cl_int err = read_pre_launch_bytes(job, k, home_queue, host_lacks, moves.home_to_host, moves.device_to_host);
+      cl_int err =
+          read_pre_launch_bytes(job, k, home_queue, host_lacks, moves.home_to_host, moves.device_to_host, cancelled);
       if (err != CL_SUCCESS) return err;
     }
-    // Copied to staging under the lock (the host copy may change once it is let go: an app write
-    // elsewhere), sent from there after it.
     IntervalSet sent;
-    uint8_t* staging = nullptr;
     cl_mem mem = nullptr;
+    const uint8_t* host = nullptr;
     {
       std::lock_guard lock(state.mutex());
       auto* shadow = state.find_shadow(device);
@@ -155,22 +168,28 @@ cl_int prepare_chunk(LaunchJob& job, int device, cl_command_queue queue, cl_comm
       IntervalSet fillable = state.host_valid();
       fillable.subtract(own_writes);
       sent = bridge_gaps_within(lacked, kBridgeGap, fillable);
-      if (sent.empty()) continue;
-      staging = upload_staging(sent.total());
-      const uint8_t* host = state.host_copy().data();
-      size_t at = 0;
-      for (const auto& r : sent) {
-        std::memcpy(staging + at, host + r.begin, r.size());
-        at += r.size();
-      }
+      host = state.host_copy().data();
     }
+    if (sent.empty()) continue;
+    // Copied to staging without the lock: valid host bytes are not rewritten during a launch (an app
+    // write meanwhile only takes them out of the valid set, and the launch's end then forgets every
+    // copy: BufferState::split_ended), and the host copy was sized before the device threads started.
+    // Under the lock, the copy of matmul's B (419 MB) and the pinning of its staging held home's thread,
+    // which takes the lock between its chunks, for 287 ms of a cold run on an H100.
+    // In pieces when cancellable: copied, sent and waited for one after another.
+    uint8_t* staging = upload_staging(sent.total());
+    const uint64_t piece = cancelled ? kCancelPieceBytes : ~uint64_t{0};
     size_t at = 0;
-    for (const auto& r : sent) {
-      cl_int err =
-          cl().clEnqueueWriteBuffer(queue, mem, CL_FALSE, r.begin, r.size(), staging + at, 0, nullptr, nullptr);
-      if (err != CL_SUCCESS) return err;
-      at += r.size();
-    }
+    for (const auto& r : sent)
+      for (uint64_t from = r.begin; from < r.end; from += piece) {
+        if (cancelled && cancelled()) return kPreparationCancelled;
+        const uint64_t size = std::min(piece, r.end - from);
+        std::memcpy(staging + at, host + from, size);
+        cl_int err = cl().clEnqueueWriteBuffer(queue, mem, CL_FALSE, from, size, staging + at, 0, nullptr, nullptr);
+        if (err == CL_SUCCESS && cancelled) err = cl().clFinish(queue);
+        if (err != CL_SUCCESS) return err;
+        at += size;
+      }
     if (cl_int err = cl().clFinish(queue); err != CL_SUCCESS) return err;
     moves.host_to_device += sent.total();
     std::lock_guard lock(state.mutex());

@@ -40,11 +40,22 @@ bool ensure_shadows(LaunchJob& job, int device);
 std::vector<coherence::IntervalSet> host_copy_wanted(LaunchJob& job, const std::map<int, ChunkFootprint>& first_chunks,
                                                      const ChunkFootprint& whole_launch);
 
+// A chunk's preparation asks this between pieces of its transfers: true once another device took the
+// chunk over (SplitProgress::cancelled). Empty: never.
+using CancelCheck = std::function<bool()>;
+// Not an OpenCL code (theirs are <= 0): a preparation stopped because its chunk was taken over. Never
+// reaches the app: the device's thread leaves the launch (split_runner).
+inline constexpr cl_int kPreparationCancelled = 1;
+// What a cancellable transfer moves between two looks at its CancelCheck: a thief that finishes
+// waits at most one piece for the device it took over (tens of ms on PCIe, a few on a CPU's memcpy).
+inline constexpr uint64_t kCancelPieceBytes = uint64_t{32} << 20;
+
 // Reads `ranges` of `mem` into the same offsets of `host` through `queue`, and waits for them, also
 // after a failed enqueue: the reads enqueued before it write into `host`, which the caller may let
-// others use once this returns. Adds the bytes enqueued to `moved`.
+// others use once this returns. Adds the bytes enqueued to `moved`. With `cancelled`, in pieces of
+// kCancelPieceBytes, each waited for, and kPreparationCancelled once it says so (nothing in flight).
 cl_int read_ranges(cl_command_queue queue, cl_mem mem, const coherence::IntervalSet& ranges, uint8_t* host,
-                   uint64_t& moved);
+                   uint64_t& moved, const CancelCheck& cancelled = {});
 
 // Reads `missing` (which the host copy lacks) of the root `use` into the host copy: from the home
 // buffer, or from the device that alone holds it (resident_results.h). Not bridged: bytes the host
@@ -70,13 +81,15 @@ struct ChunkMoves {
 // Makes the device hold what the chunk needs: the part of its footprint the device lacks (not what
 // it wrote earlier in this launch), from the host copy, which first reads from home what it lacks of
 // that and of the chunk's twin ranges. The bytes go through `upload_staging(bytes)` (the device's
-// pinned staging: the host copy's lock is held only while they are copied there). The home device's
+// pinned staging, filled without the host copy's lock). The home device's
 // buffers are current but for what other devices wrote before (lazy home): it gets that, and keeps
 // what the chunk overwrites in place (keep_home_bytes; for it the caller holds job.home_backup.mutex).
+// A device other than home stops between pieces once `cancelled` says so (kPreparationCancelled):
+// what it had uploaded is not counted valid there.
 using UploadStagingFn = std::function<uint8_t*(size_t bytes)>;
 cl_int prepare_chunk(LaunchJob& job, int device, cl_command_queue queue, cl_command_queue home_queue,
                      const ChunkFootprint& chunk, const std::vector<RootWrites>& written_so_far,
-                     const UploadStagingFn& upload_staging, ChunkMoves& moves);
+                     const UploadStagingFn& upload_staging, ChunkMoves& moves, const CancelCheck& cancelled = {});
 
 // The cl_mem a kernel argument is bound to on `device` (the app's own on the home device).
 cl_mem device_mem(LaunchJob& job, const ArgBinding& binding, int device);

@@ -66,8 +66,8 @@ cl_int keep_home_bytes(LaunchJob& job, cl_command_queue home_queue, const ChunkF
   return CL_SUCCESS;
 }
 
-cl_int read_untouched_bytes(LaunchJob& job, size_t root, const IntervalSet& wanted, uint64_t& moved,
-                            uint64_t& fetched) {
+cl_int read_untouched_bytes(LaunchJob& job, size_t root, const IntervalSet& wanted, uint64_t& moved, uint64_t& fetched,
+                            const CancelCheck& cancelled) {
   HomeBackup& kept = job.home_backup;
   if (root >= kept.launch_writes.size()) return CL_SUCCESS;  // side_reads off
   const RootUse& use = job.roots[root];
@@ -93,7 +93,8 @@ cl_int read_untouched_bytes(LaunchJob& job, size_t root, const IntervalSet& want
   cl_command_queue queue = api::Runtime::get().devices().home_queue(use.root->context, job.home_device,
                                                                     devices::DeviceSet::HomeQueue::SideReads);
   if (!queue) return CL_SUCCESS;  // then they come through the home queue (read_pre_launch_bytes)
-  if (cl_int err = read_ranges(queue, use.root->handle, untouched, host, moved); err != CL_SUCCESS) return err;
+  if (cl_int err = read_ranges(queue, use.root->handle, untouched, host, moved, cancelled); err != CL_SUCCESS)
+    return err;
   std::lock_guard lock(state.mutex());
   // An app write to the buffer meanwhile (BufferState::app_wrote) may have landed before or after
   // the read: the bytes are not counted valid then, and are read again when needed.
@@ -102,11 +103,11 @@ cl_int read_untouched_bytes(LaunchJob& job, size_t root, const IntervalSet& want
 }
 
 cl_int read_pre_launch_bytes(LaunchJob& job, size_t root, cl_command_queue home_queue, const IntervalSet& wanted,
-                             uint64_t& moved, uint64_t& fetched) {
+                             uint64_t& moved, uint64_t& fetched, const CancelCheck& cancelled) {
   HomeBackup& kept = job.home_backup;
   const RootUse& use = job.roots[root];
   auto& state = *use.root->state;
-  if (cl_int err = read_untouched_bytes(job, root, wanted, moved, fetched); err != CL_SUCCESS) return err;
+  if (cl_int err = read_untouched_bytes(job, root, wanted, moved, fetched, cancelled); err != CL_SUCCESS) return err;
   {
     std::lock_guard lock(state.mutex());
     IntervalSet missing = wanted;

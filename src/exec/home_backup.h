@@ -26,16 +26,18 @@ cl_int keep_home_bytes(LaunchJob& job, cl_command_queue home_queue, const ChunkF
 // take it): an app write meanwhile leaves them not counted valid. Bytes only a device holds are
 // fetched from it. Takes job.home_backup.side_reads_mutex, then the state's.
 cl_int read_untouched_bytes(LaunchJob& job, size_t root, const coherence::IntervalSet& wanted, uint64_t& moved,
-                            uint64_t& fetched);
+                            uint64_t& fetched, const CancelCheck& cancelled = {});
 
 // While chunks run: reads into the host copy what it lacks of `wanted` (root `root`) as it was before the
 // launch: first what no chunk writes (read_untouched_bytes), then, under the home queue's mutex, kept
 // bytes from the backup, the rest from the app's buffer (bytes home overwrote without
 // keeping them are read by no work-item but their writer's: where another device redoes that chunk,
 // it writes them again), or from the device that alone holds them (resident_results.h: `fetched`).
-// Takes job.home_backup.mutex, then the state's: the caller holds neither.
+// Takes job.home_backup.mutex, then the state's: the caller holds neither. `cancelled` stops the side
+// read between pieces (kPreparationCancelled).
 cl_int read_pre_launch_bytes(LaunchJob& job, size_t root, cl_command_queue home_queue,
-                             const coherence::IntervalSet& wanted, uint64_t& moved, uint64_t& fetched);
+                             const coherence::IntervalSet& wanted, uint64_t& moved, uint64_t& fetched,
+                             const CancelCheck& cancelled = {});
 
 // Puts the kept bytes of `written` back into the app's buffer of root `root`. Returns the bytes copied
 // (within the device: not counted as moved).

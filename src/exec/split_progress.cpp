@@ -16,22 +16,46 @@ bool redo_is_sooner(uint64_t redo_groups, double thief_rate, uint64_t running_gr
 SplitProgress::SplitProgress(int home, const std::vector<int>& devices,
                              std::function<void(int, const sched::Chunk&, double)> on_abandon,
                              std::function<void(int, const sched::Chunk&, double)> on_abandoned_return,
-                             std::function<double(int)> prior_rate, std::function<double(int)> relative_speed)
+                             std::function<double(int)> prior_rate, std::function<double(int)> relative_speed,
+                             std::function<void(int, const sched::Chunk&, double)> on_cancel)
     : home_(home),
       on_abandon_(std::move(on_abandon)),
       on_abandoned_return_(std::move(on_abandoned_return)),
       prior_rate_(std::move(prior_rate)),
-      relative_speed_(std::move(relative_speed)) {
+      relative_speed_(std::move(relative_speed)),
+      on_cancel_(std::move(on_cancel)) {
   for (int d : devices) devices_[d];
 }
 
-void SplitProgress::chunk_started(int device, const sched::Chunk& chunk, double now) {
+void SplitProgress::chunk_preparing(int device, const sched::Chunk& chunk, double now) {
   std::lock_guard lock(mutex_);
   Device& d = devices_[device];
   d.taken.push_back(chunk);
   d.running = chunk;
   d.running_since = now;
+  d.state = State::Preparing;
+}
+
+bool SplitProgress::cancelled(int device) const {
+  std::lock_guard lock(mutex_);
+  return devices_.at(device).state == State::Cancelled;
+}
+
+bool SplitProgress::chunk_started(int device, double now) {
+  std::lock_guard lock(mutex_);
+  Device& d = devices_[device];
+  if (d.state == State::Cancelled) return false;
+  d.running_since = now;
   d.state = State::Running;
+  return true;
+}
+
+void SplitProgress::leave(int device) {
+  std::lock_guard lock(mutex_);
+  Device& d = devices_[device];
+  if (d.state != State::Cancelled) return;
+  d.state = State::Left;
+  cv_.notify_all();
 }
 
 bool SplitProgress::chunk_finished(int device, double now) {
@@ -53,7 +77,8 @@ int SplitProgress::pick_victim(int thief, double now) const {
   const Device& me = devices_.at(thief);
   int victim = -1;
   for (const auto& [index, d] : devices_) {
-    if (index == thief || index == home_ || d.state != State::Running) continue;
+    const bool preparing = d.state == State::Preparing;
+    if (index == thief || index == home_ || (d.state != State::Running && !preparing)) continue;
     uint64_t groups = 0;
     for (const auto& c : d.taken) groups += c.groups();
     double pace = d.rate() > 0 ? d.rate() : (prior_rate_ ? prior_rate_(index) : 0);
@@ -62,15 +87,22 @@ int SplitProgress::pick_victim(int thief, double now) const {
       double mine = relative_speed_(thief), its = relative_speed_(index);
       if (mine > 0 && its > 0) pace = me.rate() * its / mine;
     }
-    if (redo_is_sooner(groups, me.rate(), d.running.groups(), now - d.running_since, pace)) victim = index;
+    const double elapsed = now - d.running_since;
+    // Preparing, it has computed nothing yet: all its chunk's time is ahead of it. A preparation that
+    // lasts as long as a stalled sub-launch would is a stall too.
+    if (preparing ? redo_is_sooner(groups, me.rate(), d.running.groups(), 0, pace) ||
+                        redo_is_sooner(groups, me.rate(), 0, elapsed, 0)
+                  : redo_is_sooner(groups, me.rate(), d.running.groups(), elapsed, pace))
+      victim = index;
   }
   return victim;
 }
 
 void SplitProgress::abandon(int device, double now) {
-  devices_[device].state = State::Abandoned;
-  const Device& d = devices_[device];
-  if (on_abandon_) on_abandon_(device, d.running, now - d.running_since);
+  Device& d = devices_[device];
+  d.state = d.state == State::Preparing ? State::Cancelled : State::Abandoned;
+  const auto& callback = d.state == State::Cancelled ? on_cancel_ : on_abandon_;
+  if (callback) callback(device, d.running, now - d.running_since);
   cv_.notify_all();
 }
 
@@ -89,7 +121,8 @@ std::optional<std::vector<sched::Chunk>> SplitProgress::wait_or_take_over(int de
     }
     bool others_work = false;
     for (const auto& [index, d] : devices_)
-      others_work |= index != device && index != home_ && (d.state == State::Working || d.state == State::Running);
+      others_work |= index != device && index != home_ &&
+                     (d.state == State::Working || d.state == State::Preparing || d.state == State::Running);
     if (!others_work) {
       devices_[device].state = State::Working;
       return std::nullopt;
@@ -106,14 +139,15 @@ void SplitProgress::finished(int device) {
 
 void SplitProgress::abandon_if_running(int device, double now) {
   std::lock_guard lock(mutex_);
-  if (device != home_ && devices_[device].state == State::Running) abandon(device, now);
+  const State state = devices_[device].state;
+  if (device != home_ && (state == State::Running || state == State::Preparing)) abandon(device, now);
 }
 
 void SplitProgress::wait_all() {
   std::unique_lock lock(mutex_);
   cv_.wait(lock, [this] {
     for (const auto& [index, d] : devices_)
-      if (d.state != State::Finished && d.state != State::Abandoned) return false;
+      if (d.state != State::Finished && d.state != State::Abandoned && d.state != State::Left) return false;
     return true;
   });
 }
@@ -123,6 +157,14 @@ std::set<int> SplitProgress::abandoned() const {
   std::set<int> out;
   for (const auto& [index, d] : devices_)
     if (d.state == State::Abandoned) out.insert(index);
+  return out;
+}
+
+std::set<int> SplitProgress::cancelled_devices() const {
+  std::lock_guard lock(mutex_);
+  std::set<int> out;
+  for (const auto& [index, d] : devices_)
+    if (d.state == State::Cancelled || d.state == State::Left) out.insert(index);
   return out;
 }
 

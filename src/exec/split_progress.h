@@ -7,9 +7,12 @@
 // elsewhere) then costs at most the redo, not its own time. The device taken
 // over is abandoned: the launch ends without waiting for it, its results are
 // dropped, and its thread, when its sub-launch returns (if ever), touches
-// nothing of the launch. Only devices other than home are taken over: home's
-// chunks write the app's own buffers, which a late sub-launch would overwrite
-// after the merge.
+// nothing of the launch. A device still preparing its chunk (uploading what it
+// lacks) is taken over too: it is cancelled, stops at its next look
+// (cancelled(), between pieces of its transfers) without starting the
+// sub-launch, and the launch waits for that, not for a sub-launch. Only devices
+// other than home are taken over: home's chunks write the app's own buffers,
+// which a late sub-launch would overwrite after the merge.
 #pragma once
 
 #include <condition_variable>
@@ -40,7 +43,8 @@ class SplitProgress {
   static constexpr double kRecheckSeconds = 0.002;
 
   // on_abandon(device, chunk, seconds) runs when a device is abandoned in the sub-launch of `chunk`
-  // it has run for `seconds` (a lower bound of its time),
+  // it has run for `seconds` (a lower bound of its time), on_cancel(device, chunk, seconds) when one
+  // is cancelled after preparing `chunk` for `seconds` (it is not busy: its thread leaves at once),
   // on_abandoned_return(device, chunk, seconds) when its thread comes back from
   // the sub-launch it was abandoned in (chunk: that sub-launch, seconds: how
   // long it ran); both under this object's lock. prior_rate(device): its pace
@@ -51,11 +55,22 @@ class SplitProgress {
   SplitProgress(int home, const std::vector<int>& devices,
                 std::function<void(int, const sched::Chunk&, double)> on_abandon,
                 std::function<void(int, const sched::Chunk&, double)> on_abandoned_return,
-                std::function<double(int)> prior_rate = nullptr, std::function<double(int)> relative_speed = nullptr);
+                std::function<double(int)> prior_rate = nullptr, std::function<double(int)> relative_speed = nullptr,
+                std::function<void(int, const sched::Chunk&, double)> on_cancel = nullptr);
 
-  // The device's thread is about to wait for a sub-launch of `chunk` (from then
-  // on it may be abandoned).
-  void chunk_started(int device, const sched::Chunk& chunk, double now);
+  // The device's thread starts preparing `chunk` (from then on it may be
+  // cancelled).
+  void chunk_preparing(int device, const sched::Chunk& chunk, double now);
+  // Whether the chunk being prepared was taken over: the thread stops
+  // preparing, and calls leave().
+  bool cancelled(int device) const;
+  // The device's thread is about to wait for the sub-launch of the chunk it
+  // prepared (from then on it may be abandoned). False: it was cancelled (the
+  // sub-launch must not start; the thread calls leave()).
+  bool chunk_started(int device, double now);
+  // A cancelled device's thread is done with the launch: the last thing it
+  // touches of it. Nothing for other states.
+  void leave(int device);
   // Its sub-launch returned after `seconds`. False: the device was abandoned
   // meanwhile, and its thread must return at once, touching nothing of the
   // launch.
@@ -71,19 +86,21 @@ class SplitProgress {
   // for a sub-launch, the launch no longer waits for it.
   void abandon_if_running(int device, double now);
 
-  // Until every device has finished or been abandoned.
+  // Until every device has finished, been abandoned, or left after a cancel.
   void wait_all();
-  std::set<int> abandoned() const;
+  std::set<int> abandoned() const;          // in a sub-launch still
+  std::set<int> cancelled_devices() const;  // while preparing: not busy
 
  private:
-  enum class State { Working, Running, Waiting, Finished, Abandoned };
+  // Cancelled: taken over while Preparing, its thread not out yet; Left: out.
+  enum class State { Working, Preparing, Running, Waiting, Finished, Abandoned, Cancelled, Left };
   struct Device {
     State state = State::Working;
     std::vector<sched::Chunk> taken;  // every range it ran or runs in this launch
     uint64_t done_groups = 0;
     double busy_seconds = 0;
-    sched::Chunk running;  // while Running
-    double running_since = 0;
+    sched::Chunk running;      // while Preparing or Running
+    double running_since = 0;  // since the preparation, then since the sub-launch
     double rate() const { return busy_seconds > 0 ? double(done_groups) / busy_seconds : 0; }
   };
   // The device `thief` would take over now, or -1. Caller holds the lock.
@@ -95,6 +112,7 @@ class SplitProgress {
   std::function<void(int, const sched::Chunk&, double)> on_abandoned_return_;
   std::function<double(int)> prior_rate_;
   std::function<double(int)> relative_speed_;
+  std::function<void(int, const sched::Chunk&, double)> on_cancel_;
   mutable std::mutex mutex_;
   std::condition_variable cv_;
   std::map<int, Device> devices_;

@@ -8,6 +8,7 @@
 #include <mutex>
 #include <optional>
 #include <set>
+#include <thread>
 
 #include "api/runtime.h"
 #include "config/fault_spec.h"
@@ -118,7 +119,9 @@ struct DeviceTask {
   double now() const { return std::chrono::duration<double>(Clock::now() - t0).count(); }
 };
 
-enum class ChunkOutcome { Done, Failed, Abandoned };
+// Cancelled: taken over while it was being prepared; the thread leaves the launch (SplitProgress::leave)
+// and touches nothing of it after that.
+enum class ChunkOutcome { Done, Failed, Abandoned, Cancelled };
 
 // One chunk: the part of its footprint the device lacks, then the sub-launch,
 // waited for. A chunk of the policy's is reported to it; a redo of an abandoned
@@ -148,10 +151,23 @@ ChunkOutcome run_chunk(DeviceTask& t, const sched::Chunk& chunk, const ChunkFoot
   if (config::fault_injected(settings.fault, config::FaultSpec::Kind::Stall, device, sub_launch_number))
     stall = t.executor.stall_event(device, api::Runtime::get().devices().shadow_context(device));
   ChunkMoves moves;
+  t.progress.chunk_preparing(device, chunk, start);
+  CancelCheck cancelled;
+  if (device != job.home) cancelled = [&t, device] { return t.progress.cancelled(device); };
+  // COEX_FAULT=stall_upload:<device>: the preparation lasts until another device takes the chunk over.
+  if (cancelled &&
+      config::fault_injected(settings.fault, config::FaultSpec::Kind::StallUpload, device, sub_launch_number)) {
+    while (!cancelled()) std::this_thread::sleep_for(std::chrono::milliseconds(1));
+    run.error = kPreparationCancelled;
+  }
   if (run.error == CL_SUCCESS)
     run.error = prepare_chunk(
         job, device, t.queues.device, t.queues.home, footprint, run.writes,
-        [&](size_t bytes) { return t.worker.upload_staging(bytes, t.queues.device); }, moves);
+        [&](size_t bytes) { return t.worker.upload_staging(bytes, t.queues.device); }, moves, cancelled);
+  if (run.error == kPreparationCancelled) {
+    trace(device, "upload (taken over)", "transfer", wall_start, Clock::now());
+    return ChunkOutcome::Cancelled;
+  }
   add_chunk_writes(run.writes, footprint);
   if (run.error == CL_SUCCESS && fail_injected) run.error = CL_OUT_OF_RESOURCES;
   run.add(moves);
@@ -160,7 +176,7 @@ ChunkOutcome run_chunk(DeviceTask& t, const sched::Chunk& chunk, const ChunkFoot
     trace(device, "upload", "transfer", wall_start, kernel_start);
   if (run.error == CL_SUCCESS && job.rewrite) run.error = set_rewrite_arguments(job, t.kernel, chunk.begin);
   LaunchGeometry sub = sub_launch(job.geometry, chunk.begin, chunk.end);
-  t.progress.chunk_started(device, chunk, t.now());
+  if (!t.progress.chunk_started(device, t.now())) return ChunkOutcome::Cancelled;
   if (run.error == CL_SUCCESS)
     run.error = cl().clEnqueueNDRangeKernel(t.queues.device, t.kernel, sub.work_dim, sub.offset, sub.global, sub.local,
                                             stall ? 1 : 0, stall ? &stall : nullptr, nullptr);
@@ -186,7 +202,7 @@ ChunkOutcome run_chunk(DeviceTask& t, const sched::Chunk& chunk, const ChunkFoot
 // The chunks the policy gives the device (the first one handed out before the
 // threads started, with its footprint), then the ranges of slower devices it
 // takes over, then the read-back of its writes. Nothing when the device was
-// abandoned (its thread must then touch nothing of the launch).
+// abandoned (its thread must then touch nothing of the launch) or cancelled.
 std::optional<DeviceRun> run_on_device(DeviceTask& t, std::optional<sched::Chunk> chunk, ChunkFootprint footprint) {
   LaunchJob& job = t.job;
   DeviceRun run;
@@ -196,7 +212,7 @@ std::optional<DeviceRun> run_on_device(DeviceTask& t, std::optional<sched::Chunk
       if (!first) footprint = chunk_footprint(job, chunk->begin, chunk->end);
       first = false;
       ChunkOutcome outcome = run_chunk(t, *chunk, footprint, run, true);
-      if (outcome == ChunkOutcome::Abandoned) return std::nullopt;
+      if (outcome == ChunkOutcome::Abandoned || outcome == ChunkOutcome::Cancelled) return std::nullopt;
       if (outcome == ChunkOutcome::Failed) return run;
       std::lock_guard lock(t.policy_mutex);
       chunk = t.policy.next_chunk(t.device, t.now());
@@ -211,7 +227,7 @@ std::optional<DeviceRun> run_on_device(DeviceTask& t, std::optional<sched::Chunk
     for (const sched::Chunk& range : *ranges) {
       sched::Chunk mine{t.device, range.begin, range.end};
       ChunkOutcome outcome = run_chunk(t, mine, chunk_footprint(job, range.begin, range.end), run, false);
-      if (outcome == ChunkOutcome::Abandoned) return std::nullopt;
+      if (outcome == ChunkOutcome::Abandoned || outcome == ChunkOutcome::Cancelled) return std::nullopt;
       if (outcome == ChunkOutcome::Failed) return run;
       groups += range.groups();
     }
@@ -379,7 +395,12 @@ cl_int run_split(Executor& executor, LaunchJob& job) {
       },
       // Not the History's pace: a device taken over is measured late, under the load that slowed it,
       // and would be taken over again for it (seen on two PoCL devices sharing cores).
-      nullptr, relative_speed);
+      nullptr, relative_speed,
+      // Cancelled while preparing: it had not computed its chunk after that long, a bound on its time
+      // that keeps the next launches' policies from giving it as much again (no sub-launch to wait for).
+      [history_note, alive = executor.alive()](int, const sched::Chunk& chunk, double seconds) {
+        if (*alive) history_note(chunk, seconds);
+      });
   for (int device : active) {
     DeviceQueues queues{device == job.home ? home_queue : devices.shadow_queue(device), home_queue};
     DeviceWorker& worker = executor.worker(device);
@@ -397,7 +418,8 @@ cl_int run_split(Executor& executor, LaunchJob& job) {
         result = DeviceRun{};
         result->error = CL_OUT_OF_HOST_MEMORY;
       }
-      if (!result) return;  // abandoned: the launch went on without this device
+      // Abandoned: the launch went on without this device. Cancelled: it waits for this.
+      if (!result) return progress->leave(device);
       *out = std::move(*result);
       progress->finished(device);
     });
@@ -406,6 +428,10 @@ cl_int run_split(Executor& executor, LaunchJob& job) {
   for (int device : progress->abandoned()) {
     spdlog::info("kernel {}: device {} was slower than redoing its work elsewhere; it sits out until it returns",
                  job.kernel_name, device);
+    abandoned.insert(device);
+  }
+  for (int device : progress->cancelled_devices()) {
+    spdlog::info("kernel {}: device {} was taken over while it was still uploading its chunk", job.kernel_name, device);
     abandoned.insert(device);
   }
   policy->end_launch(std::chrono::duration<double>(Clock::now() - t0).count());

@@ -146,6 +146,33 @@ class Checks:
                    "%s: device 1's samples in the History: %s (expected one of at least 5 s)" % (app, samples))
             os.remove(self.report)
 
+    def check_upload_stalled_device(self):
+        # Device 1's chunk preparations never end (COEX_FAULT=stall_upload:1): home, out of work, takes
+        # the chunk over while device 1 is still uploading (after 5 s: their specifications are
+        # equal, so only the stall rule applies), device 1 stops without starting its sub-launch, and
+        # the launch ends once it has. The app's output stays the bare one; device 1 is not busy after
+        # (no devices_busy), and the History holds the bound its preparation gave: at least 5 s.
+        path = os.path.join(self.build, "tests", "apps", "vector_add")
+        rc, bare, _ = run([path])
+        expect(rc == 0, "vector_add fails bare")
+        cache = os.path.join(self.tmp, "history-upload.json")
+        env = {"COEX_FAULT": "stall_upload:1", "COEX_REPORT": self.report, "COEX_LOG": "info", "COEX_CACHE": cache}
+        rc, out, err = run([path], env, self.layer, timeout=60)
+        expect(rc == 0 and out == bare, "under a stalled upload: exit %d, output:\n%s\nstderr:\n%s" % (rc, out, err))
+        expect("still uploading" in err and "redid" in err, "no take-over of the upload was logged:\n" + err)
+        r = self.load_report()
+        split = sum(k["split_launches"] for k in r["kernels"])
+        on_1 = sum(p["work_items"] for k in r["kernels"] for p in k["per_device"] if p["index"] == 1)
+        busy = sum(k.get("not_split", {}).get("devices_busy", 0) for k in r["kernels"])
+        expect(split >= 1 and on_1 == 0 and busy == 0,
+               "%d split launches, %d work-items on device 1, %d launches with it busy" % (split, on_1, busy))
+        with open(cache) as f:
+            history = json.load(f)
+        samples = [s for k in history["kernels"] for s in k["devices"].get("1", {}).get("samples", [])]
+        expect(samples and min(s[1] for s in samples) >= 5.0,
+               "device 1's samples in the History: %s (expected each of at least 5 s)" % samples)
+        os.remove(self.report)
+
     def check_trace(self):
         trace = os.path.join(self.tmp, "trace.json")
         self.under_coex({"COEX_TRACE": trace})

@@ -107,6 +107,11 @@ TEST(FaultSpec, Parses) {
   EXPECT_EQ(stall->kind, FaultSpec::Kind::Stall);
   EXPECT_EQ(stall->device, 2);
   EXPECT_EQ(stall->from_sub_launch, 1u);
+  auto upload = parse_fault_spec("stall_upload:1@3", &error);
+  ASSERT_TRUE(upload.has_value()) << error;
+  EXPECT_EQ(upload->kind, FaultSpec::Kind::StallUpload);
+  EXPECT_EQ(upload->device, 1);
+  EXPECT_EQ(upload->from_sub_launch, 3u);
 }
 
 TEST(FaultSpec, FromTheNthSubLaunchOn) {
@@ -125,7 +130,7 @@ TEST(FaultSpec, FromTheNthSubLaunchOn) {
 
 TEST(FaultSpec, Rejects) {
   for (const char* bad : {"fail", "fail:", "fail:x", "crash:1", "build:-1", "stall:", "stall:x", "1", "fail:1@",
-                          "fail:1@0", "fail:1@x", "build:1@2", "fail:@2"}) {
+                          "fail:1@0", "fail:1@x", "build:1@2", "fail:@2", "stall_upload:", "stall-upload:1"}) {
     std::string error;
     EXPECT_FALSE(parse_fault_spec(bad, &error).has_value()) << bad;
     EXPECT_FALSE(error.empty()) << bad;

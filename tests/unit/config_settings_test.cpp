@@ -224,7 +224,9 @@ TEST(Settings, BadFaultSpec) {
   EXPECT_TRUE(load({{"COEX_FAULT", ""}}).errors.empty());
   const LoadResult result = load({{"COEX_FAULT", "crash:1"}});
   ASSERT_EQ(result.errors.size(), 1u);
-  EXPECT_NE(result.errors[0].find("is not empty, fail:<device index>, stall:<device index> or build:<device index>"), std::string::npos)
+  EXPECT_NE(result.errors[0].find("is not empty, fail:<device index>, stall:<device index>, stall_upload:<device "
+                                  "index> or build:<device index>"),
+            std::string::npos)
       << result.errors[0];
 }
 

@@ -9,6 +9,12 @@ using coex::exec::redo_is_sooner;
 using coex::exec::SplitProgress;
 using coex::sched::Chunk;
 
+// A chunk prepared, then its sub-launch started, at `now`.
+static void start(SplitProgress& progress, int device, const Chunk& chunk, double now) {
+  progress.chunk_preparing(device, chunk, now);
+  ASSERT_TRUE(progress.chunk_started(device, now));
+}
+
 TEST(RedoIsSooner, AStallIsThreeRedosAndFiveSeconds) {
   // 10 groups at 100 groups/s: 0.1 s to redo; the five seconds count.
   EXPECT_FALSE(redo_is_sooner(10, 100, 10, 4.99, 0));
@@ -54,8 +60,8 @@ TEST(SplitProgress, HomeTakesOverAStalledDevice) {
       });
   std::atomic<double> clock{0};
   auto now = [&] { return clock.load(); };
-  progress.chunk_started(1, {1, 50, 100}, 0);
-  progress.chunk_started(0, {0, 0, 50}, 0);
+  start(progress, 1, {1, 50, 100}, 0);
+  start(progress, 0, {0, 0, 50}, 0);
   clock = 0.5;
   ASSERT_TRUE(progress.chunk_finished(0, 0.5));  // 100 groups/s
   std::thread mover([&] {                        // time passes while home waits
@@ -87,8 +93,8 @@ TEST(SplitProgress, HomeTakesOverAStalledDevice) {
 TEST(SplitProgress, ASlowDeviceBySpecificationIsTakenOverAtOnce) {
   SplitProgress progress(
       0, {0, 1}, nullptr, nullptr, [](int) { return 0.0; }, [](int d) { return d == 0 ? 100.0 : 1.0; });
-  progress.chunk_started(1, {1, 90, 100}, 0);
-  progress.chunk_started(0, {0, 0, 90}, 0);
+  start(progress, 1, {1, 90, 100}, 0);
+  start(progress, 0, {0, 0, 90}, 0);
   ASSERT_TRUE(progress.chunk_finished(0, 0.9));  // 100 groups/s: device 1 would need 10 s for its 10
   auto ranges = progress.wait_or_take_over(0, [] { return 0.9; });
   ASSERT_TRUE(ranges.has_value());
@@ -97,8 +103,8 @@ TEST(SplitProgress, ASlowDeviceBySpecificationIsTakenOverAtOnce) {
 
 TEST(SplitProgress, HomeIsNeverTakenOver) {
   SplitProgress progress(0, {0, 1}, nullptr, nullptr);
-  progress.chunk_started(0, {0, 0, 50}, 0);
-  progress.chunk_started(1, {1, 50, 100}, 0);
+  start(progress, 0, {0, 0, 50}, 0);
+  start(progress, 1, {1, 50, 100}, 0);
   ASSERT_TRUE(progress.chunk_finished(1, 0.01));
   // Device 1 is fast and idle, home has run for ages: device 1 still waits for
   // no one.
@@ -110,8 +116,8 @@ TEST(SplitProgress, HomeIsNeverTakenOver) {
 
 TEST(SplitProgress, AWaitingDeviceLeavesWhenTheOtherFinishes) {
   SplitProgress progress(0, {0, 1, 2}, nullptr, nullptr);
-  progress.chunk_started(1, {1, 0, 50}, 0);
-  progress.chunk_started(2, {2, 50, 100}, 0);
+  start(progress, 1, {1, 0, 50}, 0);
+  start(progress, 2, {2, 50, 100}, 0);
   ASSERT_TRUE(progress.chunk_finished(1, 0.5));
   std::thread other([&] {
     std::this_thread::sleep_for(std::chrono::milliseconds(20));
@@ -124,4 +130,65 @@ TEST(SplitProgress, AWaitingDeviceLeavesWhenTheOtherFinishes) {
   other.join();
   EXPECT_FALSE(ranges.has_value());
   EXPECT_TRUE(progress.abandoned().empty());
+}
+
+// Device 1, 100 times slower by its specification, is still uploading its chunk when home runs out
+// of work: home takes the range over at once, device 1 is cancelled (not abandoned: it has no
+// sub-launch running, and is not busy after), its thread sees it at its next look, does not start the
+// sub-launch, and the launch waits for it to leave.
+TEST(SplitProgress, ADeviceStillPreparingIsCancelledAndTheLaunchWaitsForItToLeave) {
+  std::vector<int> abandoned, cancelled;
+  SplitProgress progress(
+      0, {0, 1}, [&](int d, const Chunk&, double) { abandoned.push_back(d); }, nullptr, [](int) { return 0.0; },
+      [](int d) { return d == 0 ? 100.0 : 1.0; },
+      [&](int d, const Chunk& c, double seconds) {
+        cancelled.push_back(d);
+        EXPECT_EQ(c.begin, 90u);
+        EXPECT_DOUBLE_EQ(seconds, 0.9);  // prepared that long without computing: a bound on its time
+      });
+  progress.chunk_preparing(1, {1, 90, 100}, 0);
+  start(progress, 0, {0, 0, 90}, 0);
+  ASSERT_TRUE(progress.chunk_finished(0, 0.9));
+  EXPECT_FALSE(progress.cancelled(1));
+  auto ranges = progress.wait_or_take_over(0, [] { return 0.9; });
+  ASSERT_TRUE(ranges.has_value());
+  EXPECT_EQ((*ranges)[0].begin, 90u);
+  EXPECT_EQ(cancelled, std::vector<int>{1});
+  EXPECT_TRUE(abandoned.empty());
+  EXPECT_TRUE(progress.cancelled(1));
+  EXPECT_FALSE(progress.chunk_started(1, 1.0));  // the sub-launch must not start
+  progress.finished(0);
+  std::atomic<bool> left{false};
+  std::thread device1([&] {
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    left = true;
+    progress.leave(1);
+  });
+  progress.wait_all();
+  EXPECT_TRUE(left.load());
+  device1.join();
+  EXPECT_EQ(progress.cancelled_devices(), std::set<int>{1});
+  EXPECT_TRUE(progress.abandoned().empty());
+}
+
+// Two devices of the same pace: one still uploading is not taken over by the other, which waits,
+// until its preparation has lasted as long as a stall (kStallSeconds).
+TEST(SplitProgress, APreparationIsTakenOverOnlyWhenItLastsAsLongAsAStall) {
+  SplitProgress progress(
+      0, {0, 1, 2}, nullptr, nullptr, [](int) { return 0.0; }, [](int) { return 1.0; });
+  progress.chunk_preparing(2, {2, 50, 100}, 0);
+  start(progress, 1, {1, 0, 50}, 0);
+  ASSERT_TRUE(progress.chunk_finished(1, 0.5));  // 100 groups/s: device 2's 50 would take it 0.5 s
+  std::atomic<double> clock{0.5};
+  std::thread mover([&] {
+    for (int i = 0; i < 400 && !progress.cancelled(2); ++i) {
+      clock = clock + 0.05;
+      std::this_thread::sleep_for(std::chrono::milliseconds(1));
+    }
+  });
+  auto ranges = progress.wait_or_take_over(1, [&] { return clock.load(); });
+  mover.join();
+  ASSERT_TRUE(ranges.has_value());
+  EXPECT_GE(clock.load(), SplitProgress::kStallSeconds);
+  EXPECT_TRUE(progress.cancelled(2));
 }
