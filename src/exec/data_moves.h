@@ -47,8 +47,10 @@ using CancelCheck = std::function<bool()>;
 // reaches the app: the device's thread leaves the launch (split_runner).
 inline constexpr cl_int kPreparationCancelled = 1;
 // What a cancellable transfer moves between two looks at its CancelCheck: a thief that finishes
-// waits at most one piece for the device it took over (tens of ms on PCIe, a few on a CPU's memcpy).
-inline constexpr uint64_t kCancelPieceBytes = uint64_t{32} << 20;
+// waits at most one piece for the device it took over. With 32 MiB an H100's home waited 31 ms for
+// the CPU's side read of matmul's B (pageable reads at about 1 GB/s); each piece costs a wait for
+// its transfer (tens of microseconds).
+inline constexpr uint64_t kCancelPieceBytes = uint64_t{8} << 20;
 
 // Reads `ranges` of `mem` into the same offsets of `host` through `queue`, and waits for them, also
 // after a failed enqueue: the reads enqueued before it write into `host`, which the caller may let

@@ -82,12 +82,19 @@ int SplitProgress::pick_victim(int thief, double now) const {
     uint64_t groups = 0;
     for (const auto& c : d.taken) groups += c.groups();
     double pace = d.rate() > 0 ? d.rate() : (prior_rate_ ? prior_rate_(index) : 0);
+    const double elapsed = now - d.running_since;
     if (!(pace > 0) && relative_speed_) {  // a guess from the specifications:
                                            // the CPU beside GPUs
       double mine = relative_speed_(thief), its = relative_speed_(index);
       if (mine > 0 && its > 0) pace = me.rate() * its / mine;
+      // A device the specifications call much slower that has outrun the time they gave its
+      // sub-launch is slower still, by how much they cannot say: it is given as long again as it
+      // has run. Without this the guess, once outrun, promised it was about to finish until the
+      // stall rule: beside an H100 the CPU held cold launches of benchmarks/mandelbrot for 3.3 s
+      // (guessed 65x slower, it was 1500x).
+      const bool outrun = d.state == State::Running && pace > 0 && elapsed * pace > double(d.running.groups());
+      if (outrun && mine >= kSlowBySpecification * its) pace = double(d.running.groups()) / (2 * elapsed);
     }
-    const double elapsed = now - d.running_since;
     // Preparing, it has computed nothing yet: all its chunk's time is ahead of it. A preparation that
     // lasts as long as a stalled sub-launch would is a stall too.
     if (preparing ? redo_is_sooner(groups, me.rate(), d.running.groups(), 0, pace) ||

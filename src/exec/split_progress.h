@@ -39,6 +39,12 @@ class SplitProgress {
   // up to a whole chunk and its first compilation, which is no stall.
   static constexpr double kStallMargin = 3.0;
   static constexpr double kStallSeconds = 5.0;
+  // A device whose specification promises this many times less than the
+  // thief's: once it outruns the time that promise gave its sub-launch, it is
+  // given as long again as it has run (pick_victim). Not between devices of
+  // one kind: two PoCL devices sharing cores outrun each other's guesses by a
+  // first compilation.
+  static constexpr double kSlowBySpecification = 4.0;
   // How often a waiting device looks again (a finishing chunk wakes it sooner).
   static constexpr double kRecheckSeconds = 0.002;
 

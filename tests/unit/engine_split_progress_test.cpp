@@ -101,6 +101,38 @@ TEST(SplitProgress, ASlowDeviceBySpecificationIsTakenOverAtOnce) {
   EXPECT_EQ((*ranges)[0].begin, 90u);
 }
 
+// The specification says device 1 is 65 times slower: its 2 groups should take 1.3 s beside home's
+// 100 groups/s. When it has run 2 s it has outrun that, and is given as long again: home redoes its
+// 2 groups in 0.02 s rather than wait for it, or for the 5 s of the stall rule.
+TEST(SplitProgress, ASlowDeviceThatOutrunsItsGuessIsGivenAsLongAgain) {
+  SplitProgress progress(
+      0, {0, 1}, nullptr, nullptr, [](int) { return 0.0; }, [](int d) { return d == 0 ? 65.0 : 1.0; });
+  start(progress, 1, {1, 98, 100}, 0);
+  start(progress, 0, {0, 0, 98}, 1.02);
+  ASSERT_TRUE(progress.chunk_finished(0, 2.0));  // 100 groups/s
+  std::thread device1([&] {  // returns later: the wait ends either way
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+    if (progress.chunk_finished(1, 2.1)) progress.finished(1);
+  });
+  auto ranges = progress.wait_or_take_over(0, [] { return 2.0; });
+  device1.join();
+  ASSERT_TRUE(ranges.has_value());
+  EXPECT_EQ((*ranges)[0].begin, 98u);
+  // Devices of one kind (2x apart): the guess outrun is no reason, only a stall is.
+  SplitProgress same(
+      0, {0, 1, 2}, nullptr, nullptr, [](int) { return 0.0; }, [](int d) { return d == 2 ? 1.0 : 2.0; });
+  start(same, 2, {2, 90, 100}, 0);
+  start(same, 1, {1, 0, 90}, 0.1);
+  ASSERT_TRUE(same.chunk_finished(1, 1.0));  // 100 groups/s: device 2's 10 guessed at 0.2 s
+  std::thread other([&] {
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    ASSERT_TRUE(same.chunk_finished(2, 1.2));
+    same.finished(2);
+  });
+  EXPECT_FALSE(same.wait_or_take_over(1, [] { return 1.0; }).has_value());
+  other.join();
+}
+
 TEST(SplitProgress, HomeIsNeverTakenOver) {
   SplitProgress progress(0, {0, 1}, nullptr, nullptr);
   start(progress, 0, {0, 0, 50}, 0);
