@@ -32,24 +32,26 @@ bool build_fault_injected_on(int device) {
   return config::fault_injected(api::Runtime::get().settings().fault, config::FaultSpec::Kind::Build, device);
 }
 
-// Where the program built for `device` (in the app's context or in the device's shadow context) is
-// kept; its mutex is held while it is built.
-model::DeviceBuild& build_slot(model::ProgramRecord& program, int device, bool in_app_context) {
-  std::lock_guard lock(program.mutex);
-  return program.builds[{device, in_app_context}];  // map nodes stay put
-}
-
-// Builds the program into `build` unless it is built or failed. The caller holds build.mutex.
-void build_locked(model::DeviceBuild& build, model::ProgramRecord& program, int device, bool in_app_context,
-                  cl_context app_context) {
+// The program built for `device` (in the app's context or in the device's shadow context), built on
+// first need; a build under way elsewhere (a prebuild) is waited for. The caller reads the result
+// under build.mutex.
+model::DeviceBuild& device_build(model::ProgramRecord& program, int device, bool in_app_context,
+                                 cl_context app_context) {
   api::Runtime& rt = api::Runtime::get();
   const cl_icd_dispatch& cl = rt.next();
-  if (build.program || build.failed) return;  // built, or tried and failed
+  model::DeviceBuild* slot = nullptr;
+  {
+    std::lock_guard lock(program.mutex);
+    slot = &program.builds[{device, in_app_context}];  // map nodes stay put
+  }
+  model::DeviceBuild& build = *slot;
+  std::lock_guard build_lock(build.mutex);
+  if (build.program || build.failed) return build;  // built, or tried and failed
   const devices::Device& d = rt.devices().at(device);
   cl_context context = in_app_context ? app_context : rt.devices().shadow_context(device);
   if (!context) {
     build.failed = true;
-    return;
+    return build;
   }
   // One build serves every kernel of the program: the rewrite leaves kernels that need no
   // rewrite as they are, so when any kernel needs it, every device builds the rewritten source.
@@ -78,25 +80,13 @@ void build_locked(model::DeviceBuild& build, model::ProgramRecord& program, int 
                  build.program ? build_log(cl, build.program, d.id) : "");
     build.failed = true;
   }
-}
-
-// The program built for `device`, built on first need; a build under way elsewhere (a prebuild) is
-// waited for. The caller reads the result under build.mutex.
-model::DeviceBuild& device_build(model::ProgramRecord& program, int device, bool in_app_context,
-                                 cl_context app_context) {
-  model::DeviceBuild& build = build_slot(program, device, in_app_context);
-  std::lock_guard lock(build.mutex);
-  build_locked(build, program, device, in_app_context, app_context);
   return build;
 }
 
 }  // namespace
 
 cl_kernel device_kernel(const LaunchJob& job, int device, bool wait_for_build, bool* building) {
-  // The build's mutex is tried before anything waits on it: under a prebuild it is held for the
-  // whole build. Taken through device_build, it held the first launch of every cold run on an H100
-  // until PoCL had built for the CPU (1.4 s for benchmarks/mandelbrot), auto's sitting out unused.
-  model::DeviceBuild& build = build_slot(*job.program, device, device == job.home);
+  model::DeviceBuild& build = device_build(*job.program, device, device == job.home, job.app_context);
   std::unique_lock lock(build.mutex, std::defer_lock);
   if (wait_for_build) {
     lock.lock();
@@ -104,7 +94,6 @@ cl_kernel device_kernel(const LaunchJob& job, int device, bool wait_for_build, b
     if (building) *building = true;
     return nullptr;
   }
-  build_locked(build, *job.program, device, device == job.home, job.app_context);
   if (build.failed || !build.program) return nullptr;
   auto it = build.kernels.find(job.kernel_name);
   if (it != build.kernels.end()) return it->second;
