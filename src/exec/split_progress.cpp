@@ -159,20 +159,16 @@ void SplitProgress::wait_all() {
   });
 }
 
-std::set<int> SplitProgress::abandoned() const {
+std::set<int> SplitProgress::in_states(std::initializer_list<State> states) const {
   std::lock_guard lock(mutex_);
   std::set<int> out;
   for (const auto& [index, d] : devices_)
-    if (d.state == State::Abandoned) out.insert(index);
+    if (std::find(states.begin(), states.end(), d.state) != states.end()) out.insert(index);
   return out;
 }
 
-std::set<int> SplitProgress::cancelled_devices() const {
-  std::lock_guard lock(mutex_);
-  std::set<int> out;
-  for (const auto& [index, d] : devices_)
-    if (d.state == State::Cancelled || d.state == State::Left) out.insert(index);
-  return out;
-}
+std::set<int> SplitProgress::abandoned() const { return in_states({State::Abandoned}); }
+
+std::set<int> SplitProgress::cancelled_devices() const { return in_states({State::Cancelled, State::Left}); }
 
 }  // namespace coex::exec

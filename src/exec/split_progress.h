@@ -18,6 +18,7 @@
 #include <condition_variable>
 #include <cstdint>
 #include <functional>
+#include <initializer_list>
 #include <map>
 #include <mutex>
 #include <optional>
@@ -112,6 +113,7 @@ class SplitProgress {
   // The device `thief` would take over now, or -1. Caller holds the lock.
   int pick_victim(int thief, double now) const;
   void abandon(int device, double now);  // caller holds the lock
+  std::set<int> in_states(std::initializer_list<State> states) const;
 
   const int home_;
   std::function<void(int, const sched::Chunk&, double)> on_abandon_;
