@@ -24,6 +24,13 @@ COEX_SETTING(Bool, disable, false, (),
 COEX_SETTING(Int, min_split_work_items, 4096, (0, kNoIntLimit),
              "Launches with fewer work-items than this are not split (the report counts them under `not_split`): "
              "below it, moving data costs more than a second device saves.")
+COEX_SETTING(Int, split_check_pieces, 64, (1, 4096),
+             "How finely a launch is checked for chunks that depend on each other before it is split: its "
+             "footprints are evaluated for this many runs of its work-groups (each group alone when it has no "
+             "more), and a launch where one run reads or writes what another writes is not split "
+             "(`cross_chunk_dependency`, `overlapping_writes`). The chunks that really ran are checked again "
+             "after a split, which finds what a run of several groups hides; the launch then runs again on the "
+             "app's device. `1`: only that check after the split.")
 COEX_SETTING(Bool, lazy_home, true, (),
              "What the other devices wrote in a split launch stays with coex until the app needs it on its own "
              "device: a read, map or copy of the buffer, or a kernel coex does not split, brings it there first "

@@ -122,23 +122,6 @@ void add_chunk_writes(std::vector<RootWrites>& writes, const ChunkFootprint& chu
   }
 }
 
-bool injective_writes_disjoint(const std::map<int, std::vector<RootWrites>>& by_device, std::string* detail) {
-  for (const auto& [device, writes] : by_device) {
-    for (const auto& [other, other_writes] : by_device) {
-      if (other == device) continue;
-      for (size_t k = 0; k < writes.size() && k < other_writes.size(); ++k) {
-        IntervalSet both = intersection(writes[k].injective, other_writes[k].all());
-        if (both.empty()) continue;
-        if (detail)
-          *detail = "root " + std::to_string(k) + ": device " + std::to_string(device) + " and device " +
-                    std::to_string(other) + " may both write " + both.to_string();
-        return false;
-      }
-    }
-  }
-  return true;
-}
-
 void merge_arg_tiers(std::vector<ArgTier>& into, const std::vector<ArgTier>& from) {
   if (into.size() < from.size()) into.resize(from.size(), ArgTier::None);
   for (size_t i = 0; i < from.size(); ++i) into[i] = worse(into[i], from[i]);

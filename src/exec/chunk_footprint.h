@@ -56,12 +56,6 @@ struct RootWrites {
 };
 void add_chunk_writes(std::vector<RootWrites>& writes, const ChunkFootprint& chunk);
 
-// True when no byte a device merges without a diff (its injective writes) may also have been written
-// by another device: only then are those ranges the device's changes. Exact injective footprints of
-// disjoint work-groups are disjoint by construction (the mixed-radix proof of writes_injective); this
-// guards the hulls the model takes past its enumeration limits. On false, `detail` says where.
-bool injective_writes_disjoint(const std::map<int, std::vector<RootWrites>>& by_device, std::string* detail);
-
 // The tiers of two chunks or launches of one kernel: the worse one per argument.
 void merge_arg_tiers(std::vector<ArgTier>& into, const std::vector<ArgTier>& from);
 

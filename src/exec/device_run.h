@@ -7,6 +7,7 @@
 #include <map>
 #include <vector>
 
+#include "coherence/chunk_conflicts.h"
 #include "exec/chunk_footprint.h"
 #include "exec/data_moves.h"
 #include "exec/launch_job.h"
@@ -26,6 +27,7 @@ struct DeviceRun {
   bool ran = false;
   DeviceChanges changes;
   std::vector<RootWrites> writes;  // by root: where its chunks wrote
+  std::vector<coherence::ChunkAccess> chunks;  // what each of its chunks may read and write (split_safety.h)
   std::vector<ArgTier> tiers;      // by argument: the worst tier of its chunks
   uint64_t lacked = 0;             // footprint bytes it did not hold (bytes_minimal)
   report::BytesByStep bytes;       // what it moved (its uploads, reads from home, read-backs)

@@ -12,6 +12,7 @@
 #include "exec/policy_binding.h"
 #include "exec/program_analysis.h"
 #include "exec/split_runner.h"
+#include "exec/split_safety.h"
 #include "model/registries.h"
 #include "sched/auto_policy.h"
 
@@ -216,8 +217,6 @@ LaunchDecision plan_launch(cl_command_queue queue, cl_kernel kernel_handle, cl_u
   if (!local && compiled[0]) job->geometry.local_given = false;
   if (job->geometry.work_items() < uint64_t(rt.settings().min_split_work_items)) return not_split("too_small");
   if (job->geometry.groups_along_split() < 2) return not_split("too_small");
-  if (const char* reason = auto_leaves_home_alone(rt, *kernel, *program, *job, participants, home))
-    return not_split(reason);
 
   // Arguments: every one set; buffers tracked, grouped by root buffer.
   job->bindings.resize(args.size());
@@ -258,6 +257,15 @@ LaunchDecision plan_launch(cl_command_queue queue, cl_kernel kernel_handle, cl_u
     if (binding.written) it->written.add(range);
   }
   capture_footprint_inputs(*info, args, *job);
+  // Never wrong (docs/design.md, "What is split"): chunks that read or write what another writes stay
+  // on one device, whatever the policy.
+  std::string verdict = chunk_verdict(*program, kernel->name, *job, size_t(rt.settings().split_check_pieces));
+  if (!verdict.empty()) {
+    decision.not_split_reason = verdict;
+    return decision;
+  }
+  if (const char* reason = auto_leaves_home_alone(rt, *kernel, *program, *job, participants, home))
+    return not_split(reason);
 
   // Capture: from here on the job owns retained buffers and must run.
   for (auto& use : job->roots) {

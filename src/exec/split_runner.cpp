@@ -21,6 +21,7 @@
 #include "exec/home_sync.h"
 #include "exec/policy_binding.h"
 #include "exec/split_progress.h"
+#include "exec/split_safety.h"
 #include "report/report.h"
 #include "report/trace.h"
 #include "sched/split_math.h"
@@ -169,6 +170,7 @@ ChunkOutcome run_chunk(DeviceTask& t, const sched::Chunk& chunk, const ChunkFoot
     return ChunkOutcome::Cancelled;
   }
   add_chunk_writes(run.writes, footprint);
+  run.chunks.push_back(chunk_access(footprint));
   if (run.error == CL_SUCCESS && fail_injected) run.error = CL_OUT_OF_RESOURCES;
   run.add(moves);
   Clock::time_point kernel_start = Clock::now();
@@ -462,10 +464,24 @@ cl_int run_split(Executor& executor, LaunchJob& job) {
   }
   std::map<int, std::vector<RootWrites>> writes;
   for (auto& [device, run] : runs) writes[device] = std::move(run.writes);
-  std::string overlap;
-  if (failure == CL_SUCCESS && !injective_writes_disjoint(writes, &overlap)) {
-    spdlog::warn("kernel {}: the write footprints of two devices overlap ({}): it runs again on home", job.kernel_name,
-                 overlap);
+  std::map<int, DeviceChanges> changes;
+  for (auto& [device, run] : runs) changes[device] = std::move(run.changes);
+  // The chunks that ran, checked as the launch's pieces were at enqueue (split_safety.h): a dependency
+  // inside a piece of several groups shows here. Then the bytes the devices changed, in case a
+  // footprint missed a write. Either way the launch runs again on home, and its later launches too.
+  coherence::Conflict conflict;
+  if (failure == CL_SUCCESS) {
+    std::vector<coherence::ChunkAccess> chunks;
+    for (auto& [device, run] : runs)
+      for (auto& chunk : run.chunks) chunks.push_back(std::move(chunk));
+    conflict = coherence::find_conflict(chunks);
+    if (!conflict) conflict = changes_conflict(changes);
+  }
+  if (conflict) {
+    spdlog::warn("kernel {}: its work-groups depend on each other ({}): it runs again on the app's device, and its "
+                 "later launches of this shape are not split",
+                 job.kernel_name, conflict.to_string());
+    remember_chunk_verdict(*job.program, job.kernel_name, job, coherence::conflict_reason(conflict.kind));
     failure = CL_INVALID_OPERATION;
   }
   if (failure != CL_SUCCESS) {
@@ -474,7 +490,7 @@ cl_int run_split(Executor& executor, LaunchJob& job) {
     cl_int err = CL_SUCCESS;
     record.bytes_by_step.host_to_home += restore_home(job, home_queue, &err);
     if (err == CL_SUCCESS) err = run_whole_on_home(job, home_queue);
-    record.not_split_reason = overlap.empty() ? "sub_launch_failed" : "footprints_overlap";
+    record.not_split_reason = conflict ? coherence::conflict_reason(conflict.kind) : "sub_launch_failed";
     record.bytes_moved = record.bytes_by_step.total();
     record.per_device.push_back(
         {job.home, job.geometry.work_items(), std::chrono::duration<double>(Clock::now() - t0).count()});
@@ -482,8 +498,6 @@ cl_int run_split(Executor& executor, LaunchJob& job) {
     return err;
   }
 
-  std::map<int, DeviceChanges> changes;
-  for (auto& [device, run] : runs) changes[device] = std::move(run.changes);
   Clock::time_point merge_start = Clock::now();
   cl_int err = CL_SUCCESS;
   record.bytes_by_step.host_to_home +=

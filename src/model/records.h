@@ -85,6 +85,10 @@ struct ProgramRecord {
   // By (coex device index, built in the app's own context): the home device builds there, so that
   // it runs on the app's buffers; other devices build in coex's shadow context of that device.
   std::map<std::pair<int, bool>, DeviceBuild> builds;
+  // By kernel name, then by what the verdict depends on (exec/split_safety.h's conflict_key): whether
+  // a launch's chunks may run on different devices, empty when they may, else the report's reason.
+  // Learnt at enqueue from the footprints, or at the end of a split that found a conflict. Under mutex.
+  std::map<std::string, std::map<std::string, std::string>> chunk_verdicts;
 };
 
 struct KernelArgValue {

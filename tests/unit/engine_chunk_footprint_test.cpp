@@ -118,21 +118,6 @@ std::vector<RootWrites> writes_of(IntervalSet injective, IntervalSet diffed = {}
   return writes;
 }
 
-TEST(ChunkFootprint, InjectiveWritesMustNotMeetAnotherDevicesWrites) {
-  std::map<int, std::vector<RootWrites>> by_device;
-  by_device[0] = writes_of({{0, 100}});
-  by_device[1] = writes_of({{100, 200}});
-  std::string detail;
-  EXPECT_TRUE(injective_writes_disjoint(by_device, &detail));
-
-  by_device[2] = writes_of({}, {{150, 160}});  // diffed there: device 1 may not take its range whole
-  EXPECT_FALSE(injective_writes_disjoint(by_device, &detail));
-  EXPECT_NE(detail.find("[150, 160)"), std::string::npos) << detail;
-
-  by_device[1] = writes_of({}, {{100, 200}});  // two diffed writers may overlap: the diff sorts them out
-  EXPECT_TRUE(injective_writes_disjoint(by_device, nullptr));
-}
-
 TEST(ChunkFootprint, WritesOfSeveralChunksAddUp) {
   std::vector<RootWrites> writes = writes_of({{0, 10}});
   ChunkFootprint second;
