@@ -1,18 +1,24 @@
 // libFuzzer target (issue 5): the kernel analysis fed arbitrary source text must neither crash nor
 // hang, and every kernel it finds gets a verdict. Each input is analysed as an OpenCL C program;
 // the splittable kernels are rewritten and their footprints evaluated for launch values taken from
-// the input's own bytes, so that the integer arithmetic of evaluate() sees hostile values too.
+// the input's own bytes, so that the integer arithmetic of evaluate() sees hostile values too. Each
+// launch also gets coex's split-safety verdict (tests/oracle/piece_rule.h: its pieces' footprints,
+// find_conflict over them), so the conflict code sees hostile footprints, and the verdict must be
+// self-consistent (check_piece_verdict).
 // Built with -DCOEX_FUZZ=ON (clang only); scripts/fuzz-analyzer runs it.
 #include <cstddef>
 #include <cstdint>
 #include <cstdlib>
 #include <cstring>
 #include <string>
+#include <vector>
 
+#include "coherence/chunk_conflicts.h"
 #include "kernel/clang_session.h"
 #include "kernel/footprint.h"
 #include "kernel/kernel_analysis.h"
 #include "kernel/kernel_analysis_detail.h"
+#include "piece_rule.h"
 
 namespace {
 
@@ -33,6 +39,73 @@ class ByteSource {
   size_t size_;
   size_t at_ = 0;
 };
+
+using coex::coherence::ChunkAccess;
+using coex::coherence::Conflict;
+using coex::coherence::ConflictKind;
+using coex::coherence::find_conflict;
+using coex::coherence::IntervalSet;
+
+bool subset(const IntervalSet& part, const IntervalSet& of) { return coex::coherence::intersection(part, of) == part; }
+
+// The conflict names two different chunks and bytes that both really touch in the way it says.
+void check_named(const Conflict& c, const std::vector<ChunkAccess>& chunks) {
+  if (!c) return;
+  if (c.first == c.second || c.first >= chunks.size() || c.second >= chunks.size() || c.bytes.empty()) std::abort();
+  const ChunkAccess& first = chunks[c.first];
+  const ChunkAccess& second = chunks[c.second];
+  if (c.buffer >= first.size() || c.buffer >= second.size()) std::abort();
+  const IntervalSet& mine = c.kind == ConflictKind::OverlappingWrites ? first[c.buffer].writes : first[c.buffer].reads;
+  if (!subset(c.bytes, mine) || !subset(c.bytes, second[c.buffer].writes)) std::abort();
+}
+
+ChunkAccess merged(const ChunkAccess& a, const ChunkAccess& b) {
+  ChunkAccess out = a.size() >= b.size() ? a : b;
+  const ChunkAccess& other = a.size() >= b.size() ? b : a;
+  for (size_t k = 0; k < other.size(); ++k) {
+    out[k].reads.add(other[k].reads);
+    out[k].writes.add(other[k].writes);
+  }
+  return out;
+}
+
+// coex's verdict on the launch (the pieces rule) and properties that hold for any footprints: a
+// piece alone never conflicts; the kind and buffer found do not depend on the order of the pieces
+// (writes are checked before reads, buffer by buffer); independent pieces stay independent when two
+// adjacent ones are merged into one chunk (as a device that runs both does).
+void check_piece_verdict(const KernelInfo& kernel, const LaunchGeometry& g, const ArgValues& values,
+                         uint64_t max_pieces) {
+  std::vector<bool> written;
+  std::vector<uint64_t> sizes;
+  for (size_t i = 0; i < kernel.args.size(); ++i) {
+    const ArgInfo& arg = kernel.args[i];
+    written.push_back(arg.written);
+    bool buffer = arg.kind == ArgKind::GlobalPointer || arg.kind == ArgKind::ConstantPointer;
+    // coex always knows a bound buffer's size; an unknown one here stands for the largest.
+    sizes.push_back(!buffer ? 0 : values.buffer_sizes[i] ? values.buffer_sizes[i] : UINT64_MAX);
+  }
+  ArgValues with_sizes = values;
+  with_sizes.buffer_sizes = sizes;
+  coex::oracle::PieceVerdict v = coex::oracle::piece_verdict(*kernel.footprint, g, with_sizes, written, max_pieces);
+  if (v.pieces.size() < 2) return;
+  if (v.accesses.size() != v.pieces.size()) std::abort();
+  check_named(v.conflict, v.accesses);
+  for (const ChunkAccess& piece : v.accesses)
+    if (find_conflict({piece})) std::abort();
+  std::vector<ChunkAccess> reversed(v.accesses.rbegin(), v.accesses.rend());
+  Conflict back = find_conflict(reversed);
+  if (back.kind != v.conflict.kind || back.buffer != v.conflict.buffer) std::abort();
+  check_named(back, reversed);
+  if (v.conflict) return;
+  for (size_t i = 0; i + 1 < v.accesses.size(); ++i) {
+    std::vector<ChunkAccess> fewer;
+    for (size_t j = 0; j < v.accesses.size(); ++j) {
+      if (j == i + 1) continue;
+      fewer.push_back(j == i ? merged(v.accesses[i], v.accesses[i + 1]) : v.accesses[j]);
+    }
+    if (find_conflict(fewer)) std::abort();
+  }
+}
 
 void evaluate_some_launches(const KernelInfo& kernel, ByteSource& bytes) {
   for (int round = 0; round < 3; ++round) {
@@ -60,6 +133,8 @@ void evaluate_some_launches(const KernelInfo& kernel, ByteSource& bytes) {
       band_ranges(a.reads, 64);
       band_ranges(a.writes, 64);
     }
+    // coex's own cut (at most 64 pieces: here one group each), then fewer pieces of several groups.
+    check_piece_verdict(kernel, g, values, round == 0 ? coex::oracle::kSplitCheckPieces : 1 + bytes.next(1) % 4);
   }
 }
 

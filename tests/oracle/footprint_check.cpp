@@ -95,4 +95,58 @@ std::vector<coherence::IntervalSet> stored_by_several_groups(const KernelRun& ru
   return twice;
 }
 
+coherence::ChunkAccess actual_access(const std::vector<ArgAccess>& touched) {
+  coherence::ChunkAccess access(touched.size());
+  for (size_t i = 0; i < touched.size(); ++i) {
+    access[i].reads = touched[i].loads;
+    access[i].writes = touched[i].stores;
+  }
+  return access;
+}
+
+std::string describe(const coherence::Conflict& conflict, const std::vector<GroupRun>& pieces,
+                     const std::vector<std::string>& names) {
+  if (!conflict) return "independent";
+  auto piece = [&pieces](size_t i) {
+    std::string text = "piece " + std::to_string(i);
+    if (i < pieces.size())
+      text += " (groups [" + std::to_string(pieces[i].g0) + ", " + std::to_string(pieces[i].g1) + "))";
+    return text;
+  };
+  std::string arg =
+      conflict.buffer < names.size() ? names[conflict.buffer] : "argument " + std::to_string(conflict.buffer);
+  std::string text = std::string(coherence::conflict_reason(conflict.kind)) + ": ";
+  if (conflict.kind == coherence::ConflictKind::OverlappingWrites)
+    return text + piece(conflict.first) + " and " + piece(conflict.second) + " both write " +
+           conflict.bytes.to_string() + " of " + arg;
+  return text + piece(conflict.first) + " reads " + conflict.bytes.to_string() + " of " + arg + ", which " +
+         piece(conflict.second) + " writes";
+}
+
+DependencyCheck check_dependencies(const KernelRun& run, uint32_t dim, const PieceVerdict& verdict,
+                                   const std::vector<std::string>& names, const std::string& expected) {
+  DependencyCheck result;
+  result.modelled = verdict.conflict;
+  // The truth over the very pieces coex evaluated: the rule under test is the verdict on those. A
+  // dependency between groups of one piece is not one between pieces; the end of a split checks
+  // the chunks that really ran for that.
+  std::vector<coherence::ChunkAccess> actual;
+  for (const GroupRun& p : verdict.pieces)
+    actual.push_back(actual_access(touched_by(run, Chunk{dim, p.g0, p.g1}, names.size())));
+  if (actual.size() >= 2) result.actual = coherence::find_conflict(actual);
+  if (result.actual && !result.modelled)
+    result.violations.push_back("coex would split, yet the pieces' accesses conflict: " +
+                                describe(result.actual, verdict.pieces, names));
+  if (result.modelled && !result.actual) result.over_conservative = describe(result.modelled, verdict.pieces, names);
+  if (!expected.empty()) {
+    std::string got = result.modelled ? coherence::conflict_reason(result.modelled.kind) : "independent";
+    if (expected != "independent" && expected != "overlapping_writes" && expected != "cross_chunk_dependency")
+      result.violations.push_back("unknown expected verdict \"" + expected + "\"");
+    else if (got != expected)
+      result.violations.push_back("coex's verdict is " + describe(result.modelled, verdict.pieces, names) +
+                                  ", expected " + expected);
+  }
+  return result;
+}
+
 }  // namespace coex::oracle

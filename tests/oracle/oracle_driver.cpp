@@ -8,8 +8,11 @@
 // work-group, so every chunking is checked from that one record: along every dimension, each single
 // group and halves and thirds for (a), and along the dimension coex splits (the last) halves,
 // thirds and the whole launch for (b), which is what a static split over two or three devices
-// runs. This needs no rewritten program: the accesses of a group do not depend on how the launch
-// is split (kernel_rewrite_opencl_test checks that the rewrite keeps them so).
+// runs. Then (e): the launch's work-groups along that dimension cut as coex cuts them at enqueue
+// (at most 64 equal runs), coex's verdict on them from the model against the conflicts of what they
+// really loaded and stored (a missed dependency fails; a refusal they do not need is reported as
+// OVER-CONSERVATIVE). This needs no rewritten program: the accesses of a group do not depend on how
+// the launch is split (kernel_rewrite_opencl_test checks that the rewrite keeps them so).
 // Links Oclgrind's OpenCL runtime directly: no ICD, no other platform. Exit status 1 on any
 // violation, with one line per violation.
 #include <CL/cl.h>
@@ -179,6 +182,7 @@ class KernelOracle {
     for (size_t i = 0; i < whole.args.size() && i < twice.size(); ++i)
       if (whole.args[i].writes_injective && !twice[i].empty())
         problems.push_back(names[i] + ": called injective, yet several work-groups stored " + twice[i].to_string());
+    check_pieces(run, g, names, problems);
     for (size_t i : loose) {
       bool any = loose_seen.count({i, false}) || loose_seen.count({i, true});
       if (!any) problems.push_back(names[i] + ": marked loose, yet every exact footprint was within 10%");
@@ -191,6 +195,23 @@ class KernelOracle {
     }
     std::printf("  %s: %zu chunks checked; exact footprint / bytes touched, worst:%s\n", info_.name.c_str(), checked,
                 ratios.empty() ? " (no exact footprint)" : ratios.c_str());
+  }
+
+  // (e): coex's verdict on the launch's pieces (piece_rule.h) against what those pieces really did.
+  void check_pieces(const oracle::KernelRun& run, const kernel::LaunchGeometry& g,
+                    const std::vector<std::string>& names, std::vector<std::string>& problems) {
+    std::vector<bool> written;
+    for (const kernel::ArgInfo& arg : info_.args) written.push_back(arg.written);
+    oracle::PieceVerdict verdict = oracle::piece_verdict(*info_.footprint, g, launch_.values, written);
+    std::string expected = spec_.value("chunks", std::string());
+    oracle::DependencyCheck d = oracle::check_dependencies(run, g.split_dim, verdict, names, expected);
+    for (const std::string& v : d.violations) problems.push_back("pieces: " + v);
+    std::printf("  %s: %zu pieces; coex: %s; accesses: %s\n", info_.name.c_str(), verdict.pieces.size(),
+                oracle::describe(d.modelled, verdict.pieces, names).c_str(),
+                oracle::describe(d.actual, verdict.pieces, names).c_str());
+    if (!d.over_conservative.empty())
+      std::printf("  OVER-CONSERVATIVE %s: coex refuses the split (%s), yet the pieces' accesses do not conflict\n",
+                  info_.name.c_str(), d.over_conservative.c_str());
   }
 };
 
