@@ -16,7 +16,36 @@ coherence::ChunkAccess chunk_access(const ChunkFootprint& footprint) {
   return access;
 }
 
+namespace {
+
+// The common case, proven from one evaluation of the whole launch: every root the launch writes is
+// written through one argument only, exactly and injectively (no two work-items write one byte), and
+// read nowhere in the launch. Chunks then write disjoint bytes and read none that another writes.
+bool writes_injective_and_unread(const LaunchJob& job) {
+  if (!job.footprint) return false;
+  const uint64_t groups = job.geometry.groups_along_split();
+  kernel::Footprint whole = job.footprint->evaluate(job.footprint_geometry, job.footprint_values, 0, groups);
+  ChunkFootprint roots = root_footprint(&whole, job.bindings, job.roots.size());
+  std::vector<int> writers(job.roots.size(), 0);
+  for (size_t i = 0; i < job.bindings.size(); ++i) {
+    const ArgBinding& b = job.bindings[i];
+    if (b.kind != ArgBinding::Kind::Buffer || b.root < 0 || size_t(b.root) >= writers.size()) continue;
+    if (i >= whole.args.size()) return false;
+    const kernel::ArgFootprint& a = whole.args[i];
+    if (a.write == kernel::FootprintTier::None && !b.written) continue;
+    if (a.write != kernel::FootprintTier::Exact || !a.writes_injective) return false;
+    ++writers[size_t(b.root)];
+  }
+  for (size_t k = 0; k < writers.size(); ++k)
+    if (writers[k] > 1 || (writers[k] == 1 && !intersection(roots.roots[k].reads, roots.roots[k].writes()).empty()))
+      return false;
+  return true;
+}
+
+}  // namespace
+
 coherence::Conflict launch_conflict(const LaunchJob& job, size_t max_pieces) {
+  if (writes_injective_and_unread(job)) return {};
   std::vector<coherence::ChunkAccess> accesses;
   for (const coherence::GroupRun& run : coherence::even_runs(job.geometry.groups_along_split(), max_pieces))
     accesses.push_back(chunk_access(chunk_footprint(job, run.g0, run.g1)));
