@@ -4,6 +4,12 @@
 
 namespace coex::exec {
 
+unsigned LaunchGeometry::split_dim() const {
+  for (unsigned d = work_dim; d-- > 0;)
+    if (global[d] > local[d]) return d;
+  return work_dim - 1;
+}
+
 uint64_t LaunchGeometry::groups_along_split() const {
   unsigned d = split_dim();
   return (global[d] + local[d] - 1) / local[d];
@@ -23,7 +29,9 @@ uint64_t LaunchGeometry::items_per_group() const {
 
 uint64_t LaunchGeometry::groups_per_slice() const {
   uint64_t n = 1;
-  for (unsigned d = 0; d + 1 < work_dim; ++d) n *= (global[d] + local[d] - 1) / local[d];
+  const unsigned split = split_dim();
+  for (unsigned d = 0; d < work_dim; ++d)
+    if (d != split) n *= (global[d] + local[d] - 1) / local[d];
   return n;
 }
 
@@ -56,7 +64,8 @@ bool make_geometry(unsigned work_dim, const size_t* offset, const size_t* global
   if (local) return true;
   size_t cap = std::max<size_t>(1, std::min<size_t>(max_group_size, 256));
   unsigned split = work_dim - 1;
-  if (work_dim == 1) {
+  while (split > 0 && global[split] == 1) --split;
+  if (split == 0) {
     // Keep at least 64 groups where the size allows, so that a split has chunks to hand out.
     size_t target = std::max<size_t>(1, std::min(cap, global[0] / 64));
     out.local[0] = largest_pow2_divisor(global[0], target);

@@ -1,5 +1,6 @@
 // The geometry of a launch and of its sub-launches (DESIGN.md decision 3): split on whole
-// work-groups of the outermost dimension, each sub-launch with a global offset.
+// work-groups of the dimension that holds the work (the outermost with more than one work-group),
+// each sub-launch with a global offset.
 #pragma once
 
 #include <cstddef>
@@ -14,7 +15,9 @@ struct LaunchGeometry {
   size_t local[3] = {1, 1, 1};
   bool local_given = false;  // false: the app passed NULL and coex chose `local`
 
-  unsigned split_dim() const { return work_dim - 1; }
+  // The outermost dimension with more than one work-group; the last one when none has (a launch of
+  // one group, which is not split). A 2-D launch of {n, 1} splits along dimension 0.
+  unsigned split_dim() const;
   // Work-groups along the split dimension; the last may be partial (OpenCL 2.0 non-uniform groups).
   uint64_t groups_along_split() const;
   uint64_t work_items() const;
@@ -25,7 +28,8 @@ struct LaunchGeometry {
 
 // Builds the geometry of an app's launch; with a NULL local size, picks one that divides the
 // global size in every dimension and is at most `max_group_size` work-items, putting the group in
-// dimension 0 and keeping the split dimension fine-grained so that it can be cut into many chunks.
+// dimension 0 and keeping the split dimension (the outermost with more than one work-item) fine-
+// grained so that it can be cut into many chunks.
 // False when the arguments are not a valid launch (the driver then answers the app).
 bool make_geometry(unsigned work_dim, const size_t* offset, const size_t* global, const size_t* local,
                    size_t max_group_size, LaunchGeometry& out);

@@ -38,6 +38,39 @@ TEST(LaunchGeometry, NullLocalSizeLeavesEnoughGroupsToSplit) {
   EXPECT_GE(g.groups_along_split(), 64u);
 }
 
+TEST(LaunchGeometry, SplitsTheOutermostDimensionWithSeveralGroups) {
+  // A helper that launches every kernel as {work_items, 1}: dimension 1 holds one group.
+  size_t wide[2] = {9600, 1}, wide_local[2] = {64, 1};
+  LaunchGeometry g;
+  ASSERT_TRUE(make_geometry(2, nullptr, wide, wide_local, 1024, g));
+  EXPECT_EQ(g.split_dim(), 0u);
+  EXPECT_EQ(g.groups_along_split(), 150u);
+  EXPECT_EQ(g.groups_per_slice(), 1u);
+  LaunchGeometry s = sub_launch(g, 10, 20);
+  EXPECT_EQ(s.offset[0], 640u);
+  EXPECT_EQ(s.global[0], 640u);
+  EXPECT_EQ(s.global[1], 1u);
+
+  // {250624, 1, 1} with no local size: coex picks one that leaves dimension 0 many groups.
+  size_t flat[3] = {250624, 1, 1};
+  ASSERT_TRUE(make_geometry(3, nullptr, flat, nullptr, 1024, g));
+  EXPECT_EQ(g.split_dim(), 0u);
+  EXPECT_GE(g.groups_along_split(), 64u);
+
+  // Rows of one group each along dimension 1, several along dimension 2: dimension 2.
+  size_t cube[3] = {32, 4, 6}, cube_local[3] = {8, 4, 2};
+  ASSERT_TRUE(make_geometry(3, nullptr, cube, cube_local, 1024, g));
+  EXPECT_EQ(g.split_dim(), 2u);
+  EXPECT_EQ(g.groups_along_split(), 3u);
+  EXPECT_EQ(g.groups_per_slice(), 4u);
+
+  // {n, 1} with one group of dimension 0 too: nothing to split, the last dimension is named.
+  size_t tiny[2] = {64, 1}, tiny_local[2] = {64, 1};
+  ASSERT_TRUE(make_geometry(2, nullptr, tiny, tiny_local, 1024, g));
+  EXPECT_EQ(g.split_dim(), 1u);
+  EXPECT_EQ(g.groups_along_split(), 1u);
+}
+
 TEST(LaunchGeometry, RespectsTheDeviceLimit) {
   size_t global[1] = {1 << 16};
   LaunchGeometry g;
