@@ -1,9 +1,12 @@
 // Programs: their sources and build options, so that coex can rebuild them for other devices.
-// Only programs built from source can be; the others are recorded with their origin, and launches
-// of their kernels are never split (DESIGN.md decision 2).
+// Only programs built from source can be, or from a binary coex saw read from such a program
+// (model/binary_sources.h); the others are recorded with their origin, and launches of their
+// kernels are never split (DESIGN.md decision 2).
 #include "api/handler_util.h"
 #include "exec/device_kernels.h"
 #include "exec/object_release.h"
+#include "exec/policy_binding.h"
+#include "model/binary_sources.h"
 #include "model/source_hash.h"
 
 namespace coex::api {
@@ -43,13 +46,78 @@ cl_program CL_API_CALL create_with_source(cl_context context, cl_uint count, con
   return program;
 }
 
+// One per process, beside the history cache the settings name.
+model::BinarySources& binary_sources() {
+  static model::BinarySources sources(model::binary_sources_path(exec::history_path(rt().settings())));
+  return sources;
+}
+
+// The source every given binary was built from, when coex saw them all, and all from one source.
+std::optional<model::ProgramSource> source_of_binaries(cl_uint count, const size_t* lengths,
+                                                       const unsigned char** binaries) {
+  std::optional<model::ProgramSource> found;
+  for (cl_uint i = 0; i < count; ++i) {
+    if (!binaries || !lengths || !binaries[i] || !lengths[i]) return std::nullopt;
+    auto one = binary_sources().find({reinterpret_cast<const char*>(binaries[i]), lengths[i]});
+    if (!one || (found && !(*found == *one))) return std::nullopt;
+    found = std::move(one);
+  }
+  return found;
+}
+
 cl_program CL_API_CALL create_with_binary(cl_context context, cl_uint num_devices, const cl_device_id* devices,
                                           const size_t* lengths, const unsigned char** binaries,
                                           cl_int* binary_status, cl_int* errcode_ret) {
   cl_program program =
       cl().clCreateProgramWithBinary(context, num_devices, devices, lengths, binaries, binary_status, errcode_ret);
-  if (program) record_program(program, context, model::ProgramOrigin::Binary, {});
+  if (!program) return program;
+  std::optional<model::ProgramSource> seen;
+  record_safely("clCreateProgramWithBinary", [&] { seen = source_of_binaries(num_devices, lengths, binaries); });
+  if (!seen) {
+    record_program(program, context, model::ProgramOrigin::Binary, {});
+    return program;
+  }
+  // Built from this source before (this run or an earlier one): analysed and rebuilt for the other
+  // devices from it, as if the app had created it from source. The app's own program stays the
+  // binary's; clBuildProgram's options (needed for a binary too) replace the recorded ones.
+  spdlog::info("program {} from a binary coex saw built from source: its kernels may be split",
+               static_cast<void*>(program));
+  record_program(program, context, model::ProgramOrigin::Source, std::move(seen->source));
+  record_safely("clCreateProgramWithBinary", [&] {
+    if (auto record = rt().registries().programs.find(program)) {
+      std::lock_guard lock(record->mutex);
+      record->build_options = seen->options;
+    }
+  });
   return program;
+}
+
+// CL_PROGRAM_BINARIES of a program built from source: remembers each binary's source and options.
+cl_int CL_API_CALL get_program_info(cl_program program, cl_program_info param_name, size_t param_value_size,
+                                    void* param_value, size_t* param_value_size_ret) {
+  cl_int err = cl().clGetProgramInfo(program, param_name, param_value_size, param_value, param_value_size_ret);
+  if (err != CL_SUCCESS || param_name != CL_PROGRAM_BINARIES || !param_value) return err;
+  record_safely("clGetProgramInfo", [&] {
+    auto record = rt().registries().programs.find(program);
+    if (!record || record->origin != model::ProgramOrigin::Source) return;
+    model::ProgramSource source;
+    {
+      std::lock_guard lock(record->mutex);
+      source = {record->source, record->build_options};
+    }
+    if (source.source.empty()) return;
+    size_t sizes_bytes = 0;
+    if (cl().clGetProgramInfo(program, CL_PROGRAM_BINARY_SIZES, 0, nullptr, &sizes_bytes) != CL_SUCCESS) return;
+    std::vector<size_t> sizes(sizes_bytes / sizeof(size_t));
+    if (sizes.empty() || param_value_size < sizes.size() * sizeof(unsigned char*) ||
+        cl().clGetProgramInfo(program, CL_PROGRAM_BINARY_SIZES, sizes_bytes, sizes.data(), nullptr) != CL_SUCCESS)
+      return;
+    auto* binaries = static_cast<unsigned char**>(param_value);
+    for (size_t i = 0; i < sizes.size(); ++i)  // the spec: a NULL entry is a device the app skipped
+      if (binaries[i] && sizes[i])
+        binary_sources().remember({reinterpret_cast<const char*>(binaries[i]), sizes[i]}, source);
+  });
+  return err;
 }
 
 cl_program CL_API_CALL create_with_il(cl_context context, const void* il, size_t length, cl_int* errcode_ret) {
@@ -118,6 +186,7 @@ void install_program_calls(cl_icd_dispatch& table) {
   table.clCreateProgramWithIL = create_with_il;
   table.clCreateProgramWithBuiltInKernels = create_with_builtin_kernels;
   table.clBuildProgram = build_program;
+  table.clGetProgramInfo = get_program_info;
   table.clLinkProgram = link_program;
   table.clReleaseProgram = release_program;
   table.clRetainProgram = retain_program;

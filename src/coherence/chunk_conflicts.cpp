@@ -79,7 +79,14 @@ const char* conflict_reason(ConflictKind kind) {
 }
 
 std::string Conflict::to_string() const {
-  std::string where = " " + bytes.to_string() + " of buffer " + std::to_string(buffer);
+  // A few ranges say where; a dependency on a whole buffer would list thousands.
+  std::string ranges = bytes.to_string();
+  if (bytes.range_count() > 4) {
+    IntervalSet first;
+    for (size_t i = 0; i < 4; ++i) first.add(bytes.ranges()[i]);
+    ranges = first.to_string() + " and " + std::to_string(bytes.range_count() - 4) + " more ranges";
+  }
+  std::string where = " " + ranges + " of buffer " + std::to_string(buffer);
   switch (kind) {
     case ConflictKind::None: return "no conflict";
     case ConflictKind::OverlappingWrites:

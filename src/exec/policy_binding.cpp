@@ -45,11 +45,9 @@ std::unique_ptr<sched::Policy> make_configured_policy(const config::Settings& se
   return policy;
 }
 
-namespace {
 std::string history_path(const config::Settings& settings) {
   return settings.cache.empty() ? sched::default_history_path() : settings.cache;
 }
-}  // namespace
 
 std::shared_ptr<sched::History> load_history(const config::Settings& settings,
                                              const std::vector<sched::DeviceProfile>& devices) {

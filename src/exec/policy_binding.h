@@ -1,6 +1,7 @@
 #pragma once
 
 #include <memory>
+#include <string>
 #include <vector>
 
 #include "config/settings.h"
@@ -16,6 +17,9 @@ sched::PolicyParams policy_params_from(const config::Settings& settings);
 std::unique_ptr<sched::Policy> make_configured_policy(const config::Settings& settings,
                                                       const std::vector<sched::DeviceProfile>& devices,
                                                       std::shared_ptr<sched::History> history);
+
+// The history cache file: COEX_CACHE, else the default path ("" when there is none).
+std::string history_path(const config::Settings& settings);
 
 // The history of this device set, loaded from the cache file (COEX_CACHE, else the default path).
 std::shared_ptr<sched::History> load_history(const config::Settings& settings,
