@@ -1,5 +1,7 @@
 // clEnqueueNDRangeKernel: split across the device set when the planner proves it safe, otherwise
 // run as the app asked on its device, with the reason counted in the report.
+#include <chrono>
+
 #include "api/handler_util.h"
 #include "api/launch_validation.h"
 #include "devices/device_set.h"
@@ -75,7 +77,20 @@ cl_int CL_API_CALL enqueue_ndrange(cl_command_queue queue, cl_kernel kernel, cl_
     decision.not_split_reason = "coex_error";
   }
   if (cl_int err = bring_arguments_home("clEnqueueNDRangeKernel", queue, kernel)) return err;
-  cl_int err = cl().clEnqueueNDRangeKernel(queue, kernel, work_dim, offset, global, local, num_wait, wait_list, event);
+  // A launch to be timed on home needs an event: the app's (coex then holds a reference of its own),
+  // or one coex asks for and keeps.
+  const bool timed = !decision.time_on_home_key.empty();
+  cl_event own = nullptr;
+  cl_event* event_out = timed && !event ? &own : event;
+  if (timed) record_safely("clEnqueueNDRangeKernel", [] { rt().executor().home_launch_times().release_done(); });
+  const auto enqueued = std::chrono::steady_clock::now();
+  cl_int err =
+      cl().clEnqueueNDRangeKernel(queue, kernel, work_dim, offset, global, local, num_wait, wait_list, event_out);
+  if (err == CL_SUCCESS && timed && event_out && *event_out)
+    record_safely("clEnqueueNDRangeKernel", [&] {
+      if (event) cl().clRetainEvent(*event);
+      rt().executor().home_launch_times().time(decision.time_on_home_key, *event_out, enqueued);
+    });
   if (err == CL_SUCCESS)
     record_safely("clEnqueueNDRangeKernel", [&] {
       uint64_t items = global ? 1 : 0;

@@ -24,6 +24,11 @@ COEX_SETTING(Bool, disable, false, (),
 COEX_SETTING(Int, min_split_work_items, 4096, (0, kNoIntLimit),
              "Launches with fewer work-items than this are not split (the report counts them under `not_split`): "
              "below it, moving data costs more than a second device saves.")
+COEX_SETTING(Double, min_split_seconds, 0.01, (0.0, kNoLimit),
+             "A launch with fewer work-items than `min_split_work_items` is split all the same once an unsplit "
+             "launch of its kernel and size was measured to take at least this many seconds on the app's device "
+             "(work-items that each do much work). The first launch of a kernel and size runs unsplit and is "
+             "timed.")
 COEX_SETTING(Int, split_check_pieces, 64, (1, 4096),
              "How finely a launch is checked for chunks that depend on each other before it is split: its "
              "footprints are evaluated for this many runs of its work-groups (each group alone when it has no "

@@ -18,6 +18,7 @@
 #include <thread>
 
 #include "exec/device_worker.h"
+#include "exec/home_launch_times.h"
 #include "exec/launch_job.h"
 #include "sched/history.h"
 
@@ -70,6 +71,8 @@ class Executor {
   // Per (kernel, size, device) performance, across launches and (through the
   // cache file) runs.
   std::shared_ptr<sched::History> history() const { return history_; }
+  // How long unsplit launches took on home (a launch with few work-items may still pay for a split).
+  HomeLaunchTimes& home_launch_times() { return home_launch_times_; }
 
  private:
   static void CL_CALLBACK on_start_marker(cl_event event, cl_int status, void* user_data);
@@ -103,6 +106,7 @@ class Executor {
   std::shared_ptr<std::atomic<bool>> alive_ = std::make_shared<std::atomic<bool>>(true);
   std::map<int, cl_event> stall_events_;
   std::shared_ptr<sched::History> history_;
+  HomeLaunchTimes home_launch_times_;
   std::thread dispatcher_;
 };
 

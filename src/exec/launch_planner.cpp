@@ -215,7 +215,15 @@ LaunchDecision plan_launch(cl_command_queue queue, cl_kernel kernel_handle, cl_u
   if (!make_geometry(work_dim, offset, global, local_to_use, limit, job->geometry))
     return not_split("invalid_launch");  // the driver gives the app its error code
   if (!local && compiled[0]) job->geometry.local_given = false;
-  if (job->geometry.work_items() < uint64_t(rt.settings().min_split_work_items)) return not_split("too_small");
+  // Few work-items: split only once a launch of this kernel and size was measured long enough on home.
+  if (job->geometry.work_items() < uint64_t(rt.settings().min_split_work_items)) {
+    std::string key = home_launch_key(kernel->name, program->source_hash, job->geometry.work_items());
+    auto measured = rt.executor().home_launch_times().seconds(key);
+    if (!measured || *measured < rt.settings().min_split_seconds) {
+      if (rt.executor().home_launch_times().wants_timing(key)) decision.time_on_home_key = std::move(key);
+      return not_split("too_small");
+    }
+  }
   if (job->geometry.groups_along_split() < 2) return not_split("too_small");
 
   // Arguments: every one set; buffers tracked, grouped by root buffer.

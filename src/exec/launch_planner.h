@@ -18,6 +18,9 @@ struct LaunchDecision {
   std::string kernel_name;
   // Buffers the launch may write, as (record, origin, size): stale elsewhere once it runs unsplit.
   std::vector<std::shared_ptr<model::BufferRecord>> written_buffers;
+  // Non-empty: a launch too small by its work-items, otherwise splittable, whose time on home is not
+  // known yet: the caller times it under this key (exec/home_launch_times.h).
+  std::string time_on_home_key;
 };
 
 LaunchDecision plan_launch(cl_command_queue queue, cl_kernel kernel, cl_uint work_dim, const size_t* offset,

@@ -309,6 +309,14 @@ def check_report_expectations(report, expected, split_checks, split_true_checks=
                           % (name, sum(busy.values()), want["work_items"]))
         if not split_checks:
             continue
+        if "split_at_least" in want:
+            # Some launches split, the others for the reasons listed (a launch timed before coex splits).
+            got = k.get("not_split") or {}
+            allowed = want.get("not_split", [])
+            if (k.get("split_launches") or 0) < want["split_at_least"] or any(r not in allowed for r in got):
+                errors.append("kernel %r: expected at least %d split launch(es), the rest %r; split_launches is %r, "
+                              "not_split %r" % (name, want["split_at_least"], allowed, k.get("split_launches"), got))
+            continue
         if want.get("split") is True:
             if not split_true_checks:
                 continue

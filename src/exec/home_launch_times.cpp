@@ -1,0 +1,86 @@
+#include "exec/home_launch_times.h"
+
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+
+#include "api/runtime.h"
+#include "exec/executor.h"
+#include "exec/split_runner.h"
+
+namespace coex::exec {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+const cl_icd_dispatch& cl() { return api::Runtime::get().next(); }
+
+}  // namespace
+
+struct HomeLaunchTimes::Timing {
+  HomeLaunchTimes* owner;
+  std::string key;
+  Clock::time_point enqueued;
+  std::shared_ptr<const std::atomic<bool>> alive;
+};
+
+std::string home_launch_key(const std::string& kernel_name, uint64_t source_hash, uint64_t global_size) {
+  return history_key(kernel_name, source_hash) + "@" + std::to_string(global_size);
+}
+
+std::optional<double> HomeLaunchTimes::seconds(const std::string& key) const {
+  std::lock_guard lock(mutex_);
+  auto it = measured_.find(key);
+  if (it == measured_.end() || it->second.count == 0) return std::nullopt;
+  return it->second.shortest;
+}
+
+bool HomeLaunchTimes::wants_timing(const std::string& key) const {
+  std::lock_guard lock(mutex_);
+  auto it = measured_.find(key);
+  return it == measured_.end() || it->second.timed < kTimedLaunches;
+}
+
+void HomeLaunchTimes::time(const std::string& key, cl_event event, std::chrono::steady_clock::time_point enqueued) {
+  {
+    std::lock_guard lock(mutex_);
+    ++measured_[key].timed;
+  }
+  auto* timing = new Timing{this, key, enqueued, api::Runtime::get().executor().alive()};
+  if (cl().clSetEventCallback(event, CL_COMPLETE, on_complete, timing) != CL_SUCCESS) {
+    delete timing;
+    std::lock_guard lock(mutex_);
+    done_.push_back(event);
+  }
+}
+
+void CL_CALLBACK HomeLaunchTimes::on_complete(cl_event event, cl_int status, void* user_data) {
+  auto* timing = static_cast<Timing*>(user_data);
+  if (*timing->alive) {
+    double seconds = std::chrono::duration<double>(Clock::now() - timing->enqueued).count();
+    timing->owner->record(timing->key, status == CL_COMPLETE ? std::optional<double>(seconds) : std::nullopt, event);
+  }
+  delete timing;
+}
+
+void HomeLaunchTimes::record(const std::string& key, std::optional<double> seconds, cl_event event) {
+  std::lock_guard lock(mutex_);
+  Measured& m = measured_[key];
+  if (seconds) {
+    m.shortest = m.count ? std::min(m.shortest, *seconds) : *seconds;
+    ++m.count;
+  }
+  done_.push_back(event);
+}
+
+void HomeLaunchTimes::release_done() {
+  std::vector<cl_event> done;
+  {
+    std::lock_guard lock(mutex_);
+    if (done_.empty()) return;
+    done.swap(done_);
+  }
+  for (cl_event e : done) cl().clReleaseEvent(e);
+}
+
+}  // namespace coex::exec

@@ -1,0 +1,54 @@
+// How long unsplit launches of a kernel and size took on the app's device (docs/design.md, "Size by
+// time"): a launch with fewer work-items than min_split_work_items whose items each do much work (a
+// correlation over 1,024 items, seconds per launch) pays for a split all the same. The item count is
+// the first guess; a kernel and size whose unsplit launches were measured at min_split_seconds or
+// more on home is split.
+#pragma once
+
+#include <CL/cl.h>
+
+#include <chrono>
+#include <map>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace coex::exec {
+
+class HomeLaunchTimes {
+ public:
+  // The shortest measured launch of `key` (kernel and global size), if any.
+  std::optional<double> seconds(const std::string& key) const;
+  // Whether a launch of `key` is still to be timed: the first kTimedLaunches are.
+  bool wants_timing(const std::string& key) const;
+  // Times the launch behind `event` (coex holds one reference to it, which this takes over) from
+  // `enqueued` (taken before the enqueue: a driver may run it inside the call) to its completion: an upper bound, as it includes the wait behind earlier commands
+  // of the queue, which the shortest of several launches leaves out. (CL_RUNNING would not: PoCL's
+  // basic device reports it when the kernel has already run.) The reference is released at a later
+  // call of `release_done`, never inside the driver's callback.
+  void time(const std::string& key, cl_event event, std::chrono::steady_clock::time_point enqueued);
+  // Releases the events of launches already timed (called from the app's threads).
+  void release_done();
+
+  static constexpr int kTimedLaunches = 3;
+
+ private:
+  struct Timing;
+  struct Measured {
+    int timed = 0;   // launches given to time()
+    int count = 0;   // of them, completed and measured
+    double shortest = 0;
+  };
+  static void CL_CALLBACK on_complete(cl_event event, cl_int status, void* user_data);
+  void record(const std::string& key, std::optional<double> seconds, cl_event event);
+
+  mutable std::mutex mutex_;
+  std::map<std::string, Measured> measured_;
+  std::vector<cl_event> done_;
+};
+
+// The key of a kernel and global size, as the History names it.
+std::string home_launch_key(const std::string& kernel_name, uint64_t source_hash, uint64_t global_size);
+
+}  // namespace coex::exec

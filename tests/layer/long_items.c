@@ -1,0 +1,57 @@
+/* Few work-items, much work each: 1,024 items that each loop over a whole row (a correlation-like
+ * kernel), launched four times with a read in between. Fewer items than min_split_work_items, but
+ * each launch takes tens of milliseconds on one device: coex times the first and splits the rest. */
+#include "common/app_util.h"
+
+static const char* kSource =
+    "__kernel void row_products(__global const uint* a, __global uint* out, uint n, uint round) {\n"
+    "  size_t i = get_global_id(0);\n"
+    "  uint acc = round;\n"
+    "  for (uint r = 0; r < 100; ++r)\n"
+    "    for (uint k = 0; k < n; ++k) acc = acc * 31u + a[k] * (uint)(i + r + 1);\n"
+    "  out[i] = acc;\n"
+    "}\n";
+
+enum { ITEMS = 1024, N = 1024, ROUNDS = 4 };
+
+int main(void) {
+  cl_platform_id platform;
+  cl_device_id device;
+  app_pick_device(&platform, &device);
+  cl_context ctx = app_create_context(platform, device);
+  cl_command_queue q = app_create_queue(ctx, device, 0);
+  cl_program program = app_build_program(ctx, device, 1, &kSource, "");
+  cl_kernel kernel = app_create_kernel(program, "row_products");
+  uint32_t* a = (uint32_t*)app_alloc(N * 4);
+  uint32_t* out = (uint32_t*)app_alloc(ITEMS * 4);
+  uint32_t seed = 7;
+  for (size_t k = 0; k < N; ++k) a[k] = app_rand(&seed);
+  cl_mem a_buf = app_create_buffer(ctx, CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR, N * 4, a);
+  cl_mem out_buf = app_create_buffer(ctx, CL_MEM_WRITE_ONLY, ITEMS * 4, NULL);
+  const cl_uint n = N;
+  APP_ARG(kernel, 0, a_buf);
+  APP_ARG(kernel, 1, out_buf);
+  APP_ARG(kernel, 2, n);
+  size_t global = ITEMS, local = 16;
+  for (cl_uint round = 0; round < ROUNDS; ++round) {
+    APP_ARG(kernel, 3, round);
+    APP_CHECK(clEnqueueNDRangeKernel(q, kernel, 1, NULL, &global, &local, 0, NULL, NULL));
+    APP_CHECK(clEnqueueReadBuffer(q, out_buf, CL_TRUE, 0, ITEMS * 4, out, 0, NULL, NULL));
+    /* The host reference of one item per round. */
+    size_t i = (round * 337u) % ITEMS;
+    uint32_t acc = round;
+    for (uint32_t r = 0; r < 100; ++r)
+      for (size_t k = 0; k < N; ++k) acc = acc * 31u + a[k] * (uint32_t)(i + r + 1);
+    app_expect(out[i] == acc, "row_products matches the host at one item");
+    app_print_checksum("out", out, ITEMS * 4);
+  }
+  APP_CHECK(clReleaseMemObject(a_buf));
+  APP_CHECK(clReleaseMemObject(out_buf));
+  APP_CHECK(clReleaseKernel(kernel));
+  APP_CHECK(clReleaseProgram(program));
+  APP_CHECK(clReleaseCommandQueue(q));
+  APP_CHECK(clReleaseContext(ctx));
+  free(a);
+  free(out);
+  return app_finish();
+}
