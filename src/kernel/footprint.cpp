@@ -4,6 +4,7 @@
 #include <optional>
 
 #include "kernel/footprint_box.h"
+#include "kernel/footprint_stride.h"
 
 namespace coex::kernel {
 namespace {
@@ -52,23 +53,19 @@ struct Term {
 };
 
 // base + sum(coefficient * t): the offsets of an affine form over a box, as normalized terms.
-bool normalize(const Affine& f, const Values& params, const std::vector<Interval>& vars, int64_t& base,
-               std::vector<Term>& terms) {
-  auto c = f.constant().evaluate(params);
-  if (!c) return false;
-  base = *c;
+bool normalize(const Linear& f, const std::vector<Interval>& vars, int64_t& base, std::vector<Term>& terms) {
+  base = f.constant;
   terms.clear();
-  for (const auto& [v, poly] : f.terms()) {
-    auto k = poly.evaluate(params);
-    if (!k || v < 0 || size_t(v) >= vars.size()) return false;
+  for (const auto& [v, k] : f.terms) {
+    if (v < 0 || size_t(v) >= vars.size() || k == INT64_MIN) return false;
     const Interval& r = vars[size_t(v)];
     if (r.empty()) return false;
     // k*x for x in [lo, hi]: k<0 counts down from k*hi.
-    if (!checked_mul_add(*k, *k >= 0 ? r.lo : r.hi, base)) return false;
-    if (*k == 0 || r.lo == r.hi) continue;
+    if (!checked_mul_add(k, k >= 0 ? r.lo : r.hi, base)) return false;
+    if (r.lo == r.hi) continue;
     int64_t n = 0;
     if (__builtin_sub_overflow(r.hi, r.lo, &n) || n == INT64_MAX) return false;
-    terms.push_back({*k >= 0 ? *k : -*k, n + 1});
+    terms.push_back({k >= 0 ? k : -k, n + 1});
   }
   std::sort(terms.begin(), terms.end(), [](const Term& a, const Term& b) { return a.coefficient < b.coefficient; });
   // Equal coefficients add up: k*t1 + k*t2 takes every multiple of k up to k*(n1+n2-2).
@@ -141,68 +138,109 @@ bool make_bands(int64_t base, const std::vector<Term>& terms, int64_t size, std:
   return true;
 }
 
-// Mixed-radix test: sorted by coefficient, each work-item variable must step past everything the
-// smaller ones and all loop counters can span, or two work-items reach the same byte.
-bool injective(const FootprintModel::Access& a, const Values& params, const std::vector<Interval>& launch_vars,
-               uint32_t work_dim) {
-  int64_t span = int64_t(a.size);
-  std::vector<Term> items;
+// Mixed-radix test on the offsets over the launch: no two work-items reach the same byte. The
+// variables (ids, loop counters, strided counters' iteration numbers), sorted by coefficient, are the
+// digits: where two points differ, the largest digit that differs decides, if it steps past all
+// that the digits below it span. Each work-item variable must; so must a loop variable above some
+// work-item variable (a grid-stride loop's t above the ids). Loop variables below every work-item
+// variable need not: two points that differ only there belong to one work-item.
+bool injective(const Linear& offset, uint64_t size, const std::vector<Interval>& launch_vars, uint32_t work_dim) {
+  struct Digit {
+    int64_t coefficient, count;
+    bool item;
+  };
+  std::vector<Digit> digits;
   for (int v = 0; v < kFirstLoopVariable; ++v) {
     const Interval& r = launch_vars[size_t(v)];
     int64_t n = r.hi - r.lo + 1;
-    auto it = a.byte_offset.terms().find(v);
-    int64_t k = 0;
-    if (it != a.byte_offset.terms().end()) {
-      auto value = it->second.evaluate(params);
-      if (!value) return false;
-      k = *value;
-    }
+    auto it = offset.terms.find(v);
+    int64_t k = it == offset.terms.end() ? 0 : it->second;
     if (n <= 1 || uint32_t(v % 3) >= work_dim) continue;
-    if (k == 0) return false;  // two work-items differ only in v: same bytes
-    items.push_back({k >= 0 ? k : -k, n});
+    if (k == 0 || k == INT64_MIN) return false;  // two work-items differ only in v: same bytes
+    digits.push_back({k >= 0 ? k : -k, n, true});
   }
-  for (const auto& [v, poly] : a.byte_offset.terms()) {
+  for (const auto& [v, k] : offset.terms) {
     if (v < kFirstLoopVariable) continue;
-    auto k = poly.evaluate(params);
-    if (!k || size_t(v) >= launch_vars.size() || launch_vars[size_t(v)].empty()) return false;
-    if (!checked_mul_add(*k >= 0 ? *k : -*k, launch_vars[size_t(v)].hi - launch_vars[size_t(v)].lo, span)) return false;
+    if (size_t(v) >= launch_vars.size() || launch_vars[size_t(v)].empty() || k == INT64_MIN) return false;
+    int64_t n = 0;
+    if (__builtin_sub_overflow(launch_vars[size_t(v)].hi, launch_vars[size_t(v)].lo, &n) || n == INT64_MAX) return false;
+    if (n > 0) digits.push_back({k >= 0 ? k : -k, n + 1, false});
   }
-  std::sort(items.begin(), items.end(), [](const Term& x, const Term& y) { return x.coefficient < y.coefficient; });
-  for (const Term& t : items) {
-    if (t.coefficient < span) return false;
-    if (!checked_mul_add(t.coefficient, t.count - 1, span)) return false;
+  // Loop variables first among equal coefficients: below a work-item variable they need no test.
+  std::sort(digits.begin(), digits.end(), [](const Digit& x, const Digit& y) {
+    return x.coefficient != y.coefficient ? x.coefficient < y.coefficient : !x.item && y.item;
+  });
+  int64_t span = int64_t(size);
+  bool above_item = false;
+  for (const Digit& d : digits) {
+    if ((d.item || above_item) && d.coefficient < span) return false;
+    above_item = above_item || d.item;
+    if (!checked_mul_add(d.coefficient, d.count - 1, span)) return false;
   }
   return true;
 }
 
-void clip(const Band& b, uint64_t buffer_size, std::vector<ByteBand>& out) {
-  int64_t limit = buffer_size ? int64_t(std::min<uint64_t>(buffer_size, uint64_t(INT64_MAX))) : INT64_MAX;
-  if (b.count < 1 || b.end <= b.begin) return;
+// The part of b inside [lo, hi), as bands. Of repetitions that do not touch, only those that meet
+// the window are visited, and at most the first and the last are cut, so that a band of 2^60
+// repetitions mostly outside takes no 2^60 steps (fits(b) holds: no offset overflows).
+void restrict_band(const Band& b, int64_t lo, int64_t hi, std::vector<Band>& out) {
+  if (b.count < 1 || b.end <= b.begin || hi <= lo) return;
   if (b.count == 1 || b.stride <= b.end - b.begin) {
-    // Repetitions that touch or overlap (make_bands makes none): one range (fits() holds).
-    int64_t begin = std::max<int64_t>(b.begin, 0), end = std::min(b.end + (b.count - 1) * b.stride, limit);
-    if (begin < end) out.push_back({uint64_t(begin), uint64_t(end), 0, 1});
+    // Repetitions that touch or overlap (make_bands makes none): one range.
+    int64_t begin = std::max(b.begin, lo), end = std::min(b.end + (b.count - 1) * b.stride, hi);
+    if (begin < end) out.push_back({begin, end, 0, 1});
     return;
   }
-  // Disjoint repetitions: only those with end > 0 and begin < limit, of which at most the first and
-  // the last are cut, so that a band of 2^60 repetitions mostly outside takes no 2^60 steps.
   uint64_t stride = uint64_t(b.stride);
-  int64_t first = b.end > 0 ? 0 : int64_t(std::min<uint64_t>((uint64_t(0) - uint64_t(b.end)) / stride + 1, uint64_t(b.count)));
-  if (b.begin >= limit) return;
-  int64_t last = int64_t(std::min<uint64_t>((uint64_t(limit) - 1 - uint64_t(b.begin)) / stride, uint64_t(b.count - 1)));
+  int64_t first = b.end > lo ? 0 : int64_t(std::min<uint64_t>((uint64_t(lo) - uint64_t(b.end)) / stride + 1, uint64_t(b.count)));
+  if (b.begin >= hi) return;
+  int64_t last = int64_t(std::min<uint64_t>((uint64_t(hi) - 1 - uint64_t(b.begin)) / stride, uint64_t(b.count - 1)));
   for (int64_t k = first; k <= last; ++k) {
-    // Most repetitions lie wholly inside: take the run of them that needs no clipping at once.
+    // Most repetitions lie wholly inside: take the run of them that needs no cut at once.
     int64_t begin = b.begin + k * b.stride, end = b.end + k * b.stride;
-    if (begin >= 0 && end <= limit) {
-      int64_t run_last = std::min(last, k + (limit - end) / b.stride);
-      out.push_back({uint64_t(begin), uint64_t(end), uint64_t(b.stride), uint64_t(run_last - k + 1)});
+    if (begin >= lo && end <= hi) {
+      uint64_t room = (uint64_t(hi) - uint64_t(end)) / stride;  // hi - end may pass INT64_MAX when lo < 0
+      int64_t run_last = k + int64_t(std::min<uint64_t>(uint64_t(last - k), room));
+      out.push_back({begin, end, b.stride, run_last - k + 1});
       k = run_last;
       continue;
     }
-    begin = std::max<int64_t>(begin, 0);
-    end = std::min(end, limit);
-    if (begin < end) out.push_back({uint64_t(begin), uint64_t(end), 0, 1});
+    begin = std::max(begin, lo);
+    end = std::min(end, hi);
+    if (begin < end) out.push_back({begin, end, 0, 1});
   }
+}
+
+void clip(const Band& b, uint64_t buffer_size, std::vector<ByteBand>& out) {
+  int64_t limit = buffer_size ? int64_t(std::min<uint64_t>(buffer_size, uint64_t(INT64_MAX))) : INT64_MAX;
+  std::vector<Band> inside;
+  restrict_band(b, 0, limit, inside);
+  for (const Band& r : inside)
+    out.push_back({uint64_t(r.begin), uint64_t(r.end), r.count > 1 ? uint64_t(r.stride) : 0, uint64_t(r.count)});
+}
+
+// The bands of access a over the box where it runs: with strided counters replaced by their
+// iteration numbers, cut to the offsets the counters' intervals allow (the iteration numbers are
+// taken at the widest the box allows, so the last stretch may reach past them). NotRun where some
+// strided loop runs no iteration.
+Domain access_bands(const FootprintModel::Access& a, const std::vector<FootprintModel::Loop>& loops,
+                    const Values& params, std::vector<Interval> box, std::vector<Band>& out, bool& exact) {
+  auto offset = evaluated(a.byte_offset, params);
+  if (!offset) return Domain::Unknown;
+  std::optional<Interval> hull = range_of(a.byte_offset, params, box);
+  bool strided = false;
+  if (strided_form(*offset, loops, params, box, strided) == Domain::NotRun) return Domain::NotRun;
+  int64_t base = 0, end = 0;
+  std::vector<Term> terms;
+  std::vector<Band> bands;
+  if (!normalize(*offset, box, base, terms) || !make_bands(base, terms, int64_t(a.size), bands, exact))
+    return Domain::Unknown;
+  if (!strided || !hull || __builtin_add_overflow(hull->hi, int64_t(a.size), &end)) {
+    out.insert(out.end(), bands.begin(), bands.end());
+    return Domain::Runs;
+  }
+  for (const Band& b : bands) restrict_band(b, hull->lo, end, out);
+  return Domain::Runs;
 }
 
 }  // namespace
@@ -281,12 +319,10 @@ Footprint FootprintModel::evaluate(const LaunchGeometry& geometry, const ArgValu
     std::vector<Interval> box;
     bool exact = true;
     Domain domain = ok ? access_box(a, d_.loops, geometry, params, chunk, box, exact) : Domain::Unknown;
+    std::vector<Band> bands;
+    if (domain == Domain::Runs) domain = access_bands(a, d_.loops, params, box, bands, exact);
     if (domain == Domain::NotRun) continue;  // an enclosing loop runs zero times, or a guard never holds
     ok = domain == Domain::Runs;
-    int64_t base = 0;
-    std::vector<Term> terms;
-    std::vector<Band> bands;
-    ok = ok && normalize(a.byte_offset, params, box, base, terms) && make_bands(base, terms, int64_t(a.size), bands, exact);
     if (!ok) {
       if (a.read) read_unknown[arg] = true;
       if (a.write) write_unknown[arg] = true;
@@ -330,7 +366,13 @@ Footprint FootprintModel::evaluate(const LaunchGeometry& geometry, const ArgValu
       one_place = one_place && a.byte_offset == first->byte_offset && a.size == first->size &&
                   fits_hold(a.fits, params, launch);
     }
-    out.writes_injective = first && one_place && geometry_ok && injective(*first, params, launch, geometry.work_dim);
+    out.writes_injective = false;
+    if (!first || !one_place || !geometry_ok) continue;
+    std::vector<Interval> vars = launch;
+    auto offset = evaluated(first->byte_offset, params);
+    bool strided = false;
+    out.writes_injective = offset && strided_form(*offset, d_.loops, params, vars, strided) == Domain::Runs &&
+                           injective(*offset, first->size, vars, geometry.work_dim);
   }
   return fp;
 }

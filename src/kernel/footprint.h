@@ -115,10 +115,17 @@ class FootprintModel {
   // builtins do not decrease in any operand, so over a box of the variables they take values in
   // [f(lower ends of the operands), f(upper ends)]: the variable spans that hull, like a counter whose
   // bounds depend on ids.
+  //
+  // A counter steps by `step` from first up (or from last down, when `down`): where the step is
+  // known at the launch and two or more in that direction, the counter is first + s * t (last - s * t)
+  // for an iteration number t in [0, (last - first) / s], and evaluate() puts t in its place in the
+  // byte offsets, so that a grid-stride loop gives strided bands (footprint_stride.cpp).
   struct Loop {
     enum class Kind { Counter, Min, Max, Clamp };
     Kind kind = Kind::Counter;
     Affine first, last;            // Counter: it runs over [first, last] (inclusive), in steps of one or more
+    Affine step;                   // Counter: what one iteration adds (no variables: a constant or launch values)
+    bool down = false;             // Counter: it runs from last down to first
     bool exact = false;            // Counter: step 1 and bounds free of variables: every value in between is taken
     std::vector<Affine> operands;  // Min, Max: a, b; Clamp: x, lo, hi (lo > hi anywhere: not evaluated)
     std::vector<Fit> fits;         // the bounds or operands and their sub-expressions, each in its type

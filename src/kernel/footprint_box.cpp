@@ -14,7 +14,6 @@ bool FootprintModel::Fit::contains(int64_t lo, int64_t hi) const {
 }  // namespace coex::kernel
 
 namespace coex::kernel::footprint_detail {
-namespace {
 
 bool floor_div(int64_t a, int64_t b, int64_t& q) {
   if (b == 0 || (a == INT64_MIN && b == -1)) return false;
@@ -28,6 +27,8 @@ bool ceil_div(int64_t a, int64_t b, int64_t& q) {
   if (a % b != 0) ++q;
   return true;
 }
+
+namespace {
 
 int64_t coefficient(const Affine& f, int v, const Values& params, bool& ok) {
   auto it = f.terms().find(v);
@@ -237,6 +238,10 @@ std::optional<Interval> variable_range(const FootprintModel::Loop& l, const Valu
   using Kind = FootprintModel::Loop::Kind;
   if (!fits_hold(l.fits, params, vars)) return std::nullopt;
   if (l.kind == Kind::Counter) {
+    // A step that goes against the bound runs the counter out of [first, last] (a step of 0 stays
+    // at its first value: inside).
+    auto step = l.step.has_variables() ? std::nullopt : l.step.constant().evaluate(params);
+    if (!step || (l.down ? *step > 0 : *step < 0)) return std::nullopt;
     auto first = range_of(l.first, params, vars), last = range_of(l.last, params, vars);
     return first && last ? std::optional<Interval>(Interval{first->lo, last->hi}) : std::nullopt;
   }

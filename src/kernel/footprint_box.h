@@ -20,6 +20,9 @@ struct Interval {
 
 // acc += a * b, false on overflow.
 bool checked_mul_add(int64_t a, int64_t b, int64_t& acc);
+// a / b rounded down (up), false on overflow or b = 0.
+bool floor_div(int64_t a, int64_t b, int64_t& q);
+bool ceil_div(int64_t a, int64_t b, int64_t& q);
 
 // The range of an affine form over a box of variable intervals.
 std::optional<Interval> range_of(const Affine& f, const Values& params, const std::vector<Interval>& vars);

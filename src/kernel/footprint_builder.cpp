@@ -294,18 +294,21 @@ class Builder {
     CXCursor init = kids[0], cond = kids[1], inc = kids[2], body = kids[3];
     // The counter and its first value.
     std::optional<Affine> start;
+    CXCursor counter_cursor = clang_getNullCursor();
     if (clang_getCursorKind(init) == CXCursor_DeclStmt) {
       std::vector<CXCursor> decls = children_of(init);
       if (decls.size() != 1 || clang_getCursorKind(decls[0]) != CXCursor_VarDecl) return false;
       std::vector<CXCursor> value = expression_kids(decls[0]);
       if (value.size() != 1 || !is_integer_type(clang_getCursorType(decls[0]))) return false;
       counter = declaration_key(decls[0]);
+      counter_cursor = decls[0];
       start = t_.integer_recording(value[0], model.fits);
     } else if (clang_getCursorKind(init) == CXCursor_BinaryOperator && is_plain_assignment(init, tokens_)) {
       std::vector<CXCursor> sides = expression_kids(init);
       CXCursor target = strip_implicit(sides[0]);
       if (clang_getCursorKind(target) != CXCursor_DeclRefExpr || !is_integer_type(clang_getCursorType(target))) return false;
       counter = declaration_key(clang_getCursorReferenced(target));
+      counter_cursor = target;
       start = t_.integer_recording(sides[1], model.fits);
     } else {
       return false;
@@ -317,14 +320,18 @@ class Builder {
     if (clang_getCursorKind(inc) == CXCursor_UnaryOperator) {
       UnaryOp op = unary_operator(inc, tokens_);
       step = op == UnaryOp::PreInc || op == UnaryOp::PostInc ? 1 : op == UnaryOp::PreDec || op == UnaryOp::PostDec ? -1 : 0;
+      model.step = Affine(Poly::constant(step));
     } else if (clang_getCursorKind(inc) == CXCursor_CompoundAssignOperator && inc_kids.size() == 2) {
       std::string op = binary_operator(inc, tokens_);
-      auto amount = t_.integer(inc_kids[1]);
+      // Its C value must be its form (an int product of two arguments may wrap around).
+      auto amount = t_.integer_recording(inc_kids[1], model.fits);
       if (!amount || amount->has_variables() || (op != "+=" && op != "-=")) return false;
       auto constant = amount->constant().as_constant();
       int64_t sign = op == "+=" ? 1 : -1;
-      // A step that is a launch value (a grid-stride loop) is taken as positive: sizes are.
+      // A step that is a launch value (a grid-stride loop) is taken to go the way the bound says;
+      // evaluate() checks its sign at the launch (variable_range).
       step = constant ? sign * *constant : sign * 2;
+      model.step = op == "+=" ? *amount : amount->scaled(Poly::constant(-1));
     }
     if (step == 0) return false;
     // The bound.
@@ -353,7 +360,20 @@ class Builder {
     t_.collect_modified(body, changed);
     t_.collect_modified(cond, changed);
     if (changed.count(counter)) return false;
+    model.down = step < 0;
     model.exact = (step == 1 || step == -1) && !model.first.has_variables() && !model.last.has_variables();
+    // Past its last value the counter steps once more: where that leaves its type, it wraps around
+    // to values outside [first, last] and the loop goes on. (A step of one wraps only past a bound
+    // the type cannot exceed, `k <= UINT_MAX`: not checked, see the limits in docs/kernel-analysis.md.)
+    if (step != 1 && step != -1) {
+      CXType type = clang_getCursorType(counter_cursor);
+      auto size = type_size(type);
+      if (!size || *size > 8) return false;
+      FootprintModel::Fit past{model.down ? model.first + model.step : model.last + model.step, uint32_t(*size * 8),
+                               is_signed_type(type)};
+      if (clang_getCanonicalType(type).kind == CXType_Bool) past = {past.value, 1, false};
+      model.fits.push_back(std::move(past));
+    }
     return true;
   }
 
