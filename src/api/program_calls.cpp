@@ -1,7 +1,7 @@
 // Programs: their sources and build options, so that coex can rebuild them for other devices.
 // Only programs built from source can be, or from a binary coex saw read from such a program
 // (model/binary_sources.h); the others are recorded with their origin, and launches of their
-// kernels are never split (DESIGN.md decision 2).
+// kernels are never split (docs/design.md, "What is split" and "Programs loaded from binaries").
 #include "api/handler_util.h"
 #include "exec/device_kernels.h"
 #include "exec/object_release.h"
