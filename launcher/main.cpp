@@ -1,48 +1,66 @@
-// coex: the launcher. `coex run -- ./app` runs an unmodified OpenCL program with coex loaded.
+// coex: the launcher. `coex run ./app` runs an unmodified OpenCL program with coex loaded.
 #include <cstdio>
-#include <cstring>
 #include <string>
 
 #include "commands.h"
 
 namespace {
 
-constexpr const char* kHelp = R"(coex: run an unmodified OpenCL program on every device of the machine at once.
+struct Command {
+  const char* name;
+  int (*run)(const coex::launcher::Args&);
+  // run, devices and report parse their own options, --help among them; the others take operands
+  // only, so a --help anywhere before "--" asks for help.
+  bool parses_help;
+};
 
-Usage:
-  coex run [--config FILE] [--policy NAME] [--report FILE] [--trace FILE] [--layer|--preload] -- APP [ARGS...]
-      Runs APP with coex loaded as an OpenCL loader layer (OPENCL_LAYERS), or by LD_PRELOAD when
-      the loader APP links does not support layers (CUDA's libOpenCL, say: a line says so), or
-      always with --preload, never with --layer. The options set COEX_CONFIG,
-      COEX_POLICY, COEX_REPORT and COEX_TRACE; any other setting can be given as COEX_<NAME>
-      (see `coex settings-doc`).
-  coex devices
-      Lists every OpenCL device the loader sees, with the index and name the report uses, and
-      whether COEX_DEVICES (or the config's "devices") selects it.
-  coex report FILE
-      Prints a report written through COEX_REPORT as a table.
-  coex simulate SCENARIO.json
-      Runs a scheduling policy against modelled devices and a modelled kernel (config/scenarios/).
-  coex settings-doc
-      Prints the reference of every setting (docs/settings.md).
-  coex --help
-)";
+constexpr Command kCommands[] = {
+    {"run", coex::launcher::run_app, true},
+    {"devices", coex::launcher::list_devices, true},
+    {"report", coex::launcher::print_report, true},
+    {"simulate", coex::launcher::simulate, false},
+    {"settings-doc", coex::launcher::print_settings_doc, false},
+};
+
+int print_command_help(const std::string& command) {
+  std::string text;
+  if (!coex::launcher::command_help(command, text)) {
+    std::fprintf(stderr, "coex: unknown command \"%s\" (see coex --help)\n", command.c_str());
+    return 2;
+  }
+  std::fputs(text.c_str(), stdout);
+  return 0;
+}
 
 }  // namespace
 
 int main(int argc, char** argv) {
-  if (argc < 2 || !std::strcmp(argv[1], "--help") || !std::strcmp(argv[1], "-h") || !std::strcmp(argv[1], "help")) {
-    std::fputs(kHelp, stdout);
-    return argc < 2 ? 2 : 0;
+  if (argc < 2) {
+    std::fputs(coex::launcher::general_help().c_str(), stderr);
+    return 2;
   }
-  std::string command = argv[1];
+  const std::string first = argv[1];
+  if (first == "--help" || first == "-h" || first == "help") {
+    if (argc > 2) return print_command_help(argv[2]);
+    std::fputs(coex::launcher::general_help().c_str(), stdout);
+    return 0;
+  }
+  if (first == "--version" || first == "version") {
+    std::printf("coex %s\n", COEX_VERSION);
+    return 0;
+  }
   coex::launcher::Args args(argv + 2, argv + argc);
-  if (command == "run") return coex::launcher::run_app(args);
-  if (command == "devices") return coex::launcher::list_devices(args);
-  if (command == "report") return coex::launcher::print_report(args);
-  if (command == "simulate") return coex::launcher::simulate(args);
-  if (command == "settings-doc") return coex::launcher::print_settings_doc(args);
+  for (const Command& command : kCommands) {
+    if (first != command.name) continue;
+    if (!command.parses_help) {
+      for (const std::string& arg : args) {
+        if (arg == "--") break;
+        if (arg == "--help" || arg == "-h") return print_command_help(first);
+      }
+    }
+    return command.run(args);
+  }
   std::fprintf(stderr, "coex: unknown command \"%s\" (run, devices, report, simulate, settings-doc; see coex --help)\n",
-               command.c_str());
+               first.c_str());
   return 2;
 }

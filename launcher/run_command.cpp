@@ -8,6 +8,7 @@
 
 #include "commands.h"
 #include "devices/loader_probe.h"
+#include "options.h"
 
 namespace coex::launcher {
 namespace {
@@ -21,23 +22,16 @@ std::string directory_of_executable() {
   return s.substr(0, s.rfind('/'));
 }
 
-// libcoex.so beside the launcher (build tree), in ../lib (an install prefix),
-// or where CMake installed it.
+// libcoex.so beside the launcher (the build tree), or where the install puts it relative to the
+// launcher (../lib from bin/): never an absolute path fixed at build time, so that an install tree
+// moved or copied elsewhere (a package's staging root, a container layer) uses its own library.
 std::string find_layer() {
   std::string dir = directory_of_executable();
-  for (const std::string& candidate :
-       {dir + "/libcoex.so", dir + "/../lib/libcoex.so", dir + "/../lib/x86_64-linux-gnu/libcoex.so",
-        std::string(COEX_INSTALLED_LAYER)}) {
+  for (const std::string& candidate : {dir + "/libcoex.so", dir + "/" COEX_LAYER_DIR_FROM_LAUNCHER "/libcoex.so"}) {
     char resolved[PATH_MAX];
     if (access(candidate.c_str(), R_OK) == 0 && realpath(candidate.c_str(), resolved)) return resolved;
   }
   return {};
-}
-
-std::string absolute(const std::string& path) {
-  if (!path.empty() && path[0] == '/') return path;
-  char cwd[PATH_MAX];
-  return getcwd(cwd, sizeof(cwd)) ? std::string(cwd) + "/" + path : path;
 }
 
 // Layer mode needs a loader that reads OPENCL_LAYERS; without one the app would
@@ -57,58 +51,52 @@ bool loader_ignores_layers(const std::string& app) {
 }  // namespace
 
 int run_app(const Args& args) {
-  enum class Mode { Auto, Layer, Preload } mode = Mode::Auto;
-  size_t i = 0;
-  for (; i < args.size() && args[i] != "--"; ++i) {
-    const std::string& option = args[i];
-    auto value = [&](const char* var, bool path) -> bool {
-      if (i + 1 >= args.size() || args[i + 1] == "--") {
-        std::fprintf(stderr, "coex run: %s needs a value\n", option.c_str());
-        return false;
-      }
-      std::string v = args[++i];
-      setenv(var, (path ? absolute(v) : v).c_str(), 1);
-      return true;
-    };
-    bool ok = true;
-    if (option == "--config")
-      ok = value("COEX_CONFIG", true);
-    else if (option == "--policy")
-      ok = value("COEX_POLICY", false);
-    else if (option == "--report")
-      ok = value("COEX_REPORT", true);
-    else if (option == "--trace")
-      ok = value("COEX_TRACE", true);
-    else if (option == "--preload")
-      mode = Mode::Preload;
-    else if (option == "--layer")
-      mode = Mode::Layer;
-    else {
-      std::fprintf(stderr, "coex run: unknown option \"%s\" (see coex --help)\n", option.c_str());
-      return 2;
-    }
-    if (!ok) return 2;
-  }
-  if (i + 1 >= args.size()) {
-    std::fprintf(stderr, "coex run: no program given: coex run [options] -- APP [ARGS...]\n");
+  ParsedOptions parsed = parse_options(
+      args,
+      {{"config", true}, {"policy", true}, {"report", true}, {"trace", true}, {"layer", false}, {"preload", false}},
+      true);
+  if (!parsed.error.empty()) {
+    std::fprintf(stderr, "coex run: %s (see coex run --help)\n", parsed.error.c_str());
     return 2;
   }
+  if (parsed.help) {
+    std::string text;
+    command_help("run", text);
+    std::fputs(text.c_str(), stdout);
+    return 0;
+  }
+  if (parsed.operands.empty()) {
+    std::fprintf(stderr, "coex run: no program given: coex run [OPTIONS] [--] APP [ARGS...] (see coex run --help)\n");
+    return 2;
+  }
+  enum class Mode { Auto, Layer, Preload } mode = Mode::Auto;
+  for (const auto& [name, value] : parsed.options) {
+    if (name == "layer") mode = Mode::Layer;
+    if (name == "preload") mode = Mode::Preload;
+    // Paths absolute: the app may change directory before coex writes its files at exit.
+    if (name == "config") setenv("COEX_CONFIG", absolute_path(value).c_str(), 1);
+    if (name == "policy") setenv("COEX_POLICY", value.c_str(), 1);
+    if (name == "report") setenv("COEX_REPORT", absolute_path(value).c_str(), 1);
+    if (name == "trace") setenv("COEX_TRACE", absolute_path(value).c_str(), 1);
+  }
+  const std::string& app = parsed.operands.front();
+  if (!checked_settings("coex run: " + app + " not started")) return 2;
   std::string layer = find_layer();
   if (layer.empty()) {
-    std::fprintf(stderr, "coex run: cannot find libcoex.so beside %s or in %s\n", directory_of_executable().c_str(),
-                 COEX_INSTALLED_LAYER);
+    std::fprintf(stderr, "coex run: cannot find libcoex.so beside %s or in %s/%s\n", directory_of_executable().c_str(),
+                 directory_of_executable().c_str(), COEX_LAYER_DIR_FROM_LAUNCHER);
     return 2;
   }
-  bool preload = mode == Mode::Preload || (mode == Mode::Auto && loader_ignores_layers(args[i + 1]));
+  bool preload = mode == Mode::Preload || (mode == Mode::Auto && loader_ignores_layers(app));
   const char* var = preload ? "LD_PRELOAD" : "OPENCL_LAYERS";
   const char* existing = getenv(var);
   std::string value = existing && *existing ? layer + ":" + existing : layer;
   setenv(var, value.c_str(), 1);
   std::vector<char*> argv;
-  for (size_t k = i + 1; k < args.size(); ++k) argv.push_back(const_cast<char*>(args[k].c_str()));
+  for (const std::string& word : parsed.operands) argv.push_back(const_cast<char*>(word.c_str()));
   argv.push_back(nullptr);
   execvp(argv[0], argv.data());
-  std::perror(("coex run: cannot start " + args[i + 1]).c_str());
+  std::perror(("coex run: cannot start " + app).c_str());
   return 127;
 }
 

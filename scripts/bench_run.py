@@ -42,7 +42,7 @@ LINE_PATTERNS = {
     "time_total": re.compile(r"^time_total (\S+)$"),
     "time_kernels": re.compile(r"^time_kernels (\S+)$"),
 }
-DEVICE_ROW = re.compile(r"^(\d+)\s+(yes|no)\s+(\S+)\s+(.*?)\s{2,}(.*?)\s*$")
+DEVICE_ROW = re.compile(r"^(\d+)\s+(yes|no)\s+(yes|no)\s+(\S+)\s+(.*?)\s{2,}(.*?)\s*$")
 
 
 def parse_args(argv):
@@ -166,8 +166,9 @@ def list_devices(session):
     for line in text.splitlines():
         m = DEVICE_ROW.match(line.strip())
         if m:
-            devices.append({"index": int(m.group(1)), "used": m.group(2) == "yes", "type": m.group(3),
-                            "platform": m.group(4), "name": m.group(5)})
+            # Columns: index, home, use, type, platform, name.
+            devices.append({"index": int(m.group(1)), "used": m.group(3) == "yes", "type": m.group(4),
+                            "platform": m.group(5), "name": m.group(6)})
     return devices
 
 

@@ -2,14 +2,19 @@
 
 #include <spdlog/sinks/stdout_sinks.h>
 #include <spdlog/spdlog.h>
+#include <unistd.h>
 
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
 
+#include "api/api_trace.h"
 #include "api/libopencl_table.h"
+#include "api/notices.h"
 #include "devices/device_set.h"
 #include "exec/executor.h"
+#include "exec/policy_binding.h"
+#include "kernel/libclang_api.h"
 #include "model/registries.h"
 #include "report/report.h"
 #include "report/trace.h"
@@ -33,6 +38,28 @@ void setup_logging(const std::string& level) {
 }
 
 void shutdown_at_exit() { shutdown(); }
+
+// A notice (api/notices.h) is shown at the default level, warn, and silenced by COEX_LOG=error or off.
+void notice(spdlog::level::level_enum level, const std::string& line) {
+  if (!line.empty() && spdlog::default_logger()->should_log(level)) std::fprintf(stderr, "%s\n", line.c_str());
+}
+
+// The report's "history" section: the file the History was read from and written to, and what it held.
+nlohmann::json history_section(const config::Settings& settings, const exec::Executor* executor) {
+  nlohmann::json history = {{"file", exec::history_path(settings)}};
+  std::shared_ptr<sched::History> used = executor ? executor->history() : nullptr;
+  if (!used) {
+    history["state"] = "unused";  // no launch needed it
+    return history;
+  }
+  const sched::History::LoadOutcome outcome = used->last_load();
+  history["state"] = outcome.state;
+  history["entries"] = outcome.entries;
+  history["other_device_sets"] = outcome.other_sets;
+  history["device_set"] = used->device_signature();
+  if (!outcome.detail.empty()) history["error"] = outcome.detail;
+  return history;
+}
 
 }  // namespace
 
@@ -63,10 +90,10 @@ void Runtime::init(LoadMode mode, const cl_icd_dispatch& next) {
   if (!settings_.trace.empty()) {
     trace_ = std::make_unique<report::TraceRecorder>();
     trace_->set_track_name(report::kLaunchTrack, "launches");
-    report_->set_launch_observer([trace = trace_.get()](const std::string& kernel, const report::LaunchRecord& launch) {
-      report::record_launch_event(*trace, kernel, launch);
-    });
   }
+  // With a report or a trace, launches not split are timed on the app's device (api/api_trace.h).
+  const bool observed = trace_ || !settings_.report.empty();
+  if (observed) report_->set_launch_observer(observe_launch);
   install_context_calls(intercept_);
   install_queue_calls(intercept_);
   install_buffer_calls(intercept_);
@@ -74,6 +101,7 @@ void Runtime::init(LoadMode mode, const cl_icd_dispatch& next) {
   install_kernel_calls(intercept_);
   install_launch_calls(intercept_);
   install_event_calls(intercept_);
+  install_observers(intercept_, trace_ != nullptr, observed);
   active_ = true;
   // Registered at first use, so it runs before the destructors of what was loaded earlier; it only
   // writes files and stops coex's threads (other libraries may be half torn down by then).
@@ -86,7 +114,8 @@ devices::DeviceSet& Runtime::devices() {
     devices_ = std::make_unique<devices::DeviceSet>(next_, settings_.devices);
     report_->set_devices(devices_->report_entries());
     if (trace_)
-      for (const auto& device : devices_->all()) trace_->set_track_name(device.index, device.name);
+      for (const auto& device : devices_->all())
+        trace_->set_track_name(device.index, report::device_track_name(device.index, device.name, false));
   });
   return *devices_;
 }
@@ -97,23 +126,46 @@ exec::Executor& Runtime::executor() {
 }
 
 void Runtime::note_home(int device) {
-  if (devices().note_home(device)) report_->set_devices(devices_->report_entries());
+  if (!devices().note_home(device)) return;
+  report_->set_devices(devices_->report_entries());
+  if (trace_ && device >= 0 && size_t(device) < devices_->all().size())
+    trace_->set_track_name(device, report::device_track_name(device, devices_->at(device).name, true));
+  if (noticed_.exchange(true)) return;
+  // The first launch's home: now coex knows whether it can split anything, and says so once.
+  bool splits = false;
+  std::string line = start_notice(*devices_, device, settings_, "", splits);
+  std::string why;
+  if (splits && !kernel::libclang::load(&why)) line = start_notice(*devices_, device, settings_, why, splits);
+  announced_split_ = splits;
+  notice(spdlog::level::warn, line);
 }
 
 void Runtime::shutdown() {
   if (shut_down_.exchange(true)) return;
   if (!report_) return;
   if (executor_) executor_->stop();
-  if (!settings_.report.empty()) {
+  wait_for_timed_launches(200);
+  // %p: each process of one command line (a script running the app twice) keeps its own files.
+  const int pid = int(::getpid());
+  const std::string report_path = report::expand_pid(settings_.report, pid);
+  const std::string trace_path = report::expand_pid(settings_.trace, pid);
+  report_->set_pid(pid);
+  if (active_) report_->set_history(history_section(settings_, executor_.get()));
+  if (trace_ && !trace_path.empty()) report_->set_trace_file(trace_path);
+  if (!report_path.empty()) {
     std::string error;
-    if (!report_->write(settings_.report, &error))
-      spdlog::error("cannot write the report to {} (COEX_REPORT): {}", settings_.report, error);
+    if (!report_->write(report_path, &error))
+      spdlog::error("cannot write the report to {} (COEX_REPORT): {}", report_path, error);
   }
-  if (trace_ && !settings_.trace.empty()) {
+  if (trace_ && !trace_path.empty()) {
     std::string error;
-    if (!trace_->write(settings_.trace, &error))
-      spdlog::error("cannot write the trace to {} (COEX_TRACE): {}", settings_.trace, error);
+    if (!trace_->write(trace_path, &error))
+      spdlog::error("cannot write the trace to {} (COEX_TRACE): {}", trace_path, error);
   }
+  if (!active_ || !noticed_) return;  // no launch: nothing to tell
+  const nlohmann::json summary = report_->to_json();
+  if (announced_split_) notice(spdlog::level::warn, nothing_split_notice(summary));
+  notice(spdlog::level::info, exit_summary(summary, report_path));
 }
 
 const cl_icd_dispatch* init_as_layer(const cl_icd_dispatch* target, cl_uint num_entries) {

@@ -38,7 +38,8 @@ class Runtime {
   report::ReportRecorder& report() { return *report_; }
   report::TraceRecorder* trace() { return trace_.get(); }  // null when COEX_TRACE is unset
 
-  // A launch ran with `device` as its home: the report marks it.
+  // A launch ran with `device` as its home: the report marks it. The first one also tells the user
+  // what coex will do (api/notices.h).
   void note_home(int device);
 
   // Writes the report and the trace once; stops the executor's threads. Idempotent.
@@ -62,6 +63,8 @@ class Runtime {
   std::unique_ptr<devices::DeviceSet> devices_;
   std::unique_ptr<exec::Executor> executor_;
   std::atomic<bool> shut_down_{false};
+  std::atomic<bool> noticed_{false};        // the start notice was decided (printed or not)
+  std::atomic<bool> announced_split_{false};  // ... and it said that launches will be split
 };
 
 // As a layer: the loader hands over its target table; coex returns its own. Null on failure.

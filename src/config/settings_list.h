@@ -54,17 +54,25 @@ COEX_SETTING(Bool, side_reads, true, (),
 
 // --- What coex tells you ---
 COEX_SETTING(Enum, log, "warn", ("trace debug info warn error off"),
-             "How much coex writes to stderr. `warn` keeps coex quiet unless something is wrong.")
+             "How much coex writes to stderr. At `warn`, one line when the app's first launch shows what coex "
+             "will do (the devices it splits across, or why it will split nothing and what to change) and one "
+             "at exit when it split nothing; `info` adds a summary at exit. `error` or `off` silences them.")
 COEX_SETTING(Path, report, "", (),
-             "Write the JSON report to this path when the program exits; empty: no report. "
-             "`coex report FILE` prints it as a table.")
+             "Write the JSON report to this path when the program exits; empty: no report. `%p` in the path "
+             "is the process id (as in LLVM_PROFILE_FILE), so that each process of a script keeps its own "
+             "report: `r.%p.json`. `coex report FILE` prints it as tables, `coex report --html OUT FILE` as a "
+             "page. With a report or a trace, each launch coex does not split is timed on the app's device (an "
+             "event and a callback per launch).")
 COEX_SETTING(Path, trace, "", (),
              "Write a Chrome trace-event JSON file here when the program exits (open it in "
-             "https://ui.perfetto.dev): one track per device with its transfers, sub-launches and merges. "
-             "Empty: no trace.")
+             "https://ui.perfetto.dev): one track per device (`d<index> <name>`) with its builds, transfers, "
+             "sub-launches, merges and the launches it ran unsplit for the app, a track of launches, and one "
+             "track per app thread of its OpenCL calls. `%p` is the process id, as in `report`. Empty: no trace.")
 COEX_SETTING(Path, cache, "", (),
-             "The file that keeps performance history across runs, so that a second run starts balanced. "
-             "Empty: `$XDG_CACHE_HOME/coex/` (or `~/.cache/coex/`).")
+             "The file that keeps performance history across runs, so that a second run starts balanced; it "
+             "keeps one history per device set (the 8 last used), and the report names it. Empty: "
+             "`$XDG_CACHE_HOME/coex/history.json` (or `~/.cache/coex/history.json`). Tests and benchmarks "
+             "should name their own, or one run's measurements steer the next (`one_device_pays`).")
 
 // --- Policy `static` ---
 COEX_SETTING(Enum, static_mode, "equal", ("equal ratio spec"),

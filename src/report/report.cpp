@@ -64,6 +64,43 @@ void ReportRecorder::set_settings(const nlohmann::json& settings) {
   settings_ = settings;
 }
 
+void ReportRecorder::set_pid(int pid) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  pid_ = pid;
+}
+
+void ReportRecorder::set_history(const nlohmann::json& history) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  history_ = history;
+}
+
+void ReportRecorder::set_trace_file(const std::string& path) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  trace_file_ = path;
+}
+
+bool ReportRecorder::has_arg_names(const std::string& kernel) const {
+  std::lock_guard<std::mutex> lock(mutex_);
+  return arg_names_.count(kernel) != 0;
+}
+
+void ReportRecorder::set_arg_names(const std::string& kernel, const std::vector<std::string>& names) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  arg_names_[kernel] = names;
+}
+
+void ReportRecorder::add_device_seconds(const std::string& kernel, int device, double seconds) {
+  if (!(seconds > 0)) return;
+  std::lock_guard<std::mutex> lock(mutex_);
+  auto it = kernel_index_.find(kernel);
+  if (it == kernel_index_.end()) return;  // only launches the report counted
+  auto& per_device = kernels_[it->second].per_device;
+  auto at = std::lower_bound(per_device.begin(), per_device.end(), device,
+                             [](const auto& entry, int index) { return entry.first < index; });
+  if (at == per_device.end() || at->first != device) at = per_device.insert(at, {device, DeviceTotals{}});
+  at->second.seconds += seconds;
+}
+
 void ReportRecorder::set_launch_observer(LaunchObserver observer) {
   std::lock_guard<std::mutex> lock(mutex_);
   launch_observer_ = std::move(observer);
@@ -117,9 +154,14 @@ void ReportRecorder::add_launch(const std::string& kernel, const LaunchRecord& l
 nlohmann::json ReportRecorder::to_json() const {
   std::lock_guard<std::mutex> lock(mutex_);
   nlohmann::json report = nlohmann::json::object();
+  report["format"] = kReportFormat;
+  report["version"] = kReportVersion;
+  if (pid_) report["pid"] = pid_;
   report["mode"] = mode_;
   report["policy"] = policy_;
   if (!settings_.is_null()) report["settings"] = settings_;
+  if (!history_.is_null()) report["history"] = history_;
+  if (!trace_file_.empty()) report["trace"] = trace_file_;
 
   nlohmann::json devices = nlohmann::json::array();
   for (const ReportDevice& d : devices_) {
@@ -138,7 +180,14 @@ nlohmann::json ReportRecorder::to_json() const {
       per_device.push_back({{"index", index}, {"work_items", work.work_items}, {"seconds", work.seconds}});
     }
     nlohmann::json args = nlohmann::json::array();
-    for (const ArgTierRecord& arg : k.args) args.push_back({{"index", arg.index}, {"tier", arg.tier}});
+    auto names = arg_names_.find(k.name);
+    for (const ArgTierRecord& arg : k.args) {
+      nlohmann::json entry = {{"index", arg.index}, {"tier", arg.tier}};
+      if (names != arg_names_.end() && arg.index >= 0 && size_t(arg.index) < names->second.size() &&
+          !names->second[size_t(arg.index)].empty())
+        entry["name"] = names->second[size_t(arg.index)];
+      args.push_back(std::move(entry));
+    }
     const BytesByStep& steps = k.bytes_by_step;
     kernels.push_back({{"name", k.name},
                        {"launches", k.launches},
@@ -183,6 +232,51 @@ bool ReportRecorder::write(const std::string& path, std::string* error) const {
     if (error) *error = std::string("cannot build the report: ") + e.what();
     return false;
   }
+}
+
+std::string expand_pid(const std::string& path, int pid) {
+  std::string out;
+  for (size_t i = 0; i < path.size(); ++i) {
+    if (path[i] == '%' && i + 1 < path.size() && path[i + 1] == 'p') {
+      out += std::to_string(pid);
+      ++i;
+    } else {
+      out += path[i];
+    }
+  }
+  return out;
+}
+
+bool is_readable_report(const nlohmann::json& document, std::string& why) {
+  const char* const usage = "`coex report` reads the file that `coex run --report` (COEX_REPORT) wrote";
+  if (!document.is_object()) {
+    why = "not a coex report: the top level is not a JSON object (" + std::string(usage) + ")";
+    return false;
+  }
+  auto format = document.find("format");
+  if (format == document.end() || !format->is_string() || format->get<std::string>() != kReportFormat) {
+    if (document.contains("traceEvents"))
+      why = "a trace (COEX_TRACE), not a report: open it in https://ui.perfetto.dev, or draw it with "
+            "`coex report --html OUT.html --trace TRACE REPORT`";
+    else if (format != document.end() && format->is_string() && format->get<std::string>() == "coex-history")
+      why = "coex's history cache (COEX_CACHE), not a report; " + std::string(usage);
+    else if (document.contains("kernels") && document.contains("totals"))
+      why = "a report from a coex without a format version: run the program again under this coex";
+    else
+      why = "not a coex report: no \"format\": \"coex-report\" (a config file?); " + std::string(usage);
+    return false;
+  }
+  auto version = document.find("version");
+  if (version == document.end() || !version->is_number_integer() || version->get<int64_t>() < 1) {
+    why = "a coex report without a valid \"version\"";
+    return false;
+  }
+  if (version->get<int64_t>() > kReportVersion) {
+    why = "a coex report of version " + std::to_string(version->get<int64_t>()) + ", written by a newer coex; this one reads version " +
+          std::to_string(kReportVersion);
+    return false;
+  }
+  return true;
 }
 
 bool write_file_atomically(const std::string& path, const std::string& text, std::string* error) {

@@ -1,19 +1,27 @@
 // The run report (COEX_REPORT): what coex did with each kernel, written as JSON at process exit.
-// Shape (issue 2, item 6; later issues add keys, these names stay):
-//   { "mode": "layer|preload", "policy": "static", "settings": {...},
+// Shape (later versions add keys, these names stay):
+//   { "format": "coex-report", "version": 1, "pid", "mode": "layer|preload", "policy": "static",
+//     "settings": {...}, "history": {"file", "state", "entries", "other_device_sets", "device_set"},
+//     "trace": "<the COEX_TRACE file, when one was written>",
 //     "devices": [{"index", "name", "platform", "type": "CPU|GPU|ACCELERATOR", "home"}],
 //     "kernels": [{"name", "launches", "split_launches", "not_split": {"<reason>": count},
 //                  "bytes_moved", "per_device": [{"index", "work_items", "seconds"}],
 //                  "bytes_minimal", "bytes_by_step": {"home_to_host", "host_to_devices",
-//                  "devices_to_host", "host_to_home"}, "args": [{"index", "tier"}]}],
+//                  "devices_to_host", "host_to_home"}, "args": [{"index", "tier", "name"}]}],
 //     "totals": {"launches", "split_launches", "bytes_moved", "bytes_minimal", "bytes_home_on_demand",
 //                "bytes_fetched_on_demand"} }
 // bytes_home_on_demand (lazy home): what the other devices wrote, written to the app's buffers when
 // the app needed it there (a read, map, copy, unsplit kernel) rather than at the end of each launch;
 // bytes_fetched_on_demand (resident results): the part of it first read from the device that alone
 // held it.
-// Issue 5 added bytes_minimal (what the footprints say each device lacked), bytes_by_step (where
-// bytes_moved went) and the tier each buffer argument was moved with ("exact", "whole", "diff").
+// bytes_minimal: what the footprints say each device lacked; bytes_by_step: where bytes_moved went;
+// args: the tier each buffer argument was moved with ("exact", "whole", "diff") and its name in the
+// source when coex knows it. per_device seconds: the device's busy time on the kernel: in split launches
+// its transfers, runs and merges; in launches not split, the time on the app's device from when the
+// launch could start (its enqueue, or the end of the unsplit launch before it there) to its completion,
+// measured only with a report or a trace (an event and a callback per launch).
+// "format" and "version" let `coex report` refuse other JSON; the version changes only when a reader
+// of the old version would misread the report.
 #pragma once
 
 #include <nlohmann/json.hpp>
@@ -27,6 +35,9 @@
 #include <vector>
 
 namespace coex::report {
+
+constexpr const char* kReportFormat = "coex-report";
+constexpr int kReportVersion = 1;
 
 struct ReportDevice {
   int index = 0;  // coex device index, as `coex devices` prints it
@@ -77,7 +88,15 @@ class ReportRecorder {
   void set_policy(const std::string& policy);
   void set_devices(const std::vector<ReportDevice>& devices);
   void set_settings(const nlohmann::json& settings);  // coex::config::settings_to_json
+  void set_pid(int pid);
+  void set_history(const nlohmann::json& history);  // the "history" section: which file, what it held
+  void set_trace_file(const std::string& path);
   void record_launch(const std::string& kernel, const LaunchRecord& launch);
+  // Busy time of a launch not split, measured when it completed (after record_launch counted it).
+  void add_device_seconds(const std::string& kernel, int device, double seconds);
+  // The names of the kernel's arguments in its source, by index: shown beside the tiers.
+  bool has_arg_names(const std::string& kernel) const;
+  void set_arg_names(const std::string& kernel, const std::vector<std::string>& names);
   void record_home_on_demand(uint64_t written, uint64_t fetched = 0);
   // Called after each record_launch, outside the recorder's lock, on the recording thread: the
   // report keeps only sums, the trace shows each launch (set before the first launch).
@@ -114,6 +133,10 @@ class ReportRecorder {
   std::string policy_;
   std::vector<ReportDevice> devices_;
   nlohmann::json settings_;
+  int pid_ = 0;
+  nlohmann::json history_;
+  std::string trace_file_;
+  std::unordered_map<std::string, std::vector<std::string>> arg_names_;
   std::vector<KernelTotals> kernels_;
   std::unordered_map<std::string, size_t> kernel_index_;
   uint64_t bytes_home_on_demand_ = 0;
@@ -127,8 +150,25 @@ bool write_file_atomically(const std::string& path, const std::string& text, std
 bool write_file_atomically(const std::string& path, const std::function<void(std::ostream&)>& write_content,
                            std::string* error);
 
+// Whether `document` is a report this version of coex reads: "format" is "coex-report" and "version"
+// at most kReportVersion. Otherwise false, with `why` saying what it looks like instead (a trace, a
+// config, a newer report). Does not throw.
+bool is_readable_report(const nlohmann::json& document, std::string& why);
+
 // `coex report FILE`: the report as a table a person can read. Any key may be missing or of the
 // wrong type (an older or a hand-edited report): what is there is shown. Does not throw.
 std::string format_report_table(const nlohmann::json& report);
+
+// `coex report --html OUT FILE`: one self-contained page (no script, no external file): the devices,
+// each kernel's shares and reasons, and an SVG timeline of the devices from the trace when one is
+// given (else a bar per device of its busy time). `trace` may be null. Does not throw.
+std::string format_report_html(const nlohmann::json& report, const nlohmann::json* trace);
+
+// What a not-split reason means, in one line; "" for a reason this version does not know.
+std::string not_split_reason_meaning(const std::string& reason);
+
+// `path` with each "%p" replaced by `pid` (as LLVM_PROFILE_FILE does), so that the processes of one
+// command line (a shell script running the app twice) each write their own report and trace.
+std::string expand_pid(const std::string& path, int pid);
 
 }  // namespace coex::report

@@ -1,5 +1,4 @@
-// `coex report FILE`: the JSON report as plain-text tables. Reports come from other versions of
-// coex or from people's editors, so every key is optional and every value may be of the wrong type.
+// `coex report FILE`: the JSON report as plain-text tables (report_json.h: every key optional).
 #include <algorithm>
 #include <cstdio>
 #include <map>
@@ -7,63 +6,13 @@
 #include <sstream>
 
 #include "report/report.h"
+#include "report/report_json.h"
 
 namespace coex::report {
 
 namespace {
 
-using nlohmann::json;
-
-const json& member(const json& object, const char* key) {
-  static const json* const missing = new json();  // never destroyed: see DESIGN.md on process exit
-  if (!object.is_object()) return *missing;
-  auto it = object.find(key);
-  return it == object.end() ? *missing : *it;
-}
-
-// One line of text: a control character in a kernel name would break the table.
-std::string text_of(const json& value) {
-  if (value.is_string()) {
-    std::string text = value.get<std::string>();
-    for (char& c : text) {
-      if (static_cast<unsigned char>(c) < 0x20) c = ' ';
-    }
-    return text;
-  }
-  if (value.is_null()) return "";
-  return value.dump(-1, ' ', false, json::error_handler_t::replace);
-}
-
-bool number_of(const json& value, double& out) {
-  if (!value.is_number()) return false;
-  out = value.get<double>();
-  return true;
-}
-
-uint64_t count_of(const json& value) {
-  if (value.is_number_unsigned()) return value.get<uint64_t>();
-  if (value.is_number_integer()) return static_cast<uint64_t>(std::max<int64_t>(0, value.get<int64_t>()));
-  if (value.is_number_float() && value.get<double>() > 0) return static_cast<uint64_t>(value.get<double>());
-  return 0;
-}
-
-std::string format(const char* pattern, double value) {
-  char buffer[64];
-  std::snprintf(buffer, sizeof buffer, pattern, value);
-  return buffer;
-}
-
-std::string format_bytes(uint64_t bytes) {
-  if (bytes < 1024) return std::to_string(bytes) + " B";
-  static const char* const units[] = {"KiB", "MiB", "GiB", "TiB", "PiB"};
-  double value = static_cast<double>(bytes) / 1024;
-  size_t unit = 0;
-  while (value >= 1024 && unit + 1 < sizeof units / sizeof *units) {
-    value /= 1024;
-    ++unit;
-  }
-  return format("%.1f ", value) + units[unit];
-}
+using namespace detail;
 
 // Columns padded to their widest cell; the first `left_columns` are left-aligned (text), the rest
 // right-aligned (numbers).
@@ -101,29 +50,6 @@ class Table {
   std::map<size_t, std::vector<std::string>> notes_;  // printed under the row of that index
 };
 
-struct DeviceColumn {
-  uint64_t work_items = 0;
-  double seconds = 0;
-  bool present = false;
-};
-
-// Per kernel: device index -> summed work.
-std::map<int, DeviceColumn> per_device_of(const json& kernel) {
-  std::map<int, DeviceColumn> columns;
-  const json& entries = member(kernel, "per_device");
-  if (!entries.is_array()) return columns;
-  for (const json& entry : entries) {
-    double index = 0;
-    if (!number_of(member(entry, "index"), index)) continue;
-    DeviceColumn& column = columns[static_cast<int>(index)];
-    column.present = true;
-    column.work_items += count_of(member(entry, "work_items"));
-    double seconds = 0;
-    if (number_of(member(entry, "seconds"), seconds)) column.seconds += seconds;
-  }
-  return columns;
-}
-
 std::vector<std::string> device_cells(const std::map<int, DeviceColumn>& work, const std::set<int>& indices) {
   uint64_t all_items = 0;
   for (const auto& [index, column] : work) all_items += column.work_items;
@@ -144,19 +70,6 @@ std::vector<std::string> device_cells(const std::map<int, DeviceColumn>& work, c
   return shares;
 }
 
-// "0 exact, 1 whole": the tier of each buffer argument, from the kernel's "args".
-std::string arg_tiers_of(const json& kernel) {
-  std::string text;
-  const json& args = member(kernel, "args");
-  if (!args.is_array()) return text;
-  for (const json& arg : args) {
-    double index = 0;
-    if (!number_of(member(arg, "index"), index)) continue;
-    text += (text.empty() ? "" : ", ") + std::to_string(static_cast<int>(index)) + " " + text_of(member(arg, "tier"));
-  }
-  return text;
-}
-
 void print_devices(std::ostream& out, const json& devices, std::set<int>& indices) {
   out << "Devices\n";
   if (!devices.is_array() || devices.empty()) {
@@ -175,6 +88,37 @@ void print_devices(std::ostream& out, const json& devices, std::set<int>& indice
                text_of(member(device, "platform"))});
   }
   table.print(out);
+}
+
+// `text` in lines of at most `width` characters (words are never cut), each after the first indented by
+// `indent` spaces.
+std::string wrapped(const std::string& text, size_t width, size_t indent) {
+  std::string out, line;
+  std::istringstream words(text);
+  std::string word;
+  while (words >> word) {
+    if (!line.empty() && line.size() + 1 + word.size() > width) {
+      out += line + "\n" + std::string(indent, ' ');
+      line.clear();
+    }
+    line += (line.empty() ? "" : " ") + word;
+  }
+  return out + line;
+}
+
+// One entry per reason that appears: what it means (report/reasons.cpp).
+void print_reason_legend(std::ostream& out, const std::map<std::string, uint64_t>& reasons) {
+  if (reasons.empty()) return;
+  out << "\nWhy launches were not split\n";
+  size_t width = 0;
+  for (const auto& [reason, count] : reasons) width = std::max(width, reason.size());
+  for (const auto& [reason, count] : reasons) {
+    const std::string meaning = not_split_reason_meaning(reason);
+    out << "  " << reason << std::string(width - reason.size(), ' ') << "  "
+        << wrapped(meaning.empty() ? "(a reason this version of coex does not describe)" : meaning,
+                   std::max<size_t>(40, 100 - width - 4), width + 4)
+        << "\n";
+  }
 }
 
 void print_kernels(std::ostream& out, const json& kernels, std::set<int> indices) {
@@ -242,11 +186,13 @@ void print_kernels(std::ostream& out, const json& kernels, std::set<int> indices
   }
   if (!reasons.empty()) table.add_note("not split: " + reasons);
   table.print(out);
-  out << "\n  share dN: device N's part of the kernel's work-items; busy dN: seconds device N spent on it,\n"
-         "  transfers and merges included.\n";
+  out << "\n  share dN: device N's part of the kernel's work-items, launches not split included (they run on\n"
+         "  the app's device). busy dN: seconds device N spent on the kernel: in split launches its transfers,\n"
+         "  runs and merges; in launches not split, from when each could start on the app's device to its end.\n";
   if (with_minimal)
-    out << "  bytes minimal: the footprint bytes the devices lacked; footprints: the tier of each buffer\n"
-           "  argument (exact: its footprint moved; whole: replicated; diff: writes merged by diff).\n";
+    out << "  bytes minimal: the footprint bytes the devices lacked; footprints: how each buffer argument\n"
+           "  moved (exact: only the bytes its footprint needs; whole: all of it; diff: writes merged by diff).\n";
+  print_reason_legend(out, all_reasons);
 }
 
 }  // namespace
@@ -257,8 +203,29 @@ std::string format_report_table(const json& report) {
     if (!report.is_object()) return "coex report: not a coex report (the top level is not a JSON object)\n";
     const std::string mode = text_of(member(report, "mode"));
     const std::string policy = text_of(member(report, "policy"));
-    out << "coex report: mode " << (mode.empty() ? "?" : mode) << ", policy " << (policy.empty() ? "?" : policy)
-        << "\n\n";
+    out << "coex report: mode " << (mode.empty() ? "?" : mode) << ", policy " << (policy.empty() ? "?" : policy);
+    double pid = 0;
+    if (number_of(member(report, "pid"), pid)) out << ", process " << static_cast<long long>(pid);
+    out << "\n";
+    const json& history = member(report, "history");
+    if (history.is_object()) {
+      const std::string file = text_of(member(history, "file"));
+      const std::string state = text_of(member(history, "state"));
+      out << "history: " << (file.empty() ? "(none: no cache path)" : file);
+      if (state == "loaded")
+        out << " (" << count_of(member(history, "entries")) << " entries for this device set)";
+      else if (state == "new_device_set")
+        out << " (nothing yet for this device set; " << count_of(member(history, "other_device_sets"))
+            << " other set(s) kept)";
+      else if (state == "no_file")
+        out << " (new)";
+      else if (!state.empty())
+        out << " (" << state << ")";
+      out << "\n";
+    }
+    const std::string trace = text_of(member(report, "trace"));
+    if (!trace.empty()) out << "trace: " << trace << "\n";
+    out << "\n";
     std::set<int> indices;
     print_devices(out, member(report, "devices"), indices);
     print_kernels(out, member(report, "kernels"), indices);

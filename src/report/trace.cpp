@@ -34,13 +34,25 @@ void TraceRecorder::record(TraceEvent event) {
   events_.push_back(std::move(event));
 }
 
-void record_launch_event(TraceRecorder& trace, const std::string& kernel, const LaunchRecord& launch) {
+std::string device_track_name(int index, const std::string& name, bool home) {
+  return "d" + std::to_string(index) + " " + name + (home ? " (home)" : "");
+}
+
+void record_launch_event(TraceRecorder& trace, const std::string& kernel, const LaunchRecord& launch,
+                         double begin_us, double end_us) {
   nlohmann::json work_items = nlohmann::json::object();
   for (const DeviceWork& work : launch.per_device) work_items[std::to_string(work.index)] = work.work_items;
   nlohmann::json args = {{"split", launch.split}, {"work_items", std::move(work_items)}};
   if (!launch.split) args["not_split"] = launch.not_split_reason;
-  double now = trace.now_us();
-  trace.record(kernel, "launch", kLaunchTrack, now, now, std::move(args));
+  trace.record(kernel, "launch", kLaunchTrack, begin_us, end_us, std::move(args));
+}
+
+void record_launch_event(TraceRecorder& trace, const std::string& kernel, const LaunchRecord& launch) {
+  // Recorded as the launch ends: it began when its longest-busy device began (at the origin at most).
+  double seconds = 0;
+  for (const DeviceWork& work : launch.per_device) seconds = std::max(seconds, work.seconds);
+  const double now = trace.now_us();
+  record_launch_event(trace, kernel, launch, std::max(0.0, now - seconds * 1e6), now);
 }
 
 void TraceRecorder::record(const std::string& name, const std::string& category, int track, double begin_us,

@@ -1,6 +1,7 @@
 // The run trace (COEX_TRACE): a Chrome trace-event JSON file that opens in Perfetto
 // (https://ui.perfetto.dev) or chrome://tracing, with one track per device showing its transfers,
-// sub-launches and merges.
+// sub-launches, merges and the launches it ran unsplit for the app, a track of launches, and one
+// track per app thread of the OpenCL calls it made (api/api_trace.h).
 //
 // Format: the "Trace Event Format" document (Google, "JSON Object Format"): complete events
 // ("ph": "X", "ts" and "dur" in microseconds) and "M" metadata events that name the threads.
@@ -67,10 +68,20 @@ class TraceRecorder {
   uint64_t dropped_ = 0;
 };
 
-// The track of the per-launch events: each launch the report counts is also one zero-length slice
-// there (category "launch"), its args the work-items per device index ({"split", "work_items":
-// {"0": n, ...}, "not_split"}), so that how a dynamic policy shares each launch shows over time.
+// "d1 pthread-AMD EPYC (home)": a device track's name. The index tells apart devices of one name (two
+// PoCL devices of one CPU) and is the one `coex devices` and the report use.
+std::string device_track_name(int index, const std::string& name, bool home);
+
+// The track of the per-launch events: each launch the report counts is also one slice there (category
+// "launch"), its args the work-items per device index ({"split", "work_items": {"0": n, ...},
+// "not_split"}), so that how a dynamic policy shares each launch shows over time. A launch recorded as
+// it ends spans the longest busy time of its devices up to now.
 constexpr int kLaunchTrack = 1000;
 void record_launch_event(TraceRecorder& trace, const std::string& kernel, const LaunchRecord& launch);
+// The same slice with its span known (a launch not split, timed from its enqueue to its completion).
+void record_launch_event(TraceRecorder& trace, const std::string& kernel, const LaunchRecord& launch,
+                         double begin_us, double end_us);
+// The tracks of the app's OpenCL calls: kApiTrackBase + n for the app's n-th thread that made one.
+constexpr int kApiTrackBase = 2000;
 
 }  // namespace coex::report

@@ -18,7 +18,7 @@ namespace {
 constexpr const char* kFormat = "coex-history";
 // The version changes only when a reader of the old version would misread a file. Keys added since
 // version 1, optional on reading (a file without them loads as before) and ignored by older readers:
-// "split_launches" per kernel entry.
+// "split_launches" per kernel entry; "other_device_sets" (the histories of other device sets).
 constexpr int kVersion = 1;
 
 uint64_t fnv1a(const std::string& text) {
@@ -204,24 +204,65 @@ size_t History::entry_count() const {
   return entries_.size();
 }
 
+namespace {
+
+// One device set's history as the file holds it: {"devices": signature, "kernels": [...], "regular": {...}}.
+// The top level of the file is the set saved last; "other_device_sets" holds the others (a key added in
+// version 1: a reader that ignores it reads the top level as before).
+const nlohmann::json* find_set(const nlohmann::json& doc, const std::string& signature, size_t& other_sets) {
+  const nlohmann::json* found = nullptr;
+  other_sets = 0;
+  if (doc.value("devices", "") == signature)
+    found = &doc;
+  else if (doc.contains("kernels"))
+    ++other_sets;
+  if (doc.contains("other_device_sets"))
+    for (const auto& set : doc.at("other_device_sets")) {
+      if (!found && set.value("devices", "") == signature)
+        found = &set;
+      else
+        ++other_sets;
+    }
+  return found;
+}
+
+void check_header(const nlohmann::json& doc) {
+  if (!doc.is_object() || doc.value("format", "") != kFormat) throw std::runtime_error("not a coex history file");
+  if (doc.value("version", 0) != kVersion)
+    throw std::runtime_error("history format version " + std::to_string(doc.value("version", 0)) + ", expected " +
+                             std::to_string(kVersion));
+}
+
+}  // namespace
+
 bool History::load(const std::string& path, std::string* error, std::string* note) {
+  LoadOutcome outcome;
+  outcome.file = path;
   std::ifstream in(path);
-  if (!in) return true;  // no cache yet
+  if (!in) {  // no cache yet
+    outcome.state = "no_file";
+    std::lock_guard<std::mutex> lock(mutex_);
+    last_load_ = outcome;
+    return true;
+  }
   nlohmann::json doc;
   try {
     doc = nlohmann::json::parse(in);
-    if (doc.value("format", "") != kFormat) throw std::runtime_error("not a coex history file");
-    if (doc.value("version", 0) != kVersion)
-      throw std::runtime_error("history format version " + std::to_string(doc.value("version", 0)) +
-                               ", expected " + std::to_string(kVersion));
-    if (doc.value("devices", "") != signature_) {
-      if (note) *note = "history in " + path + " was written for another device set; starting empty";
+    check_header(doc);
+    const nlohmann::json* set = find_set(doc, signature_, outcome.other_sets);
+    if (!set) {
+      outcome.state = "new_device_set";
+      if (note)
+        *note = "history in " + path + " has no entry for this device set yet (" +
+                std::to_string(outcome.other_sets) + " other device set(s) kept there); starting empty";
+      std::lock_guard<std::mutex> lock(mutex_);
+      last_load_ = outcome;
       return true;
     }
     std::map<Key, Entry> entries;
     std::map<std::string, bool> regular;
     uint64_t clock = 0;
-    for (const auto& k : doc.at("kernels")) {
+    for (const auto& k : set->at("kernels")) {
       Entry e;
       e.launches = k.at("launches").get<uint64_t>();
       e.last_use = k.value("last_use", uint64_t{0});
@@ -249,19 +290,59 @@ bool History::load(const std::string& path, std::string* error, std::string* not
         }
       entries[{k.at("kernel").get<std::string>(), k.at("global_size").get<uint64_t>()}] = std::move(e);
     }
-    if (doc.contains("regular"))
-      for (const auto& [kernel, value] : doc.at("regular").items()) regular[kernel] = value.get<bool>();
+    if (set->contains("regular"))
+      for (const auto& [kernel, value] : set->at("regular").items()) regular[kernel] = value.get<bool>();
     std::lock_guard<std::mutex> lock(mutex_);
     entries_ = std::move(entries);
     regular_ = std::move(regular);
     clock_ = clock;
     evict_over_capacity();
+    outcome.state = "loaded";
+    outcome.entries = entries_.size();
+    last_load_ = outcome;
   } catch (const std::exception& ex) {
     if (error) *error = "cannot read history " + path + ": " + ex.what();
+    outcome.state = "unreadable";
+    outcome.detail = ex.what();
+    std::lock_guard<std::mutex> lock(mutex_);
+    last_load_ = outcome;
     return false;
   }
   return true;
 }
+
+History::LoadOutcome History::last_load() const {
+  std::lock_guard<std::mutex> lock(mutex_);
+  return last_load_;
+}
+
+namespace {
+
+// The histories of the other device sets in the file at `path` as it is now (another process may have
+// saved its set since this one loaded), most recently saved first. An unreadable file keeps none.
+std::vector<nlohmann::json> other_sets_in(const std::string& path, const std::string& signature) {
+  std::vector<nlohmann::json> sets;
+  std::ifstream in(path);
+  if (!in) return sets;
+  try {
+    nlohmann::json doc = nlohmann::json::parse(in);
+    check_header(doc);
+    if (doc.value("devices", "") != signature && doc.contains("kernels")) {
+      nlohmann::json top = nlohmann::json::object();
+      for (const char* key : {"devices", "kernels", "regular"})
+        if (doc.contains(key)) top[key] = doc.at(key);
+      sets.push_back(std::move(top));
+    }
+    if (doc.contains("other_device_sets"))
+      for (const auto& set : doc.at("other_device_sets"))
+        if (set.is_object() && set.value("devices", "") != signature) sets.push_back(set);
+  } catch (const std::exception&) {
+    sets.clear();  // not ours to mend: it is replaced by this set alone
+  }
+  return sets;
+}
+
+}  // namespace
 
 bool History::save(const std::string& path, std::string* error) const {
   nlohmann::json doc;
@@ -297,6 +378,9 @@ bool History::save(const std::string& path, std::string* error) const {
     doc["kernels"] = std::move(kernels);
     doc["regular"] = regular_;
   }
+  std::vector<nlohmann::json> others = other_sets_in(path, signature_);
+  if (others.size() > kMaxDeviceSets - 1) others.resize(kMaxDeviceSets - 1);
+  if (!others.empty()) doc["other_device_sets"] = std::move(others);
   try {
     const std::filesystem::path target(path);
     if (target.has_parent_path()) std::filesystem::create_directories(target.parent_path());

@@ -13,9 +13,11 @@
 // costs (the host-copy refresh, hand-offs between device threads, read-backs, the merge): auto compares
 // this time with the home device alone (docs/schedulers.md, "The auto rule").
 //
-// Invalidation: the file carries a signature of the device set; load() ignores a file written for
-// another set. The kernel key contains a hash of the source, so a changed source finds no entries; the
-// stale ones are dropped when the cache is over capacity (least recently used first).
+// Device sets: the file keeps one history per signature of the device set (kMaxDeviceSets at most, the
+// most recently saved first), so that a run on another set (POCL_DEVICES, COEX_DEVICES, a GPU added)
+// neither reads nor destroys the history of this one. The kernel key contains a hash of the source, so
+// a changed source finds no entries; the stale ones are dropped when the cache is over capacity (least
+// recently used first).
 // Thread-safe: every member locks.
 #pragma once
 
@@ -41,8 +43,19 @@ class History {
   // Samples kept per (kernel, size, device); decay applied to the throughput sums at each launch's end.
   static constexpr size_t kMaxSamples = 32;
   static constexpr double kLaunchDecay = 0.3;
-  // Entries (kernel, size) kept in memory and in the file.
+  // Entries (kernel, size) kept in memory and in the file, per device set.
   static constexpr size_t kMaxEntries = 512;
+  // Device sets kept in one file: this one and the most recently saved others.
+  static constexpr size_t kMaxDeviceSets = 8;
+
+  // What the last load() found, for the report.
+  struct LoadOutcome {
+    std::string file;        // the path given to load(); empty before any load
+    std::string state;       // "loaded", "no_file", "new_device_set" or "unreadable"
+    size_t entries = 0;      // (kernel, size) entries read for this device set
+    size_t other_sets = 0;   // histories of other device sets the file keeps
+    std::string detail;      // the error, when unreadable
+  };
 
   explicit History(std::string device_signature = "");
 
@@ -84,12 +97,14 @@ class History {
   void clear();
   size_t entry_count() const;
 
-  // Reads a cache file. A missing file is not an error (returns true, empty). A file for another device
-  // set is ignored (returns true, *note says so). A malformed file returns false with *error set; the
-  // history is unchanged in both non-loading cases.
+  // Reads this device set's history from a cache file. A missing file is not an error (returns true,
+  // empty). A file without this device set loads nothing (returns true, *note says so). A malformed
+  // file returns false with *error set; the history is unchanged in both non-loading cases.
   bool load(const std::string& path, std::string* error = nullptr, std::string* note = nullptr);
+  LoadOutcome last_load() const;
   // Writes the cache file (parent folders created, written to a temporary and renamed, so a reader
-  // never sees half a file). Returns false with *error on failure.
+  // never sees half a file), keeping the histories of the other device sets the file holds now.
+  // Returns false with *error on failure.
   bool save(const std::string& path, std::string* error = nullptr) const;
 
  private:
@@ -123,6 +138,7 @@ class History {
   std::map<std::string, bool> regular_;
   std::map<Key, uint64_t> in_flight_;  // apart from entries_: eviction must not lose a count
   uint64_t clock_ = 0;
+  LoadOutcome last_load_;
 };
 
 // A signature of the device set: changes when a device is added, removed, reordered or replaced.

@@ -46,6 +46,46 @@ TEST(ReportRecorder, EmptyReportHasTheShapeOfIssue2) {
                                   {"bytes_home_on_demand", 0},
                                   {"bytes_fetched_on_demand", 0}}));
   EXPECT_FALSE(j.contains("settings"));  // only when set
+  EXPECT_EQ(j.at("format"), "coex-report");
+  EXPECT_EQ(j.at("version"), 1);
+  EXPECT_FALSE(j.contains("history"));
+  EXPECT_FALSE(j.contains("trace"));
+}
+
+TEST(ReportRecorder, NamesTheProcessHistoryAndTrace) {
+  ReportRecorder recorder;
+  recorder.set_pid(77);
+  recorder.set_history({{"file", "/h.json"}, {"state", "loaded"}});
+  recorder.set_trace_file("/t.77.json");
+  const json j = recorder.to_json();
+  EXPECT_EQ(j.at("pid"), 77);
+  EXPECT_EQ(j.at("history").at("file"), "/h.json");
+  EXPECT_EQ(j.at("trace"), "/t.77.json");
+}
+
+TEST(ReportRecorder, UnsplitLaunchTimeIsAddedWhenItCompletes) {
+  // A launch not split is counted when the app enqueues it; its time on home comes with its completion.
+  ReportRecorder recorder;
+  recorder.record_launch("histogram", unsplit_launch("global_atomics", {{0, 64, 0}}));
+  recorder.add_device_seconds("histogram", 0, 0.5);
+  recorder.add_device_seconds("histogram", 0, 0.25);
+  recorder.add_device_seconds("never_launched", 0, 1.0);  // ignored: not a launch the report counted
+  const json j = recorder.to_json();
+  ASSERT_EQ(j.at("kernels").size(), 1u);
+  EXPECT_EQ(j.at("kernels")[0].at("per_device"), (json::array({{{"index", 0}, {"work_items", 64}, {"seconds", 0.75}}})));
+}
+
+TEST(ReportRecorder, ArgumentNamesGoBesideTheTiers) {
+  ReportRecorder recorder;
+  LaunchRecord launch = split_launch(8, {{0, 4, 0.1}, {1, 4, 0.1}});
+  launch.args = {{0, "exact"}, {2, "whole"}};
+  recorder.record_launch("k", launch);
+  EXPECT_FALSE(recorder.has_arg_names("k"));
+  recorder.set_arg_names("k", {"in", "n", "out"});
+  EXPECT_TRUE(recorder.has_arg_names("k"));
+  const json args = recorder.to_json().at("kernels")[0].at("args");
+  EXPECT_EQ(args, (json::array({{{"index", 0}, {"tier", "exact"}, {"name", "in"}},
+                                {{"index", 2}, {"tier", "whole"}, {"name", "out"}}})));
 }
 
 TEST(ReportRecorder, Devices) {

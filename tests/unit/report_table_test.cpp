@@ -117,7 +117,72 @@ TEST(ReportTable, ShowsFootprintBytesAndTiersWhereThereAreSome) {
                                                                    "25.0%", "1.500", "0.250"}))
       << table;
   EXPECT_EQ(cells(line_of(table, "histogram"))[5], "0") << table;
-  EXPECT_NE(line_of(table, "footprints: 0 exact, 2 diff"), "") << table;
+  EXPECT_NE(line_of(table, "footprints: arg 0 exact, arg 2 diff"), "") << table;
+  // With the names the report has: each argument by name and position.
+  report["kernels"][0]["args"][0]["name"] = "a";
+  EXPECT_NE(line_of(format_report_table(report), "footprints: a (arg 0) exact, arg 2 diff"), "");
+}
+
+TEST(ReportTable, LegendExplainsEachReasonThatAppears) {
+  json report = kReport;
+  report["kernels"][1]["not_split"] = {{"global_atomics", 1}, {"made_up_reason", 1}};
+  const std::string table = format_report_table(report);
+  const size_t legend = table.find("Why launches were not split");
+  ASSERT_NE(legend, std::string::npos) << table;
+  EXPECT_NE(line_of(table.substr(legend), "global_atomics").find("atomics on global memory"), std::string::npos)
+      << table;
+  EXPECT_NE(line_of(table.substr(legend), "made_up_reason").find("does not describe"), std::string::npos) << table;
+  EXPECT_EQ(line_of(table.substr(legend), "too_small"), "") << table;  // only the reasons that appear
+  EXPECT_EQ(format_report_table(kReport).find("Why launches were not split") == std::string::npos, false);
+}
+
+TEST(ReportTable, EveryReasonCoexGivesHasAMeaning) {
+  // The reasons the planner, the split runner, the analysis and the conflict checks give (grep
+  // not_split_reason and not_split( in src/): a new one needs its line in report/reasons.cpp.
+  for (const char* reason :
+       {"single_device", "too_small", "one_device_pays", "split_being_measured", "device_building", "devices_busy",
+        "device_failed", "devices_unavailable", "sub_launch_failed", "merge_failed", "unanalysable", "global_atomics",
+        "image_args", "sampler_args", "pipe_args", "svm", "device_enqueue", "program_scope_variables",
+        "group_builtins_in_helper", "kernel_called_as_function", "binary_program", "il_program", "builtin_kernels",
+        "linked_program", "unknown_program", "cross_chunk_dependency", "overlapping_writes", "invalid_launch",
+        "task", "untracked_kernel", "untracked_buffer", "unknown_device", "coex_error", "unspecified"})
+    EXPECT_FALSE(not_split_reason_meaning(reason).empty()) << reason;
+}
+
+TEST(ReportTable, NamesTheProcessHistoryAndTrace) {
+  json report = kReport;
+  report["pid"] = 4242;
+  report["history"] = {{"file", "/tmp/h.json"}, {"state", "loaded"}, {"entries", 3}};
+  report["trace"] = "/tmp/t.json";
+  const std::string table = format_report_table(report);
+  EXPECT_NE(table.find("process 4242"), std::string::npos) << table;
+  EXPECT_NE(table.find("history: /tmp/h.json (3 entries for this device set)"), std::string::npos) << table;
+  EXPECT_NE(table.find("trace: /tmp/t.json"), std::string::npos) << table;
+}
+
+TEST(ReportFormat, OnlyReportsOfThisFormatAndVersionAreRead) {
+  std::string why;
+  ReportRecorder recorder;
+  EXPECT_TRUE(is_readable_report(recorder.to_json(), why)) << why;
+  EXPECT_FALSE(is_readable_report(kReport, why));  // no format: a report of an older coex
+  EXPECT_NE(why.find("without a format version"), std::string::npos) << why;
+  EXPECT_FALSE(is_readable_report(json::parse(R"({"traceEvents": [], "displayTimeUnit": "ms"})"), why));
+  EXPECT_NE(why.find("a trace"), std::string::npos) << why;
+  EXPECT_FALSE(is_readable_report(json::parse(R"({"policy": "static"})"), why));
+  EXPECT_NE(why.find("not a coex report"), std::string::npos) << why;
+  EXPECT_FALSE(is_readable_report(json::parse(R"({"format": "coex-history", "version": 1})"), why));
+  EXPECT_NE(why.find("history"), std::string::npos) << why;
+  EXPECT_FALSE(is_readable_report(json::parse(R"({"format": "coex-report", "version": 99})"), why));
+  EXPECT_NE(why.find("newer coex"), std::string::npos) << why;
+  EXPECT_FALSE(is_readable_report(json::array(), why));
+}
+
+TEST(ReportFormat, PercentPIsTheProcessId) {
+  EXPECT_EQ(expand_pid("r.%p.json", 123), "r.123.json");
+  EXPECT_EQ(expand_pid("/a/%p/r-%p", 7), "/a/7/r-7");
+  EXPECT_EQ(expand_pid("r%.json", 7), "r%.json");
+  EXPECT_EQ(expand_pid("r.json%", 7), "r.json%");
+  EXPECT_EQ(expand_pid("", 7), "");
 }
 
 TEST(ReportTable, RoundTripFromTheRecorder) {

@@ -146,6 +146,25 @@ TEST(TraceRecorder, EachLaunchTheReportCountsIsOneSliceWithItsShares) {
   EXPECT_LE(slices[0].at("ts").get<double>(), slices[1].at("ts").get<double>());
   // The report still sums them.
   EXPECT_EQ(report.to_json().at("totals").at("launches"), 2);
+  // A launch recorded as it ends spans its longest-busy device's time (100 ms here), up to now.
+  EXPECT_NEAR(slices[0].at("dur").get<double>(), std::min(1e5, slices[0].at("ts").get<double>() +
+                                                                   slices[0].at("dur").get<double>()), 1.0);
+}
+
+TEST(TraceRecorder, LaunchWithAKnownSpanAndDeviceTrackNames) {
+  TraceRecorder trace;
+  LaunchRecord unsplit;
+  unsplit.not_split_reason = "too_small";
+  unsplit.per_device = {{0, 64, 0.0}};
+  record_launch_event(trace, "tiny", unsplit, 10.0, 35.0);
+  const auto slices = events_with_phase(trace.to_json(), "X");
+  ASSERT_EQ(slices.size(), 1u);
+  EXPECT_EQ(slices[0].at("ts"), 10.0);
+  EXPECT_EQ(slices[0].at("dur"), 25.0);
+  EXPECT_EQ(slices[0].at("args").at("not_split"), "too_small");
+  // Two PoCL devices share a name: the index tells them apart.
+  EXPECT_EQ(device_track_name(1, "pthread-cpu", false), "d1 pthread-cpu");
+  EXPECT_EQ(device_track_name(0, "pthread-cpu", true), "d0 pthread-cpu (home)");
 }
 
 }  // namespace

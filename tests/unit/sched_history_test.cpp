@@ -185,7 +185,7 @@ TEST(History, SplitLaunchTimesAreSavedAndAFileWithoutThemLoads) {
   std::filesystem::remove_all(dir);
 }
 
-TEST(History, AnotherDeviceSetInvalidatesTheFile) {
+TEST(History, AnotherDeviceSetFindsNothingAndLeavesItsHistoryAsItWas) {
   const auto dir = temp_dir("signature");
   const std::string file = (dir / "h.json").string();
   History h("sig-A");
@@ -196,9 +196,59 @@ TEST(History, AnotherDeviceSetInvalidatesTheFile) {
   std::string note;
   EXPECT_TRUE(other.load(file, nullptr, &note));
   EXPECT_FALSE(note.empty());
+  EXPECT_EQ(other.last_load().state, "new_device_set");
+  EXPECT_EQ(other.last_load().other_sets, 1u);
   EXPECT_FALSE(other.throughput("k", 1, 0).has_value());
   EXPECT_TRUE(other.throughput("mine", 1, 0).has_value());  // left as it was
   std::filesystem::remove_all(dir);
+}
+
+TEST(History, EachDeviceSetKeepsItsOwnHistoryInOneFile) {
+  // A run on another device set (say POCL_DEVICES changed) must not throw away this set's history.
+  const auto dir = temp_dir("per_set");
+  const std::string file = (dir / "h.json").string();
+  History a("sig-A");
+  a.record_chunk("k", 1, timing(0, 10, 1));
+  ASSERT_TRUE(a.save(file));
+  History b("sig-B");
+  ASSERT_TRUE(b.load(file));
+  b.record_chunk("k", 1, timing(0, 40, 1));
+  ASSERT_TRUE(b.save(file));
+
+  History a_again("sig-A");
+  ASSERT_TRUE(a_again.load(file));
+  EXPECT_EQ(a_again.last_load().state, "loaded");
+  EXPECT_EQ(a_again.last_load().entries, 1u);
+  EXPECT_EQ(a_again.last_load().other_sets, 1u);
+  EXPECT_NEAR(*a_again.throughput("k", 1, 0), 10, 1e-9);
+  History b_again("sig-B");
+  ASSERT_TRUE(b_again.load(file));
+  EXPECT_NEAR(*b_again.throughput("k", 1, 0), 40, 1e-9);
+
+  // Saving A again keeps B; the file holds at most kMaxDeviceSets sets, the oldest dropped.
+  ASSERT_TRUE(a_again.save(file));
+  ASSERT_TRUE(b_again.load(file));
+  EXPECT_NEAR(*b_again.throughput("k", 1, 0), 40, 1e-9);
+  for (size_t i = 0; i < History::kMaxDeviceSets + 2; ++i) {
+    History n("sig-N" + std::to_string(i));
+    n.record_chunk("k", 1, timing(0, 5, 1));
+    ASSERT_TRUE(n.save(file));
+  }
+  History last("sig-N" + std::to_string(History::kMaxDeviceSets + 1));
+  ASSERT_TRUE(last.load(file));
+  EXPECT_EQ(last.last_load().other_sets, History::kMaxDeviceSets - 1);
+  History first("sig-A");
+  ASSERT_TRUE(first.load(file));
+  EXPECT_EQ(first.last_load().state, "new_device_set");  // the oldest saved, dropped
+  std::filesystem::remove_all(dir);
+}
+
+TEST(History, LoadOutcomeNamesTheFile) {
+  const auto dir = temp_dir("outcome");
+  History h("s");
+  EXPECT_TRUE(h.load((dir / "none.json").string()));
+  EXPECT_EQ(h.last_load().state, "no_file");
+  EXPECT_EQ(h.last_load().file, (dir / "none.json").string());
 }
 
 TEST(History, ChangedKernelSourceFindsNothing) {
