@@ -1,6 +1,8 @@
 #include "kernel/kernel_analysis.h"
 
+#include <map>
 #include <set>
+#include <utility>
 
 #include "kernel/clang_session.h"
 #include "kernel/footprint_builder.h"
@@ -89,7 +91,8 @@ ArgInfo describe_argument(CXCursor param, ArgVerdict& verdict) {
 // Flags of the kernel and of every function it calls, transitively.
 struct CallTreeFlags {
   bool errors = false;
-  bool helper_launch_builtins = false;
+  bool helper_launch_builtins = false;         // a helper it calls reads a launch builtin
+  bool called_kernel_launch_builtins = false;  // so does a kernel it calls as a function
   bool global_atomics = false;
   bool device_enqueue = false;
   bool integer_to_pointer = false;
@@ -97,10 +100,22 @@ struct CallTreeFlags {
   bool recursion = false;
 };
 
+bool tree_reads_launch_builtins(ProgramFacts& program, const FunctionFacts& f, std::set<std::string>& seen) {
+  if (f.launch_builtins) return true;
+  for (CXCursor callee : f.callees)
+    if (seen.insert(declaration_key(callee)).second && tree_reads_launch_builtins(program, program.of(callee), seen))
+      return true;
+  return false;
+}
+
 void gather(ProgramFacts& program, const FunctionFacts& f, bool is_root, std::set<std::string>& seen,
             CallTreeFlags& flags) {
   flags.errors |= f.has_errors;
-  if (!is_root) flags.helper_launch_builtins |= f.launch_builtins;
+  if (!is_root && is_kernel_function(f.definition)) {
+    std::set<std::string> below{declaration_key(f.definition)};
+    flags.called_kernel_launch_builtins |= tree_reads_launch_builtins(program, f, below);
+  }
+  if (!is_root && !is_kernel_function(f.definition)) flags.helper_launch_builtins |= f.launch_builtins;
   flags.global_atomics |= f.global_atomics;
   flags.device_enqueue |= f.device_enqueue;
   flags.integer_to_pointer |= f.integer_to_pointer;
@@ -126,7 +141,7 @@ std::vector<FilePosition> error_positions(CXTranslationUnit unit, std::string& f
   return out;
 }
 
-std::string verdict_reason(const ArgVerdict& args, const CallTreeFlags& flags) {
+std::string verdict_reason(const ArgVerdict& args, const CallTreeFlags& flags, bool helpers_rewritten) {
   if (flags.errors || flags.recursion) return "unanalysable";
   if (args.image) return "image_args";
   if (args.sampler) return "sampler_args";
@@ -135,8 +150,85 @@ std::string verdict_reason(const ArgVerdict& args, const CallTreeFlags& flags) {
   if (args.queue || flags.device_enqueue) return "device_enqueue";
   if (flags.global_atomics) return "global_atomics";
   if (flags.program_scope_variables) return "program_scope_variables";
-  if (flags.helper_launch_builtins) return "group_builtins_in_helper";
+  // A kernel called as a function cannot take new parameters; a helper can, unless its rewrite failed.
+  if (flags.called_kernel_launch_builtins || (flags.helper_launch_builtins && !helpers_rewritten))
+    return "group_builtins_in_helper";
   return "";
+}
+
+// The helpers (program functions other than kernels) that read a launch builtin, themselves or
+// through what they call, keyed by declaration.
+std::map<std::string, CXCursor> launch_helpers(ProgramFacts& program, const std::vector<CXCursor>& helpers) {
+  std::map<std::string, CXCursor> out;
+  for (bool grew = true; grew;) {
+    grew = false;
+    for (CXCursor h : helpers) {
+      const FunctionFacts& f = program.of(h);
+      bool uses = f.launch_builtins;
+      for (CXCursor callee : f.callees) uses |= out.count(declaration_key(callee)) > 0;
+      if (uses) grew |= out.emplace(declaration_key(h), h).second;
+    }
+  }
+  return out;
+}
+
+// The calls in a function's own body of those helpers.
+std::vector<CXCursor> calls_of(ProgramFacts& program, CXCursor function,
+                               const std::map<std::string, CXCursor>& helpers) {
+  std::vector<CXCursor> out;
+  for (const auto& site : program.of(function).call_sites) {
+    CXCursor definition = clang_getCursorDefinition(clang_getCursorReferenced(site.call));
+    if (helpers.count(declaration_key(definition))) out.push_back(site.call);
+  }
+  return out;
+}
+
+// The verdict, arguments, edits and footprint of one kernel. helpers_ok: the helpers that read launch
+// builtins are rewritten; unsplit_edits_ok turns false when a kernel that stays whole cannot pass
+// their values on.
+KernelInfo analyze_kernel(const ParsedSource& parsed, SourceTokens& tokens, ProgramFacts& program, CXCursor definition,
+                          const std::set<std::string>& called, const std::map<std::string, CXCursor>& rewritten_helpers,
+                          bool helpers_ok, bool& unsplit_edits_ok) {
+  KernelInfo kernel;
+  kernel.name = cursor_spelling(definition);
+  const FunctionFacts& facts = program.of(definition);
+  CallTreeFlags flags;
+  std::set<std::string> seen{declaration_key(definition)};
+  gather(program, facts, true, seen, flags);
+  ArgVerdict arg_verdict;
+  for (size_t i = 0; i < facts.params.size(); ++i) {
+    ArgInfo arg = describe_argument(facts.params[i], arg_verdict);
+    bool pointer = arg.kind == ArgKind::GlobalPointer || arg.kind == ArgKind::ConstantPointer ||
+                   arg.kind == ArgKind::LocalPointer || arg.kind == ArgKind::Other;
+    if (pointer && is_pointer_type(clang_getCursorType(facts.params[i])) && !flags.errors) {
+      arg.read = facts.param_uses[i].read;
+      arg.written = facts.param_uses[i].written && arg.kind != ArgKind::ConstantPointer;
+    } else if (pointer && is_pointer_type(clang_getCursorType(facts.params[i]))) {
+      // Unanalysable body: only the declared type speaks.
+      CXType pointee = clang_getPointeeType(clang_getCanonicalType(clang_getCursorType(facts.params[i])));
+      arg.written = arg.kind != ArgKind::ConstantPointer && !clang_isConstQualifiedType(pointee);
+    }
+    kernel.args.push_back(arg);
+  }
+  kernel.uses_launch_builtins =
+      facts.launch_builtins || flags.helper_launch_builtins || flags.called_kernel_launch_builtins;
+  kernel.not_split_reason = verdict_reason(arg_verdict, flags, helpers_ok);
+  std::vector<CXCursor> helper_calls =
+      helpers_ok ? calls_of(program, definition, rewritten_helpers) : std::vector<CXCursor>{};
+  std::string why_not;
+  if (kernel.not_split_reason.empty() && kernel.uses_launch_builtins) {
+    if (called.count(declaration_key(definition))) {
+      // Another function calls this kernel: new parameters would break that call.
+      kernel.not_split_reason = "kernel_called_as_function";
+    } else if (!compute_split_edits(parsed, tokens, definition, helper_calls, kernel.split_edits, why_not)) {
+      kernel.not_split_reason = "unanalysable";
+    }
+  }
+  if (!kernel.not_split_reason.empty() && !helper_calls.empty() &&
+      !compute_unsplit_kernel_edits(parsed, tokens, definition, helper_calls, kernel.unsplit_edits, why_not))
+    unsplit_edits_ok = false;
+  if (kernel.not_split_reason.empty()) kernel.footprint = build_footprint_model(program, facts, kernel);
+  return kernel;
 }
 
 }  // namespace
@@ -157,51 +249,33 @@ ProgramInfo analyze_program_with(const std::string& source, const std::string& b
   size_t error_count = 0;
   program.set_error_positions(error_positions(parsed.unit(), first_error, error_count));
 
-  std::vector<CXCursor> kernels;
+  std::vector<CXCursor> kernels, helpers;
   std::set<std::string> called;  // functions some function of the program calls
   for (CXCursor c : children_of(clang_getTranslationUnitCursor(parsed.unit()))) {
     if (clang_getCursorKind(c) != CXCursor_FunctionDecl || !clang_isCursorDefinition(c) || !is_program_file(c))
       continue;
     for (CXCursor callee : program.of(c).callees) called.insert(declaration_key(callee));
-    if (is_kernel_function(c)) kernels.push_back(c);
+    (is_kernel_function(c) ? kernels : helpers).push_back(c);
   }
-
-  for (CXCursor definition : kernels) {
-    KernelInfo kernel;
-    kernel.name = cursor_spelling(definition);
-    const FunctionFacts& facts = program.of(definition);
-    CallTreeFlags flags;
-    std::set<std::string> seen{declaration_key(definition)};
-    gather(program, facts, true, seen, flags);
-    ArgVerdict arg_verdict;
-    for (size_t i = 0; i < facts.params.size(); ++i) {
-      ArgInfo arg = describe_argument(facts.params[i], arg_verdict);
-      bool pointer = arg.kind == ArgKind::GlobalPointer || arg.kind == ArgKind::ConstantPointer ||
-                     arg.kind == ArgKind::LocalPointer || arg.kind == ArgKind::Other;
-      if (pointer && is_pointer_type(clang_getCursorType(facts.params[i])) && !flags.errors) {
-        arg.read = facts.param_uses[i].read;
-        arg.written = facts.param_uses[i].written && arg.kind != ArgKind::ConstantPointer;
-      } else if (pointer && is_pointer_type(clang_getCursorType(facts.params[i]))) {
-        // Unanalysable body: only the declared type speaks.
-        CXType pointee = clang_getPointeeType(clang_getCanonicalType(clang_getCursorType(facts.params[i])));
-        arg.written = arg.kind != ArgKind::ConstantPointer && !clang_isConstQualifiedType(pointee);
-      }
-      kernel.args.push_back(arg);
+  // Helpers that read launch builtins are rewritten like kernels (split_rewrite.h); when one of
+  // their edits cannot be made, the kernels that call them are not split.
+  std::map<std::string, CXCursor> rewritten_helpers = launch_helpers(program, helpers);
+  std::vector<std::pair<CXCursor, std::vector<CXCursor>>> helper_calls;
+  for (const auto& [key, h] : rewritten_helpers) helper_calls.push_back({h, calls_of(program, h, rewritten_helpers)});
+  std::string helper_why_not;
+  bool helpers_ok = rewritten_helpers.empty() ||
+                    compute_helper_edits(parsed, tokens, helper_calls, info.helper_edits, helper_why_not);
+  for (;;) {
+    info.kernels.clear();
+    bool unsplit_edits_ok = true;
+    for (CXCursor definition : kernels) {
+      info.kernels.push_back(
+          analyze_kernel(parsed, tokens, program, definition, called, rewritten_helpers, helpers_ok, unsplit_edits_ok));
     }
-    kernel.uses_launch_builtins = facts.launch_builtins || flags.helper_launch_builtins;
-    kernel.not_split_reason = verdict_reason(arg_verdict, flags);
-    if (kernel.not_split_reason.empty() && kernel.uses_launch_builtins) {
-      std::string why_not;
-      if (called.count(declaration_key(definition))) {
-        // Another function calls this kernel: new parameters would break that call.
-        kernel.not_split_reason = "kernel_called_as_function";
-      } else if (!compute_split_edits(parsed, tokens, definition, kernel.split_edits, why_not)) {
-        kernel.not_split_reason = "unanalysable";
-      }
-    }
-    if (kernel.not_split_reason.empty()) kernel.footprint = build_footprint_model(program, facts, kernel);
-    info.kernels.push_back(std::move(kernel));
+    if (unsplit_edits_ok || !helpers_ok) break;
+    helpers_ok = false;  // a kernel that stays whole could not pass the values on: rewrite no helper
   }
+  if (!helpers_ok) info.helper_edits.clear();
   if (info.kernels.empty() && error_count > 0) info.parse_error = first_error;
   return info;
 }

@@ -53,8 +53,12 @@ struct KernelInfo {
   // get_global_offset: a split launch must use the rewritten source (rewrite_for_split).
   bool uses_launch_builtins = false;
   // The edits rewrite_for_split applies for this kernel (extra parameters in every declaration of
-  // it, the #define/#undef pair in its body); empty unless uses_launch_builtins and splittable.
+  // it, the #define/#undef pair in its body, its calls of rewritten helpers passing the values on);
+  // empty unless uses_launch_builtins and splittable.
   std::vector<SourceEdit> split_edits;
+  // A kernel that is not split but calls rewritten helpers: the values of an unsplit launch declared
+  // in its body and passed to them, so that the rewritten program builds.
+  std::vector<SourceEdit> unsplit_edits;
   // Per pointer argument, the bytes a range of work-groups reads and writes (kernel/footprint.h);
   // null when the kernel is not splittable.
   std::shared_ptr<const FootprintModel> footprint;
@@ -65,6 +69,9 @@ struct ProgramInfo {
   std::string parse_error;          // non-empty when the source could not be analysed at all
   // "clang" (clang's opencl-c-base.h) or "fallback" (coex's own declarations: no resource dir).
   std::string builtins_mode;
+  // Helpers that read launch builtins, rewritten like kernels (kernel/split_rewrite.h); applied with
+  // the kernels' edits.
+  std::vector<SourceEdit> helper_edits;
   size_t source_size = 0;         // of the source analysed: rewrite_for_split checks it gets the same
   uint64_t source_fingerprint = 0;
   const KernelInfo* find(const std::string& kernel_name) const;

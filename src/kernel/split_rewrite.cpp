@@ -32,9 +32,16 @@ const char* const kParameters =
     "uint coex_split_dim, ulong coex_group_base, ulong coex_num_groups, ulong coex_global_size, "
     "ulong coex_global_offset";
 
-bool is_reserved_name(const std::string& name) {
-  return is_launch_builtin(name) || name.rfind("coex_", 0) == 0;
-}
+// What a call of a rewritten helper passes on: the caller's own values of the five parameters.
+const char* const kArguments = "coex_split_dim, coex_group_base, coex_num_groups, coex_global_size, coex_global_offset";
+
+// A kernel that is not split but calls a rewritten helper runs whole: it declares the values of an
+// unsplit launch. No dimension equals coex_split_dim, so every macro above yields the builtin itself.
+const char* const kUnsplitValues =
+    "const uint coex_split_dim = 0xffffffffu; const ulong coex_group_base = 0, coex_num_groups = 0, "
+    "coex_global_size = 0, coex_global_offset = 0;\n";
+
+bool is_reserved_name(const std::string& name) { return is_launch_builtin(name) || name.rfind("coex_", 0) == 0; }
 
 bool in_main_file(const ParsedSource& parsed, const FilePosition& p) {
   return p.file && same_file(p.file, parsed.main_file());
@@ -53,7 +60,7 @@ bool parameter_list_edit(const ParsedSource& parsed, SourceTokens& tokens, CXCur
                          std::vector<SourceEdit>& edits, std::string& why_not) {
   int name = plain_token(parsed, tokens, clang_getCursorLocation(declaration));
   if (name < 0) {
-    why_not = "the kernel's name is not plain text of the program source";
+    why_not = "the name of " + cursor_spelling(declaration) + " is not plain text of the program source";
     return false;
   }
   CXFile file = parsed.main_file();
@@ -61,7 +68,7 @@ bool parameter_list_edit(const ParsedSource& parsed, SourceTokens& tokens, CXCur
   size_t open = static_cast<size_t>(name) + 1;
   if (all[static_cast<size_t>(name)].spelling != cursor_spelling(declaration) || open >= all.size() ||
       all[open].spelling != "(") {
-    why_not = "no '(' follows the kernel's name";
+    why_not = "no '(' follows the name of " + cursor_spelling(declaration);
     return false;
   }
   size_t close = open;
@@ -70,7 +77,7 @@ bool parameter_list_edit(const ParsedSource& parsed, SourceTokens& tokens, CXCur
     if (all[close].spelling == ")" && --depth == 0) break;
   }
   if (close >= all.size() || tokens.use_at({file, all[close].offset, 0})) {
-    why_not = "the kernel's parameter list does not end in plain text";
+    why_not = "the parameter list of " + cursor_spelling(declaration) + " does not end in plain text";
     return false;
   }
   int parameters = clang_Cursor_getNumArguments(declaration);
@@ -85,21 +92,24 @@ bool parameter_list_edit(const ParsedSource& parsed, SourceTokens& tokens, CXCur
   } else if (inside == 0) {
     edits.push_back({all[close].offset, 0, split_parameters_text(false)});
   } else if (inside == 1 && all[open + 1].spelling == "void") {
-    edits.push_back({all[open + 1].offset, all[open + 1].end_offset - all[open + 1].offset, split_parameters_text(false)});
+    edits.push_back(
+        {all[open + 1].offset, all[open + 1].end_offset - all[open + 1].offset, split_parameters_text(false)});
   } else {
-    why_not = "the kernel's empty parameter list is not () or (void)";
+    why_not = "the empty parameter list of " + cursor_spelling(declaration) + " is not () or (void)";
     return false;
   }
   return true;
 }
 
-bool body_edits(const ParsedSource& parsed, SourceTokens& tokens, CXCursor definition, std::vector<SourceEdit>& edits,
-                std::string& why_not) {
+// The prelude goes right after the body's opening brace; the epilogue (when not empty) right before
+// its closing brace.
+bool body_edits(const ParsedSource& parsed, SourceTokens& tokens, CXCursor definition, const std::string& prelude,
+                const std::string& epilogue, std::vector<SourceEdit>& edits, std::string& why_not) {
   CXCursor body = clang_getNullCursor();
   for (CXCursor c : children_of(definition))
     if (clang_getCursorKind(c) == CXCursor_CompoundStmt) body = c;
   if (clang_Cursor_isNull(body)) {
-    why_not = "the kernel has no body";
+    why_not = cursor_spelling(definition) + " has no body";
     return false;
   }
   CXSourceRange extent = clang_getCursorExtent(body);
@@ -111,7 +121,7 @@ bool body_edits(const ParsedSource& parsed, SourceTokens& tokens, CXCursor defin
   if (open < 0 || close < 0 || !in_main_file(parsed, end_pos) || all[static_cast<size_t>(open)].spelling != "{" ||
       all[static_cast<size_t>(close)].spelling != "}" || all[static_cast<size_t>(close)].end_offset != end_pos.offset ||
       tokens.use_at({parsed.main_file(), all[static_cast<size_t>(close)].offset, 0})) {
-    why_not = "the kernel's braces are not plain text of the program source";
+    why_not = "the braces of " + cursor_spelling(definition) + " are not plain text of the program source";
     return false;
   }
   const Token& open_brace = all[static_cast<size_t>(open)];
@@ -121,21 +131,62 @@ bool body_edits(const ParsedSource& parsed, SourceTokens& tokens, CXCursor defin
   CXFile file = nullptr;
   clang_getSpellingLocation(clang_getLocationForOffset(tokens.unit(), parsed.main_file(), close_brace.offset), &file,
                             &close_line, &column, &offset);
-  edits.push_back({open_brace.end_offset, 0, split_prelude_text(open_pos.line)});
-  edits.push_back({close_brace.offset, 0, split_epilogue_text(close_line)});
+  // #line keeps the driver's messages and __LINE__ pointing at the app's own lines.
+  edits.push_back({open_brace.end_offset, 0, "\n" + prelude + "#line " + std::to_string(open_pos.line) + "\n"});
+  if (!epilogue.empty())
+    edits.push_back({close_brace.offset, 0, "\n" + epilogue + "#line " + std::to_string(close_line) + "\n"});
   return true;
 }
 
+// The parameters go into every declaration of the function.
+bool declaration_edits(const ParsedSource& parsed, SourceTokens& tokens, CXCursor definition,
+                       std::vector<SourceEdit>& edits, std::string& why_not) {
+  std::string key = declaration_key(definition);
+  for (CXCursor c : children_of(clang_getTranslationUnitCursor(parsed.unit())))
+    if (clang_getCursorKind(c) == CXCursor_FunctionDecl && declaration_key(c) == key &&
+        !parameter_list_edit(parsed, tokens, c, edits, why_not))
+      return false;
+  return true;
+}
+
+// A call of a rewritten helper passes the caller's five values on, before its closing parenthesis.
+bool call_edit(const ParsedSource& parsed, SourceTokens& tokens, CXCursor call, std::vector<SourceEdit>& edits,
+               std::string& why_not) {
+  CXSourceRange extent = clang_getCursorExtent(call);
+  CXSourceLocation end = clang_getRangeEnd(extent);
+  FilePosition end_pos = spelling_position(end);
+  int close = is_macro_location(end) ? -1 : tokens.token_before(end_pos.file, end_pos.offset);
+  const auto& all = tokens.file_tokens(parsed.main_file());
+  if (plain_token(parsed, tokens, clang_getRangeStart(extent)) < 0 || close < 0 || !in_main_file(parsed, end_pos) ||
+      all[static_cast<size_t>(close)].spelling != ")" || all[static_cast<size_t>(close)].end_offset != end_pos.offset ||
+      tokens.use_at({parsed.main_file(), all[static_cast<size_t>(close)].offset, 0})) {
+    why_not =
+        "a call of " + cursor_spelling(clang_getCursorReferenced(call)) + " is not plain text of the program source";
+    return false;
+  }
+  bool has_arguments = clang_Cursor_getNumArguments(call) > 0;
+  edits.push_back(
+      {all[static_cast<size_t>(close)].offset, 0, (has_arguments ? std::string(", ") : std::string()) + kArguments});
+  return true;
+}
+
+bool call_edits(const ParsedSource& parsed, SourceTokens& tokens, const std::vector<CXCursor>& calls,
+                std::vector<SourceEdit>& edits, std::string& why_not) {
+  for (CXCursor call : calls)
+    if (!call_edit(parsed, tokens, call, edits, why_not)) return false;
+  return true;
+}
+
+bool defines_reserved_macro(SourceTokens& tokens, std::string& why_not) {
+  for (const auto& macro : tokens.macros())
+    if (is_reserved_name(macro.name)) {
+      why_not = "the program defines a macro named " + macro.name;
+      return true;
+    }
+  return false;
+}
+
 }  // namespace
-
-std::string split_prelude_text(unsigned line_of_open_brace) {
-  // #line keeps the driver's messages and __LINE__ pointing at the app's own lines.
-  return std::string("\n") + kDefines + "#line " + std::to_string(line_of_open_brace) + "\n";
-}
-
-std::string split_epilogue_text(unsigned line_of_close_brace) {
-  return std::string("\n") + kUndefs + "#line " + std::to_string(line_of_close_brace) + "\n";
-}
 
 std::string split_parameters_text(bool after_other_parameters) {
   return (after_other_parameters ? std::string(", ") : std::string()) + kParameters;
@@ -151,21 +202,43 @@ uint64_t source_fingerprint(const std::string& source) {
 }
 
 bool compute_split_edits(const ParsedSource& parsed, SourceTokens& tokens, CXCursor definition,
-                         std::vector<SourceEdit>& edits, std::string& why_not) {
-  for (const auto& macro : tokens.macros())
-    if (is_reserved_name(macro.name)) {
-      why_not = "the program defines a macro named " + macro.name;
+                         const std::vector<CXCursor>& helper_calls, std::vector<SourceEdit>& edits,
+                         std::string& why_not) {
+  std::vector<SourceEdit> out;
+  if (defines_reserved_macro(tokens, why_not) || !declaration_edits(parsed, tokens, definition, out, why_not) ||
+      !body_edits(parsed, tokens, definition, kDefines, kUndefs, out, why_not) ||
+      !call_edits(parsed, tokens, helper_calls, out, why_not))
+    return false;
+  edits = std::move(out);
+  return true;
+}
+
+bool compute_unsplit_kernel_edits(const ParsedSource& parsed, SourceTokens& tokens, CXCursor definition,
+                                  const std::vector<CXCursor>& helper_calls, std::vector<SourceEdit>& edits,
+                                  std::string& why_not) {
+  std::vector<SourceEdit> out;
+  for (CXCursor parameter : children_of(definition))
+    if (clang_getCursorKind(parameter) == CXCursor_ParmDecl && is_reserved_name(cursor_spelling(parameter))) {
+      why_not = "a parameter of " + cursor_spelling(definition) + " already has a coex_ name";
       return false;
     }
-  // Every declaration of the kernel gets the parameters, or the program would not build.
-  std::string key = declaration_key(definition);
-  std::vector<CXCursor> declarations;
-  for (CXCursor c : children_of(clang_getTranslationUnitCursor(parsed.unit())))
-    if (clang_getCursorKind(c) == CXCursor_FunctionDecl && declaration_key(c) == key) declarations.push_back(c);
+  if (!body_edits(parsed, tokens, definition, kUnsplitValues, "", out, why_not) ||
+      !call_edits(parsed, tokens, helper_calls, out, why_not))
+    return false;
+  edits = std::move(out);
+  return true;
+}
+
+bool compute_helper_edits(const ParsedSource& parsed, SourceTokens& tokens,
+                          const std::vector<std::pair<CXCursor, std::vector<CXCursor>>>& helpers,
+                          std::vector<SourceEdit>& edits, std::string& why_not) {
   std::vector<SourceEdit> out;
-  for (CXCursor declaration : declarations)
-    if (!parameter_list_edit(parsed, tokens, declaration, out, why_not)) return false;
-  if (!body_edits(parsed, tokens, definition, out, why_not)) return false;
+  if (defines_reserved_macro(tokens, why_not)) return false;
+  for (const auto& [definition, calls] : helpers)
+    if (!declaration_edits(parsed, tokens, definition, out, why_not) ||
+        !body_edits(parsed, tokens, definition, kDefines, kUndefs, out, why_not) ||
+        !call_edits(parsed, tokens, calls, out, why_not))
+      return false;
   edits = std::move(out);
   return true;
 }
@@ -177,8 +250,16 @@ std::string rewrite_for_split(const std::string& source, const ProgramInfo& info
     for (const auto& kernel : info.kernels)
       if (kernel.uses_launch_builtins && kernel.not_split_reason.empty())
         for (const auto& e : kernel.split_edits) edits.push_back(&e);
+    // The rewritten helpers come with every call of them: the split kernels' (above) and the others'.
+    if (!edits.empty() && !info.helper_edits.empty()) {
+      for (const auto& e : info.helper_edits) edits.push_back(&e);
+      for (const auto& kernel : info.kernels)
+        if (!kernel.not_split_reason.empty())
+          for (const auto& e : kernel.unsplit_edits) edits.push_back(&e);
+    }
     // From the end backwards, so that earlier offsets stay valid.
-    std::stable_sort(edits.begin(), edits.end(), [](const SourceEdit* a, const SourceEdit* b) { return a->offset > b->offset; });
+    std::stable_sort(edits.begin(), edits.end(),
+                     [](const SourceEdit* a, const SourceEdit* b) { return a->offset > b->offset; });
     std::string out = source;
     for (const SourceEdit* e : edits) {
       if (e->offset + e->length > out.size()) return "";

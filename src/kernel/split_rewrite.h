@@ -1,6 +1,7 @@
 // Where the split rewrite edits a kernel (DESIGN.md decision 3): the five coex_* parameters go
 // before the closing parenthesis of every declaration of the kernel, and a #define of each launch
-// builtin goes right after the body's opening brace, #undef'ed before its closing brace. Every
+// builtin goes right after the body's opening brace, #undef'ed before its closing brace. Helpers
+// that read those builtins get the same, and each call of them passes the caller's values on. Every
 // location is a token clang lexed in the program's own text, outside any macro use; when one is
 // not, the kernel is left alone and reported unanalysable rather than edited at a guess.
 #pragma once
@@ -8,6 +9,7 @@
 #include "kernel/libclang_api.h"
 
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "kernel/clang_session.h"
@@ -16,13 +18,26 @@
 
 namespace coex::kernel {
 
-// The edits for one kernel definition, or false with why_not set.
+// The edits for one kernel definition that a split launch runs, or false with why_not set.
+// helper_calls: the calls in its body of helpers that compute_helper_edits rewrites.
 bool compute_split_edits(const ParsedSource& parsed, SourceTokens& tokens, CXCursor definition,
-                         std::vector<SourceEdit>& edits, std::string& why_not);
+                         const std::vector<CXCursor>& helper_calls, std::vector<SourceEdit>& edits,
+                         std::string& why_not);
 
-// The text the rewrite puts at the start and end of a kernel body (exposed for the tests).
-std::string split_prelude_text(unsigned line_of_open_brace);
-std::string split_epilogue_text(unsigned line_of_close_brace);
+// A helper (a function other than a kernel) that reads a launch builtin, itself or through what it
+// calls, is rewritten like a kernel: the parameters in every declaration, the #define/#undef pair in
+// its body, and its own calls of such helpers pass its values on. helpers: each such definition with
+// the calls in its body of the others.
+bool compute_helper_edits(const ParsedSource& parsed, SourceTokens& tokens,
+                          const std::vector<std::pair<CXCursor, std::vector<CXCursor>>>& helpers,
+                          std::vector<SourceEdit>& edits, std::string& why_not);
+
+// A kernel that is never split but calls rewritten helpers must still build in the rewritten
+// program: its body declares the values of an unsplit launch and its calls pass them on.
+bool compute_unsplit_kernel_edits(const ParsedSource& parsed, SourceTokens& tokens, CXCursor definition,
+                                  const std::vector<CXCursor>& helper_calls, std::vector<SourceEdit>& edits,
+                                  std::string& why_not);
+
 std::string split_parameters_text(bool after_other_parameters);
 
 uint64_t source_fingerprint(const std::string& source);

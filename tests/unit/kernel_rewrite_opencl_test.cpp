@@ -277,5 +277,25 @@ TEST(KernelRewriteOnOpenCL, TwoDimensionalSplitAlongEitherDimension) {
   expect_split_equals_whole("two_kernels", "group_sums", {buffer_of(data), buffer_of(sums)}, set_args, whole, 0, {0, 3, 4});
 }
 
+// Helpers that read the launch builtins take the original values from their callers; the program
+// also holds a kernel that is never split but calls one of them, so it must still build.
+TEST(KernelRewriteOnOpenCL, HelpersWithGroupBuiltins) {
+  std::vector<int> blocks(64, -1);
+  auto set_block_args = [](cl_kernel k, std::vector<Buffer>& b) {
+    cl_int block_size = 16;
+    opencl().clSetKernelArg(k, 0, sizeof(cl_mem), &b[0].mem);
+    opencl().clSetKernelArg(k, 1, sizeof block_size, &block_size);
+  };
+  Launch line{1, {0, 0, 0}, {64, 1, 1}, {16, 1, 1}};
+  expect_split_equals_whole("helper_group_id", "per_block", {buffer_of(blocks)}, set_block_args, line, 0, {0, 1, 4});
+  std::vector<cl_ulong> counts(64, 0);
+  auto set_out = [](cl_kernel k, std::vector<Buffer>& b) { opencl().clSetKernelArg(k, 0, sizeof(cl_mem), &b[0].mem); };
+  expect_split_equals_whole("helper_group_id", "count_groups", {buffer_of(counts)}, set_out, line, 0, {0, 2, 4});
+  std::vector<int> grid(16 * 8, -1);
+  Launch plane{2, {0, 0, 0}, {16, 8, 1}, {4, 4, 1}};
+  expect_split_equals_whole("helper_group_id", "tiles", {buffer_of(grid)}, set_out, plane, 1, {0, 1, 2});
+  expect_split_equals_whole("helper_group_id", "tiles", {buffer_of(grid)}, set_out, plane, 0, {0, 1, 4});
+}
+
 }  // namespace
 }  // namespace coex::kernel
