@@ -281,17 +281,19 @@ ProgramInfo analyze_program_with(const std::string& source, const std::string& b
 }
 
 ProgramInfo analyze_program(const std::string& source, const std::string& build_options) {
-  try {
-    return analyze_program_with(source, build_options, detect_builtins_mode());
-  } catch (const std::exception& e) {
-    ProgramInfo info;
-    info.parse_error = std::string("kernel analysis failed: ") + e.what();
-    return info;
-  } catch (...) {
-    ProgramInfo info;
-    info.parse_error = "kernel analysis failed";
-    return info;
-  }
+  ProgramInfo info;
+  libclang::run_on_parser_stack([&]() {
+    try {
+      info = analyze_program_with(source, build_options, detect_builtins_mode());
+    } catch (const std::exception& e) {
+      info = ProgramInfo();
+      info.parse_error = std::string("kernel analysis failed: ") + e.what();
+    } catch (...) {
+      info = ProgramInfo();
+      info.parse_error = "kernel analysis failed";
+    }
+  });
+  return info;
 }
 
 const KernelInfo* ProgramInfo::find(const std::string& kernel_name) const {

@@ -2,7 +2,10 @@
 #include "kernel/libclang_api.h"
 
 #include <dlfcn.h>
+#include <pthread.h>
 
+#include <cstdlib>
+#include <cstring>
 #include <mutex>
 #include <vector>
 
@@ -40,6 +43,36 @@ int open_flags() {
   return flags;
 }
 
+// libclang and an OpenCL driver that compiles with LLVM (PoCL) would otherwise share one libLLVM in
+// the process, since both load the same libLLVM-N.so.1: its command-line options, its fatal-error
+// handler and its other globals, used from the driver's threads and coex's at once (the driver's
+// code-generation errors then print as "LIBCLANG FATAL ERROR"). dlmopen with LM_ID_NEWLM loads
+// libclang with its own libLLVM, C++ runtime and C library in a separate link-map namespace, so
+// nothing of LLVM is shared. A thread started by the C library of a second namespace crashes at
+// times (glibc supports no threads there), and libclang parses on a thread of its own unless
+// LIBCLANG_NOTHREADS is set: it is set in that namespace's environment only, through its own
+// setenv, so the app's environment is untouched and libclang parses on the calling thread. The
+// sanitizer runtimes and Valgrind do not follow a second namespace: there, dlopen as before
+// (docs/kernel-analysis.md, "Loading libclang").
+bool under_valgrind() {
+  const char* preload = std::getenv("LD_PRELOAD");
+  return preload && std::strstr(preload, "vgpreload");
+}
+
+void* open_library(const std::string& name) {
+#ifndef COEX_UNDER_SANITIZER
+  if (!under_valgrind()) {
+    if (void* handle = dlmopen(LM_ID_NEWLM, name.c_str(), RTLD_NOW | RTLD_LOCAL)) {
+      using SetEnv = int (*)(const char*, const char*, int);
+      auto namespace_setenv = reinterpret_cast<SetEnv>(dlsym(handle, "setenv"));
+      if (namespace_setenv && namespace_setenv("LIBCLANG_NOTHREADS", "1", 1) == 0) return handle;
+      dlclose(handle);
+    }
+  }
+#endif
+  return dlopen(name.c_str(), open_flags());
+}
+
 std::vector<std::string> candidates() {
   std::vector<std::string> out;
   if (!g_preferred.empty()) out.push_back(g_preferred);
@@ -75,7 +108,7 @@ bool load(std::string* why_not) {
     g_tried = true;
     std::string tried;
     for (const std::string& name : candidates()) {
-      void* handle = dlopen(name.c_str(), open_flags());
+      void* handle = open_library(name);
       if (!handle) continue;
       std::string missing;
       if (resolve_all(handle, missing)) {
@@ -92,6 +125,26 @@ bool load(std::string* why_not) {
   }
   if (!g_loaded && why_not) *why_not = g_failure;
   return g_loaded;
+}
+
+void run_on_parser_stack(const std::function<void()>& work) {
+  constexpr size_t kStackBytes = 8u << 20;  // what libclang's own parse thread gets
+  pthread_attr_t attributes;
+  pthread_t thread;
+  bool started = false;
+  if (pthread_attr_init(&attributes) == 0) {
+    auto body = [](void* argument) -> void* {
+      (*static_cast<const std::function<void()>*>(argument))();
+      return nullptr;
+    };
+    started = pthread_attr_setstacksize(&attributes, kStackBytes) == 0 &&
+              pthread_create(&thread, &attributes, body, const_cast<std::function<void()>*>(&work)) == 0;
+    pthread_attr_destroy(&attributes);
+  }
+  if (started)
+    pthread_join(thread, nullptr);
+  else
+    work();
 }
 
 std::string version() {
