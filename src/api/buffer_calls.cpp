@@ -16,6 +16,7 @@ void record_buffer(cl_mem mem, cl_context context, cl_mem_flags flags, size_t si
     auto record = std::make_shared<model::BufferRecord>();
     record->handle = mem;
     record->context = context;
+    record->context_record = rt().registries().contexts.find(context);
     record->flags = flags;
     record->size = size;
     record->host_ptr = host_ptr;
@@ -60,6 +61,7 @@ cl_mem CL_API_CALL create_sub_buffer(cl_mem parent, cl_mem_flags flags, cl_buffe
     auto record = std::make_shared<model::BufferRecord>();
     record->handle = mem;
     record->context = parent_record->context;
+    record->context_record = parent_record->context_record;
     record->flags = flags ? flags : parent_record->flags;
     record->size = region->size;
     record->root = parent_record->root_or_self(parent_record);

@@ -1,5 +1,6 @@
 // clCreateContext[FromType] and clReleaseContext: the app's contexts and their devices.
 #include "api/handler_util.h"
+#include "devices/device_set.h"
 #include "exec/device_kernels.h"
 
 namespace coex::api {
@@ -18,7 +19,13 @@ std::vector<cl_context_properties> copy_properties(const cl_context_properties* 
 
 void record_context(cl_context context, const cl_context_properties* properties) {
   record_safely("clCreateContext", [&] {
-    auto record = std::make_shared<model::ContextRecord>();
+    // Held by the registry (the app's references) and by the records of the context's objects:
+    // when the last of them lets go, coex's queues in the context go too, and the driver can
+    // free it (they would keep it alive).
+    std::shared_ptr<model::ContextRecord> record(new model::ContextRecord, [](model::ContextRecord* c) {
+      rt().devices().release_home_queues(c->handle);
+      delete c;
+    });
     record->handle = context;
     record->properties = copy_properties(properties);
     cl_uint count = 0;
@@ -57,10 +64,16 @@ cl_int CL_API_CALL get_platform_ids(cl_uint num_entries, cl_platform_id* platfor
   return err;
 }
 
+cl_int CL_API_CALL retain_context(cl_context context) {
+  cl_int err = cl().clRetainContext(context);
+  if (err == CL_SUCCESS) record_safely("clRetainContext", [&] { app_retained(rt().registries().contexts, context); });
+  return err;
+}
+
+// The app's count, not the driver's: coex's own queues in the context hold references too.
 cl_int CL_API_CALL release_context(cl_context context) {
-  bool last = is_last_reference(cl().clGetContextInfo, context, CL_CONTEXT_REFERENCE_COUNT);
   cl_int err = cl().clReleaseContext(context);
-  if (err == CL_SUCCESS && last) record_safely("clReleaseContext", [&] { rt().registries().contexts.erase(context); });
+  if (err == CL_SUCCESS) record_safely("clReleaseContext", [&] { app_released(rt().registries().contexts, context); });
   return err;
 }
 
@@ -70,6 +83,7 @@ void install_context_calls(cl_icd_dispatch& table) {
   table.clGetPlatformIDs = get_platform_ids;
   table.clCreateContext = create_context;
   table.clCreateContextFromType = create_context_from_type;
+  table.clRetainContext = retain_context;
   table.clReleaseContext = release_context;
 }
 

@@ -22,6 +22,7 @@ void record_program(cl_program program, cl_context context, model::ProgramOrigin
     });
     record->handle = program;
     record->context = context;
+    record->context_record = rt().registries().contexts.find(context);
     record->origin = origin;
     record->source_hash = model::fnv1a64(source);
     record->source = std::move(source);

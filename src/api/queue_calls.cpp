@@ -9,6 +9,7 @@ void record_queue(cl_command_queue queue, cl_context context, cl_device_id devic
     auto record = std::make_shared<model::QueueRecord>();
     record->handle = queue;
     record->context = context;
+    record->context_record = rt().registries().contexts.find(context);
     record->device = device;
     cl().clGetCommandQueueInfo(queue, CL_QUEUE_PROPERTIES, sizeof(record->properties), &record->properties,
                                nullptr);

@@ -11,6 +11,7 @@
 #include "api/api_trace.h"
 #include "api/libopencl_table.h"
 #include "api/notices.h"
+#include "api/signal_reports.h"
 #include "devices/device_set.h"
 #include "exec/executor.h"
 #include "exec/policy_binding.h"
@@ -106,6 +107,12 @@ void Runtime::init(LoadMode mode, const cl_icd_dispatch& next) {
   // Registered at first use, so it runs before the destructors of what was loaded earlier; it only
   // writes files and stops coex's threads (other libraries may be half torn down by then).
   std::atexit(shutdown_at_exit);
+  // SIGINT, SIGTERM: the files as they stand, then the signal goes on (api/signal_reports.h). coex
+  // keeps running: an app whose handler carries on gets complete files at its exit.
+  if (observed)
+    write_reports_on_signals([this] {
+      if (!shut_down_) write_outputs();
+    });
   spdlog::debug("coex active as {}", mode == LoadMode::Layer ? "layer" : "preload");
 }
 
@@ -145,6 +152,15 @@ void Runtime::shutdown() {
   if (!report_) return;
   if (executor_) executor_->stop();
   wait_for_timed_launches(200);
+  const std::string report_path = write_outputs();
+  if (!active_ || !noticed_) return;  // no launch: nothing to tell
+  const nlohmann::json summary = report_->to_json();
+  if (announced_split_) notice(spdlog::level::warn, nothing_split_notice(summary));
+  notice(spdlog::level::info, exit_summary(summary, report_path));
+}
+
+std::string Runtime::write_outputs() {
+  std::lock_guard lock(outputs_mutex_);
   // %p: each process of one command line (a script running the app twice) keeps its own files.
   const int pid = int(::getpid());
   const std::string report_path = report::expand_pid(settings_.report, pid);
@@ -162,10 +178,7 @@ void Runtime::shutdown() {
     if (!trace_->write(trace_path, &error))
       spdlog::error("cannot write the trace to {} (COEX_TRACE): {}", trace_path, error);
   }
-  if (!active_ || !noticed_) return;  // no launch: nothing to tell
-  const nlohmann::json summary = report_->to_json();
-  if (announced_split_) notice(spdlog::level::warn, nothing_split_notice(summary));
-  notice(spdlog::level::info, exit_summary(summary, report_path));
+  return report_path;
 }
 
 const cl_icd_dispatch* init_as_layer(const cl_icd_dispatch* target, cl_uint num_entries) {

@@ -50,6 +50,9 @@ class Runtime {
   friend const cl_icd_dispatch& entry_table_for_preload();
   Runtime() = default;
   void init(LoadMode mode, const cl_icd_dispatch& next);
+  // Writes the report and the trace as they stand (at exit, or on SIGINT / SIGTERM); the report's
+  // path, %p expanded.
+  std::string write_outputs();
 
   LoadMode mode_ = LoadMode::Unknown;
   bool active_ = false;
@@ -63,6 +66,7 @@ class Runtime {
   std::unique_ptr<devices::DeviceSet> devices_;
   std::unique_ptr<exec::Executor> executor_;
   std::atomic<bool> shut_down_{false};
+  std::mutex outputs_mutex_;  // one writer of the files at a time
   std::atomic<bool> noticed_{false};        // the start notice was decided (printed or not)
   std::atomic<bool> announced_split_{false};  // ... and it said that launches will be split
 };

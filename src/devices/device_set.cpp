@@ -158,11 +158,31 @@ cl_command_queue DeviceSet::home_queue(cl_context app_context, cl_device_id devi
   auto it = home_queues_.find(key);
   if (it != home_queues_.end()) return it->second;
   cl_int err = CL_SUCCESS;
+  // The queue holds its context (OpenCL 3.0, 5.1: the context is deleted once it and every object
+  // attached to it are released): no retain of coex's own.
   cl_command_queue queue = cl_.clCreateCommandQueue(app_context, device, 0, &err);
   if (!queue) spdlog::warn("cannot create a queue in the app's context (error {})", err);
-  else cl_.clRetainContext(app_context);  // the queue must not outlive its context
   home_queues_[key] = queue;
   return queue;
+}
+
+void DeviceSet::release_home_queues(cl_context app_context) {
+  std::vector<cl_command_queue> queues;
+  {
+    std::lock_guard lock(mutex_);
+    for (auto it = home_queues_.begin(); it != home_queues_.end();) {
+      if (std::get<0>(it->first) == app_context) {
+        if (it->second) queues.push_back(it->second);
+        it = home_queues_.erase(it);
+      } else {
+        ++it;
+      }
+    }
+  }
+  for (cl_command_queue queue : queues) {
+    cl_.clFinish(queue);
+    cl_.clReleaseCommandQueue(queue);
+  }
 }
 
 }  // namespace coex::devices

@@ -70,6 +70,9 @@ class DeviceSet {
   // launch writes the third, so that they run while home computes (exec/home_backup.h).
   enum class HomeQueue { Splits, AppCalls, SideReads };
   cl_command_queue home_queue(cl_context app_context, cl_device_id device, HomeQueue use = HomeQueue::Splits);
+  // Finishes and releases coex's queues in the app's context: the app has released the context and
+  // every object of it (model::ContextRecord).
+  void release_home_queues(cl_context app_context);
 
  private:
   struct Shadow {

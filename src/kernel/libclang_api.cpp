@@ -6,6 +6,7 @@
 
 #include <cstdlib>
 #include <cstring>
+#include <condition_variable>
 #include <mutex>
 #include <vector>
 
@@ -127,25 +128,71 @@ bool load(std::string* why_not) {
   return g_loaded;
 }
 
-void run_on_parser_stack(const std::function<void()>& work) {
-  constexpr size_t kStackBytes = 8u << 20;  // what libclang's own parse thread gets
-  pthread_attr_t attributes;
-  pthread_t thread;
-  bool started = false;
-  if (pthread_attr_init(&attributes) == 0) {
-    auto body = [](void* argument) -> void* {
-      (*static_cast<const std::function<void()>*>(argument))();
-      return nullptr;
-    };
-    started = pthread_attr_setstacksize(&attributes, kStackBytes) == 0 &&
-              pthread_create(&thread, &attributes, body, const_cast<std::function<void()>*>(&work)) == 0;
-    pthread_attr_destroy(&attributes);
+// One long-lived thread runs every parse: a thread that has used the second namespace's C library
+// leaves its per-thread malloc cache there when it exits (that library never sees the exit), about
+// 50 kB per parse when each had a thread of its own.
+class ParserThread {
+ public:
+  static ParserThread& instance() {
+    static ParserThread* thread = new ParserThread();  // never freed: it may still run at exit
+    return *thread;
   }
-  if (started)
-    pthread_join(thread, nullptr);
-  else
-    work();
-}
+
+  void run(const std::function<void()>& work) {
+    std::lock_guard call(call_mutex_);
+    std::unique_lock lock(mutex_);
+    if (!started_ && !start()) {
+      lock.unlock();
+      work();
+      return;
+    }
+    work_ = &work;
+    wake_.notify_one();
+    done_.wait(lock, [this] { return work_ == nullptr; });
+  }
+
+ private:
+  ParserThread() {
+    // A child of fork() has no such thread: it starts its own on first use.
+    pthread_atfork(nullptr, nullptr, [] { instance().started_ = false; });
+  }
+
+  bool start() {
+    constexpr size_t kStackBytes = 8u << 20;  // what libclang's own parse thread gets
+    pthread_attr_t attributes;
+    if (pthread_attr_init(&attributes) != 0) return false;
+    pthread_t thread;
+    bool ok = pthread_attr_setstacksize(&attributes, kStackBytes) == 0 &&
+              pthread_attr_setdetachstate(&attributes, PTHREAD_CREATE_DETACHED) == 0 &&
+              pthread_create(&thread, &attributes, [](void* self) -> void* {
+                static_cast<ParserThread*>(self)->loop();
+                return nullptr;
+              }, this) == 0;
+    pthread_attr_destroy(&attributes);
+    started_ = ok;
+    return ok;
+  }
+
+  void loop() {
+    std::unique_lock lock(mutex_);
+    for (;;) {
+      wake_.wait(lock, [this] { return work_ != nullptr; });
+      lock.unlock();
+      (*work_)();
+      lock.lock();
+      work_ = nullptr;
+      done_.notify_all();
+    }
+  }
+
+  std::mutex call_mutex_;  // one caller at a time
+  std::mutex mutex_;
+  std::condition_variable wake_, done_;
+  const std::function<void()>* work_ = nullptr;
+  bool started_ = false;
+};
+
+void run_on_parser_stack(const std::function<void()>& work) { ParserThread::instance().run(work); }
 
 std::string version() {
   std::lock_guard lock(g_mutex);

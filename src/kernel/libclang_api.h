@@ -51,9 +51,10 @@ bool load(std::string* why_not = nullptr);
 void set_preferred_path(const std::string& path);
 // "clang version 16.0.6 ..." of the loaded library; "" before load() succeeded.
 std::string version();
-// Runs work (which must not throw) on a thread with an 8 MiB stack and waits for it: libclang
-// parses on the calling thread (libclang_api.cpp says why), an app's thread may have a small stack,
-// and clang's parser recurses deeply. Runs it in place when no thread can be started.
+// Runs work (which must not throw) on coex's parser thread, which has an 8 MiB stack, and waits
+// for it: libclang parses on the calling thread (libclang_api.cpp says why), an app's thread may
+// have a small stack, and clang's parser recurses deeply. One call at a time; in place when no
+// thread can be started.
 void run_on_parser_stack(const std::function<void()>& work);
 
 }  // namespace coex::kernel::libclang

@@ -20,8 +20,12 @@
 
 namespace coex::model {
 
+// The records of the app's objects in a context (queues, buffers, programs and through them kernels)
+// hold its record: what coex keeps for the context (its queues there) goes when the app has released
+// the context and nothing of it is left (the record's deleter, api/context_calls.cpp).
 struct ContextRecord {
   cl_context handle = nullptr;
+  std::atomic<int> app_refs{1};
   std::vector<cl_device_id> devices;
   std::vector<cl_context_properties> properties;  // zero-terminated, empty when none were given
 };
@@ -29,6 +33,7 @@ struct ContextRecord {
 struct QueueRecord {
   cl_command_queue handle = nullptr;
   cl_context context = nullptr;
+  std::shared_ptr<ContextRecord> context_record;  // null for a context coex never saw
   cl_device_id device = nullptr;
   cl_command_queue_properties properties = 0;
   bool out_of_order() const { return properties & CL_QUEUE_OUT_OF_ORDER_EXEC_MODE_ENABLE; }
@@ -43,6 +48,7 @@ struct BufferRecord {
   cl_mem handle = nullptr;
   std::atomic<int> app_refs{1};
   cl_context context = nullptr;
+  std::shared_ptr<ContextRecord> context_record;  // null for a context coex never saw
   cl_mem_flags flags = 0;
   size_t size = 0;
   void* host_ptr = nullptr;
@@ -73,6 +79,7 @@ struct ProgramRecord {
   cl_program handle = nullptr;
   std::atomic<int> app_refs{1};
   cl_context context = nullptr;
+  std::shared_ptr<ContextRecord> context_record;  // null for a context coex never saw
   ProgramOrigin origin = ProgramOrigin::Source;
   std::string source;         // the sources, concatenated as the driver sees them
   std::string build_options;  // of the last clBuildProgram

@@ -4,7 +4,7 @@
  * limit. Anything coex keeps per object or per launch and never frees shows up as growth that
  * scales with the work done after the first sample.
  *
- *   rss_flat buffers|programs|kernels|launches [--count N] [--limit-kb L] [--release-order a|k|p]
+ *   rss_flat buffers|programs|kernels|launches|contexts [--count N] [--limit-kb L] [--release-order a|k|p]
  *
  * buffers:  N buffers created and released (default 100000); every 50th is a 64 KiB buffer that a
  *           split launch reads and writes (so coex makes shadows of it), and every 100th
@@ -14,6 +14,9 @@
  *           the program first (the kernel keeps the program alive until its own release).
  * kernels:  N kernels created and released from one program (default 10000), every 10th launched.
  * launches: N split launches of one kernel on one buffer (default 10000).
+ * contexts: N cycles (default 1000) of a context, a queue, a program, two buffers and one split
+ *           launch, all released at the end of the cycle (the queue after the context, as apps
+ *           often do): whatever coex keeps per context must go with it.
  * RSS is sampled after N/10 and after N. --limit-kb: the growth allowed, in KiB (default 4096).
  *
  * stdout: checksums and PASS (the same bare and under coex); the RSS figures go to stderr as
@@ -166,6 +169,37 @@ static void launches_phase(long launches) {
   APP_CHECK(clReleaseKernel(kernel));
 }
 
+static void contexts_phase(cl_platform_id platform, long contexts) {
+  long bad = 0, first_kb = -1;
+  for (long i = 1; i <= contexts; ++i) {
+    cl_context ctx = app_create_context(platform, G.device);
+    cl_command_queue q = app_create_queue(ctx, G.device, 0);
+    cl_program program = app_build_program(ctx, G.device, 1, &kSource, "");
+    cl_kernel kernel = app_create_kernel(program, "bump");
+    cl_mem mem = app_create_buffer(ctx, CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR, sizeof G.host, G.host);
+    cl_mem spare = app_create_buffer(ctx, CL_MEM_READ_ONLY, 4096, NULL);
+    uint32_t k = (uint32_t)i;
+    APP_ARG(kernel, 0, mem);
+    APP_ARG(kernel, 1, k);
+    size_t global = WORK;
+    APP_CHECK(clEnqueueNDRangeKernel(q, kernel, 1, NULL, &global, NULL, 0, NULL, NULL));
+    uint32_t got[WORK];
+    APP_CHECK(clEnqueueReadBuffer(q, mem, CL_TRUE, 0, sizeof got, got, 0, NULL, NULL));
+    for (size_t j = 0; j < WORK; ++j) G.want[j] = G.host[j] * 3u + k;
+    bad += memcmp(got, G.want, sizeof got) != 0;
+    APP_CHECK(clReleaseMemObject(spare));
+    APP_CHECK(clReleaseMemObject(mem));
+    APP_CHECK(clReleaseKernel(kernel));
+    APP_CHECK(clReleaseProgram(program));
+    APP_CHECK(clReleaseContext(ctx));
+    APP_CHECK(clReleaseCommandQueue(q)); /* the queue kept the context alive until now */
+    if (i == contexts / 10) first_kb = vm_rss_kb();
+  }
+  check_growth("contexts", first_kb, contexts / 10, vm_rss_kb(), contexts);
+  app_expect(bad == 0, "every launch in a fresh context read back the host's result");
+  app_print_checksum("last_result", G.want, sizeof G.want);
+}
+
 int main(int argc, char** argv) {
   const char* mode = argc > 1 ? argv[1] : "";
   long count = -1;
@@ -179,13 +213,13 @@ int main(int argc, char** argv) {
     else usage = 1;
   }
   static const struct { const char* mode; long count; } kModes[] = {
-      {"buffers", 100000}, {"programs", 100}, {"kernels", 10000}, {"launches", 10000}};
+      {"buffers", 100000}, {"programs", 100}, {"kernels", 10000}, {"launches", 10000}, {"contexts", 1000}};
   int m = -1;
-  for (int i = 0; i < 4; ++i)
+  for (int i = 0; i < 5; ++i)
     if (strcmp(mode, kModes[i].mode) == 0) m = i;
   if (m >= 0 && count < 0) count = kModes[m].count;
   if (usage || m < 0 || argc % 2 != 0 || count < 10 || (order != 'a' && order != 'k' && order != 'p')) {
-    printf("usage: rss_flat buffers|programs|kernels|launches [--count N] [--limit-kb L]\n"
+    printf("usage: rss_flat buffers|programs|kernels|launches|contexts [--count N] [--limit-kb L]\n"
            "       [--release-order a|k|p]   (programs: alternate, kernel first, program first; N >= 10)\nFAIL\n");
     return 2;
   }
@@ -201,7 +235,8 @@ int main(int argc, char** argv) {
     case 0: buffers_phase(count); break;
     case 1: programs_phase(count, order); break;
     case 2: kernels_phase(count); break;
-    default: launches_phase(count); break;
+    case 3: launches_phase(count); break;
+    default: contexts_phase(platform, count); break;
   }
 
   clReleaseProgram(G.program);
