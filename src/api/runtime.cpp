@@ -119,6 +119,11 @@ void Runtime::init(LoadMode mode, const cl_icd_dispatch& next) {
 devices::DeviceSet& Runtime::devices() {
   std::call_once(devices_once_, [this] {
     devices_ = std::make_unique<devices::DeviceSet>(next_, settings_.devices);
+    // Again now that the drivers are loaded: exit handlers run in reverse order, so coex's threads
+    // stop (and leave the drivers) before the destructors of a driver's own libraries run. PoCL
+    // loads libLLVM with itself, often after coex's first registration; a device thread still in
+    // PoCL's code generation at exit then crashed in LLVM's destroyed statics.
+    std::atexit(shutdown_at_exit);
     report_->set_devices(devices_->report_entries());
     if (trace_)
       for (const auto& device : devices_->all())

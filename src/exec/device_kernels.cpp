@@ -13,6 +13,7 @@
 #include "config/fault_spec.h"
 #include "devices/device_set.h"
 #include "exec/executor.h"
+#include "exec/pocl_compiles.h"
 #include "exec/program_analysis.h"
 #include "report/trace.h"
 
@@ -71,7 +72,10 @@ model::DeviceBuild& device_build(model::ProgramRecord& program, int device, bool
   // `found->ref_count > 0` in pocl_release_dlhandle_cache with POCL_DEVICES="cpu cpu"; docs/gpu.md).
   if (d.is_pocl()) options += " -DCOEX_BUILD_FOR_DEVICE=" + std::to_string(device);
   auto started = std::chrono::steady_clock::now();
-  if (build.program) err = cl.clBuildProgram(build.program, 1, &d.id, options.c_str(), nullptr, nullptr);
+  if (build.program) {
+    auto compile_lock = lock_build(device);  // exec/pocl_compiles.h
+    err = cl.clBuildProgram(build.program, 1, &d.id, options.c_str(), nullptr, nullptr);
+  }
   if (auto* t = rt.trace()) t->record("build", "build", device, t->to_trace_us(started), t->now_us());
   if (err == CL_SUCCESS && build_fault_injected_on(device)) err = CL_BUILD_PROGRAM_FAILURE;
   if (err != CL_SUCCESS) {

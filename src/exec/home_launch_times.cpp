@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <atomic>
 #include <chrono>
+#include <mutex>
+#include <vector>
 
 #include "api/runtime.h"
 #include "exec/executor.h"
@@ -14,6 +16,15 @@ namespace {
 using Clock = std::chrono::steady_clock;
 
 const cl_icd_dispatch& cl() { return api::Runtime::get().next(); }
+
+// Events whose callback came after the executor stopped (at exit): kept, not released, since a
+// release from inside a callback may wait on the driver's notifier thread that runs it.
+void keep_until_exit(cl_event event) {
+  static std::mutex* mutex = new std::mutex();
+  static std::vector<cl_event>* kept = new std::vector<cl_event>();  // reachable to the end
+  std::lock_guard lock(*mutex);
+  kept->push_back(event);
+}
 
 }  // namespace
 
@@ -59,6 +70,8 @@ void CL_CALLBACK HomeLaunchTimes::on_complete(cl_event event, cl_int status, voi
   if (*timing->alive) {
     double seconds = std::chrono::duration<double>(Clock::now() - timing->enqueued).count();
     timing->owner->record(timing->key, status == CL_COMPLETE ? std::optional<double>(seconds) : std::nullopt, event);
+  } else {
+    keep_until_exit(event);
   }
   delete timing;
 }

@@ -19,6 +19,7 @@
 #include "exec/device_writes.h"
 #include "exec/executor.h"
 #include "exec/home_sync.h"
+#include "exec/pocl_compiles.h"
 #include "exec/policy_binding.h"
 #include "exec/split_progress.h"
 #include "exec/split_safety.h"
@@ -179,10 +180,14 @@ ChunkOutcome run_chunk(DeviceTask& t, const sched::Chunk& chunk, const ChunkFoot
   if (run.error == CL_SUCCESS && job.rewrite) run.error = set_rewrite_arguments(job, t.kernel, chunk.begin);
   LaunchGeometry sub = sub_launch(job.geometry, chunk.begin, chunk.end);
   if (!t.progress.chunk_started(device, t.now())) return ChunkOutcome::Cancelled;
+  // PoCL compiles when the sub-launch first runs, in this thread: one device at a time there.
+  auto compile_lock = run.error == CL_SUCCESS ? lock_first_run(device, t.kernel, sub)
+                                              : std::unique_lock<std::timed_mutex>();
   if (run.error == CL_SUCCESS)
     run.error = cl().clEnqueueNDRangeKernel(t.queues.device, t.kernel, sub.work_dim, sub.offset, sub.global, sub.local,
                                             stall ? 1 : 0, stall ? &stall : nullptr, nullptr);
   if (run.error == CL_SUCCESS) run.error = cl().clFinish(t.queues.device);
+  if (compile_lock) compile_lock.unlock();
   if (!t.progress.chunk_finished(device, t.now())) return ChunkOutcome::Abandoned;
   if (home_lock) home_lock.unlock();
   trace(device, job.kernel_name.c_str(), "kernel", kernel_start, Clock::now());

@@ -1,0 +1,62 @@
+#include "exec/pocl_compiles.h"
+
+#include <map>
+#include <memory>
+#include <set>
+#include <tuple>
+
+#include "api/runtime.h"
+#include "devices/device_set.h"
+
+namespace coex::exec {
+namespace {
+
+using FirstRunKey = std::tuple<int, cl_kernel, size_t, size_t, size_t, bool>;
+
+struct Compiles {
+  std::mutex mutex;  // guards the two maps
+  std::map<cl_platform_id, std::unique_ptr<std::timed_mutex>> platform_locks;
+  std::set<FirstRunKey> ran;
+};
+
+Compiles& compiles() {
+  static Compiles* c = new Compiles();  // never freed: device threads may outlive exit's destructors
+  return *c;
+}
+
+// The platform's lock when the device is PoCL's, else null.
+std::timed_mutex* pocl_lock(int device) {
+  auto& devices = api::Runtime::get().devices();
+  if (device < 0 || size_t(device) >= devices.all().size() || !devices.at(device).is_pocl()) return nullptr;
+  Compiles& c = compiles();
+  std::lock_guard lock(c.mutex);
+  auto& slot = c.platform_locks[devices.at(device).platform];
+  if (!slot) slot = std::make_unique<std::timed_mutex>();
+  return slot.get();
+}
+
+std::unique_lock<std::timed_mutex> bounded(std::timed_mutex* m) {
+  if (!m) return {};
+  std::unique_lock<std::timed_mutex> lock(*m, std::defer_lock);
+  (void)lock.try_lock_for(kCompileLockWait);  // past the bound: on without it, rather than hang
+  return lock;
+}
+
+}  // namespace
+
+std::unique_lock<std::timed_mutex> lock_first_run(int device, cl_kernel kernel, const LaunchGeometry& sub) {
+  std::timed_mutex* m = pocl_lock(device);
+  if (!m) return {};
+  bool offset_zero = sub.offset[0] == 0 && sub.offset[1] == 0 && sub.offset[2] == 0;
+  FirstRunKey key{device, kernel, sub.local[0], sub.local[1], sub.local[2], offset_zero};
+  {
+    Compiles& c = compiles();
+    std::lock_guard lock(c.mutex);
+    if (!c.ran.insert(key).second) return {};
+  }
+  return bounded(m);
+}
+
+std::unique_lock<std::timed_mutex> lock_build(int device) { return bounded(pocl_lock(device)); }
+
+}  // namespace coex::exec
