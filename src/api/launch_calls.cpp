@@ -53,6 +53,22 @@ cl_int bring_arguments_home(const char* call, cl_command_queue queue, cl_kernel 
   return CL_SUCCESS;
 }
 
+// On a home device whose driver deadlocks on user events (devices/device_set.h), a split waits for
+// its wait list in the app's thread (Executor::run_synchronously): a list with an event not yet
+// complete (a user event the app sets after this call) would block the app for good. Such a
+// launch goes to the driver whole.
+bool waits_on_pending_events(const exec::LaunchJob& job, cl_uint num_wait, const cl_event* wait_list) {
+  if (num_wait == 0 || !rt().devices().at(job.home).user_events_deadlock) return false;
+  for (cl_uint i = 0; i < num_wait; ++i) {
+    cl_int status = CL_COMPLETE;
+    if (cl().clGetEventInfo(wait_list[i], CL_EVENT_COMMAND_EXECUTION_STATUS, sizeof status, &status, nullptr) !=
+            CL_SUCCESS ||
+        status > CL_COMPLETE)
+      return true;
+  }
+  return false;
+}
+
 cl_int CL_API_CALL enqueue_ndrange(cl_command_queue queue, cl_kernel kernel, cl_uint work_dim, const size_t* offset,
                                    const size_t* global, const size_t* local, cl_uint num_wait,
                                    const cl_event* wait_list, cl_event* event) {
@@ -66,6 +82,11 @@ cl_int CL_API_CALL enqueue_ndrange(cl_command_queue queue, cl_kernel kernel, cl_
       }
     } else {
       decision = exec::plan_launch(queue, kernel, work_dim, offset, global, local);
+    }
+    if (decision.job && waits_on_pending_events(*decision.job, num_wait, wait_list)) {
+      exec::end_buffer_uses(*decision.job);
+      decision.job.reset();
+      decision.not_split_reason = "pending_wait_list";
     }
     if (decision.job) {
       return rt().executor().submit(std::move(decision.job), num_wait, wait_list, event);

@@ -20,6 +20,8 @@ const std::pair<const char*, const char*> kMeanings[] = {
     {"devices_busy", "the other devices were still running work abandoned by an earlier split (a stall)"},
     {"device_building", "auto: the other devices were still building the program; the launch did not wait"},
     {"unknown_device", "the app's queue is on a device coex does not list"},
+    {"pending_wait_list", "the launch waits on events not complete yet, and on the app's device (PoCL's basic or "
+                          "cpu-minimal driver) coex could hold its split behind them only by blocking the app"},
     // The scheduler
     {"too_small", "fewer work-items than min_split_work_items (and, once timed on the app's device, shorter "
                   "than min_split_seconds), or a single work-group along the split dimension: moving the "

@@ -145,7 +145,8 @@ TEST(ReportTable, EveryReasonCoexGivesHasAMeaning) {
         "image_args", "sampler_args", "pipe_args", "svm", "device_enqueue", "program_scope_variables",
         "group_builtins_in_helper", "kernel_called_as_function", "binary_program", "il_program", "builtin_kernels",
         "linked_program", "unknown_program", "cross_chunk_dependency", "overlapping_writes", "invalid_launch",
-        "task", "untracked_kernel", "untracked_buffer", "unknown_device", "coex_error", "unspecified"})
+        "task", "untracked_kernel", "untracked_buffer", "unknown_device", "coex_error", "pending_wait_list",
+        "unspecified"})
     EXPECT_FALSE(not_split_reason_meaning(reason).empty()) << reason;
 }
 
