@@ -5,7 +5,7 @@ test app of tests/apps and every benchmark of benchmarks/ at its 'local' size ba
 single-threaded PoCL devices (POCL_DEVICES=<driver> x N), with and without the GPU, and compares
 each run's checksums with the bare run's on the same home device.
 
-  stress_run.py --build-dir DIR --programs-dir DIR --out DIR [--devices 1,2,4,8,15]
+  stress_run.py --build-dir DIR [--programs-dir DIR] --out DIR [--devices 1,2,4,8,15]
                 [--policies auto,static] [--gpu both|yes|no] [--driver cpu-minimal] [--jobs 4]
                 [--timeout 180] [--command TEXT]
 
@@ -34,6 +34,8 @@ def app_list():
 
 def programs(build, programs_dir):
     out = [("apps/" + a, [os.path.join(build, "tests", "apps", a)]) for a in app_list()]
+    if not programs_dir:
+        return out
     with open(os.path.join(ROOT, "benchmarks", "benchmarks.json")) as f:
         for bench in json.load(f)["benchmarks"]:
             scale = bench["scales"].get("local")
@@ -47,15 +49,17 @@ def checksums(stdout):
     return [line for line in stdout.splitlines() if line.startswith(("checksum", "PASS"))]
 
 
-def gpu_env(base, with_gpu):
-    """Without the GPU: an ICD folder that holds PoCL's registration only."""
+def gpu_env(base, with_gpu, have_gpu):
+    """Without the GPU (where there is one): an ICD folder that holds the other registrations only."""
     env = dict(base)
-    if not with_gpu:
+    if have_gpu and not with_gpu:
         env["OCL_ICD_VENDORS"] = NO_GPU_VENDORS
     return env
 
 
 def prepare_vendors():
+    if not os.path.exists("/etc/OpenCL/vendors/nvidia.icd"):
+        return False
     os.makedirs(NO_GPU_VENDORS, exist_ok=True)
     for name in os.listdir("/etc/OpenCL/vendors"):
         if "nvidia" not in name.lower():
@@ -87,7 +91,7 @@ def classify(rc, stdout, expected):
 def main():
     p = argparse.ArgumentParser()
     p.add_argument("--build-dir", required=True)
-    p.add_argument("--programs-dir", required=True)
+    p.add_argument("--programs-dir", default="", help="the benchmarks' build; none: the test apps only")
     p.add_argument("--out", required=True)
     p.add_argument("--devices", default="1,2,4,8,15")
     p.add_argument("--policies", default="auto,static")
@@ -106,14 +110,14 @@ def main():
     base = {k: v for k, v in os.environ.items() if not k.startswith("COEX_") and k != "OPENCL_LAYERS"}
     base["COEX_LOG"] = "error"
     work = tempfile.mkdtemp(prefix="coex-stress-")
-    progs = programs(build, os.path.abspath(args.programs_dir))
+    progs = programs(build, os.path.abspath(args.programs_dir) if args.programs_dir else "")
     counts = [int(n) for n in args.devices.split(",")]
 
     # Bare, once per program and GPU setting: the home device is the same for every N (the first
     # device of the first platform), so is the bare output.
     expected = {}
     for with_gpu in gpu_settings:
-        env = gpu_env(base, with_gpu)
+        env = gpu_env(base, with_gpu, have_gpu)
         env["POCL_DEVICES"] = args.driver
         for name, cmd in progs:
             rc, out, err = execute(cmd, env, args.timeout)
@@ -131,7 +135,7 @@ def main():
 
     def one(job):
         with_gpu, n, policy, name, cmd = job
-        env = gpu_env(base, with_gpu)
+        env = gpu_env(base, with_gpu, have_gpu)
         env["POCL_DEVICES"] = " ".join([args.driver] * n)
         tag = "%s-%s-%d-%s" % (name.replace("/", "_"), "gpu" if with_gpu else "cpu", n, policy)
         env["COEX_CACHE"] = os.path.join(work, tag, "history.json")

@@ -193,6 +193,41 @@ class ReportChecks(layer_checks.Checks):
         expect("history: " + cache in out, "coex report does not name the history:\n" + out)
 
 
+def check_report_on_signal(self):
+    # SIGTERM during a run: the report and the trace are written as they stand, then the signal ends
+    # the process as it would have (not swallowed: the status says SIGTERM).
+    import signal
+    import subprocess
+    import time
+    app = os.path.join(self.build, "tests", "reliability", "rss_flat")
+    trace = os.path.join(self.tmp, "signal-trace.json")
+    env = {k: v for k, v in os.environ.items() if not k.startswith("COEX_") and k != "OPENCL_LAYERS"}
+    env.update(OPENCL_LAYERS=self.layer, COEX_POLICY="static", COEX_CACHE=layer_checks.HISTORY,
+               COEX_REPORT=self.report, COEX_TRACE=trace)
+    proc = subprocess.Popen([app, "launches", "--count", "100000000"], env=env, stdout=subprocess.DEVNULL,
+                            stderr=subprocess.PIPE)
+    deadline = time.time() + 60
+    time.sleep(3)
+    proc.send_signal(signal.SIGTERM)
+    try:
+        _, err = proc.communicate(timeout=max(1, deadline - time.time()))
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        raise Failure("the app did not end within a minute of SIGTERM")
+    expect(proc.returncode == -signal.SIGTERM, "exit status %d, not SIGTERM's; stderr:\n%s"
+           % (proc.returncode, err.decode(errors="replace")))
+    report = self.load_report()
+    expect(report.get("format") == "coex-report" and report["totals"]["launches"] > 0,
+           "the report written on SIGTERM holds no launch: %s" % report.get("totals"))
+    with open(trace) as f:
+        expect(json.load(f), "the trace written on SIGTERM is empty")
+    leftovers = [n for n in os.listdir(self.tmp) if ".tmp." in n]
+    expect(not leftovers, "half-written files left behind: %s" % leftovers)
+
+
+ReportChecks.check_report_on_signal = check_report_on_signal
+
+
 def main():
     p = argparse.ArgumentParser()
     p.add_argument("--build", required=True)
