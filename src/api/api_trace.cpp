@@ -173,7 +173,9 @@ cl_int observe_enqueue(const char* call, cl_kernel kernel, cl_event* event, Enqu
   t_unsplit = outer;
   if (err == CL_SUCCESS && unsplit.recorded && event_out && *event_out)
     record_safely(call, [&] { time_unsplit_launch(unsplit, *event_out, enqueued); });
-  if (own) cl().clReleaseEvent(own);
+  // Through coex's own handler, as the app's release would go: a split launch's event has a record
+  // (the start marker it holds) that must leave with it.
+  if (own) g_inner.clReleaseEvent(own);
   if (err == CL_SUCCESS && g_time_unsplit) record_safely(call, [&] { note_arg_names(kernel); });
   return err;
 }

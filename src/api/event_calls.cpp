@@ -71,12 +71,21 @@ cl_int CL_API_CALL get_event_profiling_info(cl_event event, cl_profiling_info na
   return err;
 }
 
+// A split's event: the record (and the start marker it holds) goes at the app's last release, counted
+// from the app's own calls, not the driver's count (which a pending marker keeps up).
+cl_int CL_API_CALL retain_event(cl_event event) {
+  cl_int err = cl().clRetainEvent(event);
+  if (err == CL_SUCCESS) record_safely("clRetainEvent", [&] { app_retained(rt().registries().split_events, event); });
+  return err;
+}
+
 cl_int CL_API_CALL release_event(cl_event event) {
-  bool last = is_last_reference(cl().clGetEventInfo, event, CL_EVENT_REFERENCE_COUNT);
   cl_int err = cl().clReleaseEvent(event);
-  if (err == CL_SUCCESS && last)
+  if (err == CL_SUCCESS)
     record_safely("clReleaseEvent", [&] {
-      if (auto record = rt().registries().split_events.erase(event)) cl().clReleaseEvent(record->start_marker);
+      auto& events = rt().registries().split_events;
+      auto record = events.find(event);
+      if (record && --record->app_refs == 0 && events.erase(event)) cl().clReleaseEvent(record->start_marker);
     });
   return err;
 }
@@ -87,6 +96,7 @@ void install_event_calls(cl_icd_dispatch& table) {
   table.clGetEventInfo = get_event_info;
   table.clWaitForEvents = wait_for_events;
   table.clGetEventProfilingInfo = get_event_profiling_info;
+  table.clRetainEvent = retain_event;
   table.clReleaseEvent = release_event;
 }
 

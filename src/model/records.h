@@ -120,6 +120,9 @@ struct KernelRecord {
 // completion is the moment the split could begin: profiling info spans the whole split.
 struct SplitEventRecord {
   cl_event start_marker = nullptr;
+  // The app's references to the split's event (its creation and clRetainEvent calls less its
+  // clReleaseEvent calls): the driver's count also holds the queue's own while the marker is pending.
+  std::atomic<int> app_refs{1};
   // The split's outcome: CL_COMPLETE, or the driver's (negative) error. The user event the end
   // marker waits on always completes with CL_COMPLETE, since PoCL 3.1 aborts in
   // pocl_update_event_failed() when a user event is set to an error (seen here); the error is
