@@ -1,8 +1,10 @@
 #include "exec/pocl_compiles.h"
 
+#include <chrono>
 #include <map>
 #include <memory>
 #include <set>
+#include <thread>
 #include <tuple>
 
 #include "api/runtime.h"
@@ -15,7 +17,7 @@ using FirstRunKey = std::tuple<int, cl_kernel, size_t, size_t, size_t, bool>;
 
 struct Compiles {
   std::mutex mutex;  // guards the two maps
-  std::map<cl_platform_id, std::unique_ptr<std::timed_mutex>> platform_locks;
+  std::map<cl_platform_id, std::unique_ptr<std::mutex>> platform_locks;
   std::set<FirstRunKey> ran;
 };
 
@@ -25,27 +27,33 @@ Compiles& compiles() {
 }
 
 // The platform's lock when the device is PoCL's, else null.
-std::timed_mutex* pocl_lock(int device) {
+std::mutex* pocl_lock(int device) {
   auto& devices = api::Runtime::get().devices();
   if (device < 0 || size_t(device) >= devices.all().size() || !devices.at(device).is_pocl()) return nullptr;
   Compiles& c = compiles();
   std::lock_guard lock(c.mutex);
   auto& slot = c.platform_locks[devices.at(device).platform];
-  if (!slot) slot = std::make_unique<std::timed_mutex>();
+  if (!slot) slot = std::make_unique<std::mutex>();
   return slot.get();
 }
 
-std::unique_lock<std::timed_mutex> bounded(std::timed_mutex* m) {
+// Polls with try_lock rather than a timed lock: ThreadSanitizer (GCC 12) does not follow
+// pthread_mutex_clocklock and then reports the unlock as one of an unlocked mutex.
+std::unique_lock<std::mutex> bounded(std::mutex* m) {
   if (!m) return {};
-  std::unique_lock<std::timed_mutex> lock(*m, std::defer_lock);
-  (void)lock.try_lock_for(kCompileLockWait);  // past the bound: on without it, rather than hang
+  std::unique_lock<std::mutex> lock(*m, std::try_to_lock);
+  const auto deadline = std::chrono::steady_clock::now() + kCompileLockWait;
+  while (!lock.owns_lock() && std::chrono::steady_clock::now() < deadline) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(1));
+    (void)lock.try_lock();  // past the bound: on without it, rather than hang
+  }
   return lock;
 }
 
 }  // namespace
 
-std::unique_lock<std::timed_mutex> lock_first_run(int device, cl_kernel kernel, const LaunchGeometry& sub) {
-  std::timed_mutex* m = pocl_lock(device);
+std::unique_lock<std::mutex> lock_first_run(int device, cl_kernel kernel, const LaunchGeometry& sub) {
+  std::mutex* m = pocl_lock(device);
   if (!m) return {};
   bool offset_zero = sub.offset[0] == 0 && sub.offset[1] == 0 && sub.offset[2] == 0;
   FirstRunKey key{device, kernel, sub.local[0], sub.local[1], sub.local[2], offset_zero};
@@ -57,6 +65,6 @@ std::unique_lock<std::timed_mutex> lock_first_run(int device, cl_kernel kernel, 
   return bounded(m);
 }
 
-std::unique_lock<std::timed_mutex> lock_build(int device) { return bounded(pocl_lock(device)); }
+std::unique_lock<std::mutex> lock_build(int device) { return bounded(pocl_lock(device)); }
 
 }  // namespace coex::exec

@@ -20,9 +20,9 @@ inline constexpr std::chrono::seconds kCompileLockWait{10};
 
 // Held while a sub-launch of `kernel` on `device` with this geometry runs for the first time, when
 // the device is PoCL's; empty (not owning) otherwise.
-std::unique_lock<std::timed_mutex> lock_first_run(int device, cl_kernel kernel, const LaunchGeometry& sub);
+std::unique_lock<std::mutex> lock_first_run(int device, cl_kernel kernel, const LaunchGeometry& sub);
 
 // Held around a program build on `device`, when the device is PoCL's.
-std::unique_lock<std::timed_mutex> lock_build(int device);
+std::unique_lock<std::mutex> lock_build(int device);
 
 }  // namespace coex::exec

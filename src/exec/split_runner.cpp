@@ -182,7 +182,7 @@ ChunkOutcome run_chunk(DeviceTask& t, const sched::Chunk& chunk, const ChunkFoot
   if (!t.progress.chunk_started(device, t.now())) return ChunkOutcome::Cancelled;
   // PoCL compiles when the sub-launch first runs, in this thread: one device at a time there.
   auto compile_lock = run.error == CL_SUCCESS ? lock_first_run(device, t.kernel, sub)
-                                              : std::unique_lock<std::timed_mutex>();
+                                              : std::unique_lock<std::mutex>();
   if (run.error == CL_SUCCESS)
     run.error = cl().clEnqueueNDRangeKernel(t.queues.device, t.kernel, sub.work_dim, sub.offset, sub.global, sub.local,
                                             stall ? 1 : 0, stall ? &stall : nullptr, nullptr);
