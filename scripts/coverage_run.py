@@ -23,33 +23,14 @@ import subprocess
 import sys
 import tempfile
 
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+from program_set import ROOT, checksums, local_benchmarks, test_apps
+
 TIMEOUT = 600
 
 
-def app_list():
-    """The test apps, as tests/apps/CMakeLists.txt lists them."""
-    text = open(os.path.join(ROOT, "tests", "apps", "CMakeLists.txt")).read()
-    body = text.split("set(COEX_TEST_APPS", 1)[1].split(")", 1)[0]
-    return body.split()
-
-
 def programs(build, programs_dir):
-    out = []
-    for app in app_list():
-        out.append(("tests/apps/" + app, [os.path.join(build, "tests", "apps", app)]))
-    with open(os.path.join(ROOT, "benchmarks", "benchmarks.json")) as f:
-        for bench in json.load(f)["benchmarks"]:
-            scale = bench["scales"].get("local")
-            if scale:
-                out.append(("benchmarks/" + bench["name"],
-                            [os.path.join(programs_dir, bench["name"])] + scale["args"] + ["--reps", "1"]))
-    out.append(("tests/layer/long_items", [os.path.join(build, "tests", "layer", "long_items")]))
-    return out
-
-
-def checksums(stdout):
-    return [line for line in stdout.splitlines() if line.startswith(("checksum", "result", "PASS"))]
+    return (test_apps(build) + local_benchmarks(programs_dir) +
+            [("tests/layer/long_items", [os.path.join(build, "tests", "layer", "long_items")])])
 
 
 def launch_times(trace_path):

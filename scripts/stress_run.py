@@ -23,30 +23,9 @@ import subprocess
 import sys
 import tempfile
 
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+from program_set import checksums, local_benchmarks, test_apps
+
 NO_GPU_VENDORS = "/tmp/coex-stress-vendors-cpu"
-
-
-def app_list():
-    text = open(os.path.join(ROOT, "tests", "apps", "CMakeLists.txt")).read()
-    return text.split("set(COEX_TEST_APPS", 1)[1].split(")", 1)[0].split()
-
-
-def programs(build, programs_dir):
-    out = [("apps/" + a, [os.path.join(build, "tests", "apps", a)]) for a in app_list()]
-    if not programs_dir:
-        return out
-    with open(os.path.join(ROOT, "benchmarks", "benchmarks.json")) as f:
-        for bench in json.load(f)["benchmarks"]:
-            scale = bench["scales"].get("local")
-            if scale:
-                out.append(("bench/" + bench["name"],
-                            [os.path.join(programs_dir, bench["name"])] + scale["args"] + ["--reps", "1"]))
-    return out
-
-
-def checksums(stdout):
-    return [line for line in stdout.splitlines() if line.startswith(("checksum", "PASS"))]
 
 
 def gpu_env(base, with_gpu, have_gpu):
@@ -110,7 +89,7 @@ def main():
     base = {k: v for k, v in os.environ.items() if not k.startswith("COEX_") and k != "OPENCL_LAYERS"}
     base["COEX_LOG"] = "error"
     work = tempfile.mkdtemp(prefix="coex-stress-")
-    progs = programs(build, os.path.abspath(args.programs_dir) if args.programs_dir else "")
+    progs = test_apps(build) + (local_benchmarks(os.path.abspath(args.programs_dir)) if args.programs_dir else [])
     counts = [int(n) for n in args.devices.split(",")]
 
     # Bare, once per program and GPU setting: the home device is the same for every N (the first

@@ -1,4 +1,4 @@
-// The one runtime object of coex (STYLE.md "The C boundary"): created on first use, holding all
+// The one runtime object of coex (docs/design.md, "The way in"): created on first use, holding all
 // global state; and the three ways in, from layer/: as a layer, by preload, and shutdown.
 #pragma once
 

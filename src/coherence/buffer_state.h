@@ -1,4 +1,4 @@
-// Which byte ranges of one app buffer are current where (DESIGN.md decision 5). Locations: the
+// Which byte ranges of one app buffer are current where (docs/design.md, "A launch"). Locations: the
 // app's own buffer on its home device (current except where home_lacks says: the other devices'
 // writes stay in the host copy until the app needs them there, "lazy home"), the host copy (current
 // where host_valid says: the home device's own writes are not read back, so it lags where home

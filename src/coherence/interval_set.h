@@ -1,5 +1,5 @@
 // A set of byte offsets stored as half-open ranges [begin, end). coex keeps one per buffer and per
-// device for the bytes that device holds current (DESIGN.md decision 5), so that a transfer moves
+// device for the bytes that device holds current (docs/design.md, "A launch"), so that a transfer moves
 // only what is missing.
 #pragma once
 

@@ -22,7 +22,8 @@ class Failure(Exception):
 HISTORY = None
 
 
-def run(cmd, env_extra=None, layer=None, timeout=60):
+def coex_env(env_extra=None, layer=None):
+    """The environment of a check's run: none of the caller's COEX_ settings, the check's history."""
     env = {k: v for k, v in os.environ.items() if not k.startswith("COEX_") and k != "OPENCL_LAYERS"}
     # static: every device gets work in every launch, so injected faults and per-device traces show
     # deterministically (auto may rightly leave a device out, from the history of earlier runs).
@@ -32,6 +33,11 @@ def run(cmd, env_extra=None, layer=None, timeout=60):
     if layer:
         env["OPENCL_LAYERS"] = layer
     env.update(env_extra or {})
+    return env
+
+
+def run(cmd, env_extra=None, layer=None, timeout=60):
+    env = coex_env(env_extra, layer)
     p = subprocess.run(cmd, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, timeout=timeout)
     return p.returncode, p.stdout.decode(errors="replace"), p.stderr.decode(errors="replace")
 
@@ -451,17 +457,18 @@ class Checks:
                "coex::layer and coex::coex are %s" % targets)
 
 
-def main():
+def main(checks_class=None, prefix="coex-layer-check-"):
+    """Runs one check of checks_class (default Checks): usage CHECKS.py --build DIR --source DIR CHECK."""
     p = argparse.ArgumentParser()
     p.add_argument("--build", required=True)
     p.add_argument("--source", required=True)
     p.add_argument("check")
     args = p.parse_args()
-    with tempfile.TemporaryDirectory(prefix="coex-layer-check-") as tmp:
+    with tempfile.TemporaryDirectory(prefix=prefix) as tmp:
         global HISTORY
         HISTORY = os.path.join(tmp, "history.json")
         try:
-            checks = Checks(os.path.abspath(args.build), os.path.abspath(args.source), tmp)
+            checks = (checks_class or Checks)(os.path.abspath(args.build), os.path.abspath(args.source), tmp)
             getattr(checks, "check_" + args.check)()
         except Failure as e:
             print("FAIL %s: %s" % (args.check, e))

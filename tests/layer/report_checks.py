@@ -4,11 +4,9 @@ and `coex report` (%p, the format version, the legend, the page), the trace's tr
 device set. The same runner as layer_checks.py: each check runs a test app bare and under coex on real
 PoCL devices. Usage: report_checks.py --build DIR --source DIR CHECK
 """
-import argparse
 import json
 import os
 import sys
-import tempfile
 
 import layer_checks
 from layer_checks import Failure, expect, run
@@ -201,9 +199,7 @@ def check_report_on_signal(self):
     import time
     app = os.path.join(self.build, "tests", "reliability", "rss_flat")
     trace = os.path.join(self.tmp, "signal-trace.json")
-    env = {k: v for k, v in os.environ.items() if not k.startswith("COEX_") and k != "OPENCL_LAYERS"}
-    env.update(OPENCL_LAYERS=self.layer, COEX_POLICY="static", COEX_CACHE=layer_checks.HISTORY,
-               COEX_REPORT=self.report, COEX_TRACE=trace)
+    env = layer_checks.coex_env({"COEX_REPORT": self.report, "COEX_TRACE": trace}, self.layer)
     proc = subprocess.Popen([app, "launches", "--count", "100000000"], env=env, stdout=subprocess.DEVNULL,
                             stderr=subprocess.PIPE)
     deadline = time.time() + 60
@@ -228,23 +224,5 @@ def check_report_on_signal(self):
 ReportChecks.check_report_on_signal = check_report_on_signal
 
 
-def main():
-    p = argparse.ArgumentParser()
-    p.add_argument("--build", required=True)
-    p.add_argument("--source", required=True)
-    p.add_argument("check")
-    args = p.parse_args()
-    with tempfile.TemporaryDirectory(prefix="coex-report-check-") as tmp:
-        layer_checks.HISTORY = os.path.join(tmp, "history.json")
-        try:
-            checks = ReportChecks(os.path.abspath(args.build), os.path.abspath(args.source), tmp)
-            getattr(checks, "check_" + args.check)()
-        except Failure as e:
-            print("FAIL %s: %s" % (args.check, e))
-            return 1
-    print("OK %s" % args.check)
-    return 0
-
-
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(layer_checks.main(ReportChecks, "coex-report-check-"))

@@ -1,0 +1,31 @@
+"""The programs the measuring scripts run (scripts/coverage_run.py, scripts/stress_run.py): the test
+apps as tests/apps/CMakeLists.txt lists them, the benchmarks at their 'local' size, and what a run
+prints that must equal the bare run's."""
+import json
+import os
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
+
+def test_apps(build):
+    """(name, command) of every test app, built in build."""
+    text = open(os.path.join(ROOT, "tests", "apps", "CMakeLists.txt")).read()
+    names = text.split("set(COEX_TEST_APPS", 1)[1].split(")", 1)[0].split()
+    return [("tests/apps/" + a, [os.path.join(build, "tests", "apps", a)]) for a in names]
+
+
+def local_benchmarks(programs_dir):
+    """(name, command) of every benchmark with a 'local' size, one rep, built in programs_dir."""
+    out = []
+    with open(os.path.join(ROOT, "benchmarks", "benchmarks.json")) as f:
+        for bench in json.load(f)["benchmarks"]:
+            scale = bench["scales"].get("local")
+            if scale:
+                out.append(("benchmarks/" + bench["name"],
+                            [os.path.join(programs_dir, bench["name"])] + scale["args"] + ["--reps", "1"]))
+    return out
+
+
+def checksums(stdout):
+    """The lines of a run's output that must equal the bare run's."""
+    return [line for line in stdout.splitlines() if line.startswith(("checksum", "PASS"))]
