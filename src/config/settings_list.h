@@ -11,8 +11,7 @@
 // No include guard: this file is included once per expansion of COEX_SETTING.
 
 // --- What coex does ---
-COEX_SETTING(Enum, policy, "auto",
-             ("static boyer plbhec jitp wp ess hguided adaptive sigmoid predict auto"),
+COEX_SETTING(Enum, policy, "auto", ("static boyer plbhec jitp wp ess hguided adaptive sigmoid predict auto"),
              "The scheduling policy that divides each split launch among the devices (docs/schedulers.md).")
 COEX_SETTING(Grammar, devices, "all", (kDeviceSelectorGrammar, &check_device_selector),
              "The devices coex splits launches across. A device is used when it matches at least one term "
@@ -125,8 +124,7 @@ COEX_SETTING(Double, sigmoid_floor_p, 0.05, (0.0, 1.0),
              "p in the package floor: the larger of `p * t_elapsed * S_i` and the occupancy floor.")
 
 // --- Policy `predict` (Dollinger & Loechner, IMPACT'15) ---
-COEX_SETTING(Int, predict_max_steps, 15, (1, 1000),
-             "Most refinement steps of the split towards equal predicted times.")
+COEX_SETTING(Int, predict_max_steps, 15, (1, 1000), "Most refinement steps of the split towards equal predicted times.")
 COEX_SETTING(Double, predict_eliminate, 0.1, (0.0, 1.0),
              "A device whose share is below this fraction of the largest share gets no work.")
 COEX_SETTING(Double, auto_min_share, 0.05, (0.0, 1.0),
@@ -140,6 +138,11 @@ COEX_SETTING(Double, auto_probe_cost, 0.05, (0.0, 1000.0),
              "auto: a probe (a split made again to re-measure it) is skipped while that split was last "
              "measured to take longer than the home device alone by more than this fraction of home's time "
              "over the launches since the previous probe; the gaps between probes double, so it comes later.")
+COEX_SETTING(Double, auto_wait_seconds, 0.05, (0.0, kNoLimit),
+             "auto: a launch waits for what a split needs once (coex's analysis of the program, its builds on the "
+             "devices) only when an unsplit launch of its kernel and size was measured to take at least this many "
+             "seconds on the app's device; until then launches run unsplit on the app's device while coex "
+             "prepares off their path (`not_split: preparing`), and are timed.")
 
 // --- Testing ---
 COEX_SETTING(Grammar, fault, "", (kFaultGrammar, &check_fault_spec),

@@ -12,9 +12,14 @@ namespace coex::exec {
 // coex's own kernel object for the job's kernel on `device`, built on first use from the program's
 // source (or its rewrite) with the app's build options. Null when that device cannot build it: it
 // is dropped for that program, which is logged, and the app is unaffected.
-// With `wait_for_build` false, a build under way (a prebuild on that device's thread) is not waited
-// for: null, and *building set.
+// With `wait_for_build` false, a build not finished (under way or not begun) is not waited for: it
+// is posted to that device's worker when it was not yet, and the answer is null with *building set.
 cl_kernel device_kernel(const LaunchJob& job, int device, bool wait_for_build = true, bool* building = nullptr);
+
+// Records that the job's kernel runs a sub-launch on `device` from coex's build there; true the first
+// time. A driver that compiles a kernel at its first launch (PoCL: the work-group function for the
+// local size) makes that sub-launch slow once.
+bool first_launch_from_build(const LaunchJob& job, int device);
 
 // At the app's successful clBuildProgram: analyses the program and builds it for every device coex
 // would split its kernels over, each on that device's worker thread, so that the first split launch
@@ -22,6 +27,17 @@ cl_kernel device_kernel(const LaunchJob& job, int device, bool wait_for_build = 
 // device (the home); nothing when the program has no kernel that may be split.
 void prebuild_program(std::shared_ptr<model::ProgramRecord> program, cl_context app_context,
                       const std::vector<cl_device_id>& app_devices);
+
+// Posts the analysis and the builds of the program for `devices` (home's into the app's context,
+// the others' into their shadow contexts) to those devices' workers, each once: they run there
+// side by side, off the app's path.
+void prepare_program(const std::shared_ptr<model::ProgramRecord>& program, cl_context app_context, int home,
+                     const std::vector<int>& devices);
+
+// The devices of `devices` whose build of the program has finished (built or failed), after
+// prepare_program for the others; none while the analysis has not run. Never waits.
+std::vector<int> devices_ready(const std::shared_ptr<model::ProgramRecord>& program, cl_context app_context, int home,
+                               const std::vector<int>& devices);
 
 // At the app's clCreateContext with one device (the home to be): makes coex's context and queue on
 // every other selected device, each on that device's worker thread (an NVIDIA context takes about

@@ -8,6 +8,7 @@
 
 #include "api/runtime.h"
 #include "devices/device_set.h"
+#include "exec/device_kernels.h"
 #include "exec/executor.h"
 #include "exec/policy_binding.h"
 #include "exec/program_analysis.h"
@@ -175,7 +176,32 @@ LaunchDecision plan_launch(cl_command_queue queue, cl_kernel kernel_handle, cl_u
   };
   // With one device in all there is nothing to split: no analysis (a libclang parse, milliseconds).
   bool single_device = home >= 0 && fewer_than_two();
-  const kernel::KernelInfo* info = single_device ? nullptr : analysed_kernel(*program, kernel->name);
+  // auto does not wait for what a split needs (docs/design.md, "One-time costs"): while the analysis
+  // or the builds run on the devices' workers, launches run on home as the app made them, timed; once
+  // a launch of the kernel and size was measured at auto_wait_seconds or more there, the next ones wait.
+  uint64_t launch_items = 1;
+  for (cl_uint d = 0; d < work_dim && d < 3 && global; ++d) launch_items *= global[d];
+  const std::string home_key = home_launch_key(kernel->name, program->source_hash, launch_items);
+  const bool waits_for_preparation = rt.settings().policy != "auto" || [&] {
+    auto measured = rt.executor().home_launch_times().seconds(home_key);
+    return measured && *measured >= rt.settings().auto_wait_seconds;
+  }();
+  auto all_devices = [&] {
+    std::vector<int> all = participants;
+    if (std::find(all.begin(), all.end(), home) == all.end()) all.push_back(home);
+    return all;
+  };
+  bool preparing = false;
+  const kernel::KernelInfo* info = nullptr;
+  if (!single_device) {
+    if (waits_for_preparation || home < 0 || program->origin != model::ProgramOrigin::Source ||
+        analysis_ready(*program)) {
+      info = analysed_kernel(*program, kernel->name);
+    } else {
+      prepare_program(program, queue_record->context, home, all_devices());
+      preparing = true;
+    }
+  }
   // Without an analysis every buffer argument may be written.
   for (size_t i = 0; i < args.size(); ++i) {
     bool written = !info || i >= info->args.size() || info->args[i].written;
@@ -190,6 +216,18 @@ LaunchDecision plan_launch(cl_command_queue queue, cl_kernel kernel_handle, cl_u
     return not_split("single_device");
   }
   if (exec_info_set) return not_split("svm");
+  // A launch auto runs on home while it prepares still counts among the kernel's launches (the
+  // History's launch numbers, which its probes follow).
+  auto preparing_on_home = [&] {
+    if (auto history = rt.executor().history())
+      history->note_launch(history_key(kernel->name, program->source_hash), launch_items);
+    if (rt.executor().home_launch_times().wants_timing(home_key)) decision.time_on_home_key = home_key;
+    return not_split("preparing");
+  };
+  if (preparing) {
+    rt.note_home(home);
+    return preparing_on_home();
+  }
   if (!info) return not_split("unanalysable");
   if (!info->not_split_reason.empty()) return not_split(info->not_split_reason.c_str());
   if (info->args.size() != args.size()) return not_split("unanalysable");
@@ -207,6 +245,18 @@ LaunchDecision plan_launch(cl_command_queue queue, cl_kernel kernel_handle, cl_u
                                     }),
                      participants.end());
   if (fewer_than_two()) return not_split(left_out ? left_out : "single_device");
+  // Under auto a device other than home is never waited for: one whose build has not finished sits
+  // the launch out. Home is, once its launches were measured long (waits_for_preparation).
+  if (rt.settings().policy == "auto") {
+    const std::vector<int> ready = devices_ready(program, queue_record->context, home, all_devices());
+    auto takes_part = [&](int d) {
+      return std::find(ready.begin(), ready.end(), d) != ready.end() || (d == home && waits_for_preparation);
+    };
+    if (!takes_part(home)) return preparing_on_home();
+    participants.erase(std::remove_if(participants.begin(), participants.end(), [&](int d) { return !takes_part(d); }),
+                       participants.end());
+    if (fewer_than_two()) return preparing_on_home();
+  }
 
   auto job = std::make_unique<LaunchJob>();
   size_t compiled[3] = {0, 0, 0};

@@ -17,6 +17,7 @@ void analyse_locked(model::ProgramRecord& program) {
     bool needs_rewrite = false;
     for (const auto& k : program.info.kernels) needs_rewrite |= k.uses_launch_builtins && k.not_split_reason.empty();
     if (needs_rewrite) program.rewritten_source = kernel::rewrite_for_split(program.source, program.info);
+    program.analysis_done.store(true, std::memory_order_release);
   }
 }
 
@@ -36,6 +37,10 @@ const kernel::KernelInfo* analysed_kernel(model::ProgramRecord& program, const s
   std::lock_guard lock(program.mutex);
   analyse_locked(program);
   return program.info.find(kernel_name);
+}
+
+bool analysis_ready(const model::ProgramRecord& program) {
+  return program.analysis_done.load(std::memory_order_acquire);
 }
 
 }  // namespace coex::exec

@@ -15,4 +15,7 @@ bool analyse_program(model::ProgramRecord& program);
 // when the kernel is not in the analysis.
 const kernel::KernelInfo* analysed_kernel(model::ProgramRecord& program, const std::string& kernel_name);
 
+// Whether the analysis has run (without waiting for one under way, as analysed_kernel would).
+bool analysis_ready(const model::ProgramRecord& program);
+
 }  // namespace coex::exec

@@ -181,8 +181,7 @@ ChunkOutcome run_chunk(DeviceTask& t, const sched::Chunk& chunk, const ChunkFoot
   LaunchGeometry sub = sub_launch(job.geometry, chunk.begin, chunk.end);
   if (!t.progress.chunk_started(device, t.now())) return ChunkOutcome::Cancelled;
   // PoCL compiles when the sub-launch first runs, in this thread: one device at a time there.
-  auto compile_lock = run.error == CL_SUCCESS ? lock_first_run(device, t.kernel, sub)
-                                              : std::unique_lock<std::mutex>();
+  auto compile_lock = run.error == CL_SUCCESS ? lock_first_run(device, t.kernel, sub) : std::unique_lock<std::mutex>();
   if (run.error == CL_SUCCESS)
     run.error = cl().clEnqueueNDRangeKernel(t.queues.device, t.kernel, sub.work_dim, sub.offset, sub.global, sub.local,
                                             stall ? 1 : 0, stall ? &stall : nullptr, nullptr);
@@ -330,6 +329,10 @@ cl_int run_split(Executor& executor, LaunchJob& job) {
   }
   std::vector<int> active;
   for (const auto& [device, kernel] : kernels) active.push_back(device);
+  // A split with a kernel's first sub-launch on some device pays that device's compile of it: its
+  // time is no verdict on splitting (docs/design.md, "One-time costs").
+  bool cold = false;
+  for (int device : active) cold |= first_launch_from_build(job, device);
   auto policy = make_configured_policy(rt.settings(), devices.profiles(), executor.history());
   std::mutex policy_mutex;
   std::set<int> abandoned;  // devices whose chunks the policy took back (Boyer's
@@ -483,9 +486,10 @@ cl_int run_split(Executor& executor, LaunchJob& job) {
     if (!conflict) conflict = changes_conflict(changes);
   }
   if (conflict) {
-    spdlog::warn("kernel {}: its work-groups depend on each other ({}): it runs again on the app's device, and its "
-                 "later launches of this shape are not split",
-                 job.kernel_name, conflict.to_string());
+    spdlog::warn(
+        "kernel {}: its work-groups depend on each other ({}): it runs again on the app's device, and its "
+        "later launches of this shape are not split",
+        job.kernel_name, conflict.to_string());
     remember_chunk_verdict(*job.program, job.kernel_name, job, coherence::conflict_reason(conflict.kind));
     failure = CL_INVALID_OPERATION;
   }
@@ -512,7 +516,8 @@ cl_int run_split(Executor& executor, LaunchJob& job) {
   record.split = err == CL_SUCCESS;
   if (!record.split) record.not_split_reason = "merge_failed";
   // What the split cost, whole: auto weighs it against home alone at the next launches.
-  if (record.split) policy->launch_measured(std::chrono::duration<double>(Clock::now() - t0).count());
+  if (record.split && !cold) policy->launch_measured(std::chrono::duration<double>(Clock::now() - t0).count());
+  record.cold = cold;
   // One line per launch (scripts/bench-footprints reads them): the report keeps
   // only sums per kernel.
   const report::BytesByStep& steps = record.bytes_by_step;

@@ -11,6 +11,7 @@
 #include <memory>
 #include <mutex>
 #include <optional>
+#include <set>
 #include <string>
 #include <utility>
 #include <vector>
@@ -70,7 +71,14 @@ struct DeviceBuild {
   std::mutex mutex;
   cl_program program = nullptr;
   bool failed = false;  // the build failed: that device gets no work from this program
+  // Set once the build has run (built or failed): a launch that does not wait for builds reads it
+  // without taking `mutex`, which the build holds for its whole length.
+  std::atomic<bool> finished{false};
   std::map<std::string, cl_kernel> kernels;
+  // The kernels that have run a sub-launch from this build: a driver that compiles a kernel at its
+  // first launch (PoCL) makes that one slow, and its time is no measure of the split (docs/design.md,
+  // "One-time costs").
+  std::set<std::string> launched;
 };
 
 enum class ProgramOrigin { Source, Binary, IL, BuiltIn, Linked };
@@ -87,11 +95,14 @@ struct ProgramRecord {
   // Filled on first need, under `mutex`: the analysis and the rewritten source.
   std::mutex mutex;
   bool analysed = false;
+  std::atomic<bool> analysis_done{false};  // `analysed` and `info` are final: read without `mutex`
   kernel::ProgramInfo info;
   std::string rewritten_source;
   // By (coex device index, built in the app's own context): the home device builds there, so that
   // it runs on the app's buffers; other devices build in coex's shadow context of that device.
   std::map<std::pair<int, bool>, DeviceBuild> builds;
+  // The builds posted to a device's worker and not begun yet, or begun (then in `builds` too).
+  std::set<std::pair<int, bool>> builds_posted;
   // By kernel name, then by what the verdict depends on (exec/split_safety.h's conflict_key): whether
   // a launch's chunks may run on different devices, empty when they may, else the report's reason.
   // Learnt at enqueue from the footprints, or at the end of a split that found a conflict. Under mutex.
@@ -100,9 +111,9 @@ struct ProgramRecord {
 
 struct KernelArgValue {
   bool set = false;
-  bool local = false;  // __local: clSetKernelArg(size, NULL)
-  bool svm = false;    // clSetKernelArgSVMPointer
-  size_t size = 0;     // as given to clSetKernelArg (for __local: the bytes to allocate)
+  bool local = false;          // __local: clSetKernelArg(size, NULL)
+  bool svm = false;            // clSetKernelArgSVMPointer
+  size_t size = 0;             // as given to clSetKernelArg (for __local: the bytes to allocate)
   std::vector<uint8_t> bytes;  // the value; empty for __local and SVM arguments
 };
 

@@ -12,62 +12,78 @@ namespace {
 
 const std::pair<const char*, const char*> kMeanings[] = {
     // The device set
-    {"single_device", "only one device in the set, so there is nothing to split across (PoCL: POCL_DEVICES=\"pthread "
-                      "pthread\" makes two CPU devices; COEX_DEVICES selects devices)"},
-    {"devices_unavailable", "no device besides the app's could run its part (no build or no context there; a "
-                            "COEX_DEVICES selection that leaves out the app's device ends here too)"},
+    {"single_device",
+     "only one device in the set, so there is nothing to split across (PoCL: POCL_DEVICES=\"pthread "
+     "pthread\" makes two CPU devices; COEX_DEVICES selects devices)"},
+    {"devices_unavailable",
+     "no device besides the app's could run its part (no build or no context there; a "
+     "COEX_DEVICES selection that leaves out the app's device ends here too)"},
     {"device_failed", "the other devices were dropped after a sub-launch failed on them earlier in the run"},
     {"devices_busy", "the other devices were still running work abandoned by an earlier split (a stall)"},
     {"device_building", "auto: the other devices were still building the program; the launch did not wait"},
     {"unknown_device", "the app's queue is on a device coex does not list"},
-    {"pending_wait_list", "the launch waits on events not complete yet, and on the app's device (PoCL's basic or "
-                          "cpu-minimal driver) coex could hold its split behind them only by blocking the app"},
+    {"pending_wait_list",
+     "the launch waits on events not complete yet, and on the app's device (PoCL's basic or "
+     "cpu-minimal driver) coex could hold its split behind them only by blocking the app"},
     // The scheduler
-    {"too_small", "fewer work-items than min_split_work_items (and, once timed on the app's device, shorter "
-                  "than min_split_seconds), or a single work-group along the split dimension: moving the "
-                  "data would cost more than a second device saves"},
-    {"one_device_pays", "auto: the measured or modelled times say the app's device alone is faster (the "
-                        "history file keeps these measurements across runs)"},
-    {"split_being_measured", "auto: the first split of this kernel and size was still running and being "
-                             "measured; launches meanwhile ran on the app's device"},
+    {"too_small",
+     "fewer work-items than min_split_work_items (and, once timed on the app's device, shorter "
+     "than min_split_seconds), or a single work-group along the split dimension: moving the "
+     "data would cost more than a second device saves"},
+    {"one_device_pays",
+     "auto: the measured or modelled times say the app's device alone is faster (the "
+     "history file keeps these measurements across runs)"},
+    {"preparing",
+     "auto: coex was still analysing the program or building it for the devices, off the app's "
+     "path; launches meanwhile ran on the app's device"},
+    {"split_being_measured",
+     "auto: the first split of this kernel and size was still running and being "
+     "measured; launches meanwhile ran on the app's device"},
     // Failures, which fall back to the app's device with the same bytes
     {"sub_launch_failed", "a sub-launch failed; the launch ran again whole on the app's device"},
     {"merge_failed", "merging the devices' results failed; the launch ran again on the app's device"},
     {"coex_error", "coex could not plan the launch (logged); it ran unsplit"},
     // The launch
-    {"invalid_launch", "the driver would reject the launch or treat it its own way (local sizes that do not "
-                       "divide, unset arguments, odd wait lists): it gets the driver's own answer"},
+    {"invalid_launch",
+     "the driver would reject the launch or treat it its own way (local sizes that do not "
+     "divide, unset arguments, odd wait lists): it gets the driver's own answer"},
     {"task", "clEnqueueTask: a single work-item"},
     {"untracked_kernel", "the kernel was made before coex was loaded, or by a path coex does not follow"},
     {"untracked_buffer", "a buffer argument was made before coex was loaded"},
     {"svm", "SVM pointers (clSetKernelArgSVMPointer, clSetKernelExecInfo) or integers cast to pointers"},
     // The program
-    {"binary_program", "built from a binary coex never saw built from source (an app's binary cache is "
-                       "followed once coex has seen the source)"},
+    {"binary_program",
+     "built from a binary coex never saw built from source (an app's binary cache is "
+     "followed once coex has seen the source)"},
     {"il_program", "built from SPIR-V or another IL: coex analyses OpenCL C source only"},
     {"builtin_kernels", "a built-in kernel of the driver"},
     {"linked_program", "made by clLinkProgram: coex analyses programs built from one source"},
     {"unknown_program", "a program coex knows nothing about"},
     // The kernel's code
-    {"unanalysable", "the kernel analysis could not read the kernel (no usable libclang, a parse error, "
-                     "recursion, or a construct it does not model)"},
-    {"global_atomics", "the kernel uses atomics on global memory: parts on different devices would not see "
-                       "each other's updates"},
+    {"unanalysable",
+     "the kernel analysis could not read the kernel (no usable libclang, a parse error, "
+     "recursion, or a construct it does not model)"},
+    {"global_atomics",
+     "the kernel uses atomics on global memory: parts on different devices would not see "
+     "each other's updates"},
     {"image_args", "an image argument: images are not split"},
     {"sampler_args", "a sampler argument"},
     {"pipe_args", "a pipe argument"},
     {"device_enqueue", "the kernel enqueues kernels itself (queue_t, enqueue_kernel)"},
     {"program_scope_variables", "the program has global variables at program scope"},
-    {"group_builtins_in_helper", "a function the kernel calls reads get_group_id, get_num_groups, "
-                                 "get_global_size or get_global_offset, and it is a kernel itself or some "
-                                 "call of it is inside a macro, so the rewrite cannot pass it the values"},
+    {"group_builtins_in_helper",
+     "a function the kernel calls reads get_group_id, get_num_groups, "
+     "get_global_size or get_global_offset, and it is a kernel itself or some "
+     "call of it is inside a macro, so the rewrite cannot pass it the values"},
     {"kernel_called_as_function", "another function calls this kernel, so its parameters cannot be extended"},
     // The launch's data
-    {"cross_chunk_dependency", "a part of the launch reads what another part writes (work-item 0 reading a "
-                               "buffer the others update, a stencil updated in place): the work-groups "
-                               "depend on each other"},
-    {"overlapping_writes", "two parts of the launch write the same bytes (a scatter whose indices may "
-                           "collide, a group overwriting another's elements)"},
+    {"cross_chunk_dependency",
+     "a part of the launch reads what another part writes (work-item 0 reading a "
+     "buffer the others update, a stencil updated in place): the work-groups "
+     "depend on each other"},
+    {"overlapping_writes",
+     "two parts of the launch write the same bytes (a scatter whose indices may "
+     "collide, a group overwriting another's elements)"},
     {"unspecified", "no reason was given (a report written by hand, or a bug)"},
 };
 

@@ -126,6 +126,7 @@ void ReportRecorder::add_launch(const std::string& kernel, const LaunchRecord& l
   ++totals.launches;
   if (launch.split) {
     ++totals.split_launches;
+    totals.cold_splits += launch.cold;
   } else {
     const std::string reason = launch.not_split_reason.empty() ? kUnspecifiedReason : launch.not_split_reason;
     auto found = std::find_if(totals.not_split.begin(), totals.not_split.end(),
@@ -165,8 +166,8 @@ nlohmann::json ReportRecorder::to_json() const {
 
   nlohmann::json devices = nlohmann::json::array();
   for (const ReportDevice& d : devices_) {
-    devices.push_back({{"index", d.index}, {"name", d.name}, {"platform", d.platform}, {"type", d.type},
-                       {"home", d.home}});
+    devices.push_back(
+        {{"index", d.index}, {"name", d.name}, {"platform", d.platform}, {"type", d.type}, {"home", d.home}});
   }
   report["devices"] = std::move(devices);
 
@@ -192,6 +193,7 @@ nlohmann::json ReportRecorder::to_json() const {
     kernels.push_back({{"name", k.name},
                        {"launches", k.launches},
                        {"split_launches", k.split_launches},
+                       {"cold_splits", k.cold_splits},
                        {"not_split", std::move(not_split)},
                        {"bytes_moved", k.bytes_moved},
                        {"per_device", std::move(per_device)},
@@ -256,8 +258,9 @@ bool is_readable_report(const nlohmann::json& document, std::string& why) {
   auto format = document.find("format");
   if (format == document.end() || !format->is_string() || format->get<std::string>() != kReportFormat) {
     if (document.contains("traceEvents"))
-      why = "a trace (COEX_TRACE), not a report: open it in https://ui.perfetto.dev, or draw it with "
-            "`coex report --html OUT.html --trace TRACE REPORT`";
+      why =
+          "a trace (COEX_TRACE), not a report: open it in https://ui.perfetto.dev, or draw it with "
+          "`coex report --html OUT.html --trace TRACE REPORT`";
     else if (format != document.end() && format->is_string() && format->get<std::string>() == "coex-history")
       why = "coex's history cache (COEX_CACHE), not a report; " + std::string(usage);
     else if (document.contains("kernels") && document.contains("totals"))
@@ -272,8 +275,8 @@ bool is_readable_report(const nlohmann::json& document, std::string& why) {
     return false;
   }
   if (version->get<int64_t>() > kReportVersion) {
-    why = "a coex report of version " + std::to_string(version->get<int64_t>()) + ", written by a newer coex; this one reads version " +
-          std::to_string(kReportVersion);
+    why = "a coex report of version " + std::to_string(version->get<int64_t>()) +
+          ", written by a newer coex; this one reads version " + std::to_string(kReportVersion);
     return false;
   }
   return true;
@@ -281,8 +284,7 @@ bool is_readable_report(const nlohmann::json& document, std::string& why) {
 
 bool write_file_atomically(const std::string& path, const std::string& text, std::string* error) {
   return write_file_atomically(
-      path, [&text](std::ostream& out) { out.write(text.data(), static_cast<std::streamsize>(text.size())); },
-      error);
+      path, [&text](std::ostream& out) { out.write(text.data(), static_cast<std::streamsize>(text.size())); }, error);
 }
 
 bool write_file_atomically(const std::string& path, const std::function<void(std::ostream&)>& write_content,

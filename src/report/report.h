@@ -4,7 +4,7 @@
 //     "settings": {...}, "history": {"file", "state", "entries", "other_device_sets", "device_set"},
 //     "trace": "<the COEX_TRACE file, when one was written>",
 //     "devices": [{"index", "name", "platform", "type": "CPU|GPU|ACCELERATOR", "home"}],
-//     "kernels": [{"name", "launches", "split_launches", "not_split": {"<reason>": count},
+//     "kernels": [{"name", "launches", "split_launches", "cold_splits", "not_split": {"<reason>": count},
 //                  "bytes_moved", "per_device": [{"index", "work_items", "seconds"}],
 //                  "bytes_minimal", "bytes_by_step": {"home_to_host", "host_to_devices",
 //                  "devices_to_host", "host_to_home"}, "args": [{"index", "tier", "name"}]}],
@@ -14,6 +14,8 @@
 // the app needed it there (a read, map, copy, unsplit kernel) rather than at the end of each launch;
 // bytes_fetched_on_demand (resident results): the part of it first read from the device that alone
 // held it.
+// cold_splits: split launches that ran the kernel for the first time on some device (a driver that
+// compiles at the first launch makes them slow once): auto does not take their time as a verdict.
 // bytes_minimal: what the footprints say each device lacked; bytes_by_step: where bytes_moved went;
 // args: the tier each buffer argument was moved with ("exact", "whole", "diff") and its name in the
 // source when coex knows it. per_device seconds: the device's busy time on the kernel: in split launches
@@ -24,12 +26,11 @@
 // of the old version would misread the report.
 #pragma once
 
-#include <nlohmann/json.hpp>
-
 #include <cstdint>
 #include <functional>
 #include <iosfwd>
 #include <mutex>
+#include <nlohmann/json.hpp>
 #include <string>
 #include <unordered_map>
 #include <vector>
@@ -79,6 +80,7 @@ struct LaunchRecord {
   uint64_t bytes_minimal = 0;
   BytesByStep bytes_by_step;
   std::vector<ArgTierRecord> args;  // buffer arguments only
+  bool cold = false;                // a split with a first sub-launch of the kernel on some device (cold_splits)
 };
 
 // Thread-safe: launches are recorded from every thread the app calls OpenCL from.
@@ -120,9 +122,10 @@ class ReportRecorder {
     std::string name;
     uint64_t launches = 0;
     uint64_t split_launches = 0;
+    uint64_t cold_splits = 0;
     std::vector<std::pair<std::string, uint64_t>> not_split;  // reason -> count, first-seen order
     uint64_t bytes_moved = 0;
-    std::vector<std::pair<int, DeviceTotals>> per_device;     // sorted by device index
+    std::vector<std::pair<int, DeviceTotals>> per_device;  // sorted by device index
     uint64_t bytes_minimal = 0;
     BytesByStep bytes_by_step;
     std::vector<ArgTierRecord> args;  // sorted by index; the worst tier seen (diff > whole > exact)

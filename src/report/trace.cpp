@@ -38,12 +38,13 @@ std::string device_track_name(int index, const std::string& name, bool home) {
   return "d" + std::to_string(index) + " " + name + (home ? " (home)" : "");
 }
 
-void record_launch_event(TraceRecorder& trace, const std::string& kernel, const LaunchRecord& launch,
-                         double begin_us, double end_us) {
+void record_launch_event(TraceRecorder& trace, const std::string& kernel, const LaunchRecord& launch, double begin_us,
+                         double end_us) {
   nlohmann::json work_items = nlohmann::json::object();
   for (const DeviceWork& work : launch.per_device) work_items[std::to_string(work.index)] = work.work_items;
   nlohmann::json args = {{"split", launch.split}, {"work_items", std::move(work_items)}};
   if (!launch.split) args["not_split"] = launch.not_split_reason;
+  if (launch.cold) args["cold"] = true;
   trace.record(kernel, "launch", kLaunchTrack, begin_us, end_us, std::move(args));
 }
 
@@ -121,7 +122,8 @@ nlohmann::json TraceRecorder::to_json() const {
 }
 
 bool TraceRecorder::write(const std::string& path, std::string* error) const {
-  return write_file_atomically(path, [this](std::ostream& out) { write_json(out); }, error);
+  return write_file_atomically(
+      path, [this](std::ostream& out) { write_json(out); }, error);
 }
 
 }  // namespace coex::report
