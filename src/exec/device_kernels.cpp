@@ -13,6 +13,7 @@
 #include "config/fault_spec.h"
 #include "devices/device_set.h"
 #include "exec/executor.h"
+#include "exec/pocl_compiles.h"
 #include "exec/program_analysis.h"
 #include "report/trace.h"
 
@@ -72,10 +73,13 @@ model::DeviceBuild& device_build(model::ProgramRecord& program, int device, bool
   // `found->ref_count > 0` in pocl_release_dlhandle_cache with POCL_DEVICES="cpu cpu"; docs/gpu.md).
   if (d.is_pocl()) options += " -DCOEX_BUILD_FOR_DEVICE=" + std::to_string(device);
   auto started = std::chrono::steady_clock::now();
-  // Builds run side by side, one per device worker: held under one lock, eight PoCL builds of
-  // benchmarks/mandel_uniform (0.7 s each) ended 0.8 to 6.0 s after the app's clBuildProgram, and
-  // auto's first splits waited for the last (exec/pocl_compiles.h keeps the first runs' lock).
-  if (build.program) err = cl.clBuildProgram(build.program, 1, &d.id, options.c_str(), nullptr, nullptr);
+  // One build at a time per platform (exec/pocl_compiles.h): PoCL builds on two devices at once
+  // crashed (SIGSEGV, SIGABRT) the test apps under boyer on two pthread devices, 3 runs in 17. It
+  // costs the many-device sets: eight 0.7 s builds end 0.8 to 6.0 s after the app's clBuildProgram.
+  if (build.program) {
+    auto compile_lock = lock_build(device);
+    err = cl.clBuildProgram(build.program, 1, &d.id, options.c_str(), nullptr, nullptr);
+  }
   if (auto* t = rt.trace()) t->record("build", "build", device, t->to_trace_us(started), t->now_us());
   if (err == CL_SUCCESS && build_fault_injected_on(device)) err = CL_BUILD_PROGRAM_FAILURE;
   if (err != CL_SUCCESS) {

@@ -65,4 +65,6 @@ std::unique_lock<std::mutex> lock_first_run(int device, cl_kernel kernel, const 
   return bounded(m);
 }
 
+std::unique_lock<std::mutex> lock_build(int device) { return bounded(pocl_lock(device)); }
+
 }  // namespace coex::exec
