@@ -101,12 +101,7 @@ bool build_finished(model::ProgramRecord& program, int device, bool in_app_conte
 
 }  // namespace
 
-cl_kernel device_kernel(const LaunchJob& job, int device, bool wait_for_build, bool* building) {
-  if (!wait_for_build && !build_finished(*job.program, device, device == job.home)) {
-    if (building) *building = true;
-    prepare_program(job.program, job.app_context, job.home, {device});
-    return nullptr;
-  }
+cl_kernel device_kernel(const LaunchJob& job, int device) {
   model::DeviceBuild& build = device_build(*job.program, device, device == job.home, job.app_context);
   std::unique_lock lock(build.mutex);
   if (build.failed || !build.program) return nullptr;

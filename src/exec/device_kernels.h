@@ -12,9 +12,8 @@ namespace coex::exec {
 // coex's own kernel object for the job's kernel on `device`, built on first use from the program's
 // source (or its rewrite) with the app's build options. Null when that device cannot build it: it
 // is dropped for that program, which is logged, and the app is unaffected.
-// With `wait_for_build` false, a build not finished (under way or not begun) is not waited for: it
-// is posted to that device's worker when it was not yet, and the answer is null with *building set.
-cl_kernel device_kernel(const LaunchJob& job, int device, bool wait_for_build = true, bool* building = nullptr);
+// A build under way (a prebuild on that device's worker) is waited for.
+cl_kernel device_kernel(const LaunchJob& job, int device);
 
 // Records that the job's kernel runs a sub-launch on `device` from coex's build there; true the first
 // time. A driver that compiles a kernel at its first launch (PoCL: the work-group function for the

@@ -309,12 +309,9 @@ cl_int run_split(Executor& executor, LaunchJob& job) {
       left_out = why;
       continue;
     }
-    // Under auto a device whose build is still under way sits this launch out rather than hold it
-    // up: PoCL's CPU build took seconds (on an H100 machine, auto's probe of the CPU made one of
-    // jacobi's 1 ms launches last 2.4 s). The other policies wait: their users asked for every device.
-    bool building = false;
-    cl_kernel kernel = device_kernel(job, device, device == job.home || rt.settings().policy != "auto", &building);
-    if (building) left_out = "device_building";
+    // Under auto the planner left out every device other than home whose build had not finished
+    // (launch_planner.cpp); the other policies wait here: their users asked for every device.
+    cl_kernel kernel = device_kernel(job, device);
     if (!kernel) continue;
     if (device != job.home && !ensure_shadows(job, device)) continue;
     kernels[device] = kernel;

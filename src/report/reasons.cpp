@@ -20,7 +20,6 @@ const std::pair<const char*, const char*> kMeanings[] = {
      "COEX_DEVICES selection that leaves out the app's device ends here too)"},
     {"device_failed", "the other devices were dropped after a sub-launch failed on them earlier in the run"},
     {"devices_busy", "the other devices were still running work abandoned by an earlier split (a stall)"},
-    {"device_building", "auto: the other devices were still building the program; the launch did not wait"},
     {"unknown_device", "the app's queue is on a device coex does not list"},
     {"pending_wait_list",
      "the launch waits on events not complete yet, and on the app's device (PoCL's basic or "

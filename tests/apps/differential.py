@@ -30,7 +30,7 @@ import tempfile
 DEVICE_TYPES = {"CPU", "GPU", "ACCELERATOR", "CUSTOM"}
 # The reasons for which auto runs a launch on the app's device while it learns (docs/schedulers.md):
 # under the policies other than static they may stand beside the reason an app's expectations give.
-AUTO_HOME_REASONS = ("preparing", "split_being_measured", "one_device_pays", "device_building")
+AUTO_HOME_REASONS = ("preparing", "split_being_measured", "one_device_pays")
 OUTPUT_LINE = re.compile(rb"^checksum [A-Za-z0-9_]+ [0-9a-f]{16}$")
 # Variables the harness owns in the runs under coex; a value inherited from the caller's shell
 # would change what is being tested.

@@ -140,7 +140,7 @@ TEST(ReportTable, EveryReasonCoexGivesHasAMeaning) {
   // The reasons the planner, the split runner, the analysis and the conflict checks give (grep
   // not_split_reason and not_split( in src/): a new one needs its line in report/reasons.cpp.
   for (const char* reason :
-       {"single_device", "too_small", "one_device_pays", "split_being_measured", "device_building", "devices_busy",
+       {"single_device", "too_small", "one_device_pays", "split_being_measured", "preparing", "devices_busy",
         "device_failed", "devices_unavailable", "sub_launch_failed", "merge_failed", "unanalysable", "global_atomics",
         "image_args", "sampler_args", "pipe_args", "svm", "device_enqueue", "program_scope_variables",
         "group_builtins_in_helper", "kernel_called_as_function", "binary_program", "il_program", "builtin_kernels",
