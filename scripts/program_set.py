@@ -3,6 +3,7 @@ apps as tests/apps/CMakeLists.txt lists them, the benchmarks at their 'local' si
 prints that must equal the bare run's."""
 import json
 import os
+import shutil
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
@@ -29,3 +30,16 @@ def local_benchmarks(programs_dir):
 def checksums(stdout):
     """The lines of a run's output that must equal the bare run's."""
     return [line for line in stdout.splitlines() if line.startswith(("checksum", "PASS"))]
+
+
+def vendors_without_nvidia(folder):
+    """When NVIDIA's OpenCL is registered in /etc/OpenCL/vendors: fills `folder` with the other
+    registrations and returns it (for OCL_ICD_VENDORS: the loader then sees PoCL alone); else None."""
+    vendors = "/etc/OpenCL/vendors"
+    if not os.path.isdir(vendors) or not any("nvidia" in n.lower() for n in os.listdir(vendors)):
+        return None
+    os.makedirs(folder, exist_ok=True)
+    for name in os.listdir(vendors):
+        if "nvidia" not in name.lower():
+            shutil.copy(os.path.join(vendors, name), folder)
+    return folder

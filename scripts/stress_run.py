@@ -23,7 +23,7 @@ import subprocess
 import sys
 import tempfile
 
-from program_set import checksums, local_benchmarks, test_apps
+from program_set import checksums, local_benchmarks, test_apps, vendors_without_nvidia
 
 NO_GPU_VENDORS = "/tmp/coex-stress-vendors-cpu"
 
@@ -34,16 +34,6 @@ def gpu_env(base, with_gpu, have_gpu):
     if have_gpu and not with_gpu:
         env["OCL_ICD_VENDORS"] = NO_GPU_VENDORS
     return env
-
-
-def prepare_vendors():
-    if not os.path.exists("/etc/OpenCL/vendors/nvidia.icd"):
-        return False
-    os.makedirs(NO_GPU_VENDORS, exist_ok=True)
-    for name in os.listdir("/etc/OpenCL/vendors"):
-        if "nvidia" not in name.lower():
-            shutil.copy(os.path.join("/etc/OpenCL/vendors", name), NO_GPU_VENDORS)
-    return os.path.exists("/etc/OpenCL/vendors/nvidia.icd")
 
 
 def execute(cmd, env, timeout):
@@ -83,7 +73,7 @@ def main():
     build = os.path.abspath(args.build_dir)
     coex = os.path.join(build, "coex")
     os.makedirs(args.out, exist_ok=True)
-    have_gpu = prepare_vendors()
+    have_gpu = vendors_without_nvidia(NO_GPU_VENDORS) is not None
     gpu_settings = {"both": [True, False], "yes": [True], "no": [False]}[args.gpu]
     gpu_settings = [g for g in gpu_settings if have_gpu or not g]
     base = {k: v for k, v in os.environ.items() if not k.startswith("COEX_") and k != "OPENCL_LAYERS"}

@@ -28,7 +28,7 @@ import sys
 import tempfile
 import time
 
-from program_set import ROOT, checksums
+from program_set import ROOT, checksums, vendors_without_nvidia
 
 COMPUTE_CLASSES = ("compute-regular", "irregular")
 
@@ -50,13 +50,8 @@ def base_env():
     env = {k: v for k, v in os.environ.items() if not k.startswith(("COEX_", "POCL_")) and k != "OPENCL_LAYERS"}
     env["COEX_LOG"] = "error"
     # NVIDIA's OpenCL stays out: the testbed is PoCL's CPU devices alone.
-    vendors = "/etc/OpenCL/vendors"
-    if os.path.isdir(vendors) and any("nvidia" in n.lower() for n in os.listdir(vendors)):
-        only_pocl = tempfile.mkdtemp(prefix="coex-testbed-vendors-")
-        for name in os.listdir(vendors):
-            if "nvidia" not in name.lower():
-                with open(os.path.join(vendors, name)) as src, open(os.path.join(only_pocl, name), "w") as dst:
-                    dst.write(src.read())
+    only_pocl = vendors_without_nvidia(tempfile.mkdtemp(prefix="coex-testbed-vendors-"))
+    if only_pocl:
         env["OCL_ICD_VENDORS"] = only_pocl
     return env
 
