@@ -7,8 +7,9 @@
 namespace coex::config {
 
 const char* const kFaultGrammar =
-    "empty, fail:<device index>, stall:<device index>, stall_upload:<device index> or build:<device index>; fail, "
-    "stall and stall_upload take an optional @<n>: from the device's n-th sub-launch on";
+    "empty, fail:<device index>, stall:<device index>, stall_upload:<device index>, late_start:<device index> or "
+    "build:<device index>; fail, stall, stall_upload and late_start take an optional @<n>: from the device's n-th "
+    "sub-launch on";
 
 std::optional<FaultSpec> parse_fault_spec(const std::string& text, std::string* error) {
   const std::string spec = trim(text);
@@ -34,10 +35,12 @@ std::optional<FaultSpec> parse_fault_spec(const std::string& text, std::string* 
     fault.kind = FaultSpec::Kind::Stall;
   } else if (kind == "stall_upload") {
     fault.kind = FaultSpec::Kind::StallUpload;
+  } else if (kind == "late_start") {
+    fault.kind = FaultSpec::Kind::LateStart;
   } else if (kind == "build") {
     fault.kind = FaultSpec::Kind::Build;
   } else {
-    if (error) *error = "the fault kind must be fail, stall, stall_upload or build";
+    if (error) *error = "the fault kind must be fail, stall, stall_upload, late_start or build";
     return std::nullopt;
   }
   bool digits = !index.empty() && index.size() <= 6;

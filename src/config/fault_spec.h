@@ -4,8 +4,11 @@
 // "stall:<index>" makes them wait on an event that never completes (Boyer et
 // al.'s emulation of a blocked GPU); "stall_upload:<index>" makes the
 // preparation of its chunks (the upload of what they lack) last until another
-// device takes them over; "build:<index>" makes coex's build of a
-// program for that device fail. "fail:<index>@<n>" and "stall:<index>@<n>":
+// device takes them over; "late_start:<index>" makes its sub-launches, once
+// started, reach the driver only after another device took them over and the
+// process began to exit (the app has released everything by then: the
+// abandoned sub-launch must still find its objects); "build:<index>" makes
+// coex's build of a program for that device fail. "fail:<index>@<n>" and "stall:<index>@<n>":
 // from the device's n-th sub-launch on (the earlier ones leave results on the
 // device, resident_results.h). Empty: no fault.
 #pragma once
@@ -18,11 +21,12 @@ namespace coex::config {
 
 struct FaultSpec {
   // Fail: the device's sub-launches fail; Stall: they never start;
-  // StallUpload: their preparation never ends; Build: coex's build of the
-  // program for that device fails.
-  enum class Kind { None, Fail, Stall, StallUpload, Build };
+  // StallUpload: their preparation never ends; LateStart: they reach the
+  // driver only once taken over and the process exiting; Build: coex's build
+  // of the program for that device fails.
+  enum class Kind { None, Fail, Stall, StallUpload, LateStart, Build };
   Kind kind = Kind::None;
-  int64_t device = -1;  // coex device index; -1 with Kind::None
+  int64_t device = -1;           // coex device index; -1 with Kind::None
   uint64_t from_sub_launch = 1;  // the first of the device's sub-launches that the fault hits
 };
 

@@ -147,6 +147,9 @@ COEX_SETTING(Double, auto_wait_seconds, 0.05, (0.0, kNoLimit),
 // --- Testing ---
 COEX_SETTING(Grammar, fault, "", (kFaultGrammar, &check_fault_spec),
              "Testing aid: `fail:<index>` makes that device's sub-launches fail, `stall:<index>` makes them "
-             "wait for an event that never completes (until the app exits), `build:<index>` makes coex's build "
-             "of each program for that device fail, so that error paths can be tested on real drivers. A "
-             "stalled device that is not the home device is taken over and left out. Empty in normal use.")
+             "wait for an event that never completes (until the app exits), `stall_upload:<index>` makes the "
+             "upload before each of them last until another device takes the chunk over, `late_start:<index>` "
+             "makes them reach the driver only once taken over and the app exiting, `build:<index>` makes "
+             "coex's build of each program for that device fail, so that error paths can be tested on real "
+             "drivers. A stalled device that is not the home device is taken over and left out. Empty in "
+             "normal use.")

@@ -72,6 +72,7 @@ void Executor::set_busy(int device, bool busy, std::function<void()> if_left_beh
 }
 
 void Executor::wait_for_abandoned() {
+  exit_begun_.store(true);
   std::unique_lock lock(mutex_);
   auto left = [this] {
     for (const auto& [device, note] : busy_)

@@ -57,6 +57,9 @@ class Executor {
   // an abandoned sub-launch crashed with SIGSEGV before coex wrote its report (matmul's first run
   // under auto on the H100 machine, seventh session).
   void wait_for_abandoned();
+  // Whether the process has begun to exit with an abandoned sub-launch still running
+  // (wait_for_abandoned was called).
+  bool exit_begun() const { return exit_begun_.load(); }
   // A device whose sub-launch failed is dropped for the rest of the run (issue 7): its work was
   // redone on home, and it would fail again.
   void drop(int device, cl_int error);
@@ -99,6 +102,7 @@ class Executor {
   std::map<LaunchJob*, std::unique_ptr<LaunchJob>> waiting_;  // for their start marker
   std::deque<std::pair<std::unique_ptr<LaunchJob>, cl_int>> ready_;
   bool stopping_ = false;
+  std::atomic<bool> exit_begun_{false};
   std::map<int, std::unique_ptr<DeviceWorker>> workers_;
   std::map<int, std::function<void()>> busy_;  // busy device -> its if_left_behind (set_busy)
   std::condition_variable busy_changed_;

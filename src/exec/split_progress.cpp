@@ -41,6 +41,11 @@ bool SplitProgress::cancelled(int device) const {
   return devices_.at(device).state == State::Cancelled;
 }
 
+bool SplitProgress::taken_over(int device) const {
+  std::lock_guard lock(mutex_);
+  return devices_.at(device).state == State::Abandoned;
+}
+
 bool SplitProgress::chunk_started(int device, double now) {
   std::lock_guard lock(mutex_);
   Device& d = devices_[device];

@@ -71,6 +71,8 @@ class SplitProgress {
   // Whether the chunk being prepared was taken over: the thread stops
   // preparing, and calls leave().
   bool cancelled(int device) const;
+  // Whether the device's running sub-launch was taken over (abandoned).
+  bool taken_over(int device) const;
   // The device's thread is about to wait for the sub-launch of the chunk it
   // prepared (from then on it may be abandoned). False: it was cancelled (the
   // sub-launch must not start; the thread calls leave()).

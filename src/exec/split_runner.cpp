@@ -9,6 +9,7 @@
 #include <optional>
 #include <set>
 #include <thread>
+#include <vector>
 
 #include "api/runtime.h"
 #include "config/fault_spec.h"
@@ -125,6 +126,15 @@ struct DeviceTask {
 // and touches nothing of it after that.
 enum class ChunkOutcome { Done, Failed, Abandoned, Cancelled };
 
+// COEX_FAULT=late_start:<device>: the sub-launch goes on only once another device has taken it over
+// and the process has begun to exit, when the app has released everything (20 s at most).
+void start_late(DeviceTask& t) {
+  const auto until = Clock::now() + std::chrono::seconds(20);
+  while (!t.progress.taken_over(t.device) && Clock::now() < until)
+    std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  while (!t.executor.exit_begun() && Clock::now() < until) std::this_thread::sleep_for(std::chrono::milliseconds(1));
+}
+
 // One chunk: the part of its footprint the device lacks, then the sub-launch,
 // waited for. A chunk of the policy's is reported to it; a redo of an abandoned
 // device's range is not (it is not the policy's). After Abandoned nothing of
@@ -180,6 +190,9 @@ ChunkOutcome run_chunk(DeviceTask& t, const sched::Chunk& chunk, const ChunkFoot
   if (run.error == CL_SUCCESS && job.rewrite) run.error = set_rewrite_arguments(job, t.kernel, chunk.begin);
   LaunchGeometry sub = sub_launch(job.geometry, chunk.begin, chunk.end);
   if (!t.progress.chunk_started(device, t.now())) return ChunkOutcome::Cancelled;
+  if (device != job.home &&
+      config::fault_injected(settings.fault, config::FaultSpec::Kind::LateStart, device, sub_launch_number))
+    start_late(t);
   // PoCL compiles when the sub-launch first runs, in this thread: one device at a time there.
   auto compile_lock = run.error == CL_SUCCESS ? lock_first_run(device, t.kernel, sub) : std::unique_lock<std::mutex>();
   if (run.error == CL_SUCCESS)
@@ -205,12 +218,46 @@ ChunkOutcome run_chunk(DeviceTask& t, const sched::Chunk& chunk, const ChunkFoot
   return ChunkOutcome::Done;
 }
 
+// The driver objects a device's sub-launches use, retained while its thread may use them. A device
+// taken over runs on after its launch has ended (SplitProgress: Abandoned), and meanwhile the app may
+// release its buffers and program, which releases coex's shadows and device kernels: without these
+// references its sub-launch was enqueued with freed buffers (PoCL's pthread driver aborted with
+// "PTHREAD ERROR in can_run_command", or crashed at exit, about 1 run in 13 under boyer on two
+// pthread devices). Home is never taken over and uses the app's own objects.
+class HeldForSubLaunches {
+ public:
+  HeldForSubLaunches(LaunchJob& job, int device, cl_kernel kernel, cl_command_queue queue) {
+    if (device == job.home) return;
+    if (kernel && cl().clRetainKernel(kernel) == CL_SUCCESS) kernel_ = kernel;
+    if (queue && cl().clRetainCommandQueue(queue) == CL_SUCCESS) queue_ = queue;
+    for (const ArgBinding& binding : job.bindings) {
+      if (binding.kind != ArgBinding::Kind::Buffer) continue;
+      cl_mem mem = device_mem(job, binding, device);
+      if (mem && cl().clRetainMemObject(mem) == CL_SUCCESS) mems_.push_back(mem);
+    }
+  }
+  ~HeldForSubLaunches() {
+    for (cl_mem mem : mems_) cl().clReleaseMemObject(mem);
+    if (queue_) cl().clReleaseCommandQueue(queue_);
+    if (kernel_) cl().clReleaseKernel(kernel_);
+  }
+  HeldForSubLaunches(const HeldForSubLaunches&) = delete;
+  HeldForSubLaunches& operator=(const HeldForSubLaunches&) = delete;
+
+ private:
+  cl_kernel kernel_ = nullptr;
+  cl_command_queue queue_ = nullptr;
+  std::vector<cl_mem> mems_;
+};
+
 // The chunks the policy gives the device (the first one handed out before the
 // threads started, with its footprint), then the ranges of slower devices it
 // takes over, then the read-back of its writes. Nothing when the device was
 // abandoned (its thread must then touch nothing of the launch) or cancelled.
 std::optional<DeviceRun> run_on_device(DeviceTask& t, std::optional<sched::Chunk> chunk, ChunkFootprint footprint) {
   LaunchJob& job = t.job;
+  // Taken while the launch is alive: it cannot end before this device has started a sub-launch.
+  HeldForSubLaunches held(job, t.device, t.kernel, t.queues.device);
   DeviceRun run;
   bool first = true;
   for (;;) {

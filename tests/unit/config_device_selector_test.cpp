@@ -112,6 +112,10 @@ TEST(FaultSpec, Parses) {
   EXPECT_EQ(upload->kind, FaultSpec::Kind::StallUpload);
   EXPECT_EQ(upload->device, 1);
   EXPECT_EQ(upload->from_sub_launch, 3u);
+  auto late = parse_fault_spec("late_start:1", &error);
+  ASSERT_TRUE(late.has_value()) << error;
+  EXPECT_EQ(late->kind, FaultSpec::Kind::LateStart);
+  EXPECT_EQ(late->device, 1);
 }
 
 TEST(FaultSpec, FromTheNthSubLaunchOn) {
@@ -129,8 +133,9 @@ TEST(FaultSpec, FromTheNthSubLaunchOn) {
 }
 
 TEST(FaultSpec, Rejects) {
-  for (const char* bad : {"fail", "fail:", "fail:x", "crash:1", "build:-1", "stall:", "stall:x", "1", "fail:1@",
-                          "fail:1@0", "fail:1@x", "build:1@2", "fail:@2", "stall_upload:", "stall-upload:1"}) {
+  for (const char* bad :
+       {"fail", "fail:", "fail:x", "crash:1", "build:-1", "stall:", "stall:x", "1", "fail:1@", "fail:1@0", "fail:1@x",
+        "build:1@2", "fail:@2", "stall_upload:", "stall-upload:1", "late_start:", "late-start:1"}) {
     std::string error;
     EXPECT_FALSE(parse_fault_spec(bad, &error).has_value()) << bad;
     EXPECT_FALSE(error.empty()) << bad;

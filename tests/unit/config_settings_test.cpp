@@ -225,7 +225,7 @@ TEST(Settings, BadFaultSpec) {
   const LoadResult result = load({{"COEX_FAULT", "crash:1"}});
   ASSERT_EQ(result.errors.size(), 1u);
   EXPECT_NE(result.errors[0].find("is not empty, fail:<device index>, stall:<device index>, stall_upload:<device "
-                                  "index> or build:<device index>"),
+                                  "index>, late_start:<device index> or build:<device index>"),
             std::string::npos)
       << result.errors[0];
 }
