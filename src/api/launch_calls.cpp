@@ -6,6 +6,7 @@
 #include "api/launch_validation.h"
 #include "devices/device_set.h"
 #include "exec/executor.h"
+#include "exec/exit_guard.h"
 #include "exec/home_sync.h"
 #include "exec/launch_planner.h"
 #include "report/report.h"
@@ -73,6 +74,7 @@ cl_int CL_API_CALL enqueue_ndrange(cl_command_queue queue, cl_kernel kernel, cl_
                                    const size_t* global, const size_t* local, cl_uint num_wait,
                                    const cl_event* wait_list, cl_event* event) {
   exec::LaunchDecision decision;
+  exec::arm_exit_guard();  // a split may leave a device's thread running (exec/exit_guard.h)
   try {
     if (const char* reason = launch_left_to_driver(queue, kernel, work_dim, global, local, num_wait, wait_list)) {
       decision.not_split_reason = reason;

@@ -13,6 +13,7 @@
 #include "config/fault_spec.h"
 #include "devices/device_set.h"
 #include "exec/executor.h"
+#include "exec/exit_guard.h"
 #include "exec/pocl_compiles.h"
 #include "exec/program_analysis.h"
 #include "report/trace.h"
@@ -78,6 +79,11 @@ model::DeviceBuild& device_build(model::ProgramRecord& program, int device, bool
   // costs the many-device sets: eight 0.7 s builds end 0.8 to 6.0 s after the app's clBuildProgram.
   if (build.program) {
     auto compile_lock = lock_build(device);
+    if (exit_begun()) {  // nobody needs it now, and the compiler is about to be torn down
+      build.failed = true;
+      build.finished.store(true, std::memory_order_release);
+      return build;
+    }
     err = cl.clBuildProgram(build.program, 1, &d.id, options.c_str(), nullptr, nullptr);
   }
   if (auto* t = rt.trace()) t->record("build", "build", device, t->to_trace_us(started), t->now_us());
@@ -136,10 +142,13 @@ namespace {
 // FileSystemStatCache::get when an app exited while coex still built for its other device).
 class PrebuildsInFlight {
  public:
-  // Once per prebuild batch: a handler registered now runs at exit before the destructors of
-  // everything loaded or constructed so far (the driver's and its compiler's included), and waits
-  // for the builds under way; builds not yet begun are skipped.
+  // Once per prebuild batch, on the app's thread: its exit waits for the builds under way before
+  // any atexit handler or static destructor runs (exec/exit_guard.h; the compiler's statics made
+  // during a build are destroyed before a handler registered now); builds not yet begun are
+  // skipped. An exit from another thread waits in the atexit handler registered now.
   void wait_for_them_at_exit() {
+    arm_exit_guard();
+    register_exit_wait([] { instance().close_and_wait(); });
     std::atexit([] { instance().close_and_wait(); });
   }
   bool begin() {

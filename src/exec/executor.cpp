@@ -8,6 +8,7 @@
 
 #include "api/runtime.h"
 #include "devices/device_set.h"
+#include "exec/exit_guard.h"
 #include "exec/home_sync.h"
 #include "exec/object_release.h"
 #include "exec/policy_binding.h"
@@ -67,7 +68,8 @@ void Executor::set_busy(int device, bool busy, std::function<void()> if_left_beh
   // whatever the drivers loaded or constructed until then.
   if (wait_at_exit) {
     g_exit_waiter.store(this);
-    std::atexit(wait_for_abandoned_at_exit);
+    register_exit_wait(wait_for_abandoned_at_exit);  // from the main thread (exit_guard.h)
+    std::atexit(wait_for_abandoned_at_exit);         // from another thread
   }
 }
 

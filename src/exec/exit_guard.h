@@ -1,0 +1,34 @@
+// Waiting at exit for coex's own threads, before anything they use is torn down.
+//
+// A process exits while coex's threads may still be in a driver: a background build (auto prepares
+// off the app's path, docs/design.md "One-time costs") or a sub-launch a device was taken over in.
+// The driver's compiler constructs some of its statics lazily, in the first build or compile, on
+// coex's thread, so their destructors are registered after any atexit handler coex registered
+// before it: at exit they ran first, under the build still going (PoCL 5's clang called a pure
+// virtual method of its destroyed option table, in nearly every first run of the test apps under
+// auto with the H100 as home). glibc's exit runs the exiting thread's thread_local destructors
+// before every atexit handler and static destructor (stdlib/exit.c, __run_exit_handlers), so a
+// thread_local guard on the app's main thread runs the waits first.
+#pragma once
+
+namespace coex::exec {
+
+using ExitWait = void (*)();
+
+// Adds a wait that runs once at exit, on the main thread, before the atexit handlers (each kind of
+// wait registers once; a wait must be bounded).
+void register_exit_wait(ExitWait wait);
+
+// Called on the app's threads where coex may start background work: arms the guard on this thread.
+// It waits only on the main thread (whose thread_local destructors run at exit, not at a thread's
+// end); an exit from another thread falls back on the atexit handlers.
+void arm_exit_guard();
+
+// Whether the waits have begun: work not yet started is skipped from then on.
+bool exit_begun();
+
+// Runs the registered waits (the guard, or an atexit handler when another thread exits); the first
+// call runs them, later ones return at once.
+void run_exit_waits();
+
+}  // namespace coex::exec
