@@ -2,7 +2,7 @@
 // named by COEX_CONFIG, then overridden by COEX_<NAME> environment variables.
 //
 // Errors are collected, one line each, never thrown: on any error the caller prints them and runs
-// the app in pass-through (issue 2, item 4: a bad config never breaks the app).
+// the app in pass-through (a bad config never breaks the app).
 #pragma once
 
 #include <nlohmann/json.hpp>

@@ -6,7 +6,7 @@
 //   kind: Bool, Int (min, max), Double (min, max[, min exclusive]), Enum ("words"), Path (),
 //         Grammar (accepted phrase, check function), DoubleList (element min, element max);
 //         see config/setting_rules.h. The rule arguments construct <kind>Rule.
-// The policy parameters are those of issue 4, with the defaults the papers use.
+// The policy parameters (docs/schedulers.md, "Parameters") take the defaults the papers use.
 //
 // No include guard: this file is included once per expansion of COEX_SETTING.
 

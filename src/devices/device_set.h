@@ -1,6 +1,6 @@
 // The devices coex can use: every device of every platform the loader sees, in platform order
 // (the indices `coex devices` and the report show), and per device the shadow context and queue
-// coex drives it through, created once and lazily (DESIGN.md decision 1).
+// coex drives it through, created once and lazily.
 #pragma once
 
 #include <CL/cl_icd.h>

@@ -9,7 +9,7 @@ namespace coex::exec {
 
 // The bytes where `after` differs from `before` (both `size` bytes long), as ranges offset by
 // `base`. Byte-exact, so that two devices writing neighbouring bytes of one word merge correctly
-// (DESIGN.md decision 4b: writes merged by diff against a twin).
+// (writes are merged by a diff against a twin).
 coherence::IntervalSet changed_bytes(const uint8_t* before, const uint8_t* after, size_t size, uint64_t base);
 
 // `ranges` with gaps shorter than `max_gap` bridged: fewer, larger transfers. Only valid where the

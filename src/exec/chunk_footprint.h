@@ -1,4 +1,4 @@
-// The footprint of a range of work-groups, per root buffer of a launch (DESIGN.md decision 4): what a
+// The footprint of a range of work-groups, per root buffer of a launch (docs/design.md, "A launch"): what a
 // device must hold current before it runs them, and where they write. kernel::FootprintModel gives it
 // per argument, relative to the bound buffer; this adds each argument's origin in its root and joins
 // the arguments that share a root. Pure functions: the data steps (data_moves.h) act on the result.

@@ -1,9 +1,9 @@
-// The data steps of a split launch, one function each (STYLE.md: one move or merge step per
-// function). All run inside the job (one job at a time) and lock each buffer's state while they
-// touch it. Where bytes go (DESIGN.md decisions 4 and 5): the app's buffer on the home device is
-// current when no launch runs; the host copy (staging, and the twin that diffs compare against) and
-// each shadow hold what their interval sets say; a chunk gets only the part of its footprint that
-// its device lacks, and only what was written comes back.
+// The data steps of a split launch, one function per move or merge step. All run inside the job (one
+// job at a time) and lock each buffer's state while they touch it. Where bytes go (docs/design.md,
+// "A launch"): the app's buffer on the home device is current when no launch runs; the host copy
+// (staging, and the twin that diffs compare against) and each shadow hold what their interval sets
+// say; a chunk gets only the part of its footprint that its device lacks, and only what was written
+// comes back.
 #pragma once
 
 #include <CL/cl.h>

@@ -1,4 +1,4 @@
-// One host thread per device (DESIGN.md trap: a single thread driving both GPUs
+// One host thread per device (measured: a single thread driving both GPUs
 // got 0.91x, one per device 1.6-2.0x, since blocking transfers serialise the
 // devices). It owns that device's reusable host staging, so that no launch
 // allocates it anew.

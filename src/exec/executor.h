@@ -1,4 +1,4 @@
-// Runs split launches (DESIGN.md decision 6): clEnqueueNDRangeKernel returns at
+// Runs split launches (docs/design.md, "A launch"): clEnqueueNDRangeKernel returns at
 // once; the job starts when a start marker on the app's queue completes (the
 // app's wait list and earlier commands are done), runs its chunks on every
 // device from one thread per device, merges, and then completes the user event
@@ -55,12 +55,12 @@ class Executor {
   // (handlers run in reverse order): coex's shutdown, registered at coex's first call before the
   // drivers were loaded, waited too late, and a process that exited while PoCL's CPU device still ran
   // an abandoned sub-launch crashed with SIGSEGV before coex wrote its report (matmul's first run
-  // under auto on the H100 machine, seventh session).
+  // under auto on the H100 machine).
   void wait_for_abandoned();
   // Whether the process has begun to exit with an abandoned sub-launch still running
   // (wait_for_abandoned was called).
   bool exit_begun() const { return exit_begun_.load(); }
-  // A device whose sub-launch failed is dropped for the rest of the run (issue 7): its work was
+  // A device whose sub-launch failed is dropped for the rest of the run: its work was
   // redone on home, and it would fail again.
   void drop(int device, cl_int error);
   // Why launches leave `device` out now ("devices_busy", "device_failed"), or null.

@@ -26,7 +26,7 @@ cl_mem backup_buffer(const RootUse& use) {
     return nullptr;
   }
   // Released with the buffer's state, when the app releases the buffer (never at process exit: the
-  // registries live on, see DESIGN.md on exit).
+  // registries live on, and coex calls no driver then).
   backup.reset(mem, [](cl_mem m) { api::Runtime::get().next().clReleaseMemObject(m); });
   return mem;
 }

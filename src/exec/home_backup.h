@@ -2,7 +2,7 @@
 // again whole on home (split_runner), which must find the bytes it reads as they were before the launch.
 // Instead of reading them all into the host copy first (host traffic on every launch of an in-place
 // kernel, for a failure that rarely comes), the home device copies them within its own memory, right
-// before the chunk that overwrites them: data stays where it is (DESIGN.md decision 5).
+// before the chunk that overwrites them: data stays where it is.
 #pragma once
 
 #include <CL/cl.h>

@@ -1,4 +1,4 @@
-// Lazy home (DESIGN.md decision 5, docs/design.md "Lazy home"): a split launch leaves what the other
+// Lazy home (docs/design.md, "Lazy home"): a split launch leaves what the other
 // devices wrote in coex's host copy; the app's buffer on its home device receives those bytes when
 // something needs them there. What needs them:
 //   - the app's commands that read a buffer on home (read, map, copy from, an unsplit kernel): the

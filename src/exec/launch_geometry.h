@@ -1,4 +1,4 @@
-// The geometry of a launch and of its sub-launches (DESIGN.md decision 3): split on whole
+// The geometry of a launch and of its sub-launches (docs/design.md, "A launch"): split on whole
 // work-groups of the dimension that holds the work (the outermost with more than one work-group),
 // each sub-launch with a global offset.
 #pragma once

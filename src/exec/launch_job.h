@@ -106,8 +106,8 @@ struct LaunchJob {
   std::vector<ArgBinding> bindings;
   std::vector<RootUse> roots;
   LaunchGeometry geometry;
-  // The exact footprints (DESIGN.md 4a): the model of the kernel, null when there is none (then every
-  // buffer is replicated and every write diffed), and its inputs for this launch.
+  // The exact footprints (docs/design.md, "A launch"): the model of the kernel, null when there is none
+  // (then every buffer is replicated and every write diffed), and its inputs for this launch.
   std::shared_ptr<const kernel::FootprintModel> footprint;
   kernel::LaunchGeometry footprint_geometry;
   kernel::ArgValues footprint_values;

@@ -1,5 +1,5 @@
-// Decides, when the app enqueues a launch, whether coex splits it (DESIGN.md decision 2: only when
-// that is proven safe), and if so captures it as a LaunchJob.
+// Decides, when the app enqueues a launch, whether coex splits it (only when that is proven safe:
+// docs/design.md, "What is split"), and if so captures it as a LaunchJob.
 #pragma once
 
 #include <CL/cl.h>

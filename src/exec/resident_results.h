@@ -1,4 +1,4 @@
-// Resident results (DESIGN.md decision 5, docs/design.md "Resident results"): what a device other
+// Resident results (docs/design.md, "Resident results"): what a device other
 // than home writes in a split launch (its exact, injective writes) is not read back at the end of the
 // launch. It stays in that device's shadow, which is then the only current copy (ShadowCopy::sole),
 // until something needs it elsewhere:

@@ -1,8 +1,8 @@
-// Footprints (DESIGN.md decision 4, tier a): per pointer argument of a kernel, the bytes that the
-// work-groups [g0, g1) of the split dimension read and write, for the launch at hand. The model is
-// built once by analyze_program (KernelInfo::footprint) from the affine index expressions of the
-// kernel's own loads and stores; evaluate() is integer arithmetic on it, for the launch geometry and
-// the values of the scalar arguments.
+// Footprints, the exact tier (docs/design.md, "A launch"): per pointer argument of a kernel, the
+// bytes that the work-groups [g0, g1) of the split dimension read and write, for the launch at hand.
+// The model is built once by analyze_program (KernelInfo::footprint) from the affine index
+// expressions of the kernel's own loads and stores; evaluate() is integer arithmetic on it, for the
+// launch geometry and the values of the scalar arguments.
 #pragma once
 
 #include <cstddef>

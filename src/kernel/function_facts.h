@@ -85,7 +85,7 @@ class ProgramFacts {
 // A stable key for a declaration: its USR, or its location for declarations without one.
 std::string declaration_key(CXCursor declaration);
 
-// Names of the builtins that return values of the original launch (DESIGN.md decision 3).
+// Names of the builtins that return values of the original launch (docs/design.md, "A launch").
 bool is_launch_builtin(const std::string& name);
 
 }  // namespace coex::kernel

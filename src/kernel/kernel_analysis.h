@@ -1,6 +1,7 @@
 // What coex needs to know about an OpenCL C program before it splits a launch of one of its
 // kernels: per kernel, the argument kinds and access modes, the splittability verdict, and whether
-// the work-item builtins need the rewrite (DESIGN.md decisions 2 and 3). Parsed with libclang.
+// the work-item builtins need the rewrite (docs/design.md, "What is split" and "A launch"). Parsed
+// with libclang.
 #pragma once
 
 #include <cstddef>

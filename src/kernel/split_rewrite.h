@@ -1,4 +1,4 @@
-// Where the split rewrite edits a kernel (DESIGN.md decision 3): the five coex_* parameters go
+// Where the split rewrite edits a kernel (docs/design.md, "A launch"): the five coex_* parameters go
 // before the closing parenthesis of every declaration of the kernel, and a #define of each launch
 // builtin goes right after the body's opening brace, #undef'ed before its closing brace. Helpers
 // that read those builtins get the same, and each call of them passes the caller's values on. Every

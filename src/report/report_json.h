@@ -16,7 +16,7 @@ namespace coex::report::detail {
 using nlohmann::json;
 
 inline const json& member(const json& object, const char* key) {
-  static const json* const missing = new json();  // never destroyed: see DESIGN.md on process exit
+  static const json* const missing = new json();  // never destroyed: may be used while the process exits
   if (!object.is_object()) return *missing;
   auto it = object.find(key);
   return it == object.end() ? *missing : *it;

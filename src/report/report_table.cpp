@@ -127,7 +127,7 @@ void print_kernels(std::ostream& out, const json& kernels, std::set<int> indices
     out << "  (no kernel launches recorded)\n";
     return;
   }
-  // Only where footprints were used (reports from before issue 5 have none): a column for them.
+  // Only where footprints were used (a report may have none): a column for them.
   bool with_minimal = false;
   for (const json& kernel : kernels) {
     for (const auto& [index, column] : per_device_of(kernel)) indices.insert(index);

@@ -1,8 +1,8 @@
 // Performance history per (kernel, global size, device), across launches and, through a JSON cache
-// file, across runs: a second run of a program starts balanced (sched issue, "History").
+// file, across runs: a second run of a program starts balanced (docs/schedulers.md, "History").
 //
 // What is kept per (kernel_key, global_size, device index):
-//  - the measured throughput in work-groups per second, transfers included (DESIGN.md 7): groups over
+//  - the measured throughput in work-groups per second, transfers included: groups over
 //    seconds of its chunks, the sums of earlier launches decayed (x0.3 per launch), so that a device
 //    that slowed down is seen after one launch, however large its earlier chunks were;
 //  - the last chunk samples (groups, seconds, transfer seconds) for the fitted time models;

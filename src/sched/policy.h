@@ -24,7 +24,7 @@ struct DeviceProfile {
   // Work-groups per compute unit this device needs for full occupancy (1 on CPUs).
   unsigned groups_per_cu_for_occupancy = 1;
   // Measured transfer bandwidth host->device and device->host, GB/s; 0 when unknown. Only `predict`
-  // reads them (its transfer term); added by the sched issue, nothing else changes meaning.
+  // reads them (its transfer term); nothing else changes meaning with them.
   double h2d_gbs = 0;
   double d2h_gbs = 0;
 };
@@ -59,7 +59,7 @@ struct Chunk {
   uint64_t groups() const { return end - begin; }
 };
 
-// A finished chunk. seconds is the whole job of that chunk: its transfers included (DESIGN.md 7).
+// A finished chunk. seconds is the whole job of that chunk: its transfers included.
 struct ChunkTiming {
   Chunk chunk;
   double start = 0;  // seconds since the launch began
@@ -78,7 +78,7 @@ struct ChunkTiming {
 //  - end_launch when every device has returned nullopt and every chunk is done (abandoned chunks,
 //    below, excepted).
 // Calls are serialised by the caller: a policy needs no lock of its own.
-// Added by the sched issue (defaults keep the old meaning for a caller that ignores them):
+// Optional calls (their defaults keep the meaning above for a caller that ignores them):
 //  - take_abandoned(): after each next_chunk the caller collects the chunks the policy took back from a
 //    device that completed nothing (Boyer's stuck-device rule) and handed out again. The caller must
 //    drop that device's results for such a chunk; no chunk_done is due for it (one that comes anyway is

@@ -1,6 +1,7 @@
-// The tunables of every policy, with the defaults of the sched issue. The config layer maps its
-// settings onto these fields by name (policy_param_info() lists them, set_policy_param() parses one),
-// the simulator reads them from a scenario's "params" object the same way.
+// The tunables of every policy, with their defaults (docs/schedulers.md, "Parameters"). The config
+// layer maps its settings onto these fields by name (policy_param_info() lists them,
+// set_policy_param() parses one), the simulator reads them from a scenario's "params" object the
+// same way.
 #pragma once
 
 #include <cstdint>
