@@ -8,6 +8,7 @@
 #include <functional>
 #include <mutex>
 #include <string>
+#include <thread>
 
 #include "api/runtime.h"
 #include "config/fault_spec.h"
@@ -103,6 +104,14 @@ bool build_finished(model::ProgramRecord& program, int device, bool in_app_conte
   std::lock_guard lock(program.mutex);
   auto it = program.builds.find({device, in_app_context});
   return it != program.builds.end() && it->second.finished.load(std::memory_order_acquire);
+}
+
+// Builds on one platform run one at a time (exec/pocl_compiles.h), in no set order: a device of
+// home's platform lets home's build go first (bounded by the compile lock's wait, and by exit).
+void wait_for_home_build(model::ProgramRecord& program, int home) {
+  const auto deadline = std::chrono::steady_clock::now() + kCompileLockWait;
+  while (!build_finished(program, home, true) && !exit_begun() && std::chrono::steady_clock::now() < deadline)
+    std::this_thread::sleep_for(std::chrono::milliseconds(1));
 }
 
 }  // namespace
@@ -227,9 +236,10 @@ void prepare_program(const std::shared_ptr<model::ProgramRecord>& program, cl_co
   }
   if (to_post.empty()) return;
   PrebuildsInFlight::instance().wait_for_them_at_exit();
-  // On the devices' own threads: the builds run side by side. The first to start runs the analysis
+  // On the devices' own threads. The first to start runs the analysis
   // (the others wait for it: they build its rewritten source); when no kernel may be split,
-  // nothing is built.
+  // nothing is built. Home's build goes first on its platform: no split can start without it.
+  const cl_platform_id home_platform = api::Runtime::get().devices().at(home).platform;
   for (int device : to_post) {
     const bool in_app_context = device == home;
     // The home build goes into the app's context: held until the task is gone, run or skipped (the
@@ -237,9 +247,14 @@ void prepare_program(const std::shared_ptr<model::ProgramRecord>& program, cl_co
     std::shared_ptr<void> held;
     if (in_app_context && api::Runtime::get().next().clRetainContext(app_context) == CL_SUCCESS)
       held.reset(app_context, [](void* c) { api::Runtime::get().next().clReleaseContext(static_cast<cl_context>(c)); });
-    post_background_task(api::Runtime::get().executor(), device, [program, app_context, device, in_app_context, held] {
-      if (analyse_program(*program)) device_build(*program, device, in_app_context, app_context);
-    });
+    const bool after_home =
+        !in_app_context && api::Runtime::get().devices().at(device).platform == home_platform;
+    post_background_task(api::Runtime::get().executor(), device,
+                         [program, app_context, device, home, in_app_context, after_home, held] {
+                           if (!analyse_program(*program)) return;
+                           if (after_home) wait_for_home_build(*program, home);
+                           device_build(*program, device, in_app_context, app_context);
+                         });
   }
 }
 

@@ -28,8 +28,8 @@ void prebuild_program(std::shared_ptr<model::ProgramRecord> program, cl_context 
                       const std::vector<cl_device_id>& app_devices);
 
 // Posts the analysis and the builds of the program for `devices` (home's into the app's context,
-// the others' into their shadow contexts) to those devices' workers, each once: they run there
-// side by side, off the app's path.
+// the others' into their shadow contexts) to those devices' workers, each once: they run there,
+// off the app's path, home's first on its platform.
 void prepare_program(const std::shared_ptr<model::ProgramRecord>& program, cl_context app_context, int home,
                      const std::vector<int>& devices);
 
