@@ -21,7 +21,8 @@ void register_exit_wait(ExitWait wait);
 
 // Called on the app's threads where coex may start background work: arms the guard on this thread.
 // It waits only on the main thread (whose thread_local destructors run at exit, not at a thread's
-// end); an exit from another thread falls back on the atexit handlers.
+// end; a main thread that calls pthread_exit runs them too, and coex builds nothing after); an exit
+// from another thread falls back on the atexit handlers.
 void arm_exit_guard();
 
 // Whether the waits have begun: work not yet started is skipped from then on.
