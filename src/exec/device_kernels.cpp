@@ -4,7 +4,6 @@
 
 #include <chrono>
 #include <condition_variable>
-#include <cstdlib>
 #include <functional>
 #include <mutex>
 #include <string>
@@ -146,23 +145,22 @@ bool first_launch_from_build(const LaunchJob& job, int device) {
 
 namespace {
 
-// Prebuilds in flight, and whether the process has begun to exit. A build must not run while the
-// process exits: the driver's compiler may be half torn down by then (PoCL's clang crashed in
-// FileSystemStatCache::get when an app exited while coex still built for its other device).
+// Prebuilds in flight. A build must not run while the process exits (exit_begun()): the driver's
+// compiler may be half torn down by then (PoCL's clang crashed in FileSystemStatCache::get when an
+// app exited while coex still built for its other device).
 class PrebuildsInFlight {
  public:
   // Once per prebuild batch, on the app's thread: its exit waits for the builds under way before
   // any atexit handler or static destructor runs (exec/exit_guard.h; the compiler's statics made
   // during a build are destroyed before a handler registered now); builds not yet begun are
-  // skipped. An exit from another thread waits in the atexit handler registered now.
+  // skipped.
   void wait_for_them_at_exit() {
     arm_exit_guard();
-    register_exit_wait([] { instance().close_and_wait(); });
-    std::atexit([] { instance().close_and_wait(); });
+    register_exit_wait([] { instance().wait_idle(); });
   }
   bool begin() {
     std::lock_guard lock(mutex_);
-    if (closed_) return false;
+    if (exit_begun()) return false;
     ++running_;
     return true;
   }
@@ -172,20 +170,19 @@ class PrebuildsInFlight {
     idle_.notify_all();
   }
   static PrebuildsInFlight& instance() {
-    static auto* tracker = new PrebuildsInFlight;  // never destroyed: used by atexit handlers
+    static auto* tracker = new PrebuildsInFlight;  // never destroyed: used while the process exits
     return *tracker;
   }
 
  private:
-  void close_and_wait() {
+  // Once exit_begun(): no task begins any more.
+  void wait_idle() {
     std::unique_lock lock(mutex_);
-    closed_ = true;
     idle_.wait(lock, [this] { return running_ == 0; });
   }
   std::mutex mutex_;
   std::condition_variable idle_;
   int running_ = 0;
-  bool closed_ = false;
 };
 
 // On `device`'s worker thread, unless the process has begun to exit (then skipped) or the device
@@ -239,22 +236,21 @@ void prepare_program(const std::shared_ptr<model::ProgramRecord>& program, cl_co
   // On the devices' own threads. The first to start runs the analysis
   // (the others wait for it: they build its rewritten source); when no kernel may be split,
   // nothing is built. Home's build goes first on its platform: no split can start without it.
-  const cl_platform_id home_platform = api::Runtime::get().devices().at(home).platform;
+  api::Runtime& rt = api::Runtime::get();
+  const cl_platform_id home_platform = rt.devices().at(home).platform;
   for (int device : to_post) {
     const bool in_app_context = device == home;
     // The home build goes into the app's context: held until the task is gone, run or skipped (the
     // app may release its context and program right after clBuildProgram).
     std::shared_ptr<void> held;
-    if (in_app_context && api::Runtime::get().next().clRetainContext(app_context) == CL_SUCCESS)
+    if (in_app_context && rt.next().clRetainContext(app_context) == CL_SUCCESS)
       held.reset(app_context, [](void* c) { api::Runtime::get().next().clReleaseContext(static_cast<cl_context>(c)); });
-    const bool after_home =
-        !in_app_context && api::Runtime::get().devices().at(device).platform == home_platform;
-    post_background_task(api::Runtime::get().executor(), device,
-                         [program, app_context, device, home, in_app_context, after_home, held] {
-                           if (!analyse_program(*program)) return;
-                           if (after_home) wait_for_home_build(*program, home);
-                           device_build(*program, device, in_app_context, app_context);
-                         });
+    const bool after_home = !in_app_context && rt.devices().at(device).platform == home_platform;
+    post_background_task(rt.executor(), device, [program, app_context, device, home, in_app_context, after_home, held] {
+      if (!analyse_program(*program)) return;
+      if (after_home) wait_for_home_build(*program, home);
+      device_build(*program, device, in_app_context, app_context);
+    });
   }
 }
 

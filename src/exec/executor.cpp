@@ -4,7 +4,6 @@
 
 #include <atomic>
 #include <chrono>
-#include <cstdlib>
 
 #include "api/runtime.h"
 #include "devices/device_set.h"
@@ -64,17 +63,14 @@ void Executor::set_busy(int device, bool busy, std::function<void()> if_left_beh
     wait_at_exit = busy && !stopping_;
   }
   busy_changed_.notify_all();
-  // Once per abandonment (a handful per run at most): each registration runs before the teardown of
-  // whatever the drivers loaded or constructed until then.
+  // Once per abandonment (a handful per run at most).
   if (wait_at_exit) {
     g_exit_waiter.store(this);
-    register_exit_wait(wait_for_abandoned_at_exit);  // from the main thread (exit_guard.h)
-    std::atexit(wait_for_abandoned_at_exit);         // from another thread
+    register_exit_wait(wait_for_abandoned_at_exit);
   }
 }
 
 void Executor::wait_for_abandoned() {
-  exit_begun_.store(true);
   std::unique_lock lock(mutex_);
   auto left = [this] {
     for (const auto& [device, note] : busy_)

@@ -45,21 +45,16 @@ class Executor {
   // sub-launch returns: launches leave it out meanwhile, and for good if it
   // never returns. `if_left_behind` runs when coex stops and leaves that
   // sub-launch still running (it records the time so far in the History).
-  // Each time a device becomes busy (before stop()), an atexit handler is registered that waits for
-  // it (wait_for_abandoned).
+  // Each time a device becomes busy (before stop()), the exit is told to wait for it
+  // (wait_for_abandoned, through exec/exit_guard.h).
   void set_busy(int device, bool busy, std::function<void()> if_left_behind = nullptr);
   bool busy(int device) const;
   // At exit: waits up to kStalledWorkerWaitSeconds for the devices still in a sub-launch they were
-  // abandoned in, except those stalled by COEX_FAULT (stop() ends those). Registered with atexit when
-  // a device becomes busy, i.e. after the drivers were loaded, so it runs before their own teardown
-  // (handlers run in reverse order): coex's shutdown, registered at coex's first call before the
-  // drivers were loaded, waited too late, and a process that exited while PoCL's CPU device still ran
-  // an abandoned sub-launch crashed with SIGSEGV before coex wrote its report (matmul's first run
-  // under auto on the H100 machine).
+  // abandoned in, except those stalled by COEX_FAULT (stop() ends those). It runs before the drivers'
+  // teardown (exec/exit_guard.h): a process that exited while PoCL's CPU device still ran an
+  // abandoned sub-launch crashed with SIGSEGV before coex wrote its report (matmul's first run under
+  // auto on the H100 machine).
   void wait_for_abandoned();
-  // Whether the process has begun to exit with an abandoned sub-launch still running
-  // (wait_for_abandoned was called).
-  bool exit_begun() const { return exit_begun_.load(); }
   // A device whose sub-launch failed is dropped for the rest of the run: its work was
   // redone on home, and it would fail again.
   void drop(int device, cl_int error);
@@ -102,7 +97,6 @@ class Executor {
   std::map<LaunchJob*, std::unique_ptr<LaunchJob>> waiting_;  // for their start marker
   std::deque<std::pair<std::unique_ptr<LaunchJob>, cl_int>> ready_;
   bool stopping_ = false;
-  std::atomic<bool> exit_begun_{false};
   std::map<int, std::unique_ptr<DeviceWorker>> workers_;
   std::map<int, std::function<void()>> busy_;  // busy device -> its if_left_behind (set_busy)
   std::condition_variable busy_changed_;

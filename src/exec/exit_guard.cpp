@@ -3,7 +3,9 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <atomic>
+#include <cstdlib>
 #include <mutex>
 #include <vector>
 
@@ -30,11 +32,12 @@ struct MainThreadGuard {
 }  // namespace
 
 void register_exit_wait(ExitWait wait) {
-  ExitWaits& w = exit_waits();
-  std::lock_guard lock(w.mutex);
-  for (ExitWait known : w.waits)
-    if (known == wait) return;
-  w.waits.push_back(wait);
+  {
+    ExitWaits& w = exit_waits();
+    std::lock_guard lock(w.mutex);
+    if (std::find(w.waits.begin(), w.waits.end(), wait) == w.waits.end()) w.waits.push_back(wait);
+  }
+  std::atexit(run_exit_waits);
 }
 
 void arm_exit_guard() {

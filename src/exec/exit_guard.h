@@ -15,8 +15,9 @@ namespace coex::exec {
 
 using ExitWait = void (*)();
 
-// Adds a wait that runs once at exit, on the main thread, before the atexit handlers (each kind of
-// wait registers once; a wait must be bounded).
+// Adds a wait that runs once at exit (each kind is kept once; a wait must end). On the main thread
+// the guard runs it before every atexit handler; for an exit from another thread, each call also
+// registers an atexit handler, which runs before the teardown of what was loaded until then.
 void register_exit_wait(ExitWait wait);
 
 // Called on the app's threads where coex may start background work: arms the guard on this thread.
@@ -28,8 +29,8 @@ void arm_exit_guard();
 // Whether the waits have begun: work not yet started is skipped from then on.
 bool exit_begun();
 
-// Runs the registered waits (the guard, or an atexit handler when another thread exits); the first
-// call runs them, later ones return at once.
+// Runs the registered waits (from the guard, or the atexit handlers); the first call runs them,
+// later ones return at once.
 void run_exit_waits();
 
 }  // namespace coex::exec

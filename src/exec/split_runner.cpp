@@ -19,6 +19,7 @@
 #include "exec/device_run.h"
 #include "exec/device_writes.h"
 #include "exec/executor.h"
+#include "exec/exit_guard.h"
 #include "exec/home_sync.h"
 #include "exec/pocl_compiles.h"
 #include "exec/policy_binding.h"
@@ -132,7 +133,7 @@ void start_late(DeviceTask& t) {
   const auto until = Clock::now() + std::chrono::seconds(20);
   while (!t.progress.taken_over(t.device) && Clock::now() < until)
     std::this_thread::sleep_for(std::chrono::milliseconds(1));
-  while (!t.executor.exit_begun() && Clock::now() < until) std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  while (!exit_begun() && Clock::now() < until) std::this_thread::sleep_for(std::chrono::milliseconds(1));
 }
 
 // One chunk: the part of its footprint the device lacks, then the sub-launch,

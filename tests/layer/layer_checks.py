@@ -127,24 +127,35 @@ class Checks:
         reasons = self.not_split_reasons()
         expect(reasons.get("sub_launch_failed", 0) > 0, "not_split: %s" % reasons)
 
+    def run_with_fault(self, app, fault):
+        # tests/apps/APP bare, then under coex with COEX_FAULT=FAULT and a History of its own: it must
+        # exit 0 with the bare output. Returns its stderr, its report, the work-items the report
+        # counts on device 1 and device 1's samples in the History it left.
+        path = os.path.join(self.build, "tests", "apps", app)
+        rc, bare, _ = run([path])
+        expect(rc == 0, "%s fails bare" % app)
+        cache = os.path.join(self.tmp, "history-%s-%s.json" % (app, fault.replace(":", "-")))
+        env = {"COEX_FAULT": fault, "COEX_REPORT": self.report, "COEX_LOG": "info", "COEX_CACHE": cache}
+        rc, out, err = run([path], env, self.layer, timeout=60)
+        expect(rc == 0 and out == bare, "%s under COEX_FAULT=%s: exit %d, output:\n%s\nstderr:\n%s"
+               % (app, fault, rc, out, err))
+        r = self.load_report()
+        os.remove(self.report)
+        on_1 = sum(p["work_items"] for k in r["kernels"] for p in k["per_device"] if p["index"] == 1)
+        with open(cache) as f:
+            history = json.load(f)
+        samples = [s for k in history["kernels"] for s in k["devices"].get("1", {}).get("samples", [])]
+        return err, r, on_1, samples
+
     def check_stalled_device(self):
         # Device 1's sub-launches wait for an event that never completes (home is device 0). The
         # first split must end anyway, its work redone on home, and device 1 sit out the launches
         # after it; the app's output stays the bare one, and it exits in bounded time.
         for app in ("vector_add", "matmul"):
-            path = os.path.join(self.build, "tests", "apps", app)
-            rc, bare, _ = run([path])
-            expect(rc == 0, "%s fails bare" % app)
-            cache = os.path.join(self.tmp, "history-%s.json" % app)
-            env = {"COEX_FAULT": "stall:1", "COEX_REPORT": self.report, "COEX_LOG": "info", "COEX_CACHE": cache}
-            rc, out, err = run([path], env, self.layer, timeout=60)
-            expect(rc == 0 and out == bare, "%s under a stalled device: exit %d, output:\n%s\nstderr:\n%s"
-                   % (app, rc, out, err))
+            err, r, on_1, samples = self.run_with_fault(app, "stall:1")
             expect("redid" in err, "%s: no redo was logged:\n%s" % (app, err))
-            r = self.load_report()
             split = sum(k["split_launches"] for k in r["kernels"])
             busy = sum(k.get("not_split", {}).get("devices_busy", 0) for k in r["kernels"])
-            on_1 = sum(p["work_items"] for k in r["kernels"] for p in k["per_device"] if p["index"] == 1)
             expect(split >= 1 and on_1 == 0, "%s: %d split launches, %d work-items counted on the stalled device"
                    % (app, split, on_1))
             expect(busy == r["totals"]["launches"] - split - sum(
@@ -152,12 +163,8 @@ class Checks:
                 "%s: launches after the stall did not leave device 1 out: %s" % (app, r["kernels"]))
             # The History holds the stalled sub-launch once, with its whole time (it returned when
             # coex stopped and completed the stall): at least the 5 s after which a stall is taken over.
-            with open(cache) as f:
-                history = json.load(f)
-            samples = [s for k in history["kernels"] for s in k["devices"].get("1", {}).get("samples", [])]
             expect(len(samples) == 1 and samples[0][1] >= 5.0,
                    "%s: device 1's samples in the History: %s (expected one of at least 5 s)" % (app, samples))
-            os.remove(self.report)
 
     def check_upload_stalled_device(self):
         # Device 1's chunk preparations never end (COEX_FAULT=stall_upload:1): home, out of work, takes
@@ -165,26 +172,14 @@ class Checks:
         # equal, so only the stall rule applies), device 1 stops without starting its sub-launch, and
         # the launch ends once it has. The app's output stays the bare one; device 1 is not busy after
         # (no devices_busy), and the History holds the bound its preparation gave: at least 5 s.
-        path = os.path.join(self.build, "tests", "apps", "vector_add")
-        rc, bare, _ = run([path])
-        expect(rc == 0, "vector_add fails bare")
-        cache = os.path.join(self.tmp, "history-upload.json")
-        env = {"COEX_FAULT": "stall_upload:1", "COEX_REPORT": self.report, "COEX_LOG": "info", "COEX_CACHE": cache}
-        rc, out, err = run([path], env, self.layer, timeout=60)
-        expect(rc == 0 and out == bare, "under a stalled upload: exit %d, output:\n%s\nstderr:\n%s" % (rc, out, err))
+        err, r, on_1, samples = self.run_with_fault("vector_add", "stall_upload:1")
         expect("still uploading" in err and "redid" in err, "no take-over of the upload was logged:\n" + err)
-        r = self.load_report()
         split = sum(k["split_launches"] for k in r["kernels"])
-        on_1 = sum(p["work_items"] for k in r["kernels"] for p in k["per_device"] if p["index"] == 1)
         busy = sum(k.get("not_split", {}).get("devices_busy", 0) for k in r["kernels"])
         expect(split >= 1 and on_1 == 0 and busy == 0,
                "%d split launches, %d work-items on device 1, %d launches with it busy" % (split, on_1, busy))
-        with open(cache) as f:
-            history = json.load(f)
-        samples = [s for k in history["kernels"] for s in k["devices"].get("1", {}).get("samples", [])]
         expect(samples and min(s[1] for s in samples) >= 5.0,
                "device 1's samples in the History: %s (expected each of at least 5 s)" % samples)
-        os.remove(self.report)
 
     def check_late_started_device(self):
         # Device 1's sub-launch reaches the driver only after home took it over and the process began
@@ -192,25 +187,13 @@ class Checks:
         # program and context: the abandoned sub-launch must still find the objects it was bound to
         # (it crashed there, ~1 run in 13 of the test apps under boyer on two pthread devices). The
         # app exits 0 with the bare output, and the History holds device 1's late time once.
-        path = os.path.join(self.build, "tests", "apps", "vector_add")
-        rc, bare, _ = run([path])
-        expect(rc == 0, "vector_add fails bare")
-        cache = os.path.join(self.tmp, "history-late.json")
-        env = {"COEX_FAULT": "late_start:1", "COEX_REPORT": self.report, "COEX_LOG": "info", "COEX_CACHE": cache}
-        rc, out, err = run([path], env, self.layer, timeout=60)
-        expect(rc == 0 and out == bare, "under a late start: exit %d, output:\n%s\nstderr:\n%s" % (rc, out, err))
+        err, r, on_1, samples = self.run_with_fault("vector_add", "late_start:1")
         expect("redid" in err and "waiting up to" in err,
                "no take-over, or no wait at exit for the device taken over, was logged:\n" + err)
-        r = self.load_report()
-        on_1 = sum(p["work_items"] for k in r["kernels"] for p in k["per_device"] if p["index"] == 1)
         expect(sum(k["split_launches"] for k in r["kernels"]) >= 1 and on_1 == 0,
                "work-items counted on device 1: %d (its only sub-launch was redone on home)" % on_1)
-        with open(cache) as f:
-            history = json.load(f)
-        samples = [s for k in history["kernels"] for s in k["devices"].get("1", {}).get("samples", [])]
         expect(len(samples) == 1 and samples[0][1] >= 5.0,
                "device 1's samples in the History: %s (expected one of at least 5 s)" % samples)
-        os.remove(self.report)
 
     def check_trace(self):
         trace = os.path.join(self.tmp, "trace.json")
