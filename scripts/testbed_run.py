@@ -5,15 +5,23 @@ each benchmark of benchmarks.json that has a 'testbed' size, and each N of --dev
   - bare on PoCL's own threaded device limited to N threads (POCL_DEVICES=<threaded>,
     POCL_CPU_MAX_CU_COUNT / POCL_MAX_PTHREAD_COUNT = N): the limit for the same cores;
   - under `coex run --policy P` over N single-threaded devices, for each policy, each run with an empty
-    history (a fresh COEX_CACHE): a first run, as users meet it;
+    history (a fresh COEX_CACHE): a first run, as users meet it. A policy may carry settings for an
+    A/B in one run: `static+serial_compiles=true` runs static with COEX_SERIAL_COMPILES=true;
 and, with --mixed, the mixed set: the threaded device with --mixed threads as home plus --mixed
 single-threaded devices, against that threaded device alone. Every run is timed whole (start to exit,
 the wall time a user sees) and by its own time_kernels line; its checksums must equal the reference's.
-Runs go one at a time: each has the machine's cores to itself.
+Runs go one at a time: each has the machine's cores to itself. PoCL's kernel cache (POCL_CACHE_DIR)
+is set for every run, so that no run finds what an earlier one compiled unless all do:
+  --pocl-cache warm (the default): one cache for the whole testbed, and an untimed run of each setup
+    (under coex: static, which builds and runs the kernels on every device) fills it first; what a
+    program's later runs on a machine meet, however new coex's history;
+  --pocl-cache cold: every run starts with an empty cache: a program's very first run on a machine,
+    where PoCL compiles each kernel on each device, one compile at a time.
 
   testbed_run.py --build-dir DIR --programs-dir DIR --out DIR [--devices 2,4,8,15]
                  [--policies auto,static,hguided] [--driver cpu-minimal] [--threaded cpu]
-                 [--mixed 4] [--only a,b] [--timeout 300] [--command TEXT]
+                 [--mixed 4] [--only a,b] [--timeout 300] [--pocl-cache warm|cold] [--command TEXT]
+  testbed_run.py --out DIR --tables-from A/testbed.json,B/testbed.json   (one table of several runs)
 
 Writes OUT/testbed.json (every run) and OUT/testbed.md (the tables). Exit status 1 when a run failed
 or gave other bytes than the reference.
@@ -23,6 +31,7 @@ import json
 import math
 import os
 import platform
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -62,12 +71,19 @@ def threads_env(env, n):
 
 
 def run_once(cmd, env, timeout):
+    """One timed run. Without POCL_CACHE_DIR in env, in an empty PoCL cache of its own (--pocl-cache cold)."""
+    fresh_cache = "POCL_CACHE_DIR" not in env
+    if fresh_cache:
+        env = dict(env, POCL_CACHE_DIR=tempfile.mkdtemp(prefix="coex-testbed-pocl-"))
     started = time.monotonic()
     try:
         p = subprocess.run(cmd, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, timeout=timeout)
+        wall = time.monotonic() - started
     except subprocess.TimeoutExpired:
         return {"status": "timeout", "wall": timeout}
-    wall = time.monotonic() - started
+    finally:
+        if fresh_cache:
+            shutil.rmtree(env["POCL_CACHE_DIR"], ignore_errors=True)
     kernels = None
     for line in p.stdout.splitlines():
         if line.startswith("time_kernels "):
@@ -91,6 +107,18 @@ def report_summary(path):
             "cold_splits": sum(k.get("cold_splits", 0) for k in report.get("kernels", []))}
 
 
+def policy_and_settings(spec):
+    """'static+serial_compiles=true' -> ('static', {'COEX_SERIAL_COMPILES': 'true'})."""
+    name, *settings = spec.split("+")
+    env = {}
+    for item in settings:
+        key, sep, value = item.partition("=")
+        if not sep or not key:
+            raise SystemExit("testbed: '%s' in --policies: expected POLICY+SETTING=VALUE" % spec)
+        env["COEX_" + key.upper()] = value
+    return name, env
+
+
 def geomean(values):
     values = [v for v in values if v and v > 0]
     return math.exp(sum(math.log(v) for v in values) / len(values)) if values else None
@@ -102,9 +130,11 @@ def fmt(v, digits=2):
 
 def main():
     p = argparse.ArgumentParser()
-    p.add_argument("--build-dir", required=True)
-    p.add_argument("--programs-dir", required=True)
+    p.add_argument("--build-dir")
+    p.add_argument("--programs-dir")
     p.add_argument("--out", required=True)
+    p.add_argument("--tables-from", default="", help="testbed.json files, comma-separated: their tables as one, "
+                   "into OUT/testbed.md; nothing runs")
     p.add_argument("--devices", default="2,4,8,15")
     p.add_argument("--policies", default="auto,static,hguided")
     p.add_argument("--driver", default="cpu-minimal", help="the single-threaded PoCL driver (PoCL 3: basic)")
@@ -112,12 +142,21 @@ def main():
     p.add_argument("--mixed", type=int, default=4, help="the mixed set's thread count and device count (0: none)")
     p.add_argument("--only", default="")
     p.add_argument("--timeout", type=int, default=300)
+    p.add_argument("--pocl-cache", choices=("warm", "cold"), default="warm")
     p.add_argument("--command", default="scripts/bench-testbed")
     args = p.parse_args()
+    if args.tables_from:
+        tables_from(args.tables_from.split(","), args.out)
+        return 0
+    if not args.build_dir or not args.programs_dir:
+        p.error("--build-dir and --programs-dir are needed to run the testbed")
     coex = os.path.join(os.path.abspath(args.build_dir), "coex")
     os.makedirs(args.out, exist_ok=True)
     work = tempfile.mkdtemp(prefix="coex-testbed-")
     env0 = base_env()
+    warm = args.pocl_cache == "warm"
+    if warm:
+        env0["POCL_CACHE_DIR"] = os.path.join(work, "pocl-cache")
     counts = [int(n) for n in args.devices.split(",") if n]
     policies = [x for x in args.policies.split(",") if x]
     progs = testbed_programs(os.path.abspath(args.programs_dir), set(filter(None, args.only.split(","))))
@@ -136,46 +175,87 @@ def main():
             json.dumps(entry.get("report", {}))), flush=True)
         return entry
 
+    def coex_cmd(prog, policy, report):
+        return [coex, "run", "--policy", policy, "--report", report, "--"] + prog["cmd"]
+
+    def bare(prog, env):
+        if warm:
+            run_once(prog["cmd"], env, args.timeout)  # fills PoCL's cache, untimed
+        return run_once(prog["cmd"], env, args.timeout)
+
+    def prime_coex(prog, env):
+        if warm:
+            history = os.path.join(work, "prime.history.json")
+            run_once(coex_cmd(prog, "static", os.path.join(work, "prime.report.json")),
+                     dict(env, COEX_CACHE=history), args.timeout)
+            if os.path.exists(history):
+                os.remove(history)
+
     def coex_run(prog, env, setup, n, policy, reference):
         tag = "%s-%s-%d-%s" % (prog["name"], setup, n, policy)
         report = os.path.join(work, tag + ".report.json")
-        run_env = dict(env, COEX_CACHE=os.path.join(work, tag + ".history.json"))
-        result = run_once([coex, "run", "--policy", policy, "--report", report, "--"] + prog["cmd"], run_env,
-                          args.timeout)
+        name, settings = policy_and_settings(policy)
+        run_env = dict(env, COEX_CACHE=os.path.join(work, tag + ".history.json"), **settings)
+        result = run_once(coex_cmd(prog, name, report), run_env, args.timeout)
         result["report"] = report_summary(report)
         record(prog, setup, n, policy, result, reference)
 
     for prog in progs:
-        one = record(prog, "one", 1, None, run_once(prog["cmd"], dict(env0, POCL_DEVICES=args.driver), args.timeout))
+        one = record(prog, "one", 1, None, bare(prog, dict(env0, POCL_DEVICES=args.driver)))
         reference = one.get("checksums")
         for n in counts:
-            record(prog, "threads", n, None,
-                   run_once(prog["cmd"], threads_env(dict(env0, POCL_DEVICES=args.threaded), n), args.timeout),
+            record(prog, "threads", n, None, bare(prog, threads_env(dict(env0, POCL_DEVICES=args.threaded), n)),
                    reference)
             env = dict(env0, POCL_DEVICES=" ".join([args.driver] * n))
+            prime_coex(prog, env)
             for policy in policies:
                 coex_run(prog, env, "equal", n, policy, reference)
         if args.mixed:
             m = args.mixed
             env = threads_env(dict(env0, POCL_DEVICES=" ".join([args.threaded] + [args.driver] * m)), m)
             # The threaded device is the first: the benchmarks' home (their --device default).
-            record(prog, "mixed-home", m, None,
-                   run_once(prog["cmd"], threads_env(dict(env0, POCL_DEVICES=args.threaded), m), args.timeout),
+            record(prog, "mixed-home", m, None, bare(prog, threads_env(dict(env0, POCL_DEVICES=args.threaded), m)),
                    reference)
+            prime_coex(prog, env)
             for policy in policies:
                 coex_run(prog, env, "mixed", m, policy, reference)
 
+    meta = {"command": args.command, "machine": platform.node(), "cpus": os.cpu_count(), "pocl_cache": args.pocl_cache,
+            "driver": args.driver, "threaded": args.threaded, "mixed": args.mixed, "devices": counts,
+            "policies": policies}
     with open(os.path.join(args.out, "testbed.json"), "w") as f:
-        json.dump({"command": args.command, "machine": platform.node(), "cpus": os.cpu_count(),
-                   "driver": args.driver, "threaded": args.threaded, "runs": runs}, f, indent=1)
-    write_tables(args, progs, counts, policies, runs)
+        json.dump(dict(meta, runs=runs), f, indent=1)
+    write_tables(meta, [{"name": p["name"], "class": p["class"]} for p in progs], runs, args.out)
     if failures:
         print("testbed: %d run(s) failed or gave other bytes than the reference" % len(failures), file=sys.stderr)
         return 1
     return 0
 
 
-def write_tables(args, progs, counts, policies, runs):
+def tables_from(paths, out):
+    """The tables of several testbed.json files as one: the same setups, the programs split by --only
+    over several runs of the script (each within the device machine's time limit per command)."""
+    with open(os.path.join(ROOT, "benchmarks", "benchmarks.json")) as f:
+        classes = {b["name"]: b["class"] for b in json.load(f)["benchmarks"]}
+    metas, runs = [], []
+    for path in paths:
+        with open(path) as f:
+            data = json.load(f)
+        metas.append(data)
+        runs += data["runs"]
+    progs = [{"name": r["program"], "class": classes.get(r["program"], "")} for r in runs if r["setup"] == "one"]
+    policies = []
+    for r in runs:
+        if r["setup"] == "equal" and r["policy"] not in policies:
+            policies.append(r["policy"])
+    meta = dict(metas[0], command="` and `".join(m["command"] for m in metas),
+                devices=sorted({r["n"] for r in runs if r["setup"] == "equal"}), policies=policies,
+                mixed=next((r["n"] for r in runs if r["setup"] == "mixed-home"), 0))
+    write_tables(meta, progs, runs, out)
+
+
+def write_tables(meta, progs, runs, out):
+    counts, policies = meta["devices"], meta["policies"]
     def find(prog, setup, n, policy):
         for r in runs:
             if r["program"] == prog and r["setup"] == setup and r["n"] == n and r["policy"] == policy \
@@ -184,10 +264,11 @@ def write_tables(args, progs, counts, policies, runs):
         return None
 
     lines = ["Command: `%s` on %s (%d CPUs); single-threaded devices: PoCL `%s`, threaded: `%s`. Every coex run "
-             "starts from an empty history. Speed-up: the one-device run's wall time (start to exit) over the "
-             "setup's; in brackets the same by time_kernels." % (args.command, platform.node(), os.cpu_count(),
-                                                                   args.driver, args.threaded), ""]
-    header = "| program | class | one device (s) | N | " + " | ".join(policies) + " | `%s` N threads |" % args.threaded
+             "starts from an empty history; PoCL's kernel cache: %s. Speed-up: the one-device run's wall time (start "
+             "to exit) over the setup's; in brackets the same by time_kernels." % (
+                 meta["command"], meta["machine"], meta["cpus"], meta["driver"], meta["threaded"], meta["pocl_cache"]),
+             ""]
+    header = "| program | class | one device (s) | N | " + " | ".join(policies) + " | `%s` N threads |" % meta["threaded"]
     lines += [header, "|" + "---|" * (header.count("|") - 1)]
     geo = {}
     for prog in progs:
@@ -206,7 +287,7 @@ def write_tables(args, progs, counts, policies, runs):
             lines.append("| %s | %s | %s | %d | %s |" % (prog["name"], prog["class"], fmt(one["wall"], 3), n,
                                                           " | ".join(cells)))
     lines += ["", "Geomean over the compute-bound programs (%s):" % ", ".join(COMPUTE_CLASSES), ""]
-    lines += ["| N | " + " | ".join(policies) + " | `%s` N threads |" % args.threaded,
+    lines += ["| N | " + " | ".join(policies) + " | `%s` N threads |" % meta["threaded"],
               "|---|" + "---|" * (len(policies) + 1)]
     for n in counts:
         cells = []
@@ -214,19 +295,19 @@ def write_tables(args, progs, counts, policies, runs):
             vals = geo.get((n, policy), [])
             cells.append("%s (%s)" % (fmt(geomean([v[0] for v in vals])), fmt(geomean([v[1] for v in vals]))))
         lines.append("| %d | %s |" % (n, " | ".join(cells)))
-    if args.mixed:
+    if meta["mixed"]:
         lines += ["", "Mixed set: `%s` with %d threads (home) + %d single-threaded devices; speed-up over that "
-                  "threaded device alone:" % (args.threaded, args.mixed, args.mixed), "",
+                  "threaded device alone:" % (meta["threaded"], meta["mixed"], meta["mixed"]), "",
                   "| program | class | threaded alone (s) | " + " | ".join(policies) + " |",
                   "|---|---|---|" + "---|" * len(policies)]
         mixed_geo = {}
         for prog in progs:
-            alone = find(prog["name"], "mixed-home", args.mixed, None)
+            alone = find(prog["name"], "mixed-home", meta["mixed"], None)
             if not alone:
                 continue
             cells = []
             for policy in policies:
-                r = find(prog["name"], "mixed", args.mixed, policy)
+                r = find(prog["name"], "mixed", meta["mixed"], policy)
                 wall = alone["wall"] / r["wall"] if r else None
                 cells.append(fmt(wall))
                 if prog["class"] in COMPUTE_CLASSES:
@@ -236,7 +317,7 @@ def write_tables(args, progs, counts, policies, runs):
         lines.append("| **geomean, compute-bound** | | | %s |" % " | ".join(
             fmt(geomean(mixed_geo.get(p, []))) for p in policies))
     lines += ["", "Splits per coex run (split / launches, reasons): testbed.json, `report`."]
-    with open(os.path.join(args.out, "testbed.md"), "w") as f:
+    with open(os.path.join(out, "testbed.md"), "w") as f:
         f.write("\n".join(lines) + "\n")
     print("\n".join(lines))
 

@@ -51,6 +51,13 @@ COEX_SETTING(Bool, side_reads, true, (),
              "while it computes its own part, through a second queue there. `false`: they are read before any "
              "device starts, or after the app's device finishes its running part.")
 
+COEX_SETTING(Bool, serial_compiles, false, (),
+             "On a PoCL platform, coex's builds of the program, and the first run of each kernel on each device "
+             "(PoCL compiles it then), go one device at a time: each device's first chunk waits until the others' "
+             "have ended. `false`: they go at once, each device in its own PoCL context (PoCL still takes turns "
+             "inside its compiler). A safety valve for a PoCL whose compiler is not safe to use from several "
+             "contexts at once; it costs sets of many devices their first split launches (docs/testbed.md).")
+
 // --- What coex tells you ---
 COEX_SETTING(Enum, log, "warn", ("trace debug info warn error off"),
              "How much coex writes to stderr. At `warn`, one line when the app's first launch shows what coex "

@@ -26,8 +26,9 @@ Compiles& compiles() {
   return *c;
 }
 
-// The platform's lock when the device is PoCL's, else null.
+// The platform's lock when compiles are serial and the device is PoCL's, else null.
 std::mutex* pocl_lock(int device) {
+  if (!compiles_serial()) return nullptr;
   auto& devices = api::Runtime::get().devices();
   if (device < 0 || size_t(device) >= devices.all().size() || !devices.at(device).is_pocl()) return nullptr;
   Compiles& c = compiles();
@@ -66,5 +67,7 @@ std::unique_lock<std::mutex> lock_first_run(int device, cl_kernel kernel, const 
 }
 
 std::unique_lock<std::mutex> lock_build(int device) { return bounded(pocl_lock(device)); }
+
+bool compiles_serial() { return api::Runtime::get().settings().serial_compiles; }
 
 }  // namespace coex::exec

@@ -194,7 +194,8 @@ ChunkOutcome run_chunk(DeviceTask& t, const sched::Chunk& chunk, const ChunkFoot
   if (device != job.home &&
       config::fault_injected(settings.fault, config::FaultSpec::Kind::LateStart, device, sub_launch_number))
     start_late(t);
-  // PoCL compiles when the sub-launch first runs, in this thread: one device at a time there.
+  // PoCL compiles when the sub-launch first runs, in this thread: with serial_compiles, one device at
+  // a time there.
   auto compile_lock = run.error == CL_SUCCESS ? lock_first_run(device, t.kernel, sub) : std::unique_lock<std::mutex>();
   if (run.error == CL_SUCCESS)
     run.error = cl().clEnqueueNDRangeKernel(t.queues.device, t.kernel, sub.work_dim, sub.offset, sub.global, sub.local,

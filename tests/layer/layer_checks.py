@@ -208,18 +208,21 @@ class Checks:
     def check_prebuild(self):
         # coex builds the program for each device at the app's clBuildProgram, on the devices'
         # threads (docs/design.md): one build slice per device, all begun before the first
-        # sub-launch (built at the first launch, they held it up), home's (track 0) first: the
-        # builds on one PoCL platform take turns, and no split can start without home's.
+        # sub-launch (built at the first launch, they held it up). With serial_compiles the builds
+        # on one PoCL platform take turns, home's (track 0) first: no split can start without it.
         trace = os.path.join(self.tmp, "trace.json")
-        self.under_coex({"COEX_TRACE": trace})
-        with open(trace) as f:
-            events = [e for e in json.load(f)["traceEvents"] if e.get("ph") == "X"]
-        builds = {e["tid"]: e for e in events if e.get("cat") == "build"}
-        expect(set(builds) == {0, 1}, "build slices on tracks %s, expected 0 and 1" % sorted(builds))
-        first_kernel = min(e["ts"] for e in events if e.get("cat") == "kernel")
-        expect(all(b["ts"] < first_kernel for b in builds.values()), "a build began after the first sub-launch")
-        home, other = builds[0], builds[1]
-        expect(home["ts"] + home["dur"] <= other["ts"], "home's build did not come first: %s" % builds)
+        for serial in ("false", "true"):
+            self.under_coex({"COEX_TRACE": trace, "COEX_SERIAL_COMPILES": serial})
+            with open(trace) as f:
+                events = [e for e in json.load(f)["traceEvents"] if e.get("ph") == "X"]
+            builds = {e["tid"]: e for e in events if e.get("cat") == "build"}
+            expect(set(builds) == {0, 1}, "serial %s: build slices on tracks %s, expected 0 and 1" % (serial, sorted(builds)))
+            first_kernel = min(e["ts"] for e in events if e.get("cat") == "kernel")
+            expect(all(b["ts"] < first_kernel for b in builds.values()),
+                   "serial %s: a build began after the first sub-launch" % serial)
+            if serial == "true":
+                home, other = builds[0], builds[1]
+                expect(home["ts"] + home["dur"] <= other["ts"], "home's build did not come first: %s" % builds)
 
     def check_lazy_home(self):
         # What the other device wrote reaches the app's buffer when the app reads it (lazy home,
