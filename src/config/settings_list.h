@@ -52,11 +52,11 @@ COEX_SETTING(Bool, side_reads, true, (),
              "device starts, or after the app's device finishes its running part.")
 
 COEX_SETTING(Bool, serial_compiles, false, (),
-             "On a PoCL platform, coex's builds of the program, and the first run of each kernel on each device "
-             "(PoCL compiles it then), go one device at a time: each device's first chunk waits until the others' "
-             "have ended. `false`: they go at once, each device in its own PoCL context (PoCL still takes turns "
-             "inside its compiler). A safety valve for a PoCL whose compiler is not safe to use from several "
-             "contexts at once; it costs sets of many devices their first split launches (docs/testbed.md).")
+             "On a PoCL platform, the first run of each kernel on each device (PoCL compiles it then) goes one "
+             "device at a time, like coex's builds of the program: each device's first chunk waits until the "
+             "others' have ended. `false`: the first runs go at once, each device in its own PoCL context. A "
+             "safety valve for a PoCL whose compiler is not safe to use from several contexts at once; it costs "
+             "sets of many devices their first split launches (docs/testbed.md).")
 
 // --- What coex tells you ---
 COEX_SETTING(Enum, log, "warn", ("trace debug info warn error off"),

@@ -74,8 +74,8 @@ model::DeviceBuild& device_build(model::ProgramRecord& program, int device, bool
   // `found->ref_count > 0` in pocl_release_dlhandle_cache with POCL_DEVICES="cpu cpu"; docs/gpu.md).
   if (d.is_pocl()) options += " -DCOEX_BUILD_FOR_DEVICE=" + std::to_string(device);
   auto started = std::chrono::steady_clock::now();
-  // With serial_compiles, one build at a time per platform (exec/pocl_compiles.h): eight 0.7 s
-  // builds then end 0.8 to 6.0 s after the app's clBuildProgram.
+  // One build at a time per platform (exec/pocl_compiles.h): eight 0.7 s builds end 0.8 to 6.0 s
+  // after the app's clBuildProgram, but each device is ready as soon as its own is done.
   if (build.program) {
     auto compile_lock = lock_build(device);
     if (exit_begun()) {  // nobody needs it now, and the compiler is about to be torn down
@@ -104,9 +104,9 @@ bool build_finished(model::ProgramRecord& program, int device, bool in_app_conte
   return it != program.builds.end() && it->second.finished.load(std::memory_order_acquire);
 }
 
-// With serial_compiles, builds on one platform run one at a time (exec/pocl_compiles.h), in no set
-// order: a device of home's platform lets home's build go first, since no split can start without
-// it (bounded by the compile lock's wait, and by exit).
+// Builds on one platform run one at a time (exec/pocl_compiles.h), in no set order: a device of
+// home's platform lets home's build go first, since no split can start without it (bounded by the
+// compile lock's wait, and by exit).
 void wait_for_home_build(model::ProgramRecord& program, int home) {
   const auto deadline = std::chrono::steady_clock::now() + kCompileLockWait;
   while (!build_finished(program, home, true) && !exit_begun() && std::chrono::steady_clock::now() < deadline)
@@ -245,7 +245,7 @@ void prepare_program(const std::shared_ptr<model::ProgramRecord>& program, cl_co
     std::shared_ptr<void> held;
     if (in_app_context && rt.next().clRetainContext(app_context) == CL_SUCCESS)
       held.reset(app_context, [](void* c) { api::Runtime::get().next().clReleaseContext(static_cast<cl_context>(c)); });
-    const bool after_home = compiles_serial() && !in_app_context && rt.devices().at(device).platform == home_platform;
+    const bool after_home = !in_app_context && rt.devices().at(device).platform == home_platform;
     post_background_task(rt.executor(), device, [program, app_context, device, home, in_app_context, after_home, held] {
       if (!analyse_program(*program)) return;
       if (after_home) wait_for_home_build(*program, home);

@@ -26,9 +26,8 @@ Compiles& compiles() {
   return *c;
 }
 
-// The platform's lock when compiles are serial and the device is PoCL's, else null.
+// The platform's lock when the device is PoCL's, else null.
 std::mutex* pocl_lock(int device) {
-  if (!compiles_serial()) return nullptr;
   auto& devices = api::Runtime::get().devices();
   if (device < 0 || size_t(device) >= devices.all().size() || !devices.at(device).is_pocl()) return nullptr;
   Compiles& c = compiles();
@@ -54,6 +53,7 @@ std::unique_lock<std::mutex> bounded(std::mutex* m) {
 }  // namespace
 
 std::unique_lock<std::mutex> lock_first_run(int device, cl_kernel kernel, const LaunchGeometry& sub) {
+  if (!compiles_serial()) return {};
   std::mutex* m = pocl_lock(device);
   if (!m) return {};
   bool offset_zero = sub.offset[0] == 0 && sub.offset[1] == 0 && sub.offset[2] == 0;

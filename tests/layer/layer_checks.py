@@ -208,8 +208,8 @@ class Checks:
     def check_prebuild(self):
         # coex builds the program for each device at the app's clBuildProgram, on the devices'
         # threads (docs/design.md): one build slice per device, all begun before the first
-        # sub-launch (built at the first launch, they held it up). With serial_compiles the builds
-        # on one PoCL platform take turns, home's (track 0) first: no split can start without it.
+        # sub-launch (built at the first launch, they held it up). The builds on one PoCL platform
+        # take turns, home's (track 0) first: no split can start without it (serial_compiles or not).
         trace = os.path.join(self.tmp, "trace.json")
         for serial in ("false", "true"):
             self.under_coex({"COEX_TRACE": trace, "COEX_SERIAL_COMPILES": serial})
@@ -220,9 +220,8 @@ class Checks:
             first_kernel = min(e["ts"] for e in events if e.get("cat") == "kernel")
             expect(all(b["ts"] < first_kernel for b in builds.values()),
                    "serial %s: a build began after the first sub-launch" % serial)
-            if serial == "true":
-                home, other = builds[0], builds[1]
-                expect(home["ts"] + home["dur"] <= other["ts"], "home's build did not come first: %s" % builds)
+            home, other = builds[0], builds[1]
+            expect(home["ts"] + home["dur"] <= other["ts"], "serial %s: home's build did not come first: %s" % (serial, builds))
 
     def check_lazy_home(self):
         # What the other device wrote reaches the app's buffer when the app reads it (lazy home,
