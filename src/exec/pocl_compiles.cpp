@@ -53,7 +53,7 @@ std::unique_lock<std::mutex> bounded(std::mutex* m) {
 }  // namespace
 
 std::unique_lock<std::mutex> lock_first_run(int device, cl_kernel kernel, const LaunchGeometry& sub) {
-  if (!compiles_serial()) return {};
+  if (!api::Runtime::get().settings().serial_compiles) return {};
   std::mutex* m = pocl_lock(device);
   if (!m) return {};
   bool offset_zero = sub.offset[0] == 0 && sub.offset[1] == 0 && sub.offset[2] == 0;
@@ -67,7 +67,5 @@ std::unique_lock<std::mutex> lock_first_run(int device, cl_kernel kernel, const 
 }
 
 std::unique_lock<std::mutex> lock_build(int device) { return bounded(pocl_lock(device)); }
-
-bool compiles_serial() { return api::Runtime::get().settings().serial_compiles; }
 
 }  // namespace coex::exec

@@ -34,7 +34,4 @@ std::unique_lock<std::mutex> lock_first_run(int device, cl_kernel kernel, const 
 // Held around a program build on `device`, when the device is PoCL's.
 std::unique_lock<std::mutex> lock_build(int device);
 
-// Whether first runs on one PoCL platform go one at a time too (the setting serial_compiles).
-bool compiles_serial();
-
 }  // namespace coex::exec

@@ -209,7 +209,8 @@ class Checks:
         # coex builds the program for each device at the app's clBuildProgram, on the devices'
         # threads (docs/design.md): one build slice per device, all begun before the first
         # sub-launch (built at the first launch, they held it up). The builds on one PoCL platform
-        # take turns, home's (track 0) first: no split can start without it (serial_compiles or not).
+        # take turns, home's (track 0) first: no split can start without it. Run twice: the second
+        # time with serial_compiles, whose lock on first runs must not change the builds' order.
         trace = os.path.join(self.tmp, "trace.json")
         for serial in ("false", "true"):
             self.under_coex({"COEX_TRACE": trace, "COEX_SERIAL_COMPILES": serial})
