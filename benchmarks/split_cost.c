@@ -1,98 +1,63 @@
-/* The fixed cost of a split launch (docs/performance.md, "The cost of a split launch"): L launches
- * of a kernel that does almost nothing per work-item over N work-items, enqueued back to back on one
- * in-order queue, one clFinish at the end (or after every launch with --sync). Prints the wall time
- * per launch and a checksum of the result, so that runs bare, under coex unsplit and under coex
- * split can be set side by side: the difference per launch is what a split costs beyond the work.
- *   split_cost [--launches L] [--items N] [--local W] [--sync] */
-#define CL_TARGET_OPENCL_VERSION 120
-#include <CL/cl.h>
-#include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
-#include <time.h>
+/* The fixed cost of a split launch (docs/performance.md, "The cost of a split launch"): --iters
+ * launches of a kernel that does almost nothing per work-item over --size work-items, enqueued back
+ * to back on one in-order queue with one clFinish at the end (or after every launch with --sync).
+ * Prints the wall time per launch and the checksum of the result, so that runs bare, under coex
+ * unsplit and under coex split can be set side by side: the difference per launch is what a split
+ * costs beyond the work. scripts/bench-split-cost runs it. */
+#include "common/bench_util.h"
 
-static double now(void) {
-  struct timespec t;
-  clock_gettime(CLOCK_MONOTONIC, &t);
-  return t.tv_sec + t.tv_nsec * 1e-9;
-}
+static const char* kSource =
+    "__kernel void advance(__global float* y, __global const float* x, float a) {\n"
+    "  size_t i = get_global_id(0);\n"
+    "  y[i] = a * x[i] + y[i];\n"
+    "}\n";
 
-static int check(cl_int err, const char* what) {
-  if (err != CL_SUCCESS) {
-    fprintf(stderr, "split_cost: %s failed (error %d)\n", what, err);
-    exit(1);
-  }
-  return 0;
-}
+enum { GROUP = 64 };
 
 int main(int argc, char** argv) {
-  long launches = 10000;
-  size_t items = 65536, local = 64;
-  int sync = 0;
-  for (int i = 1; i < argc; ++i) {
-    if (!strcmp(argv[i], "--launches") && i + 1 < argc)
-      launches = atol(argv[++i]);
-    else if (!strcmp(argv[i], "--items") && i + 1 < argc)
-      items = (size_t)atol(argv[++i]);
-    else if (!strcmp(argv[i], "--local") && i + 1 < argc)
-      local = (size_t)atol(argv[++i]);
-    else if (!strcmp(argv[i], "--sync"))
+  /* --sync is this benchmark's own; the rest are the benchmarks' common options. */
+  int sync = 0, kept = 0;
+  for (int i = 0; i < argc; ++i) {
+    if (i > 0 && strcmp(argv[i], "--sync") == 0)
       sync = 1;
-    else {
-      fprintf(stderr, "usage: split_cost [--launches L] [--items N] [--local W] [--sync]\n");
-      return 2;
-    }
+    else
+      argv[kept++] = argv[i];
   }
-  cl_int err;
-  cl_platform_id platform;
-  cl_device_id device;
-  check(clGetPlatformIDs(1, &platform, NULL), "clGetPlatformIDs");
-  check(clGetDeviceIDs(platform, CL_DEVICE_TYPE_ALL, 1, &device, NULL), "clGetDeviceIDs");
-  cl_context ctx = clCreateContext(NULL, 1, &device, NULL, NULL, &err);
-  check(err, "clCreateContext");
-  cl_command_queue q = clCreateCommandQueue(ctx, device, 0, &err);
-  check(err, "clCreateCommandQueue");
-  const char* src =
-      "__kernel void advance(__global float* y, __global const float* x, float a) {\n"
-      "  size_t i = get_global_id(0);\n"
-      "  y[i] = a * x[i] + y[i];\n"
-      "}\n";
-  cl_program program = clCreateProgramWithSource(ctx, 1, &src, NULL, &err);
-  check(err, "clCreateProgramWithSource");
-  check(clBuildProgram(program, 1, &device, "", NULL, NULL), "clBuildProgram");
-  cl_kernel kernel = clCreateKernel(program, "advance", &err);
-  check(err, "clCreateKernel");
-  float* host = malloc(items * sizeof(float));
+  BenchOptions o = bench_parse_options(
+      kept, argv, 65536, 10000, "work-items (rounded up to a multiple of 64; --sync: clFinish after each launch)",
+      "launches");
+  const size_t items = bench_round_up((size_t)o.size, GROUP), local = GROUP;
+  bench_print_work((double)items * (double)o.iters);
+  if (o.work_only) return 0;
+
+  BenchContext b = bench_open(&o, kSource, "");
+  cl_kernel kernel = app_create_kernel(b.program, "advance");
+  const size_t bytes = items * sizeof(float);
+  float* host = (float*)app_alloc(bytes);
   for (size_t i = 0; i < items; ++i) host[i] = (float)(i % 1000) * 0.001f;
-  cl_mem x = clCreateBuffer(ctx, CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR, items * sizeof(float), host, &err);
-  check(err, "clCreateBuffer x");
-  cl_mem y = clCreateBuffer(ctx, CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR, items * sizeof(float), host, &err);
-  check(err, "clCreateBuffer y");
-  float a = 0.0001f;
-  check(clSetKernelArg(kernel, 0, sizeof(cl_mem), &y), "clSetKernelArg 0");
-  check(clSetKernelArg(kernel, 1, sizeof(cl_mem), &x), "clSetKernelArg 1");
-  check(clSetKernelArg(kernel, 2, sizeof(float), &a), "clSetKernelArg 2");
+  cl_mem x = app_create_buffer(b.ctx, CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR, bytes, host);
+  cl_mem y = app_create_buffer(b.ctx, CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR, bytes, host);
+  const float a = 0.0001f;
+  APP_ARG(kernel, 0, y);
+  APP_ARG(kernel, 1, x);
+  APP_ARG(kernel, 2, a);
   /* One launch first, outside the timing: the driver's compile of the kernel. */
-  check(clEnqueueNDRangeKernel(q, kernel, 1, NULL, &items, &local, 0, NULL, NULL), "clEnqueueNDRangeKernel");
-  check(clFinish(q), "clFinish");
-  double t0 = now();
-  for (long l = 1; l < launches; ++l) {
-    check(clEnqueueNDRangeKernel(q, kernel, 1, NULL, &items, &local, 0, NULL, NULL), "clEnqueueNDRangeKernel");
-    if (sync) check(clFinish(q), "clFinish");
+  APP_CHECK(clEnqueueNDRangeKernel(b.queue, kernel, 1, NULL, &items, &local, 0, NULL, NULL));
+  APP_CHECK(clFinish(b.queue));
+  const double started = bench_now();
+  for (long l = 1; l < o.iters; ++l) {
+    APP_CHECK(clEnqueueNDRangeKernel(b.queue, kernel, 1, NULL, &items, &local, 0, NULL, NULL));
+    if (sync) APP_CHECK(clFinish(b.queue));
   }
-  check(clFinish(q), "clFinish");
-  double elapsed = now() - t0;
-  check(clEnqueueReadBuffer(q, y, CL_TRUE, 0, items * sizeof(float), host, 0, NULL, NULL), "clEnqueueReadBuffer");
-  double sum = 0;
-  for (size_t i = 0; i < items; ++i) sum += host[i];
-  printf("launches %ld\nitems %zu\nms_per_launch %.4f\nchecksum %.6e\n", launches, items,
-         launches > 1 ? elapsed * 1e3 / (double)(launches - 1) : 0.0, sum);
-  clReleaseMemObject(x);
-  clReleaseMemObject(y);
-  clReleaseKernel(kernel);
-  clReleaseProgram(program);
-  clReleaseCommandQueue(q);
-  clReleaseContext(ctx);
+  APP_CHECK(clFinish(b.queue));
+  const double elapsed = bench_now() - started;
+  APP_CHECK(clEnqueueReadBuffer(b.queue, y, CL_TRUE, 0, bytes, host, 0, NULL, NULL));
+  printf("launches %ld\nms_per_launch %.4f\n", o.iters, o.iters > 1 ? elapsed * 1e3 / (double)(o.iters - 1) : 0.0);
+  bench_print_checksum("y", host, bytes);
+  APP_CHECK(clReleaseMemObject(x));
+  APP_CHECK(clReleaseMemObject(y));
+  APP_CHECK(clReleaseKernel(kernel));
+  bench_close(&b);
   free(host);
   return 0;
 }
