@@ -68,6 +68,9 @@ Options (each also as --name=VALUE):
 per run (config/scenarios/ holds examples; docs/schedulers.md describes the simulator).
 
 Options:
+  --doc-table NAME [SCENARIO_DIR]
+                   print the table NAME of docs/schedulers.md, from the shipped scenarios in
+                   SCENARIO_DIR (default: config/scenarios, run from the repository root)
   -h, --help       this help
 )"},
     {"settings-doc", "settings-doc", "print the reference of every setting",

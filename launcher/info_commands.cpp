@@ -4,6 +4,7 @@
 
 #include "commands.h"
 #include "config/settings.h"
+#include "sched/sim_doc_tables.h"
 #include "sched/simulator.h"
 
 namespace coex::launcher {
@@ -16,8 +17,20 @@ int print_settings_doc(const Args&) {
 }
 
 int simulate(const Args& args) {
+  if ((args.size() == 2 || args.size() == 3) && args[0] == "--doc-table") {
+    std::string error;
+    const std::string table = sched::doc_table(args[1], args.size() == 3 ? args[2] : "config/scenarios", &error);
+    if (table.empty()) {
+      std::fprintf(stderr, "coex simulate: %s\n", error.c_str());
+      return 2;
+    }
+    std::cout << table;
+    return 0;
+  }
   if (args.size() != 1) {
-    std::fprintf(stderr, "coex simulate: usage: coex simulate SCENARIO.json (see config/scenarios/)\n");
+    std::fprintf(stderr,
+                 "coex simulate: usage: coex simulate SCENARIO.json (see config/scenarios/), or coex simulate "
+                 "--doc-table NAME [SCENARIO_DIR]\n");
     return 2;
   }
   return sched::run_simulation(args[0], std::cout, std::cerr);

@@ -8,9 +8,7 @@
 
 #define COEX_EXPORT __attribute__((visibility("default")))
 
-#define COEX_API(ret, name, params, args)                                              \
-  extern "C" COEX_EXPORT ret CL_API_CALL name params {                                \
-    return coex::api::entry_table_for_preload().name args;                             \
-  }
-#include "cl_api_list.h"
+#define COEX_API(ret, name, params, args) \
+  extern "C" COEX_EXPORT ret CL_API_CALL name params { return coex::api::entry_table_for_preload().name args; }
+#include "api/cl_api_list.h"
 #undef COEX_API

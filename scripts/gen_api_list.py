@@ -1,10 +1,10 @@
 #!/usr/bin/env python3
-"""Generate layer/cl_api_list.h, the one list of OpenCL core entry points coex wraps.
+"""Generate src/api/cl_api_list.h, the one list of OpenCL core entry points coex wraps.
 
 Reads the prototypes of <CL/cl.h> (every CL_API_ENTRY function, OpenCL 1.0 to 3.0) and keeps
 those that have a slot in cl_icd_dispatch (<CL/cl_icd.h>), so that the same list serves the
 preload exports, the layer's dispatch table and the pass-through. Run it when the headers move:
-    scripts/gen_api_list.py /usr/include/CL > layer/cl_api_list.h
+    scripts/gen_api_list.py /usr/include/CL > src/api/cl_api_list.h
 """
 import re
 import sys

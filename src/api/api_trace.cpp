@@ -197,19 +197,19 @@ cl_int CL_API_CALL observed_task(cl_command_queue queue, cl_kernel kernel, cl_ui
 }
 
 // Every other call of the list, as one slice each (installed only for the calls traced_call names).
-#define COEX_API(ret, name, params, args)     \
-  ret CL_API_CALL traced_##name params {      \
-    CallSlice slice(#name);                   \
-    return g_inner.name args;                 \
+#define COEX_API(ret, name, params, args) \
+  ret CL_API_CALL traced_##name params {  \
+    CallSlice slice(#name);               \
+    return g_inner.name args;             \
   }
-#include "cl_api_list.h"
+#include "api/cl_api_list.h"
 #undef COEX_API
 
 // The calls a reader of the trace looks for: what the app enqueues and waits for, and the builds and
 // creations that take time. Queries, retains and releases would only add noise.
 bool traced_call(const char* name) {
-  static const char* const others[] = {"clFinish", "clFlush", "clWaitForEvents", "clBuildProgram",
-                                       "clCompileProgram", "clLinkProgram"};
+  static const char* const others[] = {"clFinish",       "clFlush",          "clWaitForEvents",
+                                       "clBuildProgram", "clCompileProgram", "clLinkProgram"};
   if (!std::strncmp(name, "clEnqueue", 9) || !std::strncmp(name, "clCreate", 8)) return true;
   return std::any_of(std::begin(others), std::end(others), [name](const char* n) { return !std::strcmp(n, name); });
 }
@@ -224,7 +224,7 @@ void install_observers(cl_icd_dispatch& table, bool trace_calls, bool time_unspl
   if (trace_calls) {
 #define COEX_API(ret, name, params, args) \
   if (table.name && traced_call(#name)) table.name = traced_##name;
-#include "cl_api_list.h"
+#include "api/cl_api_list.h"
 #undef COEX_API
   }
   if (g_inner.clEnqueueNDRangeKernel) table.clEnqueueNDRangeKernel = observed_ndrange;

@@ -6,7 +6,6 @@
 
 #include "api/handler_util.h"
 #include "exec/home_sync.h"
-#include "exec/object_release.h"
 
 namespace coex::api {
 namespace {
@@ -43,15 +42,14 @@ cl_mem CL_API_CALL create_buffer(cl_context context, cl_mem_flags flags, size_t 
 }
 
 cl_mem CL_API_CALL create_buffer_with_properties(cl_context context, const cl_mem_properties* properties,
-                                                 cl_mem_flags flags, size_t size, void* host_ptr,
-                                                 cl_int* errcode_ret) {
+                                                 cl_mem_flags flags, size_t size, void* host_ptr, cl_int* errcode_ret) {
   cl_mem mem = cl().clCreateBufferWithProperties(context, properties, flags, size, host_ptr, errcode_ret);
   if (mem) record_buffer(mem, context, flags, size, host_ptr);
   return mem;
 }
 
-cl_mem CL_API_CALL create_sub_buffer(cl_mem parent, cl_mem_flags flags, cl_buffer_create_type type,
-                                     const void* info, cl_int* errcode_ret) {
+cl_mem CL_API_CALL create_sub_buffer(cl_mem parent, cl_mem_flags flags, cl_buffer_create_type type, const void* info,
+                                     cl_int* errcode_ret) {
   cl_mem mem = cl().clCreateSubBuffer(parent, flags, type, info, errcode_ret);
   if (!mem) return mem;
   record_safely("clCreateSubBuffer", [&] {
@@ -72,7 +70,13 @@ cl_mem CL_API_CALL create_sub_buffer(cl_mem parent, cl_mem_flags flags, cl_buffe
   return mem;
 }
 
-cl_int CL_API_CALL release_mem(cl_mem mem) { return exec::release_app_buffer(mem); }
+// At the app's last release the record leaves its registry; coex's shadow buffers go with the
+// record's last holder (docs/design.md, "The way in").
+cl_int CL_API_CALL release_mem(cl_mem mem) {
+  cl_int err = cl().clReleaseMemObject(mem);
+  if (err == CL_SUCCESS) record_safely("clReleaseMemObject", [&] { app_released(rt().registries().buffers, mem); });
+  return err;
+}
 
 cl_int CL_API_CALL retain_mem(cl_mem mem) {
   cl_int err = cl().clRetainMemObject(mem);
@@ -95,20 +99,20 @@ void app_writes(const char* call, cl_mem mem, size_t offset, size_t size) {
 // first, for a split in flight ahead of the command that reads those bytes there (BufferState::
 // app_wrote then forgets them everywhere). Returns the error of that.
 cl_int app_will_write(const char* call, cl_command_queue queue, cl_mem mem, size_t offset, size_t size) {
-  return exec::app_reads(call, queue, mem, offset, size);
+  return exec::app_reads(rt(), call, queue, mem, offset, size);
 }
 
 // The app may write anywhere in `mem` (a rect, an image copy, an unmap: coex does not work out the
 // range): what home lacks comes home first, for the bytes the command leaves as they are. Returns
 // the error of that.
 cl_int app_may_write_all(const char* call, cl_command_queue queue, cl_mem mem) {
-  return exec::app_reads(call, queue, mem, 0, SIZE_MAX);
+  return exec::app_reads(rt(), call, queue, mem, 0, SIZE_MAX);
 }
 void app_writes_all(const char* call, cl_mem mem) { app_writes(call, mem, 0, SIZE_MAX / 2); }
 
 cl_int CL_API_CALL read_buffer(cl_command_queue queue, cl_mem buffer, cl_bool blocking, size_t offset, size_t size,
                                void* ptr, cl_uint nwait, const cl_event* wait, cl_event* event) {
-  if (cl_int err = exec::app_reads("clEnqueueReadBuffer", queue, buffer, offset, size)) return err;
+  if (cl_int err = exec::app_reads(rt(), "clEnqueueReadBuffer", queue, buffer, offset, size)) return err;
   return cl().clEnqueueReadBuffer(queue, buffer, blocking, offset, size, ptr, nwait, wait, event);
 }
 
@@ -117,7 +121,7 @@ cl_int CL_API_CALL read_buffer_rect(cl_command_queue queue, cl_mem buffer, cl_bo
                                     size_t buffer_row_pitch, size_t buffer_slice_pitch, size_t host_row_pitch,
                                     size_t host_slice_pitch, void* ptr, cl_uint nwait, const cl_event* wait,
                                     cl_event* event) {
-  if (cl_int err = exec::app_reads("clEnqueueReadBufferRect", queue, buffer, 0, SIZE_MAX)) return err;
+  if (cl_int err = exec::app_reads(rt(), "clEnqueueReadBufferRect", queue, buffer, 0, SIZE_MAX)) return err;
   return cl().clEnqueueReadBufferRect(queue, buffer, blocking, buffer_origin, host_origin, region, buffer_row_pitch,
                                       buffer_slice_pitch, host_row_pitch, host_slice_pitch, ptr, nwait, wait, event);
 }
@@ -125,7 +129,7 @@ cl_int CL_API_CALL read_buffer_rect(cl_command_queue queue, cl_mem buffer, cl_bo
 cl_int CL_API_CALL copy_buffer_to_image(cl_command_queue queue, cl_mem src, cl_mem dst, size_t src_offset,
                                         const size_t* dst_origin, const size_t* region, cl_uint nwait,
                                         const cl_event* wait, cl_event* event) {
-  if (cl_int err = exec::app_reads("clEnqueueCopyBufferToImage", queue, src, src_offset, SIZE_MAX)) return err;
+  if (cl_int err = exec::app_reads(rt(), "clEnqueueCopyBufferToImage", queue, src, src_offset, SIZE_MAX)) return err;
   return cl().clEnqueueCopyBufferToImage(queue, src, dst, src_offset, dst_origin, region, nwait, wait, event);
 }
 
@@ -133,12 +137,12 @@ cl_int CL_API_CALL migrate_mem_objects(cl_command_queue queue, cl_uint count, co
                                        cl_mem_migration_flags flags, cl_uint nwait, const cl_event* wait,
                                        cl_event* event) {
   for (cl_uint i = 0; mems && i < count; ++i)
-    if (cl_int err = exec::app_reads("clEnqueueMigrateMemObjects", queue, mems[i], 0, SIZE_MAX)) return err;
+    if (cl_int err = exec::app_reads(rt(), "clEnqueueMigrateMemObjects", queue, mems[i], 0, SIZE_MAX)) return err;
   return cl().clEnqueueMigrateMemObjects(queue, count, mems, flags, nwait, wait, event);
 }
 
-cl_int CL_API_CALL write_buffer(cl_command_queue queue, cl_mem buffer, cl_bool blocking, size_t offset,
-                                size_t size, const void* ptr, cl_uint nwait, const cl_event* wait, cl_event* event) {
+cl_int CL_API_CALL write_buffer(cl_command_queue queue, cl_mem buffer, cl_bool blocking, size_t offset, size_t size,
+                                const void* ptr, cl_uint nwait, const cl_event* wait, cl_event* event) {
   if (cl_int err = app_will_write("clEnqueueWriteBuffer", queue, buffer, offset, size)) return err;
   cl_int err = cl().clEnqueueWriteBuffer(queue, buffer, blocking, offset, size, ptr, nwait, wait, event);
   if (err == CL_SUCCESS) app_writes("clEnqueueWriteBuffer", buffer, offset, size);
@@ -151,9 +155,9 @@ cl_int CL_API_CALL write_buffer_rect(cl_command_queue queue, cl_mem buffer, cl_b
                                      size_t host_slice_pitch, const void* ptr, cl_uint nwait, const cl_event* wait,
                                      cl_event* event) {
   if (cl_int err = app_may_write_all("clEnqueueWriteBufferRect", queue, buffer)) return err;
-  cl_int err = cl().clEnqueueWriteBufferRect(queue, buffer, blocking, buffer_origin, host_origin, region,
-                                             buffer_row_pitch, buffer_slice_pitch, host_row_pitch, host_slice_pitch,
-                                             ptr, nwait, wait, event);
+  cl_int err =
+      cl().clEnqueueWriteBufferRect(queue, buffer, blocking, buffer_origin, host_origin, region, buffer_row_pitch,
+                                    buffer_slice_pitch, host_row_pitch, host_slice_pitch, ptr, nwait, wait, event);
   if (err == CL_SUCCESS) app_writes_all("clEnqueueWriteBufferRect", buffer);
   return err;
 }
@@ -168,7 +172,7 @@ cl_int CL_API_CALL fill_buffer(cl_command_queue queue, cl_mem buffer, const void
 
 cl_int CL_API_CALL copy_buffer(cl_command_queue queue, cl_mem src, cl_mem dst, size_t src_offset, size_t dst_offset,
                                size_t size, cl_uint nwait, const cl_event* wait, cl_event* event) {
-  if (cl_int err = exec::app_reads("clEnqueueCopyBuffer", queue, src, src_offset, size)) return err;
+  if (cl_int err = exec::app_reads(rt(), "clEnqueueCopyBuffer", queue, src, src_offset, size)) return err;
   if (cl_int err = app_will_write("clEnqueueCopyBuffer", queue, dst, dst_offset, size)) return err;
   cl_int err = cl().clEnqueueCopyBuffer(queue, src, dst, src_offset, dst_offset, size, nwait, wait, event);
   if (err == CL_SUCCESS) app_writes("clEnqueueCopyBuffer", dst, dst_offset, size);
@@ -177,9 +181,9 @@ cl_int CL_API_CALL copy_buffer(cl_command_queue queue, cl_mem src, cl_mem dst, s
 
 cl_int CL_API_CALL copy_buffer_rect(cl_command_queue queue, cl_mem src, cl_mem dst, const size_t* src_origin,
                                     const size_t* dst_origin, const size_t* region, size_t src_row_pitch,
-                                    size_t src_slice_pitch, size_t dst_row_pitch, size_t dst_slice_pitch,
-                                    cl_uint nwait, const cl_event* wait, cl_event* event) {
-  if (cl_int err = exec::app_reads("clEnqueueCopyBufferRect", queue, src, 0, SIZE_MAX)) return err;
+                                    size_t src_slice_pitch, size_t dst_row_pitch, size_t dst_slice_pitch, cl_uint nwait,
+                                    const cl_event* wait, cl_event* event) {
+  if (cl_int err = exec::app_reads(rt(), "clEnqueueCopyBufferRect", queue, src, 0, SIZE_MAX)) return err;
   if (cl_int err = app_may_write_all("clEnqueueCopyBufferRect", queue, dst)) return err;
   cl_int err = cl().clEnqueueCopyBufferRect(queue, src, dst, src_origin, dst_origin, region, src_row_pitch,
                                             src_slice_pitch, dst_row_pitch, dst_slice_pitch, nwait, wait, event);
@@ -191,23 +195,21 @@ cl_int CL_API_CALL copy_image_to_buffer(cl_command_queue queue, cl_mem src, cl_m
                                         const size_t* region, size_t dst_offset, cl_uint nwait, const cl_event* wait,
                                         cl_event* event) {
   if (cl_int err = app_may_write_all("clEnqueueCopyImageToBuffer", queue, dst)) return err;
-  cl_int err =
-      cl().clEnqueueCopyImageToBuffer(queue, src, dst, src_origin, region, dst_offset, nwait, wait, event);
+  cl_int err = cl().clEnqueueCopyImageToBuffer(queue, src, dst, src_origin, region, dst_offset, nwait, wait, event);
   if (err == CL_SUCCESS) app_writes_all("clEnqueueCopyImageToBuffer", dst);
   return err;
 }
 
 // A write map hands the app the bytes to change on the host: stale from now on. (With
 // CL_MEM_USE_HOST_PTR the app's host memory is the buffer, and a map is how it may touch it.)
-void* CL_API_CALL map_buffer(cl_command_queue queue, cl_mem buffer, cl_bool blocking, cl_map_flags flags,
-                             size_t offset, size_t size, cl_uint nwait, const cl_event* wait, cl_event* event,
-                             cl_int* errcode_ret) {
+void* CL_API_CALL map_buffer(cl_command_queue queue, cl_mem buffer, cl_bool blocking, cl_map_flags flags, size_t offset,
+                             size_t size, cl_uint nwait, const cl_event* wait, cl_event* event, cl_int* errcode_ret) {
   // Even a write map: the app may change part of the range and leave the rest as it finds it. For
   // one, the whole buffer: its unmap may write anywhere as far as coex knows, and bytes written
   // home then would go into a mapped buffer (undefined behaviour).
   const bool write_map = flags & (CL_MAP_WRITE | CL_MAP_WRITE_INVALIDATE_REGION);
-  if (cl_int lacked =
-          exec::app_reads("clEnqueueMapBuffer", queue, buffer, write_map ? 0 : offset, write_map ? SIZE_MAX : size);
+  if (cl_int lacked = exec::app_reads(rt(), "clEnqueueMapBuffer", queue, buffer, write_map ? 0 : offset,
+                                      write_map ? SIZE_MAX : size);
       lacked) {
     if (errcode_ret) *errcode_ret = lacked;
     return nullptr;

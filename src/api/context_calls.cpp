@@ -31,11 +31,10 @@ void record_context(cl_context context, const cl_context_properties* properties)
     cl_uint count = 0;
     if (cl().clGetContextInfo(context, CL_CONTEXT_NUM_DEVICES, sizeof(count), &count, nullptr) == CL_SUCCESS) {
       record->devices.resize(count);
-      cl().clGetContextInfo(context, CL_CONTEXT_DEVICES, count * sizeof(cl_device_id), record->devices.data(),
-                            nullptr);
+      cl().clGetContextInfo(context, CL_CONTEXT_DEVICES, count * sizeof(cl_device_id), record->devices.data(), nullptr);
     }
     rt().registries().contexts.insert(context, record);
-    exec::prepare_other_devices(record->devices);
+    exec::prepare_other_devices(rt(), record->devices);
   });
 }
 

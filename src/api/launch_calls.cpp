@@ -50,7 +50,7 @@ cl_int bring_arguments_home(const char* call, cl_command_queue queue, cl_kernel 
   auto record = rt().registries().kernels.find(kernel);
   if (!record) return CL_SUCCESS;
   for (const auto& buffer : buffer_arguments(*record))
-    if (cl_int err = exec::app_reads(call, queue, buffer->handle, 0, SIZE_MAX)) return err;
+    if (cl_int err = exec::app_reads(rt(), call, queue, buffer->handle, 0, SIZE_MAX)) return err;
   return CL_SUCCESS;
 }
 
@@ -83,7 +83,7 @@ cl_int CL_API_CALL enqueue_ndrange(cl_command_queue queue, cl_kernel kernel, cl_
         decision.written_buffers = buffer_arguments(*record);  // the driver may still run it
       }
     } else {
-      decision = exec::plan_launch(queue, kernel, work_dim, offset, global, local);
+      decision = exec::plan_launch(rt(), queue, kernel, work_dim, offset, global, local);
     }
     if (decision.job && waits_on_pending_events(*decision.job, num_wait, wait_list)) {
       exec::end_buffer_uses(*decision.job);

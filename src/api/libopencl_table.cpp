@@ -19,9 +19,8 @@ bool load_libopencl_table(cl_icd_dispatch& table, std::string* error) {
     if (error) *error = std::string("cannot load libOpenCL.so.1: ") + dlerror();
     return false;
   }
-#define COEX_API(ret, name, params, args) \
-  table.name = reinterpret_cast<decltype(table.name)>(dlsym(lib, #name));
-#include "cl_api_list.h"
+#define COEX_API(ret, name, params, args) table.name = reinterpret_cast<decltype(table.name)>(dlsym(lib, #name));
+#include "api/cl_api_list.h"
 #undef COEX_API
   if (!table.clGetPlatformIDs) {
     if (error) *error = "libOpenCL.so.1 has no clGetPlatformIDs";

@@ -4,7 +4,6 @@
 // kernels are never split (docs/design.md, "What is split" and "Programs loaded from binaries").
 #include "api/handler_util.h"
 #include "exec/device_kernels.h"
-#include "exec/object_release.h"
 #include "exec/policy_binding.h"
 #include "model/binary_sources.h"
 #include "model/source_hash.h"
@@ -17,7 +16,7 @@ void record_program(cl_program program, cl_context context, model::ProgramOrigin
     // What coex built from it for other devices goes when the last holder lets go: the registry
     // (the app's last release), its kernels' records, and split launches still running.
     std::shared_ptr<model::ProgramRecord> record(new model::ProgramRecord, [](model::ProgramRecord* p) {
-      exec::release_device_builds(*p);
+      exec::release_device_builds(rt().next(), *p);
       delete p;
     });
     record->handle = program;
@@ -39,8 +38,10 @@ cl_program CL_API_CALL create_with_source(cl_context context, cl_uint count, con
     // The spec: strings are concatenated; a length of 0 (or no lengths) means NUL-terminated.
     for (cl_uint i = 0; i < count; ++i) {
       if (!strings[i]) continue;
-      if (lengths && lengths[i]) source.append(strings[i], lengths[i]);
-      else source.append(strings[i]);
+      if (lengths && lengths[i])
+        source.append(strings[i], lengths[i]);
+      else
+        source.append(strings[i]);
     }
   });
   record_program(program, context, model::ProgramOrigin::Source, std::move(source));
@@ -67,8 +68,8 @@ std::optional<model::ProgramSource> source_of_binaries(cl_uint count, const size
 }
 
 cl_program CL_API_CALL create_with_binary(cl_context context, cl_uint num_devices, const cl_device_id* devices,
-                                          const size_t* lengths, const unsigned char** binaries,
-                                          cl_int* binary_status, cl_int* errcode_ret) {
+                                          const size_t* lengths, const unsigned char** binaries, cl_int* binary_status,
+                                          cl_int* errcode_ret) {
   cl_program program =
       cl().clCreateProgramWithBinary(context, num_devices, devices, lengths, binaries, binary_status, errcode_ret);
   if (!program) return program;
@@ -127,9 +128,8 @@ cl_program CL_API_CALL create_with_il(cl_context context, const void* il, size_t
   return program;
 }
 
-cl_program CL_API_CALL create_with_builtin_kernels(cl_context context, cl_uint num_devices,
-                                                   const cl_device_id* devices, const char* names,
-                                                   cl_int* errcode_ret) {
+cl_program CL_API_CALL create_with_builtin_kernels(cl_context context, cl_uint num_devices, const cl_device_id* devices,
+                                                   const char* names, cl_int* errcode_ret) {
   cl_program program = cl().clCreateProgramWithBuiltInKernels(context, num_devices, devices, names, errcode_ret);
   if (program) record_program(program, context, model::ProgramOrigin::BuiltIn, {});
   return program;
@@ -154,7 +154,7 @@ cl_int CL_API_CALL build_program(cl_program program, cl_uint num_devices, const 
     } else if (auto context = rt().registries().contexts.find(record->context)) {
       built_for = context->devices;
     }
-    exec::prebuild_program(record, record->context, built_for);
+    exec::prebuild_program(rt(), record, record->context, built_for);
   });
   return err;
 }
@@ -170,12 +170,16 @@ cl_program CL_API_CALL link_program(cl_context context, cl_uint num_devices, con
   return program;
 }
 
-cl_int CL_API_CALL release_program(cl_program program) { return exec::release_app_program(program); }
+cl_int CL_API_CALL release_program(cl_program program) {
+  cl_int err = cl().clReleaseProgram(program);
+  if (err == CL_SUCCESS)  // the record's deleter releases coex's builds once nothing holds it
+    record_safely("clReleaseProgram", [&] { app_released(rt().registries().programs, program); });
+  return err;
+}
 
 cl_int CL_API_CALL retain_program(cl_program program) {
   cl_int err = cl().clRetainProgram(program);
-  if (err == CL_SUCCESS)
-    record_safely("clRetainProgram", [&] { app_retained(rt().registries().programs, program); });
+  if (err == CL_SUCCESS) record_safely("clRetainProgram", [&] { app_retained(rt().registries().programs, program); });
   return err;
 }
 

@@ -10,37 +10,32 @@
 #include <string>
 
 #include "config/settings.h"
-#include "dispatch.h"
-
-namespace coex {
-namespace devices { class DeviceSet; }
-namespace exec { class Executor; }
-namespace model { class Registries; }
-namespace report { class ReportRecorder; class TraceRecorder; }
-}  // namespace coex
+#include "exec/services.h"
 
 namespace coex::api {
 
-class Runtime {
+// How coex was loaded (docs/design.md, "The way in").
+enum class LoadMode { Unknown, Layer, Preload };
+
+class Runtime final : public exec::Services {
  public:
   // The runtime, created on first use by the way coex was loaded. Never null after init.
   static Runtime& get();
 
   LoadMode mode() const { return mode_; }
   bool active() const { return active_; }  // false: pure pass-through (COEX_DISABLE, bad config)
-  const config::Settings& settings() const { return settings_; }
-  const cl_icd_dispatch& next() const { return next_; }
+  const config::Settings& settings() const override { return settings_; }
+  const cl_icd_dispatch& next() const override { return next_; }
   const cl_icd_dispatch& intercept() const { return intercept_; }
 
-  model::Registries& registries() { return *registries_; }
-  devices::DeviceSet& devices();
-  exec::Executor& executor();
-  report::ReportRecorder& report() { return *report_; }
-  report::TraceRecorder* trace() { return trace_.get(); }  // null when COEX_TRACE is unset
+  model::Registries& registries() override { return *registries_; }
+  devices::DeviceSet& devices() override;
+  exec::Executor& executor() override;
+  report::ReportRecorder& report() override { return *report_; }
+  report::TraceRecorder* trace() override { return trace_.get(); }  // null when COEX_TRACE is unset
 
-  // A launch ran with `device` as its home: the report marks it. The first one also tells the user
-  // what coex will do (api/notices.h).
-  void note_home(int device);
+  // The first launch also tells the user what coex will do (api/notices.h).
+  void note_home(int device) override;
 
   // Writes the report and the trace once; stops the executor's threads. Idempotent.
   void shutdown();
@@ -66,8 +61,8 @@ class Runtime {
   std::unique_ptr<devices::DeviceSet> devices_;
   std::unique_ptr<exec::Executor> executor_;
   std::atomic<bool> shut_down_{false};
-  std::mutex outputs_mutex_;  // one writer of the files at a time
-  std::atomic<bool> noticed_{false};        // the start notice was decided (printed or not)
+  std::mutex outputs_mutex_;                  // one writer of the files at a time
+  std::atomic<bool> noticed_{false};          // the start notice was decided (printed or not)
   std::atomic<bool> announced_split_{false};  // ... and it said that launches will be split
 };
 

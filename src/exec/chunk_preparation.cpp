@@ -6,7 +6,6 @@
 #include <stdexcept>
 #include <string>
 
-#include "api/runtime.h"
 #include "exec/byte_diff.h"
 #include "exec/data_moves.h"
 #include "exec/home_backup.h"
@@ -18,8 +17,6 @@ namespace coex::exec {
 namespace {
 
 using coherence::IntervalSet;
-
-const cl_icd_dispatch& cl() { return api::Runtime::get().next(); }
 
 // A transfer's pieces: whole ranges, or kCancelPieceBytes at most when it is cancellable.
 uint64_t piece_bytes(const CancelCheck& cancelled) {
@@ -43,33 +40,33 @@ cl_int for_each_piece(const IntervalSet& ranges, uint64_t piece, const CancelChe
 
 }  // namespace
 
-cl_int read_ranges(cl_command_queue queue, cl_mem mem, const IntervalSet& ranges, uint8_t* host, uint64_t& moved,
-                   const CancelCheck& cancelled) {
+cl_int read_ranges(const cl_icd_dispatch& cl, cl_command_queue queue, cl_mem mem, const IntervalSet& ranges,
+                   uint8_t* host, uint64_t& moved, const CancelCheck& cancelled) {
   bool enqueued = false;
   cl_int err = for_each_piece(ranges, piece_bytes(cancelled), cancelled, [&](uint64_t at, uint64_t size) {
-    cl_int enqueue = cl().clEnqueueReadBuffer(queue, mem, CL_FALSE, at, size, host + at, 0, nullptr, nullptr);
+    cl_int enqueue = cl.clEnqueueReadBuffer(queue, mem, CL_FALSE, at, size, host + at, 0, nullptr, nullptr);
     if (enqueue != CL_SUCCESS) return enqueue;
     moved += size;
     enqueued = true;
-    return cancelled ? cl().clFinish(queue) : CL_SUCCESS;  // each piece waited for before the next look
+    return cancelled ? cl.clFinish(queue) : CL_SUCCESS;  // each piece waited for before the next look
   });
   if (!enqueued) return err;
-  cl_int finished = cl().clFinish(queue);
+  cl_int finished = cl.clFinish(queue);
   return err != CL_SUCCESS ? err : finished;
 }
 
-cl_int read_into_host_copy(const RootUse& use, cl_command_queue home_queue, const IntervalSet& missing, uint64_t& moved,
-                           uint64_t& fetched) {
+cl_int read_into_host_copy(Services& services, const RootUse& use, cl_command_queue home_queue,
+                           const IntervalSet& missing, uint64_t& moved, uint64_t& fetched) {
   if (missing.empty()) return CL_SUCCESS;
   auto& state = *use.root->state;
   // Home lacks what only a device holds: that comes from the device.
   IntervalSet from_home = missing;
   if (state.any_sole(missing)) {
-    if (cl_int err = fetch_sole(state, missing, fetched); err != CL_SUCCESS) return err;
+    if (cl_int err = fetch_sole(services, state, missing, fetched); err != CL_SUCCESS) return err;
     from_home.subtract(state.host_valid());
   }
   if (from_home.empty()) return CL_SUCCESS;
-  cl_int err = read_ranges(home_queue, use.root->handle, from_home, state.host_copy().data(), moved);
+  cl_int err = read_ranges(services.next(), home_queue, use.root->handle, from_home, state.host_copy().data(), moved);
   if (err == CL_SUCCESS) state.host_valid().add(from_home);
   return err;
 }
@@ -115,7 +112,7 @@ void refresh_host_copies(LaunchJob& job, cl_command_queue home_queue, const std:
     if (k >= wanted.size()) continue;
     IntervalSet missing = wanted[k];
     missing.subtract(state.host_valid());
-    cl_int err = read_into_host_copy(use, home_queue, missing, moved, fetched);
+    cl_int err = read_into_host_copy(*job.services, use, home_queue, missing, moved, fetched);
     if (err != CL_SUCCESS) throw std::runtime_error("reading the home buffer failed: error " + std::to_string(err));
   }
 }
@@ -129,6 +126,7 @@ cl_int prepare_chunk(LaunchJob& job, int device, cl_command_queue queue, cl_comm
     cl_int err = bring_chunk_home(job, home_queue, chunk, moves.host_to_home, moves.device_to_host);
     return err != CL_SUCCESS ? err : keep_home_bytes(job, home_queue, chunk, moves);
   }
+  const cl_icd_dispatch& cl = job.services->next();
   for (size_t k = 0; k < job.roots.size() && k < chunk.roots.size(); ++k) {
     const RootUse& use = job.roots[k];
     const RootFootprint& fp = chunk.roots[k];
@@ -146,7 +144,8 @@ cl_int prepare_chunk(LaunchJob& job, int device, cl_command_queue queue, cl_comm
       // copy takes them first, so that a rerun after a failure reads them as they were.
       if (!shadow->sole.empty() && k < job.home_backup.launch_reads.size()) {
         IntervalSet overwritten_reads = intersection(job.home_backup.launch_reads[k], fp.writes());
-        cl_int err = fetch_sole(state, intersection(overwritten_reads, shadow->sole), moves.device_to_host);
+        cl_int err =
+            fetch_sole(*job.services, state, intersection(overwritten_reads, shadow->sole), moves.device_to_host);
         if (err != CL_SUCCESS) return err;
       }
       lacked = fp.need;
@@ -191,13 +190,13 @@ cl_int prepare_chunk(LaunchJob& job, int device, cl_command_queue queue, cl_comm
     size_t at = 0;
     cl_int err = for_each_piece(sent, piece_bytes(cancelled), cancelled, [&](uint64_t from, uint64_t size) {
       std::memcpy(staging + at, host + from, size);
-      cl_int enqueue = cl().clEnqueueWriteBuffer(queue, mem, CL_FALSE, from, size, staging + at, 0, nullptr, nullptr);
+      cl_int enqueue = cl.clEnqueueWriteBuffer(queue, mem, CL_FALSE, from, size, staging + at, 0, nullptr, nullptr);
       at += size;
       if (enqueue != CL_SUCCESS) return enqueue;
-      return cancelled ? cl().clFinish(queue) : CL_SUCCESS;
+      return cancelled ? cl.clFinish(queue) : CL_SUCCESS;
     });
     if (err != CL_SUCCESS) return err;
-    if (cl_int finished = cl().clFinish(queue); finished != CL_SUCCESS) return finished;
+    if (cl_int finished = cl.clFinish(queue); finished != CL_SUCCESS) return finished;
     moves.host_to_device += sent.total();
     std::lock_guard lock(state.mutex());
     // Only this device changes its own valid set; an app write meanwhile makes the launch's end

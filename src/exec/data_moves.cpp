@@ -4,7 +4,6 @@
 
 #include <cstring>
 
-#include "api/runtime.h"
 #include "devices/device_set.h"
 #include "exec/byte_diff.h"
 #include "exec/home_backup.h"
@@ -15,12 +14,12 @@
 namespace coex::exec {
 namespace {
 
-const cl_icd_dispatch& cl() { return api::Runtime::get().next(); }
+const cl_icd_dispatch& cl(const LaunchJob& job) { return job.services->next(); }
 
 }  // namespace
 
 bool ensure_shadows(LaunchJob& job, int device) {
-  devices::DeviceSet& devices = api::Runtime::get().devices();
+  devices::DeviceSet& devices = job.services->devices();
   cl_context context = devices.shadow_context(device);
   if (!context) return false;
   uint64_t align = std::max<uint64_t>(1, devices.at(device).base_address_align_bits / 8);
@@ -30,7 +29,7 @@ bool ensure_shadows(LaunchJob& job, int device) {
     auto& shadow = state.shadow(device);
     if (shadow.mem) continue;
     cl_int err = CL_SUCCESS;
-    shadow.mem = cl().clCreateBuffer(context, CL_MEM_READ_WRITE, use.root->size, nullptr, &err);
+    shadow.mem = cl(job).clCreateBuffer(context, CL_MEM_READ_WRITE, use.root->size, nullptr, &err);
     if (!shadow.mem) {
       spdlog::info("device {}: no room for a {}-byte shadow buffer (error {}): it sits this launch out", device,
                    use.root->size, err);
@@ -43,8 +42,8 @@ bool ensure_shadows(LaunchJob& job, int device) {
     const auto& root = job.roots[size_t(binding.root)].root;
     if (binding.origin == 0 && binding.size == root->size) continue;
     if (binding.origin % align != 0) {
-      spdlog::info("device {}: sub-buffer origin {} is not aligned to {} bytes there: it sits this launch out",
-                   device, binding.origin, align);
+      spdlog::info("device {}: sub-buffer origin {} is not aligned to {} bytes there: it sits this launch out", device,
+                   binding.origin, align);
       return false;
     }
     std::lock_guard lock(root->state->mutex());
@@ -53,7 +52,7 @@ bool ensure_shadows(LaunchJob& job, int device) {
     if (sub) continue;
     cl_buffer_region region{binding.origin, binding.size};
     cl_int err = CL_SUCCESS;
-    sub = cl().clCreateSubBuffer(shadow.mem, CL_MEM_READ_WRITE, CL_BUFFER_CREATE_TYPE_REGION, &region, &err);
+    sub = cl(job).clCreateSubBuffer(shadow.mem, CL_MEM_READ_WRITE, CL_BUFFER_CREATE_TYPE_REGION, &region, &err);
     if (!sub) {
       shadow.sub_buffers.erase({binding.origin, binding.size});
       return false;
@@ -100,7 +99,7 @@ uint64_t read_back_changes(LaunchJob& job, int device, cl_command_queue queue, c
       bool stays = false;
       {
         std::lock_guard lock(job.roots[k].root->state->mutex());
-        stays = results_may_stay(*job.roots[k].root->state);
+        stays = results_may_stay(*job.services, *job.roots[k].root->state);
       }
       (stays ? out.resident[k] : out.changed[k]) = w.injective;
       diffed.add(w.diffed);
@@ -114,12 +113,12 @@ uint64_t read_back_changes(LaunchJob& job, int device, cl_command_queue queue, c
     cl_mem mem = device_root_mem(job, k, device);
     // Bytes read in a bridged gap land in staging and are never used.
     for (const auto& r : bridge_gaps(to_read, kBridgeGap)) {
-      *error = cl().clEnqueueReadBuffer(queue, mem, CL_FALSE, r.begin, r.size(), staging + r.begin, 0, nullptr,
-                                        nullptr);
+      *error =
+          cl(job).clEnqueueReadBuffer(queue, mem, CL_FALSE, r.begin, r.size(), staging + r.begin, 0, nullptr, nullptr);
       if (*error != CL_SUCCESS) return moved;
       moved += r.size();
     }
-    *error = cl().clFinish(queue);
+    *error = cl(job).clFinish(queue);
     if (*error != CL_SUCCESS) return moved;
     // The twin: the host copy holds the pre-launch bytes of every diffed range (prepare_chunk, and
     // host_copy_wanted for the Diff tier); nothing writes them until merge_changes.
@@ -174,8 +173,8 @@ uint64_t merge_changes(LaunchJob& job, const std::map<int, DeviceChanges>& chang
     // resident results too). When that fetch fails, the bytes stay recorded where they are, as in a
     // lazy merge, so that a later read tries again (and fails with the driver's error) rather than
     // read stale bytes.
-    const bool lazily = merge_lazily(state, use);
-    const cl_int fetch_error = lazily ? CL_SUCCESS : fetch_sole(state, home_lacks, fetched);
+    const bool lazily = merge_lazily(*job.services, state, use);
+    const cl_int fetch_error = lazily ? CL_SUCCESS : fetch_sole(*job.services, state, home_lacks, fetched);
     if (first_fetch_error == CL_SUCCESS) first_fetch_error = fetch_error;
     if (lazily || fetch_error != CL_SUCCESS) {
       state.home_lacks() = home_lacks;
@@ -184,12 +183,12 @@ uint64_t merge_changes(LaunchJob& job, const std::map<int, DeviceChanges>& chang
     } else {
       // Bridged gaps send bytes the host copy holds current: home has the same ones already.
       for (const auto& r : bridge_gaps_within(home_lacks, kBridgeGap, state.host_valid())) {
-        *error = cl().clEnqueueWriteBuffer(home_queue, use.root->handle, CL_FALSE, r.begin, r.size(), host + r.begin, 0,
-                                           nullptr, nullptr);
+        *error = cl(job).clEnqueueWriteBuffer(home_queue, use.root->handle, CL_FALSE, r.begin, r.size(), host + r.begin,
+                                              0, nullptr, nullptr);
         if (*error != CL_SUCCESS) return moved;
         moved += r.size();
       }
-      if (!home_lacks.empty() && (*error = cl().clFinish(home_queue)) != CL_SUCCESS) return moved;
+      if (!home_lacks.empty() && (*error = cl(job).clFinish(home_queue)) != CL_SUCCESS) return moved;
       state.home_lacks().clear();
       state.update_care();
     }
@@ -225,8 +224,8 @@ uint64_t restore_home(LaunchJob& job, cl_command_queue home_queue, cl_int* error
     restore_kept_bytes(job, k, kept, home_queue, error);
     if (*error != CL_SUCCESS) return moved;
     for (const auto& r : restore) {
-      *error = cl().clEnqueueWriteBuffer(home_queue, use.root->handle, CL_TRUE, r.begin, r.size(), host + r.begin, 0,
-                                         nullptr, nullptr);
+      *error = cl(job).clEnqueueWriteBuffer(home_queue, use.root->handle, CL_TRUE, r.begin, r.size(), host + r.begin, 0,
+                                            nullptr, nullptr);
       if (*error != CL_SUCCESS) return moved;
       moved += r.size();
     }

@@ -56,15 +56,15 @@ inline constexpr uint64_t kCancelPieceBytes = uint64_t{8} << 20;
 // after a failed enqueue: the reads enqueued before it write into `host`, which the caller may let
 // others use once this returns. Adds the bytes enqueued to `moved`. With `cancelled`, in pieces of
 // kCancelPieceBytes, each waited for, and kPreparationCancelled once it says so (nothing in flight).
-cl_int read_ranges(cl_command_queue queue, cl_mem mem, const coherence::IntervalSet& ranges, uint8_t* host,
-                   uint64_t& moved, const CancelCheck& cancelled = {});
+cl_int read_ranges(const cl_icd_dispatch& cl, cl_command_queue queue, cl_mem mem, const coherence::IntervalSet& ranges,
+                   uint8_t* host, uint64_t& moved, const CancelCheck& cancelled = {});
 
 // Reads `missing` (which the host copy lacks) of the root `use` into the host copy: from the home
 // buffer, or from the device that alone holds it (resident_results.h). Not bridged: bytes the host
 // copy holds may be a twin already and must not change during the launch. The caller holds the
 // state's lock. Adds the bytes read from home to `moved`, from devices to `fetched`.
-cl_int read_into_host_copy(const RootUse& use, cl_command_queue home_queue, const coherence::IntervalSet& missing,
-                           uint64_t& moved, uint64_t& fetched);
+cl_int read_into_host_copy(Services& services, const RootUse& use, cl_command_queue home_queue,
+                           const coherence::IntervalSet& missing, uint64_t& moved, uint64_t& fetched);
 
 // Reads `wanted` minus what the host copy holds, as read_into_host_copy does.
 void refresh_host_copies(LaunchJob& job, cl_command_queue home_queue, const std::vector<coherence::IntervalSet>& wanted,
@@ -76,7 +76,7 @@ struct ChunkMoves {
   uint64_t lacked = 0;
   uint64_t home_to_host = 0;
   uint64_t host_to_device = 0;
-  uint64_t host_to_home = 0;  // the home device's chunk: what other devices wrote before (lazy home)
+  uint64_t host_to_home = 0;    // the home device's chunk: what other devices wrote before (lazy home)
   uint64_t device_to_host = 0;  // what only another device held, fetched from it (resident results)
 };
 

@@ -9,8 +9,8 @@
 #include <string>
 #include <thread>
 
-#include "api/runtime.h"
 #include "config/fault_spec.h"
+#include "config/settings.h"
 #include "devices/device_set.h"
 #include "exec/executor.h"
 #include "exec/exit_guard.h"
@@ -30,17 +30,16 @@ std::string build_log(const cl_icd_dispatch& cl, cl_program program, cl_device_i
 }
 
 // COEX_FAULT=build:<index> (a testing aid): that device's builds fail, as a driver's would.
-bool build_fault_injected_on(int device) {
-  return config::fault_injected(api::Runtime::get().settings().fault, config::FaultSpec::Kind::Build, device);
+bool build_fault_injected_on(const Services& services, int device) {
+  return config::fault_injected(services.settings().fault, config::FaultSpec::Kind::Build, device);
 }
 
 // The program built for `device` (in the app's context or in the device's shadow context), built on
 // first need; a build under way elsewhere (a prebuild) is waited for. The caller reads the result
 // under build.mutex.
-model::DeviceBuild& device_build(model::ProgramRecord& program, int device, bool in_app_context,
+model::DeviceBuild& device_build(Services& services, model::ProgramRecord& program, int device, bool in_app_context,
                                  cl_context app_context) {
-  api::Runtime& rt = api::Runtime::get();
-  const cl_icd_dispatch& cl = rt.next();
+  const cl_icd_dispatch& cl = services.next();
   model::DeviceBuild* slot = nullptr;
   {
     std::lock_guard lock(program.mutex);
@@ -49,8 +48,8 @@ model::DeviceBuild& device_build(model::ProgramRecord& program, int device, bool
   model::DeviceBuild& build = *slot;
   std::lock_guard build_lock(build.mutex);
   if (build.program || build.failed) return build;  // built, or tried and failed
-  const devices::Device& d = rt.devices().at(device);
-  cl_context context = in_app_context ? app_context : rt.devices().shadow_context(device);
+  const devices::Device& d = services.devices().at(device);
+  cl_context context = in_app_context ? app_context : services.devices().shadow_context(device);
   if (!context) {
     build.failed = true;
     build.finished.store(true, std::memory_order_release);
@@ -77,7 +76,7 @@ model::DeviceBuild& device_build(model::ProgramRecord& program, int device, bool
   // One build at a time per platform (exec/pocl_compiles.h): eight 0.7 s builds end 0.8 to 6.0 s
   // after the app's clBuildProgram, but each device is ready as soon as its own is done.
   if (build.program) {
-    auto compile_lock = lock_build(device);
+    auto compile_lock = lock_build(services, device);
     if (exit_begun()) {  // nobody needs it now, and the compiler is about to be torn down
       build.failed = true;
       build.finished.store(true, std::memory_order_release);
@@ -85,8 +84,8 @@ model::DeviceBuild& device_build(model::ProgramRecord& program, int device, bool
     }
     err = cl.clBuildProgram(build.program, 1, &d.id, options.c_str(), nullptr, nullptr);
   }
-  if (auto* t = rt.trace()) t->record("build", "build", device, t->to_trace_us(started), t->now_us());
-  if (err == CL_SUCCESS && build_fault_injected_on(device)) err = CL_BUILD_PROGRAM_FAILURE;
+  if (auto* t = services.trace()) t->record("build", "build", device, t->to_trace_us(started), t->now_us());
+  if (err == CL_SUCCESS && build_fault_injected_on(services, device)) err = CL_BUILD_PROGRAM_FAILURE;
   if (err != CL_SUCCESS) {
     spdlog::warn("device {} ({}) cannot build program {} (error {}): it gets no work from its kernels. {}", device,
                  d.name, static_cast<void*>(program.handle), err,
@@ -116,13 +115,13 @@ void wait_for_home_build(model::ProgramRecord& program, int home) {
 }  // namespace
 
 cl_kernel device_kernel(const LaunchJob& job, int device) {
-  model::DeviceBuild& build = device_build(*job.program, device, device == job.home, job.app_context);
+  model::DeviceBuild& build = device_build(*job.services, *job.program, device, device == job.home, job.app_context);
   std::unique_lock lock(build.mutex);
   if (build.failed || !build.program) return nullptr;
   auto it = build.kernels.find(job.kernel_name);
   if (it != build.kernels.end()) return it->second;
   cl_int err = CL_SUCCESS;
-  cl_kernel kernel = api::Runtime::get().next().clCreateKernel(build.program, job.kernel_name.c_str(), &err);
+  cl_kernel kernel = job.services->next().clCreateKernel(build.program, job.kernel_name.c_str(), &err);
   if (!kernel) {
     spdlog::warn("device {}: cannot create kernel {} (error {})", device, job.kernel_name, err);
     return nullptr;
@@ -199,8 +198,8 @@ void post_background_task(Executor& executor, int device, std::function<void()> 
 // The home device of an app whose context or program has `app_devices`, and the other selected
 // devices; false when there is nothing to prepare (several app devices: which one its queue will
 // use is not known yet; or no other device).
-bool home_and_others(const std::vector<cl_device_id>& app_devices, int& home, std::vector<int>& others) {
-  devices::DeviceSet& devices = api::Runtime::get().devices();
+bool home_and_others(devices::DeviceSet& devices, const std::vector<cl_device_id>& app_devices, int& home,
+                     std::vector<int>& others) {
   if (app_devices.size() != 1) return false;
   home = devices.index_of(app_devices.front());
   if (home < 0) return false;
@@ -212,18 +211,17 @@ bool home_and_others(const std::vector<cl_device_id>& app_devices, int& home, st
 
 }  // namespace
 
-void prepare_other_devices(const std::vector<cl_device_id>& app_devices) {
+void prepare_other_devices(Services& services, const std::vector<cl_device_id>& app_devices) {
   int home = -1;
   std::vector<int> others;
-  if (!home_and_others(app_devices, home, others)) return;
-  api::Runtime& rt = api::Runtime::get();
+  if (!home_and_others(services.devices(), app_devices, home, others)) return;
   PrebuildsInFlight::instance().wait_for_them_at_exit();
   for (int device : others)
-    post_background_task(rt.executor(), device, [&rt, device] { rt.devices().shadow_queue(device); });
+    post_background_task(services.executor(), device, [&services, device] { services.devices().shadow_queue(device); });
 }
 
-void prepare_program(const std::shared_ptr<model::ProgramRecord>& program, cl_context app_context, int home,
-                     const std::vector<int>& devices) {
+void prepare_program(Services& services, const std::shared_ptr<model::ProgramRecord>& program, cl_context app_context,
+                     int home, const std::vector<int>& devices) {
   if (program->origin != model::ProgramOrigin::Source) return;
   std::vector<int> to_post;
   {
@@ -236,27 +234,28 @@ void prepare_program(const std::shared_ptr<model::ProgramRecord>& program, cl_co
   // On the devices' own threads. The first to start runs the analysis
   // (the others wait for it: they build its rewritten source); when no kernel may be split,
   // nothing is built.
-  api::Runtime& rt = api::Runtime::get();
-  const cl_platform_id home_platform = rt.devices().at(home).platform;
+  const cl_platform_id home_platform = services.devices().at(home).platform;
   for (int device : to_post) {
     const bool in_app_context = device == home;
     // The home build goes into the app's context: held until the task is gone, run or skipped (the
     // app may release its context and program right after clBuildProgram).
     std::shared_ptr<void> held;
-    if (in_app_context && rt.next().clRetainContext(app_context) == CL_SUCCESS)
-      held.reset(app_context, [](void* c) { api::Runtime::get().next().clReleaseContext(static_cast<cl_context>(c)); });
-    const bool after_home = !in_app_context && rt.devices().at(device).platform == home_platform;
-    post_background_task(rt.executor(), device, [program, app_context, device, home, in_app_context, after_home, held] {
-      if (!analyse_program(*program)) return;
-      if (after_home) wait_for_home_build(*program, home);
-      device_build(*program, device, in_app_context, app_context);
-    });
+    if (in_app_context && services.next().clRetainContext(app_context) == CL_SUCCESS)
+      held.reset(app_context,
+                 [release = services.next().clReleaseContext](void* c) { release(static_cast<cl_context>(c)); });
+    const bool after_home = !in_app_context && services.devices().at(device).platform == home_platform;
+    post_background_task(services.executor(), device,
+                         [&services, program, app_context, device, home, in_app_context, after_home, held] {
+                           if (!analyse_program(*program)) return;
+                           if (after_home) wait_for_home_build(*program, home);
+                           device_build(services, *program, device, in_app_context, app_context);
+                         });
   }
 }
 
-std::vector<int> devices_ready(const std::shared_ptr<model::ProgramRecord>& program, cl_context app_context, int home,
-                               const std::vector<int>& devices) {
-  prepare_program(program, app_context, home, devices);
+std::vector<int> devices_ready(Services& services, const std::shared_ptr<model::ProgramRecord>& program,
+                               cl_context app_context, int home, const std::vector<int>& devices) {
+  prepare_program(services, program, app_context, home, devices);
   std::vector<int> ready;
   if (!analysis_ready(*program)) return ready;
   for (int device : devices)
@@ -264,21 +263,22 @@ std::vector<int> devices_ready(const std::shared_ptr<model::ProgramRecord>& prog
   return ready;
 }
 
-void prebuild_program(std::shared_ptr<model::ProgramRecord> program, cl_context app_context,
+void prebuild_program(Services& services, std::shared_ptr<model::ProgramRecord> program, cl_context app_context,
                       const std::vector<cl_device_id>& app_devices) {
   int home = -1;
   std::vector<int> others;
-  if (program->origin != model::ProgramOrigin::Source || !home_and_others(app_devices, home, others)) return;
+  if (program->origin != model::ProgramOrigin::Source ||
+      !home_and_others(services.devices(), app_devices, home, others))
+    return;
   {
     std::lock_guard lock(program->mutex);
     if (!program->builds.empty()) return;  // built for an earlier clBuildProgram already
   }
   others.insert(others.begin(), home);
-  prepare_program(program, app_context, home, others);
+  prepare_program(services, program, app_context, home, others);
 }
 
-void release_device_builds(model::ProgramRecord& program) {
-  const cl_icd_dispatch& cl = api::Runtime::get().next();
+void release_device_builds(const cl_icd_dispatch& cl, model::ProgramRecord& program) {
   std::lock_guard lock(program.mutex);
   for (auto& [key, build] : program.builds) {
     for (auto& [name, kernel] : build.kernels) cl.clReleaseKernel(kernel);

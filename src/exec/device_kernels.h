@@ -1,6 +1,6 @@
 #pragma once
 
-#include <CL/cl.h>
+#include <CL/cl_icd.h>
 
 #include <memory>
 #include <vector>
@@ -24,26 +24,26 @@ bool first_launch_from_build(const LaunchJob& job, int device);
 // would split its kernels over, each on that device's worker thread, so that the first split launch
 // finds them ready instead of building them one after another. Only for a program built for one
 // device (the home); nothing when the program has no kernel that may be split.
-void prebuild_program(std::shared_ptr<model::ProgramRecord> program, cl_context app_context,
+void prebuild_program(Services& services, std::shared_ptr<model::ProgramRecord> program, cl_context app_context,
                       const std::vector<cl_device_id>& app_devices);
 
 // Posts the analysis and the builds of the program for `devices` (home's into the app's context,
 // the others' into their shadow contexts) to those devices' workers, each once: they run there,
 // off the app's path, home's first on its platform.
-void prepare_program(const std::shared_ptr<model::ProgramRecord>& program, cl_context app_context, int home,
-                     const std::vector<int>& devices);
+void prepare_program(Services& services, const std::shared_ptr<model::ProgramRecord>& program, cl_context app_context,
+                     int home, const std::vector<int>& devices);
 
 // The devices of `devices` whose build of the program has finished (built or failed), after
 // prepare_program for the others; none while the analysis has not run. Never waits.
-std::vector<int> devices_ready(const std::shared_ptr<model::ProgramRecord>& program, cl_context app_context, int home,
-                               const std::vector<int>& devices);
+std::vector<int> devices_ready(Services& services, const std::shared_ptr<model::ProgramRecord>& program,
+                               cl_context app_context, int home, const std::vector<int>& devices);
 
 // At the app's clCreateContext with one device (the home to be): makes coex's context and queue on
 // every other selected device, each on that device's worker thread (an NVIDIA context takes about
 // 100 ms), so that the first split launch does not wait for them.
-void prepare_other_devices(const std::vector<cl_device_id>& app_devices);
+void prepare_other_devices(Services& services, const std::vector<cl_device_id>& app_devices);
 
 // Releases what coex built for a program (when the app's program is destroyed).
-void release_device_builds(model::ProgramRecord& program);
+void release_device_builds(const cl_icd_dispatch& cl, model::ProgramRecord& program);
 
 }  // namespace coex::exec

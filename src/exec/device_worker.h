@@ -24,8 +24,8 @@ class DeviceWorker {
  public:
   // The thread is named "coex-dev<device>" (top -H, gdb, /proc/PID/task/*/comm show it; the
   // external-load benchmark pins it to a core by that name).
-  explicit DeviceWorker(int device)
-      : thread_([this, device] {
+  DeviceWorker(int device, const cl_icd_dispatch& cl)
+      : staging_(cl), upload_staging_(cl), thread_([this, device] {
           pthread_setname_np(pthread_self(), ("coex-dev" + std::to_string(device)).substr(0, 15).c_str());
           loop();
         }) {}

@@ -5,11 +5,10 @@
 #include <atomic>
 #include <chrono>
 
-#include "api/runtime.h"
+#include "config/settings.h"
 #include "devices/device_set.h"
 #include "exec/exit_guard.h"
 #include "exec/home_sync.h"
-#include "exec/object_release.h"
 #include "exec/policy_binding.h"
 #include "exec/split_runner.h"
 #include "model/registries.h"
@@ -26,9 +25,11 @@ std::vector<sched::DeviceProfile> selected_profiles(devices::DeviceSet& devices)
 
 }  // namespace
 
-Executor::Executor(api::Runtime& rt)
-    : rt_(rt),
-      history_(load_history(rt.settings(), selected_profiles(rt.devices()))),
+Executor::Executor(Services& services)
+    : services_(services),
+      history_(load_history(services.settings(), selected_profiles(services.devices()))),
+      policy_(make_configured_policy(services.settings(), services.devices().profiles(), history_)),
+      home_launch_times_(services.next(), alive_),
       dispatcher_([this] { dispatcher_loop(); }) {}
 
 Executor::~Executor() { stop(); }
@@ -36,14 +37,14 @@ Executor::~Executor() { stop(); }
 DeviceWorker& Executor::worker(int device) {
   std::lock_guard lock(mutex_);
   auto& slot = workers_[device];
-  if (!slot) slot = std::make_unique<DeviceWorker>(device);
+  if (!slot) slot = std::make_unique<DeviceWorker>(device, services_.next());
   return *slot;
 }
 
 namespace {
 
 // The executor whose abandoned devices the exit waits for (set_busy); never destroyed before exit
-// (the Runtime lives on), cleared by stop().
+// (its owner lives on), cleared by stop().
 std::atomic<Executor*> g_exit_waiter{nullptr};
 
 void wait_for_abandoned_at_exit() {
@@ -105,15 +106,15 @@ const char* Executor::left_out(int device) const {
 cl_event Executor::stall_event(int device, cl_context context) {
   std::lock_guard lock(mutex_);
   cl_event& event = stall_events_[device];
-  if (!event) event = rt_.next().clCreateUserEvent(context, nullptr);
+  if (!event) event = services_.next().clCreateUserEvent(context, nullptr);
   return event;
 }
 
 cl_int Executor::submit(std::unique_ptr<LaunchJob> job, cl_uint num_wait, const cl_event* wait_list,
                         cl_event* app_event) {
-  if (rt_.devices().at(job->home).user_events_deadlock)
+  if (services_.devices().at(job->home).user_events_deadlock)
     return run_synchronously(std::move(job), num_wait, wait_list, app_event);
-  const cl_icd_dispatch& cl = rt_.next();
+  const cl_icd_dispatch& cl = services_.next();
   cl_int err = CL_SUCCESS;
   cl_event user_event = cl.clCreateUserEvent(job->app_context, &err);
   if (!user_event) {
@@ -142,7 +143,7 @@ cl_int Executor::submit(std::unique_ptr<LaunchJob> job, cl_uint num_wait, const 
     cl.clRetainEvent(start);
     job->event_record = std::make_shared<model::SplitEventRecord>();
     job->event_record->start_marker = start;
-    rt_.registries().split_events.insert(end, job->event_record);
+    services_.registries().split_events.insert(end, job->event_record);
   } else {
     cl.clReleaseEvent(end);
   }
@@ -165,7 +166,7 @@ cl_int Executor::submit(std::unique_ptr<LaunchJob> job, cl_uint num_wait, const 
 // dispatcher.
 void CL_CALLBACK Executor::on_start_marker(cl_event, cl_int status, void* user_data) {
   auto* raw = static_cast<LaunchJob*>(user_data);
-  Executor& self = api::Runtime::get().executor();
+  Executor& self = raw->services->executor();
   {
     std::lock_guard lock(self.mutex_);
     auto it = self.waiting_.find(raw);
@@ -210,7 +211,7 @@ cl_int Executor::run_serialised(LaunchJob& job) {
 
 cl_int Executor::run_synchronously(std::unique_ptr<LaunchJob> job, cl_uint num_wait, const cl_event* wait_list,
                                    cl_event* app_event) {
-  const cl_icd_dispatch& cl = rt_.next();
+  const cl_icd_dispatch& cl = services_.next();
   // What the start marker gives otherwise: the wait list done, and every
   // earlier command of the queue.
   cl_int status = num_wait ? cl.clWaitForEvents(num_wait, wait_list) : CL_SUCCESS;
@@ -225,12 +226,12 @@ cl_int Executor::run_synchronously(std::unique_ptr<LaunchJob> job, cl_uint num_w
   cl.clRetainEvent(*app_event);
   record->start_marker = *app_event;
   record->status = status >= 0 ? CL_COMPLETE : status;
-  rt_.registries().split_events.insert(*app_event, record);
+  services_.registries().split_events.insert(*app_event, record);
   return CL_SUCCESS;
 }
 
 void Executor::complete(LaunchJob& job, cl_int status) {
-  const cl_icd_dispatch& cl = rt_.next();
+  const cl_icd_dispatch& cl = services_.next();
   if (job.event_record) job.event_record->status = status >= 0 ? CL_COMPLETE : status;
   end_buffer_uses(job);  // before the event: the app's next command may read home
   cl.clSetUserEventStatus(job.user_event,
@@ -241,7 +242,7 @@ void Executor::complete(LaunchJob& job, cl_int status) {
 }
 
 void Executor::release_buffers(LaunchJob& job) {
-  for (cl_mem mem : job.retained) rt_.next().clReleaseMemObject(mem);  // coex's own retains
+  for (cl_mem mem : job.retained) services_.next().clReleaseMemObject(mem);  // coex's own retains
   job.retained.clear();
 }
 
@@ -264,8 +265,8 @@ void Executor::stop() {
   // Injected stalls end now: the sub-launches waiting for them run, and their
   // threads return.
   for (auto& [device, event] : stall_events) {
-    rt_.next().clSetUserEventStatus(event, CL_COMPLETE);
-    if (cl_command_queue queue = rt_.devices().shadow_queue(device)) rt_.next().clFlush(queue);
+    services_.next().clSetUserEventStatus(event, CL_COMPLETE);
+    if (cl_command_queue queue = services_.devices().shadow_queue(device)) services_.next().clFlush(queue);
   }
   for (auto& [device, worker] : workers) {
     // A device abandoned in a real stall may never return: its thread is left
@@ -283,11 +284,11 @@ void Executor::stop() {
       if (note) note();  // before the History is saved below
     }
   }
-  for (auto& [device, event] : stall_events) rt_.next().clReleaseEvent(event);
+  for (auto& [device, event] : stall_events) services_.next().clReleaseEvent(event);
   *alive_ = false;
   Executor* self = this;
   g_exit_waiter.compare_exchange_strong(self, nullptr);
-  if (history_) save_history(rt_.settings(), *history_);
+  if (history_) save_history(services_.settings(), *history_);
 }
 
 }  // namespace coex::exec

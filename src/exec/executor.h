@@ -20,17 +20,15 @@
 #include "exec/device_worker.h"
 #include "exec/home_launch_times.h"
 #include "exec/launch_job.h"
+#include "exec/services.h"
 #include "sched/history.h"
-
-namespace coex::api {
-class Runtime;
-}
+#include "sched/policy.h"
 
 namespace coex::exec {
 
 class Executor {
  public:
-  explicit Executor(api::Runtime& rt);
+  explicit Executor(Services& services);
   ~Executor();
 
   // Enqueues the markers on the app's queue and hands the job over. The app's
@@ -69,6 +67,9 @@ class Executor {
   // Per (kernel, size, device) performance, across launches and (through the
   // cache file) runs.
   std::shared_ptr<sched::History> history() const { return history_; }
+  // The configured policy, asked what it decides before a launch is split (sched/policy.h): never
+  // given a launch to plan (each split launch makes its own, exec/split_runner.cpp).
+  const sched::Policy& policy() const { return *policy_; }
   // How long unsplit launches took on home (a launch with few work-items may still pay for a split).
   HomeLaunchTimes& home_launch_times() { return home_launch_times_; }
 
@@ -90,7 +91,7 @@ class Executor {
   // for ever.
   static constexpr double kStalledWorkerWaitSeconds = 30.0;
 
-  api::Runtime& rt_;
+  Services& services_;
   std::mutex run_mutex_;
   mutable std::mutex mutex_;
   std::condition_variable cv_;
@@ -104,6 +105,7 @@ class Executor {
   std::shared_ptr<std::atomic<bool>> alive_ = std::make_shared<std::atomic<bool>>(true);
   std::map<int, cl_event> stall_events_;
   std::shared_ptr<sched::History> history_;
+  std::unique_ptr<sched::Policy> policy_;
   HomeLaunchTimes home_launch_times_;
   std::thread dispatcher_;
 };

@@ -2,7 +2,6 @@
 
 #include <spdlog/spdlog.h>
 
-#include "api/runtime.h"
 #include "devices/device_set.h"
 #include "exec/resident_results.h"
 
@@ -11,15 +10,15 @@ namespace {
 
 using coherence::IntervalSet;
 
-const cl_icd_dispatch& cl() { return api::Runtime::get().next(); }
+const cl_icd_dispatch& cl(const LaunchJob& job) { return job.services->next(); }
 
 // The root's backup buffer, made on first need in the app's context. Null when the device has no room
 // (then the host copy keeps the bytes). The caller holds the state's lock.
-cl_mem backup_buffer(const RootUse& use) {
+cl_mem backup_buffer(const LaunchJob& job, const RootUse& use) {
   auto& backup = use.root->state->home_backup();
   if (backup) return backup.get();
   cl_int err = CL_SUCCESS;
-  cl_mem mem = cl().clCreateBuffer(use.root->context, CL_MEM_READ_WRITE, use.root->size, nullptr, &err);
+  cl_mem mem = cl(job).clCreateBuffer(use.root->context, CL_MEM_READ_WRITE, use.root->size, nullptr, &err);
   if (!mem) {
     spdlog::info("no room for a {}-byte backup on the home device (error {}): the host copy keeps the bytes",
                  use.root->size, err);
@@ -27,7 +26,7 @@ cl_mem backup_buffer(const RootUse& use) {
   }
   // Released with the buffer's state, when the app releases the buffer (never at process exit: the
   // registries live on, and coex calls no driver then).
-  backup.reset(mem, [](cl_mem m) { api::Runtime::get().next().clReleaseMemObject(m); });
+  backup.reset(mem, [release = cl(job).clReleaseMemObject](cl_mem m) { release(m); });
   return mem;
 }
 
@@ -48,11 +47,11 @@ cl_int keep_home_bytes(LaunchJob& job, cl_command_queue home_queue, const ChunkF
     keep.subtract(state.host_valid());
     if (keep.empty()) continue;
     cl_int err = CL_SUCCESS;
-    if (cl_mem backup = backup_buffer(use)) {
+    if (cl_mem backup = backup_buffer(job, use)) {
       // In order on the home queue: copied before the chunk's kernel starts.
       for (const auto& r : keep) {
-        err = cl().clEnqueueCopyBuffer(home_queue, use.root->handle, backup, r.begin, r.begin, r.size(), 0, nullptr,
-                                       nullptr);
+        err = cl(job).clEnqueueCopyBuffer(home_queue, use.root->handle, backup, r.begin, r.begin, r.size(), 0, nullptr,
+                                          nullptr);
         if (err != CL_SUCCESS) break;
         kept.on_device[k].add(r);
       }
@@ -60,7 +59,7 @@ cl_int keep_home_bytes(LaunchJob& job, cl_command_queue home_queue, const ChunkF
       spdlog::info("copying into the home device's backup failed (error {}): the host copy keeps the bytes", err);
       keep.subtract(kept.on_device[k]);
     }
-    err = read_into_host_copy(use, home_queue, keep, moves.home_to_host, moves.device_to_host);
+    err = read_into_host_copy(*job.services, use, home_queue, keep, moves.home_to_host, moves.device_to_host);
     if (err != CL_SUCCESS) return err;
   }
   return CL_SUCCESS;
@@ -83,17 +82,17 @@ cl_int read_untouched_bytes(LaunchJob& job, size_t root, const IntervalSet& want
     untouched.subtract(kept.launch_writes[root]);
     if (untouched.empty()) return CL_SUCCESS;
     if (state.any_sole(untouched)) {  // only a device holds these: they come from it
-      if (cl_int err = fetch_sole(state, untouched, fetched); err != CL_SUCCESS) return err;
+      if (cl_int err = fetch_sole(*job.services, state, untouched, fetched); err != CL_SUCCESS) return err;
       untouched.subtract(state.host_valid());
       if (untouched.empty()) return CL_SUCCESS;
     }
     generation = state.generation();
     host = state.host_copy().data();
   }
-  cl_command_queue queue = api::Runtime::get().devices().home_queue(use.root->context, job.home_device,
-                                                                    devices::DeviceSet::HomeQueue::SideReads);
+  cl_command_queue queue =
+      job.services->devices().home_queue(use.root->context, job.home_device, devices::DeviceSet::HomeQueue::SideReads);
   if (!queue) return CL_SUCCESS;  // then they come through the home queue (read_pre_launch_bytes)
-  if (cl_int err = read_ranges(queue, use.root->handle, untouched, host, moved, cancelled); err != CL_SUCCESS)
+  if (cl_int err = read_ranges(cl(job), queue, use.root->handle, untouched, host, moved, cancelled); err != CL_SUCCESS)
     return err;
   std::lock_guard lock(state.mutex());
   // An app write to the buffer meanwhile (BufferState::app_wrote) may have landed before or after
@@ -121,9 +120,9 @@ cl_int read_pre_launch_bytes(LaunchJob& job, size_t root, cl_command_queue home_
   if (missing.empty()) return CL_SUCCESS;
   IntervalSet from_backup = root < kept.on_device.size() ? intersection(missing, kept.on_device[root]) : IntervalSet{};
   missing.subtract(from_backup);
-  cl_int err = read_into_host_copy(use, home_queue, missing, moved, fetched);
+  cl_int err = read_into_host_copy(*job.services, use, home_queue, missing, moved, fetched);
   if (err != CL_SUCCESS || from_backup.empty()) return err;
-  err = read_ranges(home_queue, state.home_backup().get(), from_backup, state.host_copy().data(), moved);
+  err = read_ranges(cl(job), home_queue, state.home_backup().get(), from_backup, state.host_copy().data(), moved);
   if (err == CL_SUCCESS) state.host_valid().add(from_backup);
   return err;
 }
@@ -137,12 +136,12 @@ uint64_t restore_kept_bytes(LaunchJob& job, size_t root, const IntervalSet& writ
   if (!backup) return 0;
   uint64_t copied = 0;
   for (const auto& r : written) {
-    *error = cl().clEnqueueCopyBuffer(home_queue, backup, use.root->handle, r.begin, r.begin, r.size(), 0, nullptr,
-                                      nullptr);
+    *error = cl(job).clEnqueueCopyBuffer(home_queue, backup, use.root->handle, r.begin, r.begin, r.size(), 0, nullptr,
+                                         nullptr);
     if (*error != CL_SUCCESS) return copied;
     copied += r.size();
   }
-  *error = cl().clFinish(home_queue);
+  *error = cl(job).clFinish(home_queue);
   return copied;
 }
 

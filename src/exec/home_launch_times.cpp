@@ -6,7 +6,6 @@
 #include <mutex>
 #include <vector>
 
-#include "api/runtime.h"
 #include "exec/executor.h"
 #include "exec/split_runner.h"
 
@@ -14,8 +13,6 @@ namespace coex::exec {
 namespace {
 
 using Clock = std::chrono::steady_clock;
-
-const cl_icd_dispatch& cl() { return api::Runtime::get().next(); }
 
 // Events whose callback came after the executor stopped (at exit): kept, not released, since a
 // release from inside a callback may wait on the driver's notifier thread that runs it.
@@ -57,8 +54,8 @@ void HomeLaunchTimes::time(const std::string& key, cl_event event, std::chrono::
     std::lock_guard lock(mutex_);
     ++measured_[key].timed;
   }
-  auto* timing = new Timing{this, key, enqueued, api::Runtime::get().executor().alive()};
-  if (cl().clSetEventCallback(event, CL_COMPLETE, on_complete, timing) != CL_SUCCESS) {
+  auto* timing = new Timing{this, key, enqueued, alive_};
+  if (cl_.clSetEventCallback(event, CL_COMPLETE, on_complete, timing) != CL_SUCCESS) {
     delete timing;
     std::lock_guard lock(mutex_);
     done_.push_back(event);
@@ -93,7 +90,7 @@ void HomeLaunchTimes::release_done() {
     if (done_.empty()) return;
     done.swap(done_);
   }
-  for (cl_event e : done) cl().clReleaseEvent(e);
+  for (cl_event e : done) cl_.clReleaseEvent(e);
 }
 
 }  // namespace coex::exec

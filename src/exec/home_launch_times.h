@@ -5,10 +5,12 @@
 // more on home is split.
 #pragma once
 
-#include <CL/cl.h>
+#include <CL/cl_icd.h>
 
+#include <atomic>
 #include <chrono>
 #include <map>
+#include <memory>
 #include <mutex>
 #include <optional>
 #include <string>
@@ -18,15 +20,19 @@ namespace coex::exec {
 
 class HomeLaunchTimes {
  public:
+  // `alive`: false once the executor has stopped (a late driver callback then touches nothing).
+  HomeLaunchTimes(const cl_icd_dispatch& cl, std::shared_ptr<const std::atomic<bool>> alive)
+      : cl_(cl), alive_(std::move(alive)) {}
+
   // The shortest measured launch of `key` (kernel and global size), if any.
   std::optional<double> seconds(const std::string& key) const;
   // Whether a launch of `key` is still to be timed: the first kTimedLaunches are.
   bool wants_timing(const std::string& key) const;
   // Times the launch behind `event` (coex holds one reference to it, which this takes over) from
-  // `enqueued` (taken before the enqueue: a driver may run it inside the call) to its completion: an upper bound, as it includes the wait behind earlier commands
-  // of the queue, which the shortest of several launches leaves out. (CL_RUNNING would not: PoCL's
-  // basic device reports it when the kernel has already run.) The reference is released at a later
-  // call of `release_done`, never inside the driver's callback.
+  // `enqueued` (taken before the enqueue: a driver may run it inside the call) to its completion: an upper bound, as it
+  // includes the wait behind earlier commands of the queue, which the shortest of several launches leaves out.
+  // (CL_RUNNING would not: PoCL's basic device reports it when the kernel has already run.) The reference is released
+  // at a later call of `release_done`, never inside the driver's callback.
   void time(const std::string& key, cl_event event, std::chrono::steady_clock::time_point enqueued);
   // Releases the events of launches already timed (called from the app's threads).
   void release_done();
@@ -36,13 +42,15 @@ class HomeLaunchTimes {
  private:
   struct Timing;
   struct Measured {
-    int timed = 0;   // launches given to time()
-    int count = 0;   // of them, completed and measured
+    int timed = 0;  // launches given to time()
+    int count = 0;  // of them, completed and measured
     double shortest = 0;
   };
   static void CL_CALLBACK on_complete(cl_event event, cl_int status, void* user_data);
   void record(const std::string& key, std::optional<double> seconds, cl_event event);
 
+  const cl_icd_dispatch& cl_;
+  const std::shared_ptr<const std::atomic<bool>> alive_;
   mutable std::mutex mutex_;
   std::map<std::string, Measured> measured_;
   std::vector<cl_event> done_;

@@ -5,46 +5,40 @@
 #include <algorithm>
 #include <mutex>
 
-#include "api/runtime.h"
+#include "config/settings.h"
 #include "devices/device_set.h"
 #include "exec/resident_results.h"
 #include "model/registries.h"
 #include "report/report.h"
 
 namespace coex::exec {
-namespace {
-
 using coherence::IntervalSet;
 
-const cl_icd_dispatch& cl() { return api::Runtime::get().next(); }
-
-}  // namespace
-
-cl_int write_lacks_home(coherence::BufferState& state, cl_command_queue queue, cl_mem mem, uint64_t origin,
-                        const IntervalSet& ranges, uint64_t& moved, uint64_t& fetched) {
+cl_int write_lacks_home(Services& services, coherence::BufferState& state, cl_command_queue queue, cl_mem mem,
+                        uint64_t origin, const IntervalSet& ranges, uint64_t& moved, uint64_t& fetched) {
   if (ranges.empty()) return CL_SUCCESS;
-  if (cl_int err = fetch_sole(state, ranges, fetched); err != CL_SUCCESS) return err;
+  if (cl_int err = fetch_sole(services, state, ranges, fetched); err != CL_SUCCESS) return err;
+  const cl_icd_dispatch& cl = services.next();
   const uint8_t* host = state.host_copy().data();
   for (const auto& r : ranges) {
-    cl_int err = cl().clEnqueueWriteBuffer(queue, mem, CL_FALSE, r.begin - origin, r.size(), host + r.begin, 0, nullptr,
-                                           nullptr);
+    cl_int err =
+        cl.clEnqueueWriteBuffer(queue, mem, CL_FALSE, r.begin - origin, r.size(), host + r.begin, 0, nullptr, nullptr);
     if (err != CL_SUCCESS) return err;
     moved += r.size();
   }
   // Blocking: the host copy may change once the caller lets the lock go.
-  cl_int err = cl().clFinish(queue);
+  cl_int err = cl.clFinish(queue);
   if (err != CL_SUCCESS) return err;
   state.home_lacks().subtract(ranges);
   state.update_care();
   return CL_SUCCESS;
 }
 
-cl_int app_reads(const char* call, cl_command_queue queue, cl_mem mem, size_t offset, size_t size) {
+cl_int app_reads(Services& services, const char* call, cl_command_queue queue, cl_mem mem, size_t offset, size_t size) {
   if (!coherence::BufferState::any_needs_care()) return CL_SUCCESS;  // the common case: one atomic load
-  api::Runtime& rt = api::Runtime::get();
-  auto record = rt.registries().buffers.find(mem);
+  auto record = services.registries().buffers.find(mem);
   if (!record) return CL_SUCCESS;
-  auto queue_record = rt.registries().queues.find(queue);
+  auto queue_record = services.registries().queues.find(queue);
   bool in_order = queue_record && !queue_record->out_of_order();
   auto& state = *record->state;
   std::lock_guard lock(state.mutex());
@@ -59,19 +53,19 @@ cl_int app_reads(const char* call, cl_command_queue queue, cl_mem mem, size_t of
   IntervalSet needed = state.home_lacks().present({record->origin + first, record->origin + last});
   if (needed.empty()) return CL_SUCCESS;
   cl_command_queue coex_queue =
-      rt.devices().home_queue(record->context, state.lacks_device, devices::DeviceSet::HomeQueue::AppCalls);
+      services.devices().home_queue(record->context, state.lacks_device, devices::DeviceSet::HomeQueue::AppCalls);
   if (!coex_queue) return CL_OUT_OF_RESOURCES;
   uint64_t moved = 0, fetched = 0;
-  cl_int err = write_lacks_home(state, coex_queue, mem, record->origin, needed, moved, fetched);
+  cl_int err = write_lacks_home(services, state, coex_queue, mem, record->origin, needed, moved, fetched);
   if (err != CL_SUCCESS)
     spdlog::error("{}: writing the other devices' results to the buffer failed (error {})", call, err);
-  rt.report().record_home_on_demand(moved, fetched);
+  services.report().record_home_on_demand(moved, fetched);
   return err;
 }
 
-bool merge_lazily(const coherence::BufferState& state, const RootUse& use) {
+bool merge_lazily(const Services& services, const coherence::BufferState& state, const RootUse& use) {
   return state.lazy_allowed && !state.home_wanted_by(use.split_number) &&
-         state.generation() == use.generation_at_enqueue && api::Runtime::get().settings().lazy_home;
+         state.generation() == use.generation_at_enqueue && services.settings().lazy_home;
 }
 
 cl_int bring_chunk_home(LaunchJob& job, cl_command_queue home_queue, const ChunkFootprint& chunk, uint64_t& moved,
@@ -83,7 +77,8 @@ cl_int bring_chunk_home(LaunchJob& job, cl_command_queue home_queue, const Chunk
     IntervalSet footprint = chunk.roots[k].need;
     footprint.add(chunk.roots[k].writes());
     IntervalSet needed = intersection(state.home_lacks(), footprint);
-    cl_int err = write_lacks_home(state, home_queue, job.roots[k].root->handle, 0, needed, moved, fetched);
+    cl_int err =
+        write_lacks_home(*job.services, state, home_queue, job.roots[k].root->handle, 0, needed, moved, fetched);
     if (err != CL_SUCCESS) return err;
   }
   return CL_SUCCESS;
@@ -94,7 +89,7 @@ cl_int bring_job_home(LaunchJob& job, cl_command_queue home_queue, uint64_t& mov
     auto& state = *use.root->state;
     std::lock_guard lock(state.mutex());
     IntervalSet needed = state.home_lacks();
-    cl_int err = write_lacks_home(state, home_queue, use.root->handle, 0, needed, moved, fetched);
+    cl_int err = write_lacks_home(*job.services, state, home_queue, use.root->handle, 0, needed, moved, fetched);
     if (err != CL_SUCCESS) return err;
   }
   return CL_SUCCESS;
@@ -110,7 +105,7 @@ LaunchJob::~LaunchJob() {
 void end_buffer_uses(LaunchJob& job) {
   if (!job.buffer_uses_begun || job.buffer_uses_ended) return;
   job.buffer_uses_ended = true;
-  api::Runtime& rt = api::Runtime::get();
+  Services& services = *job.services;
   uint64_t moved = 0, fetched = 0;
   for (auto& use : job.roots) {
     auto& state = *use.root->state;
@@ -119,17 +114,17 @@ void end_buffer_uses(LaunchJob& job) {
     // event completes and the app's command runs.
     if (state.home_wanted_by(use.split_number) && !state.home_lacks().empty()) {
       cl_command_queue queue =
-          rt.devices().home_queue(use.root->context, state.lacks_device, devices::DeviceSet::HomeQueue::AppCalls);
+          services.devices().home_queue(use.root->context, state.lacks_device, devices::DeviceSet::HomeQueue::AppCalls);
       IntervalSet needed = state.home_lacks();
-      cl_int err =
-          queue ? write_lacks_home(state, queue, use.root->handle, 0, needed, moved, fetched) : CL_OUT_OF_RESOURCES;
+      cl_int err = queue ? write_lacks_home(services, state, queue, use.root->handle, 0, needed, moved, fetched)
+                         : CL_OUT_OF_RESOURCES;
       if (err != CL_SUCCESS)
         spdlog::error("kernel {}: writing the other devices' results to the app's buffer failed (error {})",
                       job.kernel_name, err);
     }
     state.split_released();
   }
-  if (moved || fetched) rt.report().record_home_on_demand(moved, fetched);
+  if (moved || fetched) services.report().record_home_on_demand(moved, fetched);
 }
 
 }  // namespace coex::exec

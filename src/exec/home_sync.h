@@ -26,18 +26,18 @@ namespace coex::exec {
 // `queue`, blocking, and takes them out of home_lacks; what only a device holds is fetched into the
 // host copy first (resident_results.h). The caller holds the state's lock. Adds the bytes written to
 // `moved`, the bytes fetched to `fetched`.
-cl_int write_lacks_home(coherence::BufferState& state, cl_command_queue queue, cl_mem mem, uint64_t origin,
-                        const coherence::IntervalSet& ranges, uint64_t& moved, uint64_t& fetched);
+cl_int write_lacks_home(Services& services, coherence::BufferState& state, cl_command_queue queue, cl_mem mem,
+                        uint64_t origin, const coherence::IntervalSet& ranges, uint64_t& moved, uint64_t& fetched);
 
 // Before an app command on `queue` that reads bytes [offset, offset + size) of `mem` on its device
 // (SIZE_MAX: to the end): writes home what home lacks of them, or, while a split that uses the
 // buffer is in flight, asks the splits the command runs after to write everything home before they
 // end. Returns the driver's error when a write failed (the app's command is then not enqueued),
 // CL_SUCCESS otherwise (untracked buffers too).
-cl_int app_reads(const char* call, cl_command_queue queue, cl_mem mem, size_t offset, size_t size);
+cl_int app_reads(Services& services, const char* call, cl_command_queue queue, cl_mem mem, size_t offset, size_t size);
 
 // Whether the split's changes stay out of home (lazy) for this root, decided under its lock at the merge.
-bool merge_lazily(const coherence::BufferState& state, const RootUse& use);
+bool merge_lazily(const Services& services, const coherence::BufferState& state, const RootUse& use);
 
 // The home device's chunk: writes home what home lacks of the chunk's footprint (reads and writes),
 // on the split's home queue. Adds to `moved`.

@@ -14,6 +14,7 @@
 
 #include "coherence/interval_set.h"
 #include "exec/launch_geometry.h"
+#include "exec/services.h"
 #include "kernel/footprint.h"
 #include "model/records.h"
 
@@ -33,7 +34,7 @@ struct RootUse {
 // How a kernel argument is set on a device.
 struct ArgBinding {
   enum class Kind { Value, Local, Buffer, NullBuffer } kind = Kind::Value;
-  int root = -1;  // Buffer: index into LaunchJob::roots
+  int root = -1;                  // Buffer: index into LaunchJob::roots
   uint64_t origin = 0, size = 0;  // Buffer: the argument's bytes within its root
   cl_mem app_mem = nullptr;       // Buffer: the app's handle (the home device uses it as is)
   bool written = true;            // Buffer: the analysis did not prove it read-only
@@ -44,7 +45,7 @@ struct ArgBinding {
 // and so that another device that needs them during the launch (a chunk taken back from home) gets
 // them as they were before it.
 struct HomeBackup {
-  std::vector<coherence::IntervalSet> launch_reads;   // by root: what the whole launch may read
+  std::vector<coherence::IntervalSet> launch_reads;  // by root: what the whole launch may read
   // By root: what any chunk of the launch may write. Empty with side_reads off: then nothing is read
   // beside home (read_untouched_bytes) and every first chunk's inputs are read up front.
   std::vector<coherence::IntervalSet> launch_writes;
@@ -98,6 +99,7 @@ struct LaunchJob {
   // Ends its buffer uses (end_buffer_uses, exec/home_sync.h) if nothing did: a job dropped on an
   // error path must not leave its buffers counting a split in flight for ever.
   ~LaunchJob();
+  Services* services = nullptr;  // what the job's calls and records go through (set by plan_launch)
   std::shared_ptr<model::KernelRecord> kernel;
   std::shared_ptr<model::ProgramRecord> program;
   std::string kernel_name;
@@ -123,7 +125,7 @@ struct LaunchJob {
   // the first split over a set of devices has been measured).
   std::optional<uint64_t> launch_number;
   std::shared_ptr<void> in_flight;
-  std::vector<cl_mem> retained;  // app buffers retained for the job's lifetime
+  std::vector<cl_mem> retained;     // app buffers retained for the job's lifetime
   cl_event user_event = nullptr;    // completes the app's event when the split is done
   cl_event start_marker = nullptr;  // completes when the app's wait list and queue allow the start
   std::shared_ptr<model::SplitEventRecord> event_record;  // the app's event, when it asked for one

@@ -6,7 +6,7 @@
 #include <memory>
 #include <string>
 
-#include "api/runtime.h"
+#include "config/settings.h"
 #include "devices/device_set.h"
 #include "exec/device_kernels.h"
 #include "exec/executor.h"
@@ -43,17 +43,17 @@ bool is_buffer_kind(kernel::ArgKind kind) {
 // The most work-items per group that every device may run for this kernel, and
 // the group size the kernel was compiled for (reqd_work_group_size), when it
 // has one.
-size_t max_group_size(const api::Runtime& rt, const devices::DeviceSet& devices, cl_kernel kernel, cl_device_id home,
+size_t max_group_size(const Services& services, const devices::DeviceSet& devices, cl_kernel kernel, cl_device_id home,
                       const std::vector<int>& participants, size_t compiled[3]) {
   size_t limit = SIZE_MAX;
   for (int index : participants) limit = std::min(limit, devices.at(index).max_work_group_size);
   size_t kernel_limit = 0;
-  if (rt.next().clGetKernelWorkGroupInfo(kernel, home, CL_KERNEL_WORK_GROUP_SIZE, sizeof(kernel_limit), &kernel_limit,
-                                         nullptr) == CL_SUCCESS &&
+  if (services.next().clGetKernelWorkGroupInfo(kernel, home, CL_KERNEL_WORK_GROUP_SIZE, sizeof(kernel_limit),
+                                               &kernel_limit, nullptr) == CL_SUCCESS &&
       kernel_limit)
     limit = std::min(limit, kernel_limit);
-  if (rt.next().clGetKernelWorkGroupInfo(kernel, home, CL_KERNEL_COMPILE_WORK_GROUP_SIZE, 3 * sizeof(size_t), compiled,
-                                         nullptr) != CL_SUCCESS)
+  if (services.next().clGetKernelWorkGroupInfo(kernel, home, CL_KERNEL_COMPILE_WORK_GROUP_SIZE, 3 * sizeof(size_t),
+                                               compiled, nullptr) != CL_SUCCESS)
     compiled[0] = compiled[1] = compiled[2] = 0;
   return limit == SIZE_MAX ? 1 : limit;
 }
@@ -95,66 +95,40 @@ struct SplitInFlight {
   uint64_t size;
 };
 
-// auto (the default policy) leaves out the devices whose measured speed does
-// not pay for their overhead, and every other device when the split launches
-// it would make were measured no faster than home alone (sched/auto_policy.h).
-// When that leaves home alone, the launch runs on home as the app asked, at the
-// cost of a plain launch: no markers, copies or merge ("one_device_pays"). The
-// History still counts the launch, so that auto's periodic probe of the others
-// comes round. A launch enqueued while a split of its kernel and size still
-// runs, when no split over the devices auto picks has been measured yet, runs
-// on home too ("split_being_measured"): an iterative app enqueues its launches
-// long before the first one ends (benchmarks/jacobi: 100 launches of 1 ms in a
-// row), and each would be split on what was known before it (a probe too:
-// the measurement it would bring is under way). The launch's
-// number (History::plan_launch) goes with the job, so that the policy makes
-// the probe the planner saw, and later launches do not take it for theirs.
-// Returns the reason, or null when the launch is split.
-const char* auto_leaves_home_alone(api::Runtime& rt, const model::KernelRecord& kernel,
-                                   const model::ProgramRecord& program, LaunchJob& job,
-                                   const std::vector<int>& participants, int home) {
-  if (rt.settings().policy != "auto") return nullptr;
-  auto history = rt.executor().history();
-  if (!history) return nullptr;
+// Whether the policy runs the launch on home alone, unsplit (auto: sched/auto_policy.h), and the
+// reason; when it splits, the launch's number (History::plan_launch) goes with the job, so that the
+// policy makes the probe the planner saw and later launches do not take it for theirs, and the job
+// counts among the History's splits in flight while it lives.
+const char* policy_keeps_on_home(Services& services, const model::KernelRecord& kernel,
+                                 const model::ProgramRecord& program, LaunchJob& job,
+                                 const std::vector<int>& participants, int home) {
   sched::LaunchShape shape;
   shape.kernel_key = history_key(kernel.name, program.source_hash);
   shape.total_groups = job.geometry.groups_along_split();
   shape.items_per_group = job.geometry.items_per_group();
   shape.global_size = job.geometry.work_items();
   shape.home = home;
-  shape.launch_number = history->plan_launch(shape.kernel_key, shape.global_size);
   std::vector<int> devices = participants;
   if (std::find(devices.begin(), devices.end(), home) == devices.end()) devices.push_back(home);
-  const sched::PolicyParams params = policy_params_from(rt.settings());
-  std::vector<int> paying = sched::auto_paying_devices(*history, shape, devices, params);
-  const char* reason = nullptr;
-  if (paying.size() == 1 && paying.front() == home)
-    reason = "one_device_pays";
-  else if (history->splits_in_flight(shape.kernel_key, shape.global_size) &&
-           !history->split_launch_seconds(shape.kernel_key, shape.global_size, paying))
-    reason = "split_being_measured";
-  if (reason) {
-    history->note_launch(shape.kernel_key, shape.global_size);
-    return reason;
-  }
+  if (const char* reason = services.executor().policy().unsplit_reason(shape, devices)) return reason;
   job.launch_number = shape.launch_number;
-  job.in_flight = std::make_shared<SplitInFlight>(history, shape.kernel_key, shape.global_size);
+  if (auto history = services.executor().history(); history && shape.launch_number)
+    job.in_flight = std::make_shared<SplitInFlight>(history, shape.kernel_key, shape.global_size);
   return nullptr;
 }
 
 }  // namespace
 
-LaunchDecision plan_launch(cl_command_queue queue, cl_kernel kernel_handle, cl_uint work_dim, const size_t* offset,
-                           const size_t* global, const size_t* local) {
-  api::Runtime& rt = api::Runtime::get();
+LaunchDecision plan_launch(Services& services, cl_command_queue queue, cl_kernel kernel_handle, cl_uint work_dim,
+                           const size_t* offset, const size_t* global, const size_t* local) {
   LaunchDecision decision;
   auto not_split = [&](const char* reason) {
     decision.not_split_reason = reason;
     return std::move(decision);
   };
 
-  auto kernel = rt.registries().kernels.find(kernel_handle);
-  auto queue_record = rt.registries().queues.find(queue);
+  auto kernel = services.registries().kernels.find(kernel_handle);
+  auto queue_record = services.registries().queues.find(queue);
   if (!kernel || !queue_record || !kernel->program) return not_split("untracked_kernel");
   decision.kernel_name = kernel->name;
   auto program = kernel->program;
@@ -167,7 +141,7 @@ LaunchDecision plan_launch(cl_command_queue queue, cl_kernel kernel_handle, cl_u
     args = kernel->args;
     exec_info_set = kernel->exec_info_set;
   }
-  devices::DeviceSet& devices = rt.devices();
+  devices::DeviceSet& devices = services.devices();
   int home = devices.index_of(queue_record->device);
   std::vector<int> participants = devices.selected();
   // Home runs its share even when the selection leaves it out.
@@ -176,15 +150,16 @@ LaunchDecision plan_launch(cl_command_queue queue, cl_kernel kernel_handle, cl_u
   };
   // With one device in all there is nothing to split: no analysis (a libclang parse, milliseconds).
   bool single_device = home >= 0 && fewer_than_two();
-  // auto does not wait for what a split needs (docs/design.md, "One-time costs"): while the analysis
-  // or the builds run on the devices' workers, launches run on home as the app made them, timed; once
-  // a launch of the kernel and size was measured at auto_wait_seconds or more there, the next ones wait.
+  // A policy may not wait for what a split needs (auto; docs/design.md, "One-time costs"): while the
+  // analysis or the builds run on the devices' workers, launches run on home as the app made them,
+  // timed; once a launch of the kernel and size was measured at auto_wait_seconds or more there, the
+  // next ones wait.
   uint64_t launch_items = 1;
   for (cl_uint d = 0; d < work_dim && d < 3 && global; ++d) launch_items *= global[d];
   const std::string home_key = home_launch_key(kernel->name, program->source_hash, launch_items);
-  const bool waits_for_preparation = rt.settings().policy != "auto" || [&] {
-    auto measured = rt.executor().home_launch_times().seconds(home_key);
-    return measured && *measured >= rt.settings().auto_wait_seconds;
+  const bool waits_for_preparation = single_device || services.executor().policy().waits_for_preparation() || [&] {
+    auto measured = services.executor().home_launch_times().seconds(home_key);
+    return measured && *measured >= services.settings().auto_wait_seconds;
   }();
   auto all_devices = [&] {
     std::vector<int> all = participants;
@@ -198,7 +173,7 @@ LaunchDecision plan_launch(cl_command_queue queue, cl_kernel kernel_handle, cl_u
         analysis_ready(*program)) {
       info = analysed_kernel(*program, kernel->name);
     } else {
-      prepare_program(program, queue_record->context, home, all_devices());
+      prepare_program(services, program, queue_record->context, home, all_devices());
       preparing = true;
     }
   }
@@ -207,25 +182,25 @@ LaunchDecision plan_launch(cl_command_queue queue, cl_kernel kernel_handle, cl_u
     bool written = !info || i >= info->args.size() || info->args[i].written;
     if (!written || args[i].bytes.size() != sizeof(cl_mem)) continue;
     cl_mem mem = *reinterpret_cast<const cl_mem*>(args[i].bytes.data());
-    if (auto record = rt.registries().buffers.find(mem)) decision.written_buffers.push_back(record);
+    if (auto record = services.registries().buffers.find(mem)) decision.written_buffers.push_back(record);
   }
 
   if (const char* reason = origin_reason(program->origin); *reason) return not_split(reason);
   if (single_device) {
-    rt.note_home(home);
+    services.note_home(home);
     return not_split("single_device");
   }
   if (exec_info_set) return not_split("svm");
   // A launch auto runs on home while it prepares still counts among the kernel's launches (the
   // History's launch numbers, which its probes follow).
   auto preparing_on_home = [&] {
-    if (auto history = rt.executor().history())
+    if (auto history = services.executor().history())
       history->note_launch(history_key(kernel->name, program->source_hash), launch_items);
-    if (rt.executor().home_launch_times().wants_timing(home_key)) decision.time_on_home_key = home_key;
+    if (services.executor().home_launch_times().wants_timing(home_key)) decision.time_on_home_key = home_key;
     return not_split("preparing");
   };
   if (preparing) {
-    rt.note_home(home);
+    services.note_home(home);
     return preparing_on_home();
   }
   if (!info) return not_split("unanalysable");
@@ -233,22 +208,23 @@ LaunchDecision plan_launch(cl_command_queue queue, cl_kernel kernel_handle, cl_u
   if (info->args.size() != args.size()) return not_split("unanalysable");
 
   if (home < 0) return not_split("unknown_device");
-  rt.note_home(home);
+  services.note_home(home);
   // A device abandoned in an earlier split (exec/split_progress.h) sits out until it returns; one
   // whose sub-launch failed, for good.
   const char* left_out = nullptr;
   participants.erase(std::remove_if(participants.begin(), participants.end(),
                                     [&](int d) {
-                                      const char* why = d == home ? nullptr : rt.executor().left_out(d);
+                                      const char* why = d == home ? nullptr : services.executor().left_out(d);
                                       if (why && (!left_out || std::string(why) == "device_failed")) left_out = why;
                                       return why != nullptr;
                                     }),
                      participants.end());
   if (fewer_than_two()) return not_split(left_out ? left_out : "single_device");
-  // Under auto a device other than home is never waited for: one whose build has not finished sits
-  // the launch out. Home is, once its launches were measured long (waits_for_preparation).
-  if (rt.settings().policy == "auto") {
-    const std::vector<int> ready = devices_ready(program, queue_record->context, home, all_devices());
+  // Under a policy that does not wait for preparation (auto) a device other than home is never
+  // waited for: one whose build has not finished sits the launch out. Home is, once its launches were
+  // measured long (waits_for_preparation).
+  if (!services.executor().policy().waits_for_preparation()) {
+    const std::vector<int> ready = devices_ready(services, program, queue_record->context, home, all_devices());
     auto takes_part = [&](int d) {
       return std::find(ready.begin(), ready.end(), d) != ready.end() || (d == home && waits_for_preparation);
     };
@@ -259,18 +235,19 @@ LaunchDecision plan_launch(cl_command_queue queue, cl_kernel kernel_handle, cl_u
   }
 
   auto job = std::make_unique<LaunchJob>();
+  job->services = &services;
   size_t compiled[3] = {0, 0, 0};
-  size_t limit = max_group_size(rt, devices, kernel_handle, queue_record->device, participants, compiled);
+  size_t limit = max_group_size(services, devices, kernel_handle, queue_record->device, participants, compiled);
   const size_t* local_to_use = local ? local : (compiled[0] ? compiled : nullptr);
   if (!make_geometry(work_dim, offset, global, local_to_use, limit, job->geometry))
     return not_split("invalid_launch");  // the driver gives the app its error code
   if (!local && compiled[0]) job->geometry.local_given = false;
   // Few work-items: split only once a launch of this kernel and size was measured long enough on home.
-  if (job->geometry.work_items() < uint64_t(rt.settings().min_split_work_items)) {
+  if (job->geometry.work_items() < uint64_t(services.settings().min_split_work_items)) {
     std::string key = home_launch_key(kernel->name, program->source_hash, job->geometry.work_items());
-    auto measured = rt.executor().home_launch_times().seconds(key);
-    if (!measured || *measured < rt.settings().min_split_seconds) {
-      if (rt.executor().home_launch_times().wants_timing(key)) decision.time_on_home_key = std::move(key);
+    auto measured = services.executor().home_launch_times().seconds(key);
+    if (!measured || *measured < services.settings().min_split_seconds) {
+      if (services.executor().home_launch_times().wants_timing(key)) decision.time_on_home_key = std::move(key);
       return not_split("too_small");
     }
   }
@@ -296,7 +273,7 @@ LaunchDecision plan_launch(cl_command_queue queue, cl_kernel kernel_handle, cl_u
       binding.kind = ArgBinding::Kind::NullBuffer;
       continue;
     }
-    auto record = rt.registries().buffers.find(mem);
+    auto record = services.registries().buffers.find(mem);
     if (!record) return not_split("untracked_buffer");
     auto root = record->root_or_self(record);
     binding.kind = ArgBinding::Kind::Buffer;
@@ -317,12 +294,12 @@ LaunchDecision plan_launch(cl_command_queue queue, cl_kernel kernel_handle, cl_u
   capture_footprint_inputs(*info, args, *job);
   // Never wrong (docs/design.md, "What is split"): chunks that read or write what another writes stay
   // on one device, whatever the policy.
-  std::string verdict = chunk_verdict(*program, kernel->name, *job, size_t(rt.settings().split_check_pieces));
+  std::string verdict = chunk_verdict(*program, kernel->name, *job, size_t(services.settings().split_check_pieces));
   if (!verdict.empty()) {
     decision.not_split_reason = verdict;
     return decision;
   }
-  if (const char* reason = auto_leaves_home_alone(rt, *kernel, *program, *job, participants, home))
+  if (const char* reason = policy_keeps_on_home(services, *kernel, *program, *job, participants, home))
     return not_split(reason);
 
   // Capture: from here on the job owns retained buffers and must run.
@@ -334,7 +311,7 @@ LaunchDecision plan_launch(cl_command_queue queue, cl_kernel kernel_handle, cl_u
   job->buffer_uses_begun = true;
   for (const auto& binding : job->bindings) {
     if (binding.kind != ArgBinding::Kind::Buffer) continue;
-    if (rt.next().clRetainMemObject(binding.app_mem) == CL_SUCCESS) job->retained.push_back(binding.app_mem);
+    if (services.next().clRetainMemObject(binding.app_mem) == CL_SUCCESS) job->retained.push_back(binding.app_mem);
   }
   job->kernel = kernel;
   job->program = program;

@@ -23,7 +23,7 @@ struct LaunchDecision {
   std::string time_on_home_key;
 };
 
-LaunchDecision plan_launch(cl_command_queue queue, cl_kernel kernel, cl_uint work_dim, const size_t* offset,
-                           const size_t* global, const size_t* local);
+LaunchDecision plan_launch(Services& services, cl_command_queue queue, cl_kernel kernel, cl_uint work_dim,
+                           const size_t* offset, const size_t* global, const size_t* local);
 
 }  // namespace coex::exec

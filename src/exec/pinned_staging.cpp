@@ -4,12 +4,8 @@
 
 #include <mutex>
 
-#include "api/runtime.h"
-
 namespace coex::exec {
 namespace {
-
-const cl_icd_dispatch& cl() { return api::Runtime::get().next(); }
 
 // coex calls no driver at exit (Runtime::shutdown: the drivers may be half torn down), so a worker's
 // pinned buffers are not released then: they stay mapped until the process ends, listed here so that
@@ -31,8 +27,8 @@ PinnedStaging::~PinnedStaging() {
 void PinnedStaging::drop(Block& block) {
   if (block.mem) {
     // Unmapped before release, as the spec asks; both are queued after the transfers that used it.
-    cl().clEnqueueUnmapMemObject(block.queue, block.mem, block.data, 0, nullptr, nullptr);
-    cl().clReleaseMemObject(block.mem);
+    cl_.clEnqueueUnmapMemObject(block.queue, block.mem, block.data, 0, nullptr, nullptr);
+    cl_.clReleaseMemObject(block.mem);
   }
   block = Block{};
 }
@@ -45,18 +41,18 @@ uint8_t* PinnedStaging::get(size_t slot, size_t bytes, cl_command_queue queue) {
   drop(block);
   if (queue) {
     cl_context context = nullptr;
-    cl_int err = cl().clGetCommandQueueInfo(queue, CL_QUEUE_CONTEXT, sizeof context, &context, nullptr);
+    cl_int err = cl_.clGetCommandQueueInfo(queue, CL_QUEUE_CONTEXT, sizeof context, &context, nullptr);
     cl_mem mem = err == CL_SUCCESS
-                     ? cl().clCreateBuffer(context, CL_MEM_READ_WRITE | CL_MEM_ALLOC_HOST_PTR, bytes, nullptr, &err)
+                     ? cl_.clCreateBuffer(context, CL_MEM_READ_WRITE | CL_MEM_ALLOC_HOST_PTR, bytes, nullptr, &err)
                      : nullptr;
-    void* data = mem ? cl().clEnqueueMapBuffer(queue, mem, CL_TRUE, CL_MAP_READ | CL_MAP_WRITE, 0, bytes, 0, nullptr,
-                                               nullptr, &err)
+    void* data = mem ? cl_.clEnqueueMapBuffer(queue, mem, CL_TRUE, CL_MAP_READ | CL_MAP_WRITE, 0, bytes, 0, nullptr,
+                                              nullptr, &err)
                      : nullptr;
     if (data) {
       block = Block{mem, queue, static_cast<uint8_t*>(data), bytes, {}};
       return block.data;
     }
-    if (mem) cl().clReleaseMemObject(mem);
+    if (mem) cl_.clReleaseMemObject(mem);
     spdlog::debug("no pinned staging of {} bytes (error {}): plain host memory", bytes, err);
     block.refused = true;
   }

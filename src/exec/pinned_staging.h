@@ -5,7 +5,7 @@
 // driver refuses, and on the home device, whose context is the app's: no buffer of coex's there.
 #pragma once
 
-#include <CL/cl.h>
+#include <CL/cl_icd.h>
 
 #include <cstddef>
 #include <cstdint>
@@ -15,7 +15,7 @@ namespace coex::exec {
 
 class PinnedStaging {
  public:
-  PinnedStaging() = default;
+  explicit PinnedStaging(const cl_icd_dispatch& cl) : cl_(cl) {}
   PinnedStaging(const PinnedStaging&) = delete;
   PinnedStaging& operator=(const PinnedStaging&) = delete;
   // Keeps its pinned buffers until the process ends (see keep_until_exit in the .cpp).
@@ -37,6 +37,7 @@ class PinnedStaging {
   };
   void drop(Block& block);
 
+  const cl_icd_dispatch& cl_;
   std::vector<Block> slots_;
 };
 

@@ -7,7 +7,7 @@
 #include <thread>
 #include <tuple>
 
-#include "api/runtime.h"
+#include "config/settings.h"
 #include "devices/device_set.h"
 
 namespace coex::exec {
@@ -27,8 +27,8 @@ Compiles& compiles() {
 }
 
 // The platform's lock when the device is PoCL's, else null.
-std::mutex* pocl_lock(int device) {
-  auto& devices = api::Runtime::get().devices();
+std::mutex* pocl_lock(Services& services, int device) {
+  auto& devices = services.devices();
   if (device < 0 || size_t(device) >= devices.all().size() || !devices.at(device).is_pocl()) return nullptr;
   Compiles& c = compiles();
   std::lock_guard lock(c.mutex);
@@ -52,9 +52,10 @@ std::unique_lock<std::mutex> bounded(std::mutex* m) {
 
 }  // namespace
 
-std::unique_lock<std::mutex> lock_first_run(int device, cl_kernel kernel, const LaunchGeometry& sub) {
-  if (!api::Runtime::get().settings().serial_compiles) return {};
-  std::mutex* m = pocl_lock(device);
+std::unique_lock<std::mutex> lock_first_run(Services& services, int device, cl_kernel kernel,
+                                            const LaunchGeometry& sub) {
+  if (!services.settings().serial_compiles) return {};
+  std::mutex* m = pocl_lock(services, device);
   if (!m) return {};
   bool offset_zero = sub.offset[0] == 0 && sub.offset[1] == 0 && sub.offset[2] == 0;
   FirstRunKey key{device, kernel, sub.local[0], sub.local[1], sub.local[2], offset_zero};
@@ -66,6 +67,6 @@ std::unique_lock<std::mutex> lock_first_run(int device, cl_kernel kernel, const 
   return bounded(m);
 }
 
-std::unique_lock<std::mutex> lock_build(int device) { return bounded(pocl_lock(device)); }
+std::unique_lock<std::mutex> lock_build(Services& services, int device) { return bounded(pocl_lock(services, device)); }
 
 }  // namespace coex::exec

@@ -22,6 +22,7 @@
 #include <mutex>
 
 #include "exec/launch_geometry.h"
+#include "exec/services.h"
 
 namespace coex::exec {
 
@@ -29,9 +30,10 @@ inline constexpr std::chrono::seconds kCompileLockWait{10};
 
 // With serial_compiles: held while a sub-launch of `kernel` on `device` with this geometry runs for
 // the first time, when the device is PoCL's; empty (not owning) otherwise.
-std::unique_lock<std::mutex> lock_first_run(int device, cl_kernel kernel, const LaunchGeometry& sub);
+std::unique_lock<std::mutex> lock_first_run(Services& services, int device, cl_kernel kernel,
+                                            const LaunchGeometry& sub);
 
 // Held around a program build on `device`, when the device is PoCL's.
-std::unique_lock<std::mutex> lock_build(int device);
+std::unique_lock<std::mutex> lock_build(Services& services, int device);
 
 }  // namespace coex::exec

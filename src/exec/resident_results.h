@@ -31,10 +31,11 @@ namespace coex::exec {
 // Reads the bytes of `ranges` that only a device holds from that device into the host copy, which
 // then holds them (they stay valid on the device). The caller holds the state's lock. Adds the bytes
 // read to `moved`. Returns the driver's error of a failed read.
-cl_int fetch_sole(coherence::BufferState& state, const coherence::IntervalSet& ranges, uint64_t& moved);
+cl_int fetch_sole(Services& services, coherence::BufferState& state, const coherence::IntervalSet& ranges,
+                  uint64_t& moved);
 
 // Whether a device's exact writes to this root may stay on the device at the end of the split (the
 // merge may still fetch them, when it writes home at once). The caller holds the state's lock.
-bool results_may_stay(const coherence::BufferState& state);
+bool results_may_stay(const Services& services, const coherence::BufferState& state);
 
 }  // namespace coex::exec

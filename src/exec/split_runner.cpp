@@ -11,8 +11,8 @@
 #include <thread>
 #include <vector>
 
-#include "api/runtime.h"
 #include "config/fault_spec.h"
+#include "config/settings.h"
 #include "devices/device_set.h"
 #include "exec/data_moves.h"
 #include "exec/device_kernels.h"
@@ -27,14 +27,13 @@
 #include "exec/split_safety.h"
 #include "report/report.h"
 #include "report/trace.h"
-#include "sched/split_math.h"
 
 namespace coex::exec {
 namespace {
 
 using Clock = std::chrono::steady_clock;
 
-const cl_icd_dispatch& cl() { return api::Runtime::get().next(); }
+const cl_icd_dispatch& cl(const LaunchJob& job) { return job.services->next(); }
 
 // Sets every argument of the app's launch on `kernel`, bound to the device's
 // own buffers.
@@ -45,19 +44,19 @@ cl_int set_arguments(LaunchJob& job, cl_kernel kernel, int device) {
     cl_int err = CL_SUCCESS;
     switch (binding.kind) {
       case ArgBinding::Kind::Value:
-        err = cl().clSetKernelArg(kernel, i, arg.size, arg.bytes.data());
+        err = cl(job).clSetKernelArg(kernel, i, arg.size, arg.bytes.data());
         break;
       case ArgBinding::Kind::Local:
-        err = cl().clSetKernelArg(kernel, i, arg.size, nullptr);
+        err = cl(job).clSetKernelArg(kernel, i, arg.size, nullptr);
         break;
       case ArgBinding::Kind::NullBuffer: {
         cl_mem none = nullptr;
-        err = cl().clSetKernelArg(kernel, i, sizeof(none), &none);
+        err = cl(job).clSetKernelArg(kernel, i, sizeof(none), &none);
         break;
       }
       case ArgBinding::Kind::Buffer: {
         cl_mem mem = device_mem(job, binding, device);
-        err = mem ? cl().clSetKernelArg(kernel, i, sizeof(mem), &mem) : CL_INVALID_MEM_OBJECT;
+        err = mem ? cl(job).clSetKernelArg(kernel, i, sizeof(mem), &mem) : CL_INVALID_MEM_OBJECT;
         break;
       }
     }
@@ -73,15 +72,15 @@ cl_int set_rewrite_arguments(LaunchJob& job, cl_kernel kernel, uint64_t group_ba
   cl_uint first = cl_uint(job.bindings.size());
   cl_uint split_dim = g.split_dim();
   cl_ulong values[4] = {group_base, g.groups_along_split(), g.global[split_dim], g.offset[split_dim]};
-  cl_int err = cl().clSetKernelArg(kernel, first, sizeof(split_dim), &split_dim);
+  cl_int err = cl(job).clSetKernelArg(kernel, first, sizeof(split_dim), &split_dim);
   for (cl_uint i = 0; i < 4 && err == CL_SUCCESS; ++i)
-    err = cl().clSetKernelArg(kernel, first + 1 + i, sizeof(cl_ulong), &values[i]);
+    err = cl(job).clSetKernelArg(kernel, first + 1 + i, sizeof(cl_ulong), &values[i]);
   return err;
 }
 
-void trace(int device, const char* name, const char* category, Clock::time_point begin, Clock::time_point end) {
-  if (auto* t = api::Runtime::get().trace())
-    t->record(name, category, device, t->to_trace_us(begin), t->to_trace_us(end));
+void trace(const LaunchJob& job, int device, const char* name, const char* category, Clock::time_point begin,
+           Clock::time_point end) {
+  if (auto* t = job.services->trace()) t->record(name, category, device, t->to_trace_us(begin), t->to_trace_us(end));
 }
 
 // The launch as a policy sees it; the bytes per group are what a group's
@@ -155,14 +154,14 @@ ChunkOutcome run_chunk(DeviceTask& t, const sched::Chunk& chunk, const ChunkFoot
   // (HomeBackup::mutex): others read from it.
   std::unique_lock<std::mutex> home_lock;
   if (device == job.home) home_lock = job.home_backup.lock_for_home();
-  const auto& settings = api::Runtime::get().settings();
+  const auto& settings = job.services->settings();
   const uint64_t sub_launch_number = ++t.worker.sub_launches;
   const bool fail_injected =
       config::fault_injected(settings.fault, config::FaultSpec::Kind::Fail, device, sub_launch_number);
   cl_event stall = nullptr;  // COEX_FAULT=stall:<device>: the sub-launch waits
                              // for what never comes
   if (config::fault_injected(settings.fault, config::FaultSpec::Kind::Stall, device, sub_launch_number))
-    stall = t.executor.stall_event(device, api::Runtime::get().devices().shadow_context(device));
+    stall = t.executor.stall_event(device, job.services->devices().shadow_context(device));
   ChunkMoves moves;
   t.progress.chunk_preparing(device, chunk, start);
   CancelCheck cancelled;
@@ -178,7 +177,7 @@ ChunkOutcome run_chunk(DeviceTask& t, const sched::Chunk& chunk, const ChunkFoot
         job, device, t.queues.device, t.queues.home, footprint, run.writes,
         [&](size_t bytes) { return t.worker.upload_staging(bytes, t.queues.device); }, moves, cancelled);
   if (run.error == kPreparationCancelled) {
-    trace(device, "upload (taken over)", "transfer", wall_start, Clock::now());
+    trace(job, device, "upload (taken over)", "transfer", wall_start, Clock::now());
     return ChunkOutcome::Cancelled;
   }
   add_chunk_writes(run.writes, footprint);
@@ -187,24 +186,28 @@ ChunkOutcome run_chunk(DeviceTask& t, const sched::Chunk& chunk, const ChunkFoot
   run.add(moves);
   Clock::time_point kernel_start = Clock::now();
   if (moves.home_to_host + moves.host_to_device + moves.host_to_home + moves.device_to_host)
-    trace(device, "upload", "transfer", wall_start, kernel_start);
+    trace(job, device, "upload", "transfer", wall_start, kernel_start);
   if (run.error == CL_SUCCESS && job.rewrite) run.error = set_rewrite_arguments(job, t.kernel, chunk.begin);
   LaunchGeometry sub = sub_launch(job.geometry, chunk.begin, chunk.end);
+  // From chunk_started on the device may be abandoned, and the launch end: nothing of the job is
+  // touched until chunk_finished says it was not.
+  Services& services = *job.services;
+  const bool home = device == job.home;
   if (!t.progress.chunk_started(device, t.now())) return ChunkOutcome::Cancelled;
-  if (device != job.home &&
-      config::fault_injected(settings.fault, config::FaultSpec::Kind::LateStart, device, sub_launch_number))
+  if (!home && config::fault_injected(settings.fault, config::FaultSpec::Kind::LateStart, device, sub_launch_number))
     start_late(t);
   // PoCL compiles when the sub-launch first runs, in this thread: with serial_compiles, one device at
   // a time there.
-  auto compile_lock = run.error == CL_SUCCESS ? lock_first_run(device, t.kernel, sub) : std::unique_lock<std::mutex>();
+  auto compile_lock =
+      run.error == CL_SUCCESS ? lock_first_run(services, device, t.kernel, sub) : std::unique_lock<std::mutex>();
   if (run.error == CL_SUCCESS)
-    run.error = cl().clEnqueueNDRangeKernel(t.queues.device, t.kernel, sub.work_dim, sub.offset, sub.global, sub.local,
-                                            stall ? 1 : 0, stall ? &stall : nullptr, nullptr);
-  if (run.error == CL_SUCCESS) run.error = cl().clFinish(t.queues.device);
+    run.error = services.next().clEnqueueNDRangeKernel(t.queues.device, t.kernel, sub.work_dim, sub.offset, sub.global,
+                                                       sub.local, stall ? 1 : 0, stall ? &stall : nullptr, nullptr);
+  if (run.error == CL_SUCCESS) run.error = services.next().clFinish(t.queues.device);
   if (compile_lock) compile_lock.unlock();
   if (!t.progress.chunk_finished(device, t.now())) return ChunkOutcome::Abandoned;
   if (home_lock) home_lock.unlock();
-  trace(device, job.kernel_name.c_str(), "kernel", kernel_start, Clock::now());
+  trace(job, device, job.kernel_name.c_str(), "kernel", kernel_start, Clock::now());
   double end = t.now();
   double transfer = std::chrono::duration<double>(kernel_start - wall_start).count();
   if (from_policy) {
@@ -228,25 +231,26 @@ ChunkOutcome run_chunk(DeviceTask& t, const sched::Chunk& chunk, const ChunkFoot
 // pthread devices). Home is never taken over and uses the app's own objects.
 class HeldForSubLaunches {
  public:
-  HeldForSubLaunches(LaunchJob& job, int device, cl_kernel kernel, cl_command_queue queue) {
+  HeldForSubLaunches(LaunchJob& job, int device, cl_kernel kernel, cl_command_queue queue) : cl_(cl(job)) {
     if (device == job.home) return;
-    if (kernel && cl().clRetainKernel(kernel) == CL_SUCCESS) kernel_ = kernel;
-    if (queue && cl().clRetainCommandQueue(queue) == CL_SUCCESS) queue_ = queue;
+    if (kernel && cl(job).clRetainKernel(kernel) == CL_SUCCESS) kernel_ = kernel;
+    if (queue && cl(job).clRetainCommandQueue(queue) == CL_SUCCESS) queue_ = queue;
     for (const ArgBinding& binding : job.bindings) {
       if (binding.kind != ArgBinding::Kind::Buffer) continue;
       cl_mem mem = device_mem(job, binding, device);
-      if (mem && cl().clRetainMemObject(mem) == CL_SUCCESS) mems_.push_back(mem);
+      if (mem && cl(job).clRetainMemObject(mem) == CL_SUCCESS) mems_.push_back(mem);
     }
   }
   ~HeldForSubLaunches() {
-    for (cl_mem mem : mems_) cl().clReleaseMemObject(mem);
-    if (queue_) cl().clReleaseCommandQueue(queue_);
-    if (kernel_) cl().clReleaseKernel(kernel_);
+    for (cl_mem mem : mems_) cl_.clReleaseMemObject(mem);
+    if (queue_) cl_.clReleaseCommandQueue(queue_);
+    if (kernel_) cl_.clReleaseKernel(kernel_);
   }
   HeldForSubLaunches(const HeldForSubLaunches&) = delete;
   HeldForSubLaunches& operator=(const HeldForSubLaunches&) = delete;
 
  private:
+  const cl_icd_dispatch& cl_;
   cl_kernel kernel_ = nullptr;
   cl_command_queue queue_ = nullptr;
   std::vector<cl_mem> mems_;
@@ -301,7 +305,7 @@ std::optional<DeviceRun> run_on_device(DeviceTask& t, std::optional<sched::Chunk
         },
         run.writes, run.changes, &run.error);
     run.seconds += std::chrono::duration<double>(Clock::now() - begin).count();
-    trace(t.device, "read back", "transfer", begin, Clock::now());
+    trace(job, t.device, "read back", "transfer", begin, Clock::now());
   }
   return run;
 }
@@ -311,14 +315,14 @@ std::optional<DeviceRun> run_on_device(DeviceTask& t, std::optional<sched::Chunk
 cl_int run_whole_on_home(LaunchJob& job, cl_command_queue home_queue) {
   uint64_t moved = 0, fetched = 0;  // counted by the report as on demand: no split moved it
   cl_int lacked = bring_job_home(job, home_queue, moved, fetched);
-  if (moved || fetched) api::Runtime::get().report().record_home_on_demand(moved, fetched);
+  if (moved || fetched) job.services->report().record_home_on_demand(moved, fetched);
   if (lacked != CL_SUCCESS) return lacked;
   cl_kernel kernel = device_kernel(job, job.home);
   bool temporary = false;
   if (!kernel) {  // coex's own build failed there: the app's program is built,
                   // make a kernel of it
     cl_int err = CL_SUCCESS;
-    kernel = cl().clCreateKernel(job.program->handle, job.kernel_name.c_str(), &err);
+    kernel = cl(job).clCreateKernel(job.program->handle, job.kernel_name.c_str(), &err);
     if (!kernel) return err;
     temporary = true;
   }
@@ -326,9 +330,10 @@ cl_int run_whole_on_home(LaunchJob& job, cl_command_queue home_queue) {
   if (err == CL_SUCCESS && job.rewrite && !temporary) err = set_rewrite_arguments(job, kernel, 0);
   const LaunchGeometry& g = job.geometry;
   if (err == CL_SUCCESS)
-    err = cl().clEnqueueNDRangeKernel(home_queue, kernel, g.work_dim, g.offset, g.global, g.local, 0, nullptr, nullptr);
-  if (err == CL_SUCCESS) err = cl().clFinish(home_queue);
-  if (temporary) cl().clReleaseKernel(kernel);
+    err = cl(job).clEnqueueNDRangeKernel(home_queue, kernel, g.work_dim, g.offset, g.global, g.local, 0, nullptr,
+                                         nullptr);
+  if (err == CL_SUCCESS) err = cl(job).clFinish(home_queue);
+  if (temporary) cl(job).clReleaseKernel(kernel);
   for (auto& use : job.roots) {  // home changed: every other copy of what was
                                  // written is stale
     std::lock_guard lock(use.root->state->mutex());
@@ -344,8 +349,8 @@ std::string history_key(const std::string& kernel_name, uint64_t source_hash) {
 }
 
 cl_int run_split(Executor& executor, LaunchJob& job) {
-  api::Runtime& rt = api::Runtime::get();
-  devices::DeviceSet& devices = rt.devices();
+  Services& services = *job.services;
+  devices::DeviceSet& devices = services.devices();
   Clock::time_point t0 = Clock::now();
   cl_command_queue home_queue = devices.home_queue(job.app_context, job.home_device);
   if (!home_queue) return CL_OUT_OF_RESOURCES;
@@ -370,7 +375,7 @@ cl_int run_split(Executor& executor, LaunchJob& job) {
     record.not_split_reason = left_out ? left_out : "devices_unavailable";
     record.per_device.push_back(
         {job.home, job.geometry.work_items(), std::chrono::duration<double>(Clock::now() - t0).count()});
-    rt.report().record_launch(job.kernel_name, record);
+    services.report().record_launch(job.kernel_name, record);
     return err;
   }
   std::vector<int> active;
@@ -379,7 +384,7 @@ cl_int run_split(Executor& executor, LaunchJob& job) {
   // time is no verdict on splitting (docs/design.md, "One-time costs").
   bool cold = false;
   for (int device : active) cold |= first_launch_from_build(job, device);
-  auto policy = make_configured_policy(rt.settings(), devices.profiles(), executor.history());
+  auto policy = make_configured_policy(services.settings(), devices.profiles(), executor.history());
   std::mutex policy_mutex;
   std::set<int> abandoned;  // devices whose chunks the policy took back (Boyer's
                             // stuck-device rule)
@@ -389,7 +394,7 @@ cl_int run_split(Executor& executor, LaunchJob& job) {
   job.home_backup.on_device.assign(job.roots.size(), {});
   for (const RootFootprint& root : whole_launch.roots) {
     job.home_backup.launch_reads.push_back(root.reads);
-    if (rt.settings().side_reads) job.home_backup.launch_writes.push_back(root.writes());
+    if (services.settings().side_reads) job.home_backup.launch_writes.push_back(root.writes());
   }
   policy->begin_launch(launch_shape(job, whole_launch), active, 0);
   // The first chunk of every device, handed out now (each device would ask at
@@ -406,7 +411,7 @@ cl_int run_split(Executor& executor, LaunchJob& job) {
   Clock::time_point host_copy_start = Clock::now();
   refresh_host_copies(job, home_queue, host_copy_wanted(job, first_footprints, whole_launch),
                       record.bytes_by_step.home_to_host, record.bytes_by_step.devices_to_host);
-  trace(job.home, "host copy", "transfer", host_copy_start, Clock::now());
+  trace(job, job.home, "host copy", "transfer", host_copy_start, Clock::now());
 
   std::map<int, DeviceRun> runs;
   for (int device : active) runs[device];
@@ -414,16 +419,6 @@ cl_int run_split(Executor& executor, LaunchJob& job) {
   // launch has ended. Its late time teaches the history how slow it was, for
   // the next launches' policies.
   sched::LaunchShape shape = launch_shape(job, whole_launch);
-  // The specifications guess a device's pace before anything is measured (the CPU beside GPUs is
-  // taken over as soon as a GPU is idle). Not under static, whose user fixed the shares: there only
-  // a stall is taken over.
-  std::function<double(int)> relative_speed;
-  if (rt.settings().policy != "static")
-    relative_speed = [profiles = devices.profiles()](int device) {
-      for (const auto& p : profiles)
-        if (p.index == device) return sched::spec_weight(p, false);
-      return 0.0;
-    };
   // An abandoned device's time goes to the History once: its whole time when its sub-launch returns,
   // or, when coex stops and leaves it running (after waiting for it), the time so far, a lower bound
   // that the next run's History starts from (so that auto leaves a device that never finishes out of
@@ -434,29 +429,34 @@ cl_int run_split(Executor& executor, LaunchJob& job) {
                           const sched::Chunk& chunk, double seconds) {
     if (history) history->record_chunk(key, size, {chunk, 0, seconds, 0});
   };
+  SplitProgress::Listener listener;
+  listener.on_abandon = [&executor, history_note, alive = executor.alive()](int device, const sched::Chunk& chunk,
+                                                                            double seconds) {
+    if (!*alive) return;
+    auto started_at =
+        Clock::now() - std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(seconds));
+    executor.set_busy(device, true, [history_note, chunk, started_at] {
+      history_note(chunk, std::chrono::duration<double>(Clock::now() - started_at).count());
+    });
+  };
+  listener.on_abandoned_return = [&executor, history_note, alive = executor.alive()](
+                                     int device, const sched::Chunk& chunk, double seconds) {
+    if (!*alive) return;  // coex has stopped: a late return touches nothing
+    history_note(chunk, seconds);
+    executor.set_busy(device, false);
+  };
+  // Cancelled while preparing: it had not computed its chunk after that long, a bound on its time
+  // that keeps the next launches' policies from giving it as much again (no sub-launch to wait for).
+  listener.on_cancel = [history_note, alive = executor.alive()](int, const sched::Chunk& chunk, double seconds) {
+    if (*alive) history_note(chunk, seconds);
+  };
+  // The specifications guess a device's pace before anything is measured in this launch (the CPU
+  // beside GPUs is taken over as soon as a GPU is idle), unless the policy's shares were fixed by the
+  // user. Not the History's pace: a device taken over is measured late, under the load that slowed
+  // it, and would be taken over again for it (seen on two PoCL devices sharing cores).
   auto progress = std::make_shared<SplitProgress>(
-      job.home, active,
-      [&executor, history_note, alive = executor.alive()](int device, const sched::Chunk& chunk, double seconds) {
-        if (!*alive) return;
-        auto started_at =
-            Clock::now() - std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(seconds));
-        executor.set_busy(device, true, [history_note, chunk, started_at] {
-          history_note(chunk, std::chrono::duration<double>(Clock::now() - started_at).count());
-        });
-      },
-      [&executor, history_note, alive = executor.alive()](int device, const sched::Chunk& chunk, double seconds) {
-        if (!*alive) return;  // coex has stopped: a late return touches nothing
-        history_note(chunk, seconds);
-        executor.set_busy(device, false);
-      },
-      // Not the History's pace: a device taken over is measured late, under the load that slowed it,
-      // and would be taken over again for it (seen on two PoCL devices sharing cores).
-      nullptr, relative_speed,
-      // Cancelled while preparing: it had not computed its chunk after that long, a bound on its time
-      // that keeps the next launches' policies from giving it as much again (no sub-launch to wait for).
-      [history_note, alive = executor.alive()](int, const sched::Chunk& chunk, double seconds) {
-        if (*alive) history_note(chunk, seconds);
-      });
+      job.home, active, std::move(listener),
+      policy->guesses_pace_by_specification() ? devices.profiles() : std::vector<sched::DeviceProfile>{});
   for (int device : active) {
     DeviceQueues queues{device == job.home ? home_queue : devices.shadow_queue(device), home_queue};
     DeviceWorker& worker = executor.worker(device);
@@ -549,7 +549,7 @@ cl_int run_split(Executor& executor, LaunchJob& job) {
     record.bytes_moved = record.bytes_by_step.total();
     record.per_device.push_back(
         {job.home, job.geometry.work_items(), std::chrono::duration<double>(Clock::now() - t0).count()});
-    rt.report().record_launch(job.kernel_name, record);
+    services.report().record_launch(job.kernel_name, record);
     return err;
   }
 
@@ -558,7 +558,7 @@ cl_int run_split(Executor& executor, LaunchJob& job) {
   record.bytes_by_step.host_to_home +=
       merge_changes(job, changes, writes, home_queue, record.bytes_by_step.devices_to_host, &err);
   record.bytes_moved = record.bytes_by_step.total();
-  trace(job.home, "merge", "merge", merge_start, Clock::now());
+  trace(job, job.home, "merge", "merge", merge_start, Clock::now());
   record.split = err == CL_SUCCESS;
   if (!record.split) record.not_split_reason = "merge_failed";
   // What the split cost, whole: auto weighs it against home alone at the next launches.
@@ -573,7 +573,7 @@ cl_int run_split(Executor& executor, LaunchJob& job) {
       job.kernel_name, record.bytes_moved, steps.home_to_host, steps.host_to_devices, steps.devices_to_host,
       steps.host_to_home, record.bytes_minimal);
   for (auto& [device, run] : runs) record.per_device.push_back({device, run.work_items, run.seconds});
-  rt.report().record_launch(job.kernel_name, record);
+  services.report().record_launch(job.kernel_name, record);
   return err;
 }
 

@@ -180,6 +180,22 @@ AutoPolicy::AutoPolicy(const PolicyParams& params, std::shared_ptr<History> hist
                        const std::vector<DeviceProfile>& profiles)
     : params_(params), history_(history ? std::move(history) : std::make_shared<History>()), profiles_(profiles) {}
 
+const char* AutoPolicy::unsplit_reason(LaunchShape& shape, const std::vector<int>& devices) const {
+  shape.launch_number = history_->plan_launch(shape.kernel_key, shape.global_size);
+  const std::vector<int> paying = auto_paying_devices(*history_, shape, devices, params_);
+  const char* reason = nullptr;
+  if (paying.size() == 1 && paying.front() == shape.home)
+    reason = "one_device_pays";
+  else if (history_->splits_in_flight(shape.kernel_key, shape.global_size) &&
+           !history_->split_launch_seconds(shape.kernel_key, shape.global_size, paying))
+    reason = "split_being_measured";
+  if (reason) {
+    history_->note_launch(shape.kernel_key, shape.global_size);
+    shape.launch_number.reset();
+  }
+  return reason;
+}
+
 void AutoPolicy::begin_launch(const LaunchShape& shape, const std::vector<int>& devices, double now) {
   const auto paying = auto_paying_devices(*history_, shape, devices, params_);
   choice_ = auto_choice(*history_, shape, paying, params_);

@@ -69,6 +69,15 @@ class AutoPolicy : public Policy {
   std::vector<int> eliminated() const override;
   // Keeps the wall time of a split launch in the History, under the devices auto let take part.
   void launch_measured(double seconds) override;
+  // Launches run on home while the analysis and the builds go on (docs/design.md, "One-time costs").
+  bool waits_for_preparation() const override { return false; }
+  // "one_device_pays": the devices that pay are home alone (auto_paying_devices), so the launch runs
+  // on home at the cost of a plain launch, and is still counted, so that the periodic probe comes
+  // round. "split_being_measured": a split of this kernel and size is in flight and no split over
+  // the devices that pay has been measured yet: an iterative app enqueues its launches long before
+  // the first ends (benchmarks/jacobi: 100 launches of 1 ms in a row), and each would be split on
+  // what was known before it. Otherwise the launch is numbered (History::plan_launch).
+  const char* unsplit_reason(LaunchShape& shape, const std::vector<int>& devices) const override;
 
  private:
   PolicyParams params_;

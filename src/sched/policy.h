@@ -31,13 +31,13 @@ struct DeviceProfile {
 
 // One launch as the policy sees it: work counted in work-groups along the split dimension.
 struct LaunchShape {
-  std::string kernel_key;      // identifies the kernel (name + source hash) across launches and runs
-  uint64_t total_groups = 0;   // work-groups along the split dimension
+  std::string kernel_key;        // identifies the kernel (name + source hash) across launches and runs
+  uint64_t total_groups = 0;     // work-groups along the split dimension
   uint64_t items_per_group = 1;  // work-items in one of those groups (all dimensions)
   // Work-groups of the other dimensions that one group of the split dimension stands for: a device
   // is kept busy by fewer split groups when each is a row of many work-groups.
   uint64_t groups_per_slice = 1;
-  uint64_t global_size = 0;    // total work-items of the launch: the history is kept per size
+  uint64_t global_size = 0;  // total work-items of the launch: the history is kept per size
   // Bytes one work-group of the split dimension must move to the device and back when it runs away
   // from where its data lives (from the footprints); 0 when unknown. Only `predict` reads them.
   double bytes_in_per_group = 0;
@@ -91,6 +91,16 @@ struct ChunkTiming {
 //    the start of its job to the end of its merge (host copies, hand-offs, read-backs and the merge
 //    included, which chunk times miss). The executor reports it for launches that were split; the
 //    simulator does not.
+// Asked before a launch is split, by the executor's planner on the app's threads while other launches
+// run (so const: they read the parameters and touch only the History, which locks itself):
+//  - waits_for_preparation(): launches wait for what a split needs (the kernel analysis, the builds
+//    on the other devices); false: until those are ready, launches run on home as the app made them
+//    (docs/design.md, "One-time costs").
+//  - unsplit_reason(shape, devices): why the launch should run on shape.home alone, unsplit, or null
+//    to split it over `devices`. It may number the launch (shape.launch_number), so that the
+//    policy's begin_launch later sees the probe decided here.
+//  - guesses_pace_by_specification(): while nothing is measured, take-over may judge a device slow
+//    by what its specification promises; false: the user fixed the shares, only a stall is taken over.
 class Policy {
  public:
   virtual ~Policy() = default;
@@ -103,6 +113,13 @@ class Policy {
   virtual std::string planned_by() const { return name(); }
   virtual std::vector<int> eliminated() const { return {}; }
   virtual void launch_measured(double seconds) { (void)seconds; }
+  virtual bool waits_for_preparation() const { return true; }
+  virtual const char* unsplit_reason(LaunchShape& shape, const std::vector<int>& devices) const {
+    (void)shape;
+    (void)devices;
+    return nullptr;
+  }
+  virtual bool guesses_pace_by_specification() const { return true; }
 };
 
 }  // namespace coex::sched

@@ -4,10 +4,9 @@
 #pragma once
 
 #include <cstdint>
+#include <nlohmann/json_fwd.hpp>
 #include <string>
 #include <vector>
-
-#include <nlohmann/json_fwd.hpp>
 
 #include "sched/policy.h"
 #include "sched/policy_params.h"
@@ -23,12 +22,12 @@ struct SpeedChange {
 };
 
 struct SimDevice {
-  DeviceProfile profile;        // what the policies see (index, name, type, compute units, ...)
-  double speed = 1;             // work-groups of mean cost per second
-  double latency = 0;           // seconds added to every chunk (launch, synchronisation)
-  double bandwidth_in_gbs = 0;  // host->device for the chunk's input; 0 = no transfer (host memory)
-  double bandwidth_out_gbs = 0; // device->host for its output
-  double noise = 0;             // each chunk's compute time x (1 + noise * |z|), z ~ N(0,1), seeded
+  DeviceProfile profile;         // what the policies see (index, name, type, compute units, ...)
+  double speed = 1;              // work-groups of mean cost per second
+  double latency = 0;            // seconds added to every chunk (launch, synchronisation)
+  double bandwidth_in_gbs = 0;   // host->device for the chunk's input; 0 = no transfer (host memory)
+  double bandwidth_out_gbs = 0;  // device->host for its output
+  double noise = 0;              // each chunk's compute time x (1 + noise * |z|), z ~ N(0,1), seeded
   std::vector<SpeedChange> changes;
 };
 
@@ -61,6 +60,9 @@ struct Scenario {
   PolicyParams params;
   bool trace = false;    // add every chunk to the launch lines
   bool summary = false;  // add one summary line per policy after its launch lines
+  // A device the policy has nothing more for takes over a slower or stalled one, as the executor does
+  // (sched/take_over.h). false: the policy's own behaviour alone (a paper's experiment).
+  bool take_over = true;
 };
 
 // Fills *scenario from a parsed JSON document; false with *error naming the key on a bad one.

@@ -2,27 +2,33 @@
 
 #include <algorithm>
 #include <cmath>
+#include <deque>
 #include <limits>
 #include <map>
+#include <nlohmann/json.hpp>
 #include <ostream>
 #include <queue>
 #include <random>
 
-#include <nlohmann/json.hpp>
-
 #include "sched/policy_factory.h"
 #include "sched/sim_model.h"
+#include "sched/take_over.h"
 
 namespace coex::sched {
 namespace {
 
 constexpr double kInf = std::numeric_limits<double>::infinity();
+constexpr size_t kTimer = std::numeric_limits<size_t>::max();  // an event that is no chunk's end
 
 // One program run: the devices' clocks and speed timelines; the policy object lives for the run.
 class RunState {
  public:
   RunState(const Scenario& s, const CostModel& cost, Policy& policy, int run)
-      : s_(s), cost_(cost), policy_(policy), run_(run), timelines_(s.devices.size()),
+      : s_(s),
+        cost_(cost),
+        policy_(policy),
+        run_(run),
+        timelines_(s.devices.size()),
         busy_until_(s.devices.size(), 0.0) {
     for (size_t i = 0; i < s.devices.size(); ++i)
       rngs_.emplace_back(s.seed * 1000003ull + static_cast<uint64_t>(run) * 7919ull + i);
@@ -34,11 +40,19 @@ class RunState {
   struct Event {
     double time;
     uint64_t seq;
-    size_t chunk;  // index into trace
+    size_t chunk;  // index into trace; kTimer: a waiting device looks again
     bool operator>(const Event& o) const { return time != o.time ? time > o.time : seq > o.seq; }
   };
 
   void ask(size_t device, double now, LaunchResult& r);
+  // The device's next chunk starts at `now`: from the policy, or a range it took over.
+  void run_chunk(size_t device, const Chunk& chunk, bool redo, double now, LaunchResult& r);
+  // The policy has nothing more for the device: it takes over a slower one, waits, or is done,
+  // by the executor's rules (sched/take_over.h).
+  void idle(size_t device, double now, LaunchResult& r);
+  // The device's results in this launch are dropped: it was taken over.
+  void drop_results(size_t device, LaunchResult& r);
+  size_t slot_of(int index) const;
   bool overlaps(uint64_t begin, uint64_t end) const;
 
   const Scenario& s_;
@@ -57,7 +71,17 @@ class RunState {
   std::map<uint64_t, uint64_t> live_;  // begin -> end of chunks handed out and not abandoned
   std::vector<int> running_;           // per device: trace index of its running chunk, -1 if none
   size_t asks_ = 0;
+  std::optional<TakeOver> take_over_;
+  std::vector<std::deque<Chunk>> redo_;  // per device: ranges taken over, still to run
+  std::vector<bool> waiting_;            // per device: idle, looks again at the next event
+  std::vector<double> next_look_;        // per device: the time of its pending timer, if any
 };
+
+size_t RunState::slot_of(int index) const {
+  size_t slot = 0;
+  while (s_.devices[slot].profile.index != index) ++slot;
+  return slot;
+}
 
 bool RunState::overlaps(uint64_t begin, uint64_t end) const {
   auto it = live_.upper_bound(begin);
@@ -85,12 +109,17 @@ void RunState::ask(size_t device, double now, LaunchResult& r) {
       live_.erase(a.begin);
       busy_until_[d] = t0_ + r.trace[t].finish;  // its queue stays busy until the kernel ends (or forever)
       running_[d] = -1;
+      take_over_->abandon_if_running(a.device, now - t0_);
       ++r.abandoned;
       found = true;
     }
     if (!found) r.error = "policy abandoned a chunk that is not running";
   }
-  if (!c || !r.error.empty()) return;
+  if (!r.error.empty()) return;
+  if (!c) {
+    idle(device, now, r);
+    return;
+  }
   const uint64_t groups = s_.kernel.groups;
   if (c->device != index || c->begin >= c->end || c->end > groups) {
     r.error = "policy handed device " + std::to_string(index) + " an invalid chunk [" + std::to_string(c->begin) +
@@ -103,6 +132,13 @@ void RunState::ask(size_t device, double now, LaunchResult& r) {
     return;
   }
   live_[c->begin] = c->end;
+  run_chunk(device, *c, false, now, r);
+}
+
+void RunState::run_chunk(size_t device, const Chunk& chunk, bool redo, double now, LaunchResult& r) {
+  const Chunk* c = &chunk;
+  take_over_->chunk_preparing(c->device, *c, now - t0_);
+  take_over_->chunk_started(c->device, now - t0_);
   const SimDevice& dev = s_.devices[device];
   const double g = static_cast<double>(c->groups());
   const double in = dev.bandwidth_in_gbs > 0 ? g * s_.kernel.bytes_in_per_group / (dev.bandwidth_in_gbs * 1e9) : 0;
@@ -110,16 +146,71 @@ void RunState::ask(size_t device, double now, LaunchResult& r) {
   double noise = 1;
   if (dev.noise > 0) noise += dev.noise * std::fabs(std::normal_distribution<double>(0, 1)(rngs_[device]));
   const double compute_start = now + dev.latency + in;
-  const double compute_end = timelines_[device].finish_time(compute_start, cost_.cost(c->begin, c->end) * noise, dev.speed);
+  const double compute_end =
+      timelines_[device].finish_time(compute_start, cost_.cost(c->begin, c->end) * noise, dev.speed);
   SimChunk sc;
   sc.chunk = *c;
   sc.start = now - t0_;
   sc.finish = compute_end + out - t0_;
   sc.transfer_seconds = in + out;
+  sc.redo = redo;
   r.trace.push_back(sc);
   ++r.chunks;
   running_[device] = static_cast<int>(r.trace.size() - 1);
   if (std::isfinite(sc.finish)) events_.push({compute_end + out, seq_++, r.trace.size() - 1});
+}
+
+void RunState::drop_results(size_t device, LaunchResult& r) {
+  const int index = s_.devices[device].profile.index;
+  for (size_t t = 0; t < r.trace.size(); ++t) {
+    SimChunk& sc = r.trace[t];
+    if (sc.chunk.device != index || sc.abandoned) continue;
+    sc.abandoned = true;
+    if (running_[device] == static_cast<int>(t)) {
+      busy_until_[device] = t0_ + sc.finish;  // its queue stays busy until the kernel ends (or forever)
+      running_[device] = -1;
+      ++r.abandoned;
+    } else {
+      r.groups_per_device[device] -= sc.chunk.groups();
+    }
+  }
+  r.finish_per_device[device] = 0;
+  redo_[device].clear();
+  waiting_[device] = false;
+}
+
+void RunState::idle(size_t device, double now, LaunchResult& r) {
+  const int index = s_.devices[device].profile.index;
+  if (!redo_[device].empty()) {
+    const Chunk next = redo_[device].front();
+    redo_[device].pop_front();
+    run_chunk(device, next, true, now, r);
+    return;
+  }
+  waiting_[device] = false;
+  if (!s_.take_over) {
+    take_over_->finished(index);
+    return;
+  }
+  TakeOver::Idle idle = take_over_->idle(index, now - t0_);
+  if (idle.victim >= 0) {
+    drop_results(slot_of(idle.victim), r);
+    for (const Chunk& range : idle.ranges) redo_[device].push_back({index, range.begin, range.end});
+    this->idle(device, now, r);
+    return;
+  }
+  if (!idle.others_work) {
+    take_over_->finished(index);
+    return;
+  }
+  // Waits: it looks again at the next chunk's end, or when the stall rule may let it take over.
+  waiting_[device] = true;
+  const double at = take_over_->next_stall_check(index);
+  if (!std::isfinite(at)) return;
+  const double when = std::max(t0_ + at, now) + 1e-9;
+  if (next_look_[device] == when) return;
+  next_look_[device] = when;
+  events_.push({when, seq_++, kTimer});
 }
 
 LaunchResult RunState::launch(int index) {
@@ -133,6 +224,9 @@ LaunchResult RunState::launch(int index) {
       if (c.launch == index) timelines_[d].set(t0_ + c.at, c.factor);
   live_.clear();
   running_.assign(n, -1);
+  redo_.assign(n, {});
+  waiting_.assign(n, false);
+  next_look_.assign(n, -1);
   asks_ = 0;
   events_ = {};
   r.groups_per_device.assign(n, 0);
@@ -155,6 +249,12 @@ LaunchResult RunState::launch(int index) {
     offered.push_back(s_.devices[d].profile.index);
     offered_slots.push_back(d);
   }
+  // Take-over as the executor does it; guesses from the specifications unless the user fixed the
+  // shares. The simulator has no home device: any device may be taken over.
+  std::vector<DeviceProfile> specified;
+  if (policy_.guesses_pace_by_specification())
+    for (const auto& d : s_.devices) specified.push_back(d.profile);
+  take_over_.emplace(-1, offered, specified);
   policy_.begin_launch(shape, offered, 0.0);
   r.planned_by = policy_.planned_by();
   for (size_t d : offered_slots) ask(d, t0_, r);
@@ -163,21 +263,31 @@ LaunchResult RunState::launch(int index) {
   while (!events_.empty() && r.error.empty()) {
     const Event e = events_.top();
     events_.pop();
-    const SimChunk sc = r.trace[e.chunk];  // a copy: ask() below appends to the trace
-    if (sc.abandoned) continue;  // its device is out of this launch; the policy expects nothing
-    now = e.time;
-    size_t device = 0;
-    while (s_.devices[device].profile.index != sc.chunk.device) ++device;
-    running_[device] = -1;
-    ChunkTiming timing;
-    timing.chunk = sc.chunk;
-    timing.start = sc.start;
-    timing.end = sc.finish;
-    timing.transfer_seconds = sc.transfer_seconds;
-    policy_.chunk_done(timing);
-    r.groups_per_device[device] += sc.chunk.groups();
-    r.finish_per_device[device] = std::max(r.finish_per_device[device], sc.finish);
-    ask(device, now, r);
+    if (e.chunk != kTimer) {
+      const SimChunk sc = r.trace[e.chunk];  // a copy: ask() below appends to the trace
+      if (sc.abandoned) continue;            // its device is out of this launch; the policy expects nothing
+      now = e.time;
+      const size_t device = slot_of(sc.chunk.device);
+      running_[device] = -1;
+      take_over_->chunk_finished(sc.chunk.device, now - t0_);
+      r.groups_per_device[device] += sc.chunk.groups();
+      r.finish_per_device[device] = std::max(r.finish_per_device[device], sc.finish);
+      if (sc.redo) {  // not the policy's chunk: it expects nothing of it
+        idle(device, now, r);
+      } else {
+        ChunkTiming timing;
+        timing.chunk = sc.chunk;
+        timing.start = sc.start;
+        timing.end = sc.finish;
+        timing.transfer_seconds = sc.transfer_seconds;
+        policy_.chunk_done(timing);
+        ask(device, now, r);
+      }
+    } else {
+      now = std::max(now, e.time);
+    }
+    for (size_t d = 0; d < n && r.error.empty(); ++d)
+      if (waiting_[d]) idle(d, now, r);
   }
 
   uint64_t covered = 0;
@@ -191,10 +301,14 @@ LaunchResult RunState::launch(int index) {
     }
   }
   // No device left to offer work to (all still hold a kernel that never ends): stalled, not a bug.
+  // Nor is a policy that still waits for a device taken over (plbhec waits for every device's
+  // profiling block): it never hears of the redo, and the executor then runs the launch again on home.
   const bool nobody = offered.empty();
-  if (r.error.empty() && covered < s_.kernel.groups && never == 0 && !nobody)
+  const bool waits_for_taken_over =
+      !take_over_->in_states({TakeOver::State::Abandoned, TakeOver::State::Cancelled, TakeOver::State::Left}).empty();
+  if (r.error.empty() && covered < s_.kernel.groups && never == 0 && !nobody && !waits_for_taken_over)
     r.error = "policy left " + std::to_string(s_.kernel.groups - covered) + " work-groups unassigned";
-  r.stalled = never > 0 || (nobody && covered < s_.kernel.groups);
+  r.stalled = never > 0 || ((nobody || waits_for_taken_over) && covered < s_.kernel.groups);
   r.unfinished_groups = r.stalled ? never + (s_.kernel.groups - covered) : 0;
   if (r.error.empty()) policy_.end_launch(now - t0_);
   r.eliminated = policy_.eliminated();
@@ -344,20 +458,25 @@ std::vector<LaunchResult> simulate_policy(const Scenario& scenario, const std::s
 }
 
 int run_simulation(const std::string& scenario_json_path, std::ostream& out, std::ostream& err) {
+  Scenario s;
+  std::string error;
+  if (!load_scenario(scenario_json_path, &s, &error)) {
+    err << "coex simulate: " << error << '\n';
+    return 2;
+  }
+  return run_simulation(s, out, err);
+}
+
+int run_simulation(const Scenario& s, std::ostream& out, std::ostream& err) {
   try {
-    Scenario s;
-    std::string error;
-    if (!load_scenario(scenario_json_path, &s, &error)) {
-      err << "coex simulate: " << error << '\n';
-      return 2;
-    }
     int rc = 0;
     for (const auto& policy : s.policies) {
       const auto results = simulate_policy(s, policy);
       for (const auto& r : results) {
         out << launch_line(s, policy, r).dump() << '\n';
         if (!r.error.empty()) {
-          err << "coex simulate: " << s.name << ", policy " << policy << ", launch " << r.launch << ": " << r.error << '\n';
+          err << "coex simulate: " << s.name << ", policy " << policy << ", launch " << r.launch << ": " << r.error
+              << '\n';
           rc = 1;
         }
       }

@@ -20,26 +20,27 @@ struct SimChunk {
   double start = 0;   // seconds since the launch began
   double finish = 0;  // +inf: never (stalled device)
   double transfer_seconds = 0;
-  bool abandoned = false;  // taken back by the policy and handed out again
+  bool abandoned = false;  // taken back by the policy and handed out again, or taken over
+  bool redo = false;       // a range this device took over from another (sched/take_over.h)
 };
 
 struct LaunchResult {
   int run = 0;
   int launch = 0;
   std::string planned_by;
-  double makespan = 0;        // NaN when the launch could not complete
+  double makespan = 0;  // NaN when the launch could not complete
   double ideal_makespan = 0;
-  double efficiency = 0;      // ideal / makespan
-  double load_balance = 0;    // first finish / last finish, over devices that ran a chunk
-  size_t chunks = 0;          // chunks handed out, abandoned ones included
+  double efficiency = 0;    // ideal / makespan
+  double load_balance = 0;  // first finish / last finish, over devices that ran a chunk
+  size_t chunks = 0;        // chunks handed out, abandoned ones included
   size_t abandoned = 0;
   std::vector<uint64_t> groups_per_device;  // by scenario device, abandoned chunks not counted
   std::vector<double> finish_per_device;    // end of the device's last chunk; 0 if it ran none
   std::vector<int> eliminated;              // device indices the policy reported
   std::vector<int> excluded;                // still busy with an abandoned chunk: not offered to the policy
-  bool stalled = false;       // no progress possible: a chunk on a stalled device never finishes
+  bool stalled = false;                     // no progress possible: a chunk on a stalled device never finishes
   uint64_t unfinished_groups = 0;
-  std::string error;          // a broken contract (overlap, gap, bad chunk); empty when none
+  std::string error;  // a broken contract (overlap, gap, bad chunk); empty when none
   std::vector<SimChunk> trace;
 };
 
@@ -58,5 +59,7 @@ std::vector<LaunchResult> simulate_with(const Scenario& scenario, const PolicyMa
 // `out`. Returns 0; 1 when a policy broke the contract (the line carries "error", `err` says it too);
 // 2 when the scenario cannot be read (the reason goes to `err`).
 int run_simulation(const std::string& scenario_json_path, std::ostream& out, std::ostream& err);
+// The same for a scenario already loaded (and perhaps changed: docs tables, sched/sim_doc_tables.h).
+int run_simulation(const Scenario& scenario, std::ostream& out, std::ostream& err);
 
 }  // namespace coex::sched

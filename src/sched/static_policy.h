@@ -16,6 +16,8 @@ class StaticPolicy : public PolicyBase {
  public:
   StaticPolicy(const PolicyParams& params, std::shared_ptr<History> history,
                const std::vector<DeviceProfile>& profiles);
+  // The user fixed the shares: only a stall is taken over.
+  bool guesses_pace_by_specification() const override { return false; }
 
  protected:
   void on_begin(double now) override;

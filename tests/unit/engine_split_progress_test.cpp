@@ -4,10 +4,19 @@
 #include <thread>
 
 #include "exec/split_progress.h"
+#include "specified_devices.h"
 
-using coex::exec::redo_is_sooner;
 using coex::exec::SplitProgress;
 using coex::sched::Chunk;
+using coex::sched::redo_is_sooner;
+
+static SplitProgress::Listener on_abandon_and_return(std::function<void(int, const Chunk&, double)> abandon,
+                                                     std::function<void(int, const Chunk&, double)> returned) {
+  SplitProgress::Listener listener;
+  listener.on_abandon = std::move(abandon);
+  listener.on_abandoned_return = std::move(returned);
+  return listener;
+}
 
 // A chunk prepared, then its sub-launch started, at `now`.
 static void start(SplitProgress& progress, int device, const Chunk& chunk, double now) {
@@ -47,17 +56,17 @@ TEST(RedoIsSooner, AThiefWithoutARateNeverTakesOver) {
 // which later comes back to nothing.
 TEST(SplitProgress, HomeTakesOverAStalledDevice) {
   std::vector<int> abandoned, returned;
-  SplitProgress progress(
-      0, {0, 1},
-      [&](int d, const Chunk& c, double seconds) {
-        abandoned.push_back(d);
-        EXPECT_EQ(c.begin, 50u);
-        EXPECT_GT(seconds, 1.5);  // what it ran so far
-      },
-      [&](int d, const Chunk& c, double) {
-        returned.push_back(d);
-        EXPECT_EQ(c.begin, 50u);
-      });
+  SplitProgress progress(0, {0, 1},
+                         on_abandon_and_return(
+                             [&](int d, const Chunk& c, double seconds) {
+                               abandoned.push_back(d);
+                               EXPECT_EQ(c.begin, 50u);
+                               EXPECT_GT(seconds, 1.5);  // what it ran so far
+                             },
+                             [&](int d, const Chunk& c, double) {
+                               returned.push_back(d);
+                               EXPECT_EQ(c.begin, 50u);
+                             }));
   std::atomic<double> clock{0};
   auto now = [&] { return clock.load(); };
   start(progress, 1, {1, 50, 100}, 0);
@@ -91,8 +100,7 @@ TEST(SplitProgress, HomeTakesOverAStalledDevice) {
 // than home: home takes it over as soon as it is idle, without waiting for a
 // stall.
 TEST(SplitProgress, ASlowDeviceBySpecificationIsTakenOverAtOnce) {
-  SplitProgress progress(
-      0, {0, 1}, nullptr, nullptr, [](int) { return 0.0; }, [](int d) { return d == 0 ? 100.0 : 1.0; });
+  SplitProgress progress(0, {0, 1}, {}, specified({100, 1}));
   start(progress, 1, {1, 90, 100}, 0);
   start(progress, 0, {0, 0, 90}, 0);
   ASSERT_TRUE(progress.chunk_finished(0, 0.9));  // 100 groups/s: device 1 would need 10 s for its 10
@@ -105,12 +113,11 @@ TEST(SplitProgress, ASlowDeviceBySpecificationIsTakenOverAtOnce) {
 // 100 groups/s. When it has run 2 s it has outrun that, and is given as long again: home redoes its
 // 2 groups in 0.02 s rather than wait for it, or for the 5 s of the stall rule.
 TEST(SplitProgress, ASlowDeviceThatOutrunsItsGuessIsGivenAsLongAgain) {
-  SplitProgress progress(
-      0, {0, 1}, nullptr, nullptr, [](int) { return 0.0; }, [](int d) { return d == 0 ? 65.0 : 1.0; });
+  SplitProgress progress(0, {0, 1}, {}, specified({65, 1}));
   start(progress, 1, {1, 98, 100}, 0);
   start(progress, 0, {0, 0, 98}, 1.02);
   ASSERT_TRUE(progress.chunk_finished(0, 2.0));  // 100 groups/s
-  std::thread device1([&] {  // returns later: the wait ends either way
+  std::thread device1([&] {                      // returns later: the wait ends either way
     std::this_thread::sleep_for(std::chrono::milliseconds(100));
     if (progress.chunk_finished(1, 2.1)) progress.finished(1);
   });
@@ -119,8 +126,7 @@ TEST(SplitProgress, ASlowDeviceThatOutrunsItsGuessIsGivenAsLongAgain) {
   ASSERT_TRUE(ranges.has_value());
   EXPECT_EQ((*ranges)[0].begin, 98u);
   // Devices of one kind (2x apart): the guess outrun is no reason, only a stall is.
-  SplitProgress same(
-      0, {0, 1, 2}, nullptr, nullptr, [](int) { return 0.0; }, [](int d) { return d == 2 ? 1.0 : 2.0; });
+  SplitProgress same(0, {0, 1, 2}, {}, specified({2, 2, 1}));
   start(same, 2, {2, 90, 100}, 0);
   start(same, 1, {1, 0, 90}, 0.1);
   ASSERT_TRUE(same.chunk_finished(1, 1.0));  // 100 groups/s: device 2's 10 guessed at 0.2 s
@@ -134,7 +140,7 @@ TEST(SplitProgress, ASlowDeviceThatOutrunsItsGuessIsGivenAsLongAgain) {
 }
 
 TEST(SplitProgress, HomeIsNeverTakenOver) {
-  SplitProgress progress(0, {0, 1}, nullptr, nullptr);
+  SplitProgress progress(0, {0, 1});
   start(progress, 0, {0, 0, 50}, 0);
   start(progress, 1, {1, 50, 100}, 0);
   ASSERT_TRUE(progress.chunk_finished(1, 0.01));
@@ -147,7 +153,7 @@ TEST(SplitProgress, HomeIsNeverTakenOver) {
 }
 
 TEST(SplitProgress, AWaitingDeviceLeavesWhenTheOtherFinishes) {
-  SplitProgress progress(0, {0, 1, 2}, nullptr, nullptr);
+  SplitProgress progress(0, {0, 1, 2});
   start(progress, 1, {1, 0, 50}, 0);
   start(progress, 2, {2, 50, 100}, 0);
   ASSERT_TRUE(progress.chunk_finished(1, 0.5));
@@ -170,14 +176,14 @@ TEST(SplitProgress, AWaitingDeviceLeavesWhenTheOtherFinishes) {
 // sub-launch, and the launch waits for it to leave.
 TEST(SplitProgress, ADeviceStillPreparingIsCancelledAndTheLaunchWaitsForItToLeave) {
   std::vector<int> abandoned, cancelled;
-  SplitProgress progress(
-      0, {0, 1}, [&](int d, const Chunk&, double) { abandoned.push_back(d); }, nullptr, [](int) { return 0.0; },
-      [](int d) { return d == 0 ? 100.0 : 1.0; },
-      [&](int d, const Chunk& c, double seconds) {
-        cancelled.push_back(d);
-        EXPECT_EQ(c.begin, 90u);
-        EXPECT_DOUBLE_EQ(seconds, 0.9);  // prepared that long without computing: a bound on its time
-      });
+  SplitProgress::Listener listener;
+  listener.on_abandon = [&](int d, const Chunk&, double) { abandoned.push_back(d); };
+  listener.on_cancel = [&](int d, const Chunk& c, double seconds) {
+    cancelled.push_back(d);
+    EXPECT_EQ(c.begin, 90u);
+    EXPECT_DOUBLE_EQ(seconds, 0.9);  // prepared that long without computing: a bound on its time
+  };
+  SplitProgress progress(0, {0, 1}, listener, specified({100, 1}));
   progress.chunk_preparing(1, {1, 90, 100}, 0);
   start(progress, 0, {0, 0, 90}, 0);
   ASSERT_TRUE(progress.chunk_finished(0, 0.9));
@@ -204,10 +210,9 @@ TEST(SplitProgress, ADeviceStillPreparingIsCancelledAndTheLaunchWaitsForItToLeav
 }
 
 // Two devices of the same pace: one still uploading is not taken over by the other, which waits,
-// until its preparation has lasted as long as a stall (kStallSeconds).
+// until its preparation has lasted as long as a stall (TakeOverRules::stall_seconds).
 TEST(SplitProgress, APreparationIsTakenOverOnlyWhenItLastsAsLongAsAStall) {
-  SplitProgress progress(
-      0, {0, 1, 2}, nullptr, nullptr, [](int) { return 0.0; }, [](int) { return 1.0; });
+  SplitProgress progress(0, {0, 1, 2}, {}, specified({1, 1, 1}));
   progress.chunk_preparing(2, {2, 50, 100}, 0);
   start(progress, 1, {1, 0, 50}, 0);
   ASSERT_TRUE(progress.chunk_finished(1, 0.5));  // 100 groups/s: device 2's 50 would take it 0.5 s
@@ -221,6 +226,6 @@ TEST(SplitProgress, APreparationIsTakenOverOnlyWhenItLastsAsLongAsAStall) {
   auto ranges = progress.wait_or_take_over(1, [&] { return clock.load(); });
   mover.join();
   ASSERT_TRUE(ranges.has_value());
-  EXPECT_GE(clock.load(), SplitProgress::kStallSeconds);
+  EXPECT_GE(clock.load(), coex::sched::TakeOverRules{}.stall_seconds);
   EXPECT_TRUE(progress.cancelled(2));
 }

@@ -144,6 +144,7 @@ TEST(AutoPolicy, NamesThePolicyItPickedAndGivesNothingToDroppedDevices) {
 
 TEST(AutoPolicy, SimulatedSequenceSigmoidThenWp) {
   Scenario s;
+  s.take_over = false;  // the policy on its own, as in its paper (no take-over by the executor's rules)
   s.name = "auto";
   s.devices.resize(2);
   for (int i = 0; i < 2; ++i) {

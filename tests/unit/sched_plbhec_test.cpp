@@ -26,6 +26,7 @@ TEST(PlbhecSplit, EqualPredictedFinishWithIntercepts) {
 
 Scenario two_devices() {
   Scenario s;
+  s.take_over = false;  // the policy on its own, as in its paper (no take-over by the executor's rules)
   s.name = "plbhec";
   s.devices.resize(2);
   for (int i = 0; i < 2; ++i) {

@@ -46,8 +46,8 @@ TEST(PredictSplit, EliminationThresholdIsTenPercentOfTheLargestShare) {
 }
 
 TEST(PredictSplit, AtMostMaxSteps) {
-  const auto s = predict_split({model(0.3, 0.001), model(0.0, 0.0017), model(0.1, 0.0031)}, {0.2, 0, 0}, 100000, 2,
-                               0.0, 1e-12);
+  const auto s =
+      predict_split({model(0.3, 0.001), model(0.0, 0.0017), model(0.1, 0.0031)}, {0.2, 0, 0}, 100000, 2, 0.0, 1e-12);
   EXPECT_LE(s.steps, 2);
   EXPECT_EQ(s.groups[0] + s.groups[1] + s.groups[2], 100000u);
 }
@@ -75,6 +75,7 @@ TEST(PredictModel, TransferFromBandwidthWhenTheTimingsSeparateIt) {
 
 TEST(PredictPolicy, CalibratesThenSplitsStaticallyAndEliminatesTheSlowDevice) {
   Scenario s;
+  s.take_over = false;  // the policy on its own, as in its paper (no take-over by the executor's rules)
   s.name = "predict";
   s.devices.resize(3);
   for (int i = 0; i < 3; ++i) {

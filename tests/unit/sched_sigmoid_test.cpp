@@ -25,6 +25,7 @@ TEST(SigmoidPackage, SizesAtChosenRemainingWork) {
 
 Scenario two_devices(const std::string& cost, double noise) {
   Scenario s;
+  s.take_over = false;  // the policy on its own, as in its paper (no take-over by the executor's rules)
   s.name = "sigmoid";
   s.devices.resize(2);
   for (int i = 0; i < 2; ++i) {

@@ -33,9 +33,7 @@ TEST(StrackUpdate, FormulaOnOneStep) {
 TEST(StrackUpdate, UniformCostFixedPointIsTheSpeedRatio) {
   // Uniform cost: measured ratio = s_i / sum s whatever p is: jitp lands there in one launch,
   // wp halves the distance every launch.
-  auto measure = [](double p) {
-    return std::map<int, StrackMeasure>{{0, {p, p / 1.0}}, {1, {1 - p, (1 - p) / 3.0}}};
-  };
+  auto measure = [](double p) { return std::map<int, StrackMeasure>{{0, {p, p / 1.0}}, {1, {1 - p, (1 - p) / 3.0}}}; };
   double jitp = 0.5, wp = 0.5;
   jitp = strack_update({{0, jitp}, {1, 1 - jitp}}, measure(jitp), 0).at(0);
   EXPECT_NEAR(jitp, 0.25, 1e-12);
@@ -92,6 +90,7 @@ TEST(StrackUpdate, ZeroTimeChangesNothing) {
 
 Scenario two_devices(double slow_speed, int launches) {
   Scenario s;
+  s.take_over = false;  // the policy on its own, as in its paper (no take-over by the executor's rules)
   s.name = "strack";
   s.devices.resize(2);
   for (int i = 0; i < 2; ++i) {
