@@ -11,7 +11,8 @@
 
 namespace coex::exec {
 
-sched::PolicyParams policy_params_from(const config::Settings& settings);
+// The policies' parameters are the settings' own base (config/policy_params.h): no mapping.
+inline const sched::PolicyParams& policy_params_from(const config::Settings& settings) { return settings; }
 
 // The policy the settings name, with their parameters, over the history shared by every launch.
 std::unique_ptr<sched::Policy> make_configured_policy(const config::Settings& settings,

@@ -2,12 +2,12 @@
 
 #include <cmath>
 #include <fstream>
+#include <nlohmann/json.hpp>
 #include <set>
 #include <sstream>
 #include <stdexcept>
 
-#include <nlohmann/json.hpp>
-
+#include "config/settings.h"
 #include "sched/policy_factory.h"
 
 namespace coex::sched {
@@ -52,7 +52,8 @@ double number(const json& obj, const std::string& where, const std::string& key,
 
 uint64_t count(const json& obj, const std::string& where, const std::string& key, uint64_t fallback, uint64_t lo,
                uint64_t hi) {
-  const double d = number(obj, where, key, static_cast<double>(fallback), static_cast<double>(lo), static_cast<double>(hi));
+  const double d =
+      number(obj, where, key, static_cast<double>(fallback), static_cast<double>(lo), static_cast<double>(hi));
   if (d != std::floor(d)) throw ScenarioError(path(where, key) + " must be a whole number");
   return static_cast<uint64_t>(d);
 }
@@ -79,13 +80,15 @@ SpeedChange parse_change(const json& c, const std::string& where, bool stall) {
 }
 
 SimDevice parse_device(const json& d, const std::string& where, int index) {
-  only_keys(d, where, {"name", "type", "compute_units", "clock_mhz", "mem_bandwidth_gbs", "groups_per_cu", "speed",
-                       "latency", "bandwidth_in_gbs", "bandwidth_out_gbs", "noise", "changes", "stall"});
+  only_keys(d, where,
+            {"name", "type", "compute_units", "clock_mhz", "mem_bandwidth_gbs", "groups_per_cu", "speed", "latency",
+             "bandwidth_in_gbs", "bandwidth_out_gbs", "noise", "changes", "stall"});
   SimDevice dev;
   dev.profile.index = index;
   dev.profile.name = text(d, where, "name", "device" + std::to_string(index));
   const std::string type = text(d, where, "type", "gpu");
-  if (type != "cpu" && type != "gpu" && type != "other") throw ScenarioError(path(where, "type") + " must be cpu, gpu or other");
+  if (type != "cpu" && type != "gpu" && type != "other")
+    throw ScenarioError(path(where, "type") + " must be cpu, gpu or other");
   dev.profile.is_cpu = type == "cpu";
   dev.profile.is_gpu = type == "gpu";
   dev.profile.compute_units = static_cast<unsigned>(count(d, where, "compute_units", 1, 1, 1 << 20));
@@ -103,7 +106,8 @@ SimDevice parse_device(const json& d, const std::string& where, int index) {
   if (d.contains("changes")) {
     if (!d.at("changes").is_array()) throw ScenarioError(path(where, "changes") + " must be an array");
     for (size_t i = 0; i < d.at("changes").size(); ++i)
-      dev.changes.push_back(parse_change(d.at("changes")[i], path(where, "changes") + "[" + std::to_string(i) + "]", false));
+      dev.changes.push_back(
+          parse_change(d.at("changes")[i], path(where, "changes") + "[" + std::to_string(i) + "]", false));
   }
   if (d.contains("stall")) dev.changes.push_back(parse_change(d.at("stall"), path(where, "stall"), true));
   return dev;
@@ -114,14 +118,16 @@ CostProfile parse_cost(const json& c, const std::string& where) {
   CostProfile p;
   p.kind = text(c, where, "profile", "uniform");
   if (p.kind != "uniform" && p.kind != "linear" && p.kind != "mandelbrot" && p.kind != "random" && p.kind != "steps")
-    throw ScenarioError(path(where, "profile") + " must be uniform, linear, mandelbrot, random or steps, not '" + p.kind + "'");
+    throw ScenarioError(path(where, "profile") + " must be uniform, linear, mandelbrot, random or steps, not '" +
+                        p.kind + "'");
   p.from = number(c, where, "from", 1, 0);
   p.to = number(c, where, "to", 1, 0);
   if (p.kind == "linear" && p.from + p.to <= 0) throw ScenarioError(where + ": linear cost needs from + to > 0");
   p.amplitude = number(c, where, "amplitude", 0.5, 0, 1);
   p.max_iterations = static_cast<int>(count(c, where, "max_iterations", 256, 1, 100000));
   if (c.contains("values")) {
-    if (!c.at("values").is_array() || c.at("values").empty()) throw ScenarioError(path(where, "values") + " must be a non-empty array");
+    if (!c.at("values").is_array() || c.at("values").empty())
+      throw ScenarioError(path(where, "values") + " must be a non-empty array");
     for (const auto& v : c.at("values")) {
       if (!v.is_number() || v.get<double>() < 0) throw ScenarioError(path(where, "values") + " must hold numbers >= 0");
       p.values.push_back(v.get<double>());
@@ -131,20 +137,10 @@ CostProfile parse_cost(const json& c, const std::string& where) {
   return p;
 }
 
-std::string param_text(const json& v) {
-  if (v.is_string()) return v.get<std::string>();
-  if (v.is_boolean()) return v.get<bool>() ? "true" : "false";
-  if (v.is_array()) {
-    std::string s;
-    for (const auto& item : v) s += (s.empty() ? "" : ",") + param_text(item);
-    return s;
-  }
-  return v.dump();
-}
-
 void parse(const json& doc, Scenario* s) {
-  only_keys(doc, "", {"name", "description", "seed", "devices", "kernel", "launches", "runs", "policy", "params",
-                      "trace", "summary"});
+  only_keys(
+      doc, "",
+      {"name", "description", "seed", "devices", "kernel", "launches", "runs", "policy", "params", "trace", "summary"});
   s->name = text(doc, "", "name", "scenario");
   s->seed = count(doc, "", "seed", 1, 0, UINT64_MAX >> 12);
   if (!doc.contains("devices") || !doc.at("devices").is_array() || doc.at("devices").empty())
@@ -165,13 +161,15 @@ void parse(const json& doc, Scenario* s) {
   s->runs = static_cast<int>(count(doc, "", "runs", 1, 1, 1000));
   if (!doc.contains("policy")) throw ScenarioError("policy is required (a name or a list of names)");
   const json& p = doc.at("policy");
-  if (p.is_string()) s->policies.push_back(p.get<std::string>());
+  if (p.is_string())
+    s->policies.push_back(p.get<std::string>());
   else if (p.is_array())
     for (const auto& name : p) {
       if (!name.is_string()) throw ScenarioError("policy must list names");
       s->policies.push_back(name.get<std::string>());
     }
-  else throw ScenarioError("policy must be a name or a list of names");
+  else
+    throw ScenarioError("policy must be a name or a list of names");
   if (s->policies.empty()) throw ScenarioError("policy lists no names");
   for (const auto& name : s->policies) {
     bool known = false;
@@ -184,9 +182,11 @@ void parse(const json& doc, Scenario* s) {
   }
   if (doc.contains("params")) {
     if (!doc.at("params").is_object()) throw ScenarioError("params must be an object");
+    // The names, checks and error words of the settings (docs/settings.md): a scenario and a config
+    // file accept the same values.
     for (const auto& [key, value] : doc.at("params").items()) {
       std::string error;
-      if (!set_policy_param(s->params, key, param_text(value), &error)) throw ScenarioError("params." + key + ": " + error);
+      if (!config::set_policy_param(s->params, key, value, error)) throw ScenarioError("params." + key + ": " + error);
     }
   }
   s->trace = flag(doc, "", "trace", false);
