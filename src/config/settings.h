@@ -84,6 +84,11 @@ bool set_policy_param(PolicyParams& params, const std::string& name, const nlohm
 
 // docs/settings.md, generated from the list (settings_doc.cpp); `coex settings-doc` prints it.
 std::string settings_markdown();
+// The table of docs/schedulers.md, "Parameters" (its markers included), generated from the
+// COEX_POLICY_PARAM entries of the list; `coex settings-doc --policy-params` prints it.
+std::string policy_params_markdown();
+// The last line of that table, which ends the generated part of docs/schedulers.md.
+constexpr const char* kPolicyParamsTableEnd = "<!-- End of the generated table. -->";
 
 // The files in config/examples/ and what each shows: docs/settings.md explains them, since JSON has
 // no comments and an explanatory key would be an unknown key.
