@@ -10,7 +10,7 @@ using Args = std::vector<std::string>;
 int run_app(const Args& args);             // coex run [options] [--] app args...
 int list_devices(const Args& args);        // coex devices [--config FILE]
 int print_report(const Args& args);        // coex report FILE
-int print_settings_doc(const Args& args);  // coex settings-doc
+int print_settings_doc(const Args& args);  // coex settings-doc [--policy-params]
 int simulate(const Args& args);            // coex simulate SCENARIO.json
 
 // help.cpp: `coex --help`, and `coex COMMAND --help` (false: no such command).

@@ -9,7 +9,7 @@ namespace {
 
 struct CommandHelp {
   const char* name;
-  const char* usage;  // one line, after "coex "
+  const char* usage;    // one line, after "coex "
   const char* summary;  // one line for the list of `coex --help`
   const char* details;  // the rest of `coex COMMAND --help`
 };
@@ -51,7 +51,8 @@ Options (each also as --name=VALUE):
   --config FILE    the settings file (COEX_CONFIG)
   -h, --help       this help
 )"},
-    {"report", "report [--html OUT.html [--trace TRACE]] REPORT", "print a report written through --report (COEX_REPORT)",
+    {"report", "report [--html OUT.html [--trace TRACE]] REPORT",
+     "print a report written through --report (COEX_REPORT)",
      R"(Prints a report written through `coex run --report FILE` (or COEX_REPORT) as tables: what was
 split, across which devices, and why the rest was not, with a line on what each reason means. A file
 that is not a coex report (a trace, a config, a report of a newer coex) is refused with exit status 2.
@@ -73,11 +74,13 @@ Options:
                    SCENARIO_DIR (default: config/scenarios, run from the repository root)
   -h, --help       this help
 )"},
-    {"settings-doc", "settings-doc", "print the reference of every setting",
+    {"settings-doc", "settings-doc [--policy-params]", "print the reference of every setting",
      R"(Prints the reference of every setting, its COEX_<NAME> variable, type and default, as Markdown
 (docs/settings.md is this output).
 
 Options:
+  --policy-params  print only the table of the policies' parameters instead (the settings that
+                   tune the scheduling policies: the table in docs/schedulers.md, "Parameters")
   -h, --help       this help
 )"},
 };
@@ -85,9 +88,9 @@ Options:
 }  // namespace
 
 std::string general_help() {
-  std::string text =
-      "coex " COEX_VERSION ": run an unmodified OpenCL program on every device of the machine at once.\n\n"
-      "Usage:\n";
+  std::string text = "coex " COEX_VERSION
+                     ": run an unmodified OpenCL program on every device of the machine at once.\n\n"
+                     "Usage:\n";
   for (const CommandHelp& c : kCommands) {
     std::string line = std::string("  coex ") + c.usage;
     line.resize(std::max<size_t>(line.size() + 2, 44), ' ');

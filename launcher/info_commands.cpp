@@ -11,9 +11,17 @@ namespace coex::launcher {
 
 // print_report: report_command.cpp.
 
-int print_settings_doc(const Args&) {
-  std::cout << config::settings_markdown();
-  return 0;
+int print_settings_doc(const Args& args) {
+  if (args.empty()) {
+    std::cout << config::settings_markdown();
+    return 0;
+  }
+  if (args.size() == 1 && args[0] == "--policy-params") {
+    std::cout << config::policy_params_markdown();
+    return 0;
+  }
+  std::fprintf(stderr, "coex settings-doc: usage: coex settings-doc [--policy-params]\n");
+  return 2;
 }
 
 int simulate(const Args& args) {

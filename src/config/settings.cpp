@@ -12,29 +12,42 @@ namespace coex::config {
 
 namespace {
 
+const Settings& default_settings() {
+  static const Settings* const defaults = new Settings();  // never destroyed, like setting_infos()
+  return *defaults;
+}
+
+// One entry of setting_infos(). `field` may be a member of PolicyParams, which converts to a member
+// of Settings: one kind of entry serves both the plain settings and the policy parameters.
+template <typename Rule>
+SettingInfo make_info(const char* name, const char* doc, const Rule& rule, typename Rule::value_type Settings::*field,
+                      bool policy_param) {
+  SettingInfo info;
+  info.name = name;
+  info.env_var = env_var_name(name);
+  info.type_name = rule.type_name();
+  info.accepted = rule.accepted();
+  info.doc = doc;
+  info.default_value = rule.to_json(default_settings().*field);
+  info.policy_param = policy_param;
+  info.read_json = [rule, field](const nlohmann::json& value, Settings& settings, std::string& detail) {
+    return rule.from_json(value, settings.*field, detail);
+  };
+  info.read_env = [rule, field](const std::string& value, Settings& settings, std::string& detail) {
+    return rule.from_env(value, settings.*field, detail);
+  };
+  info.to_json = [rule, field](const Settings& settings) { return rule.to_json(settings.*field); };
+  return info;
+}
+
 std::vector<SettingInfo> build_setting_infos() {
   std::vector<SettingInfo> infos;
-  const Settings defaults;
-#define COEX_SETTING(kind, key, initial, rule_args, doc_text)                                   \
-  {                                                                                                 \
-    const auto rule = kind##Rule rule_args;                                                         \
-    SettingInfo info;                                                                               \
-    info.name = #key;                                                                              \
-    info.env_var = env_var_name(#key);                                                             \
-    info.type_name = rule.type_name();                                                              \
-    info.accepted = rule.accepted();                                                                \
-    info.doc = doc_text;                                                                            \
-    info.default_value = rule.to_json(defaults.key);                                               \
-    info.read_json = [rule](const nlohmann::json& value, Settings& settings, std::string& detail) { \
-      return rule.from_json(value, settings.key, detail);                                          \
-    };                                                                                              \
-    info.read_env = [rule](const std::string& value, Settings& settings, std::string& detail) {     \
-      return rule.from_env(value, settings.key, detail);                                           \
-    };                                                                                              \
-    info.to_json = [rule](const Settings& settings) { return rule.to_json(settings.key); };        \
-    infos.push_back(std::move(info));                                                               \
-  }
+#define COEX_SETTING(kind, key, initial, rule_args, doc_text) \
+  infos.push_back(make_info(#key, doc_text, kind##Rule rule_args, &Settings::key, false));
+#define COEX_POLICY_PARAM(kind, key, initial, rule_args, doc_text) \
+  infos.push_back(make_info(#key, doc_text, kind##Rule rule_args, &Settings::key, true));
 #include "config/settings_list.h"
+#undef COEX_POLICY_PARAM
 #undef COEX_SETTING
   return infos;
 }
@@ -77,12 +90,13 @@ size_t edit_distance(const std::string& a, const std::string& b) {
 }
 
 // The known key closest to an unknown one, when it is close enough to be a typo.
-std::string closest_key(const std::string& unknown) {
+std::string closest_key(const std::string& unknown, bool policy_params_only = false) {
   std::string lowered = to_lower(unknown);
   if (lowered.rfind("coex_", 0) == 0) lowered = lowered.substr(5);  // an env var name used as a key
   const SettingInfo* best = nullptr;
   size_t best_distance = std::max<size_t>(2, lowered.size() / 3) + 1;
   for (const SettingInfo& info : setting_infos()) {
+    if (policy_params_only && !info.policy_param) continue;
     const size_t d = edit_distance(lowered, info.name);
     if (d < best_distance) {
       best = &info;
@@ -105,7 +119,7 @@ const char* json_kind(const nlohmann::json& value) {
 std::string describe_parse_error(const std::string& what) {
   const size_t bracket = what.find("] ");
   return one_line(what.rfind("[json.exception.", 0) == 0 && bracket != std::string::npos ? what.substr(bracket + 2)
-                                                                                       : what);
+                                                                                         : what);
 }
 
 bool read_file(const std::string& path, std::string& text, std::string& why) {
@@ -198,7 +212,8 @@ void apply_env(const GetenvFn& getenv_fn, Settings& settings, std::vector<std::s
 void check_combinations(const Settings& settings, const std::string& source, std::vector<std::string>& errors) {
   const std::string prefix = "coex: settings from " + source + ": ";
   if (settings.static_mode == "ratio" && settings.weights.empty()) {
-    errors.push_back(prefix + "static_mode \"ratio\" needs weights, one per device (e.g. [3, 1]), but weights is empty");
+    errors.push_back(prefix +
+                     "static_mode \"ratio\" needs weights, one per device (e.g. [3, 1]), but weights is empty");
   }
   if (!settings.weights.empty() &&
       std::all_of(settings.weights.begin(), settings.weights.end(), [](double w) { return w == 0; })) {
@@ -231,6 +246,28 @@ LoadResult load_settings(const GetenvFn& getenv_fn) {
     result.errors.push_back(std::string("coex: settings could not be loaded: ") + e.what());
   }
   return result;
+}
+
+bool set_policy_param(PolicyParams& params, const std::string& name, const nlohmann::json& value, std::string& error) {
+  const SettingInfo* info = find_setting(name);
+  if (!info || !info->policy_param) {
+    const std::string guess = closest_key(name, true);
+    error = one_line("unknown policy parameter " + quote_value(name) +
+                     (guess.empty() ? "" : "; did you mean \"" + guess + "\"?") +
+                     " (docs/schedulers.md, \"Parameters\", lists them)");
+    return false;
+  }
+  // The setting's own reader, on a Settings that holds these params: the same checks and words as a
+  // config file's key.
+  Settings scratch;
+  static_cast<PolicyParams&>(scratch) = params;
+  std::string detail;
+  if (!info->read_json(value, scratch, detail)) {
+    error = rejection(*info, value, detail);
+    return false;
+  }
+  params = scratch;
+  return true;
 }
 
 nlohmann::json settings_to_json(const Settings& settings) {

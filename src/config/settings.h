@@ -5,14 +5,14 @@
 // the app in pass-through (a bad config never breaks the app).
 #pragma once
 
-#include <nlohmann/json.hpp>
-
 #include <functional>
+#include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
 
 #include "config/device_selector.h"
 #include "config/fault_spec.h"
+#include "config/policy_params.h"
 #include "config/setting_rules.h"
 
 namespace coex::config {
@@ -20,9 +20,12 @@ namespace coex::config {
 // config/default.json, embedded by CMake (cmake/embedded_default_config.cpp.in).
 extern const char* const kEmbeddedDefaultConfig;
 
-struct Settings {
+// The policy parameters are its base (config/policy_params.h); the other settings are its own fields.
+struct Settings : PolicyParams {
 #define COEX_SETTING(kind, key, initial, rule_args, doc_text) kind##Rule::value_type key = initial;
+#define COEX_POLICY_PARAM(kind, key, initial, rule_args, doc_text)
 #include "config/settings_list.h"
+#undef COEX_POLICY_PARAM
 #undef COEX_SETTING
 };
 
@@ -30,12 +33,13 @@ using GetenvFn = std::function<const char*(const char*)>;
 
 // One setting as the loader, the docs and the tests see it.
 struct SettingInfo {
-  const char* name;         // the JSON key
-  std::string env_var;      // COEX_<NAME>
-  std::string type_name;    // "bool", "integer", "number", "string", "list of numbers"
-  std::string accepted;     // "one of static, boyer, ...": ends the error line "... is not <accepted>"
+  const char* name;       // the JSON key
+  std::string env_var;    // COEX_<NAME>
+  std::string type_name;  // "bool", "integer", "number", "string", "list of numbers"
+  std::string accepted;   // "one of static, boyer, ...": ends the error line "... is not <accepted>"
   const char* doc;
   nlohmann::json default_value;
+  bool policy_param;  // listed with COEX_POLICY_PARAM: also a field of PolicyParams
   // Set the field from a JSON value / an environment string. false: rejected; `detail` may say why.
   std::function<bool(const nlohmann::json& value, Settings& settings, std::string& detail)> read_json;
   std::function<bool(const std::string& value, Settings& settings, std::string& detail)> read_env;
@@ -73,8 +77,18 @@ void check_combinations(const Settings& settings, const std::string& source, std
 // Every setting, by its key: the "settings" section of the report.
 nlohmann::json settings_to_json(const Settings& settings);
 
+// Sets the policy parameter `name` from a JSON value, checked by its setting's rule (the simulator's
+// scenario "params"). false: `error` says why in the words of the settings' own error lines
+// ("2 is not a number in [0, 1]"), and `params` is unchanged.
+bool set_policy_param(PolicyParams& params, const std::string& name, const nlohmann::json& value, std::string& error);
+
 // docs/settings.md, generated from the list (settings_doc.cpp); `coex settings-doc` prints it.
 std::string settings_markdown();
+// The table of docs/schedulers.md, "Parameters" (its markers included), generated from the
+// COEX_POLICY_PARAM entries of the list; `coex settings-doc --policy-params` prints it.
+std::string policy_params_markdown();
+// The last line of that table, which ends the generated part of docs/schedulers.md.
+constexpr const char* kPolicyParamsTableEnd = "<!-- End of the generated table. -->";
 
 // The files in config/examples/ and what each shows: docs/settings.md explains them, since JSON has
 // no comments and an explanatory key would be an unknown key.

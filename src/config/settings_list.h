@@ -6,9 +6,18 @@
 //   kind: Bool, Int (min, max), Double (min, max[, min exclusive]), Enum ("words"), Path (),
 //         Grammar (accepted phrase, check function), DoubleList (element min, element max);
 //         see config/setting_rules.h. The rule arguments construct <kind>Rule.
-// The policy parameters (docs/schedulers.md, "Parameters") take the defaults the papers use.
+// COEX_POLICY_PARAM(...), same arguments: a setting that is also a parameter of the scheduling
+//   policies. These make config::PolicyParams (config/policy_params.h), the struct src/sched reads,
+//   the names a simulator scenario sets under "params", and the table of docs/schedulers.md,
+//   "Parameters". They take the defaults the papers use. An expansion that does not define
+//   COEX_POLICY_PARAM treats them as plain settings.
 //
 // No include guard: this file is included once per expansion of COEX_SETTING.
+
+#ifndef COEX_POLICY_PARAM
+#define COEX_POLICY_PARAM(kind, name, initial, rule_args, doc) COEX_SETTING(kind, name, initial, rule_args, doc)
+#define COEX_POLICY_PARAM_AS_SETTING
+#endif
 
 // --- What coex does ---
 COEX_SETTING(Enum, policy, "auto", ("static boyer plbhec jitp wp ess hguided adaptive sigmoid predict auto"),
@@ -81,70 +90,118 @@ COEX_SETTING(Path, cache, "", (),
              "should name their own, or one run's measurements steer the next (`one_device_pays`).")
 
 // --- Policy `static` ---
-COEX_SETTING(Enum, static_mode, "equal", ("equal ratio spec"),
-             "`equal`: the same share for every device. `ratio`: shares proportional to `weights`. "
-             "`spec`: weights from device info (compute units x clock, a GPU's unit counting for 8 CPU cores).")
-COEX_SETTING(DoubleList, weights, {}, (0.0, kNoLimit),
-             "Weights for `static_mode` `ratio`: one per device, in the order of `coex devices` after "
-             "`devices` has selected them. Environment: comma-separated, e.g. `COEX_WEIGHTS=3,1`.")
+COEX_POLICY_PARAM(Enum, static_mode, "equal", ("equal ratio spec"),
+                  "`equal`: the same share for every device. `ratio`: shares proportional to `weights`. "
+                  "`spec`: weights from device info (compute units x clock, a GPU's unit counting for 8 CPU "
+                  "cores).")
+COEX_POLICY_PARAM(DoubleList, weights, {}, (0.0, kNoLimit),
+                  "Weights for `static_mode` `ratio`: one per device, in the order of `coex devices` after "
+                  "`devices` has selected them; a device past the list gets none. Environment: comma-separated, "
+                  "e.g. `COEX_WEIGHTS=3,1`.")
+COEX_POLICY_PARAM(Bool, memory_bound, false, (),
+                  "For `static_mode` `spec`: weigh the devices by memory bandwidth instead of compute units x "
+                  "clock (a memory-bound kernel).")
 
 // --- Policy `boyer` (Boyer et al., CF'13) ---
-COEX_SETTING(Double, boyer_beta, 0.07, (0.0, 1.0, true),
-             "The first chunk on each device, as a fraction of the launch's work.")
-COEX_SETTING(Double, boyer_delta, 1.5, (1.0, 100.0),
-             "Each later profiling chunk on a device is this many times its previous one.")
-COEX_SETTING(Int, boyer_gamma, 2, (1, 1000),
-             "Profiling chunks every device completes before the rest is split in one final chunk per device.")
+COEX_POLICY_PARAM(Double, boyer_beta, 0.07, (0.0, 1.0, true),
+                  "The first chunk on each device, as a fraction of the launch's work.")
+COEX_POLICY_PARAM(Double, boyer_delta, 1.5, (1.0, 100.0),
+                  "Each later profiling chunk on a device is this many times its previous one.")
+COEX_POLICY_PARAM(Int, boyer_gamma, 2, (1, 1000),
+                  "Profiling chunks every device completes before the rest is split in one final chunk per "
+                  "device.")
+COEX_POLICY_PARAM(Bool, boyer_count_running, true, (),
+                  "The final split counts the time left on the chunks still running (lambda), so that all "
+                  "devices finish together. `false`: it splits as if every device were idle.")
 
-// --- Policy `plbhec` (Sant'Ana et al.) ---
-COEX_SETTING(Double, plbhec_drift, 0.5, (0.0, kNoLimit, true),
-             "Profile again when the devices' finish times drift apart by more than this fraction.")
+// --- Policy `plbhec` (Sant'Ana et al., CLUSTER'15) ---
+COEX_POLICY_PARAM(Double, plbhec_initial_fraction, 0.01, (0.0, 0.5, true),
+                  "The first profiling block of the fastest device, as a fraction of the launch's work; it "
+                  "doubles each round, and the other devices' blocks are scaled by their speed.")
+COEX_POLICY_PARAM(Int, plbhec_profile_rounds, 3, (1, 30),
+                  "Profiling blocks per device before the rest is split by the fitted time models.")
+COEX_POLICY_PARAM(Double, plbhec_drift, 0.5, (0.0, kNoLimit, true),
+                  "Profile again when the devices' finish times drift apart by more than this fraction.")
 
 // --- Policies `jitp`, `wp`, `ess` (Strack 2020) ---
-COEX_SETTING(Double, wp_omega, 0.5, (0.0, 1.0),
-             "`wp`: the weight w of the previous share in `p_i <- w*p_i + (1-w)*measured share`. (`jitp` uses 0.)")
-COEX_SETTING(Int, ess_launches, 10, (1, 1000000),
-             "`ess`: launches of a kernel over which the shares are estimated; then they are frozen.")
+COEX_POLICY_PARAM(Double, wp_omega, 0.5, (0.0, 1.0),
+                  "`wp`: the weight w of the previous share in `p_i <- w*p_i + (1-w)*measured share`. (`jitp` "
+                  "uses 0.)")
+COEX_POLICY_PARAM(Int, ess_launches, 10, (1, 1000000),
+                  "`ess`: launches of a kernel over which the shares are estimated; then they are frozen.")
+COEX_POLICY_PARAM(Int, probe_interval, 10, (1, 1000000),
+                  "`jitp`, `wp`, `ess`: every this many launches of a kernel and size, a device left without "
+                  "work gets `probe_share` of the launch, to be measured again. `auto`: the first gap between "
+                  "probes of a split it does not make (then 2x, 4x, ...).")
+COEX_POLICY_PARAM(Double, probe_share, 0.02, (0.0, 0.5, true),
+                  "`jitp`, `wp`, `ess`: the share of the launch a probed device gets.")
 
-// --- Policy `hguided` ---
-COEX_SETTING(Double, hguided_k, 2.0, (0.0, kNoLimit, true),
-             "The divisor k in `chunk = max(min_chunk, floor(R*P_i / (k*sum P)))`; R: work-groups left, P_i: "
-             "speed of device i.")
-COEX_SETTING(Int, min_chunk_groups, 0, (0, kNoIntLimit),
-             "Smallest chunk, in work-groups, for `hguided` and `sigmoid`. 0: the occupancy floor (one "
-             "work-group per CPU compute unit; on GPUs the work-groups for full occupancy).")
+// --- Policy `hguided` (Perez et al.) ---
+COEX_POLICY_PARAM(Double, hguided_k, 2.0, (0.0, kNoLimit, true),
+                  "The divisor k in `chunk = max(min_chunk, floor(R*P_i / (k*sum P)))`; R: work-groups left, "
+                  "P_i: speed of device i.")
+COEX_POLICY_PARAM(Int, min_chunk_groups, 0, (0, int64_t{1} << 40),
+                  "Smallest chunk of `hguided`, in work-groups. 0: the occupancy floor (one work-group per CPU "
+                  "compute unit; on GPUs the work-groups for full occupancy).")
 
 // --- Policy `adaptive` ---
-COEX_SETTING(Double, adaptive_probe_fraction, 0.02, (0.0, 1.0, true),
-             "The first probe chunk on each device, as a fraction of the launch's work.")
-COEX_SETTING(Double, adaptive_growth, 2.0, (1.0, 100.0),
-             "Each probe chunk is this many times the previous one, until the rest is split statically.")
+COEX_POLICY_PARAM(Double, adaptive_probe_fraction, 0.01, (0.0, 0.5, true),
+                  "The first probe chunk on each device, as a fraction of the launch's work.")
+COEX_POLICY_PARAM(Double, adaptive_growth, 2.0, (1.0, 100.0),
+                  "Each probe chunk is this many times the previous one, until the rest is split statically.")
+COEX_POLICY_PARAM(Int, adaptive_probes, 3, (1, 30),
+                  "Probe chunks per device: once one device has run them all and every device has finished "
+                  "one, the rest is split once, for equal finish times, from each device's latest probe.")
 
 // --- Policy `sigmoid` (Perez et al., JPDC'21) ---
-COEX_SETTING(Double, sigmoid_k, 2.0, (0.0, kNoLimit, true),
-             "k in `package = (G/2N) * (S_i/sum S) * tanh(3k * G_r/G)`, for regular kernels.")
-COEX_SETTING(Double, sigmoid_irregular_k, 0.5, (0.0, kNoLimit, true),
-             "k once a kernel is found irregular (it stays irregular for the launch).")
-COEX_SETTING(Double, sigmoid_cv_threshold, 0.25, (0.0, kNoLimit, true),
-             "A kernel is irregular when `sigma/mean` of a device's last 3 package speeds exceeds this.")
-COEX_SETTING(Double, sigmoid_floor_p, 0.05, (0.0, 1.0),
-             "p in the package floor: the larger of `p * t_elapsed * S_i` and the occupancy floor.")
+COEX_POLICY_PARAM(Double, sigmoid_k, 2.0, (0.0, kNoLimit, true),
+                  "k in `package = (G/2N) * (S_i/sum S) * tanh(3k * G_r/G)`, for regular kernels.")
+COEX_POLICY_PARAM(Double, sigmoid_irregular_k, 0.5, (0.0, kNoLimit, true),
+                  "k once a kernel is found irregular (it stays irregular for the launch).")
+COEX_POLICY_PARAM(Double, sigmoid_cv_threshold, 0.25, (0.0, kNoLimit, true),
+                  "A kernel is irregular when `sigma/mean` of a device's last `sigmoid_window` package speeds "
+                  "exceeds this.")
+COEX_POLICY_PARAM(Int, sigmoid_window, 3, (2, 100),
+                  "Packages in a device's speed window: its speed S_i is their mean, and their spread decides "
+                  "whether the kernel is irregular.")
+COEX_POLICY_PARAM(Double, sigmoid_floor_p, 0.05, (0.0, 1.0),
+                  "p in the package floor: the larger of `p * t_elapsed * S_i` and the occupancy floor.")
 
 // --- Policy `predict` (Dollinger & Loechner, IMPACT'15) ---
-COEX_SETTING(Int, predict_max_steps, 15, (1, 1000), "Most refinement steps of the split towards equal predicted times.")
-COEX_SETTING(Double, predict_eliminate, 0.1, (0.0, 1.0),
-             "A device whose share is below this fraction of the largest share gets no work.")
-COEX_SETTING(Double, auto_min_share, 0.05, (0.0, 1.0),
-             "auto: a device whose predicted share of a launch (from its measured times) is below this "
-             "fraction gets no work; when that leaves the home device alone, the launch is not split.")
-COEX_SETTING(Double, auto_min_gain, 0.05, (0.0, 1.0),
-             "auto: a split whose measured launches (from the start of the job to the end of its merge) were "
-             "not at least this fraction faster than the home device alone is not made: the launch runs "
-             "unsplit on home, until a probe measures the split again.")
-COEX_SETTING(Double, auto_probe_cost, 0.05, (0.0, 1000.0),
-             "auto: a probe (a split made again to re-measure it) is skipped while that split was last "
-             "measured to take longer than the home device alone by more than this fraction of home's time "
-             "over the launches since the previous probe; the gaps between probes double, so it comes later.")
+COEX_POLICY_PARAM(Int, predict_max_steps, 15, (1, 1000),
+                  "Most refinement steps of the split towards equal predicted times.")
+COEX_POLICY_PARAM(Double, predict_eliminate, 0.1, (0.0, 1.0),
+                  "A device whose share is below this fraction of the largest share gets no work.")
+COEX_POLICY_PARAM(Double, predict_calibration_fraction, 0.1, (0.0, 0.5, true),
+                  "When a device has no time model of the kernel yet: the work spent on calibration probes "
+                  "(c, 2c, 4c work-groups per device), as a fraction of the launch.")
+COEX_POLICY_PARAM(Double, predict_tolerance, 0.01, (0.0, 1.0, true),
+                  "The refinement of the split stops once the predicted times differ by less than this "
+                  "fraction.")
+
+// --- Policy `auto` (docs/schedulers.md, "The auto rule") ---
+COEX_POLICY_PARAM(Int, auto_repeat_launches, 1, (1, 1000000),
+                  "auto: a kernel and size with at least this many earlier launches in the history, and a "
+                  "time model on every device, goes to `wp`.")
+COEX_POLICY_PARAM(Double, auto_overhead_fraction, 0.01, (0.0, 1.0),
+                  "auto: a first launch at a new size goes to `boyer` (few chunks) instead of `sigmoid` when a "
+                  "chunk's overhead is above this fraction of the predicted launch time.")
+COEX_POLICY_PARAM(Double, auto_rebalance_below, 0.8, (0.0, 1.0),
+                  "auto: a `wp` launch balanced worse than this (first finish / last finish) right after one "
+                  "balanced better means the machine changed: the next launch measures again with `sigmoid`.")
+COEX_POLICY_PARAM(Double, auto_min_share, 0.05, (0.0, 1.0),
+                  "auto: a device whose predicted share of a launch (from its measured times) is below this "
+                  "fraction gets no work; when that leaves the home device alone, the launch is not split.")
+COEX_POLICY_PARAM(Double, auto_min_gain, 0.05, (0.0, 1.0),
+                  "auto: a split whose measured launches (from the start of the job to the end of its merge) "
+                  "were not at least this fraction faster than the home device alone is not made: the launch "
+                  "runs unsplit on home, until a probe measures the split again.")
+COEX_POLICY_PARAM(Double, auto_probe_cost, 0.05, (0.0, 1000.0),
+                  "auto: a probe (a split made again to re-measure it) is skipped while that split was last "
+                  "measured to take longer than the home device alone by more than this fraction of home's "
+                  "time over the launches since the previous probe; the gaps between probes double, so it "
+                  "comes later.")
+// Read by the executor's planner, not by a policy: a plain setting.
 COEX_SETTING(Double, auto_wait_seconds, 0.05, (0.0, kNoLimit),
              "auto: a launch waits for what a split needs once (coex's analysis of the program, its builds on the "
              "devices) only when an unsplit launch of its kernel and size was measured to take at least this many "
@@ -160,3 +217,8 @@ COEX_SETTING(Grammar, fault, "", (kFaultGrammar, &check_fault_spec),
              "coex's build of each program for that device fail, so that error paths can be tested on real "
              "drivers. A stalled device that is not the home device is taken over and left out. Empty in "
              "normal use.")
+
+#ifdef COEX_POLICY_PARAM_AS_SETTING
+#undef COEX_POLICY_PARAM
+#undef COEX_POLICY_PARAM_AS_SETTING
+#endif

@@ -11,8 +11,6 @@
 
 namespace coex::exec {
 
-sched::PolicyParams policy_params_from(const config::Settings& settings);
-
 // The policy the settings name, with their parameters, over the history shared by every launch.
 std::unique_ptr<sched::Policy> make_configured_policy(const config::Settings& settings,
                                                       const std::vector<sched::DeviceProfile>& devices,

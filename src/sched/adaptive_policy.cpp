@@ -24,7 +24,7 @@ uint64_t AdaptivePolicy::choose_size(DeviceState& device, double now) {
   const bool one_done =
       std::any_of(devices.begin(), devices.end(), [&](const DeviceState* d) { return d->completed >= rounds; });
   if (!(all_measured && one_done)) {
-    const double size = params().adaptive_initial_fraction * static_cast<double>(shape().total_groups) *
+    const double size = params().adaptive_probe_fraction * static_cast<double>(shape().total_groups) *
                         std::pow(params().adaptive_growth, device.completed);
     return std::max<uint64_t>(1, ceil_groups(size));
   }

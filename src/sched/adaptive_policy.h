@@ -1,5 +1,5 @@
 // adaptive: probe, then split. Each device runs adaptive_probes (3) probe chunks that grow
-// geometrically (adaptive_initial_fraction of the launch, times adaptive_growth each time); as soon as
+// geometrically (adaptive_probe_fraction of the launch, times adaptive_growth each time); as soon as
 // one device has run all its probes and every device has finished at least one (until then it goes on
 // probing, growing), the rest of the launch is split once, for equal finish times, from
 // each device's speed on its latest (largest) probe, counting the time left on running probes

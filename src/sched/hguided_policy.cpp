@@ -10,9 +10,10 @@ namespace coex::sched {
 uint64_t hguided_chunk(uint64_t remaining, double power, double power_sum, double k, uint64_t min_chunk) {
   double guided = 0;
   if (power_sum > 0 && k > 0)
-    guided = std::min(static_cast<double>(remaining), std::floor(static_cast<double>(remaining) * power / (k * power_sum)));
-  return std::min<uint64_t>(remaining, std::max<uint64_t>(std::max<uint64_t>(1, min_chunk),
-                                                          static_cast<uint64_t>(guided)));
+    guided =
+        std::min(static_cast<double>(remaining), std::floor(static_cast<double>(remaining) * power / (k * power_sum)));
+  return std::min<uint64_t>(remaining,
+                            std::max<uint64_t>(std::max<uint64_t>(1, min_chunk), static_cast<uint64_t>(guided)));
 }
 
 HguidedPolicy::HguidedPolicy(const PolicyParams& params, std::shared_ptr<History> history,
@@ -27,8 +28,8 @@ uint64_t HguidedPolicy::choose_size(DeviceState& device, double) {
     sum += speeds[i];
     if (devices[i] == &device) mine = speeds[i];
   }
-  const uint64_t min_chunk = params().hguided_min_chunk > 0
-                                 ? params().hguided_min_chunk
+  const uint64_t min_chunk = params().min_chunk_groups > 0
+                                 ? params().min_chunk_groups
                                  : occupancy_floor(profile(device.index), shape().groups_per_slice);
   return hguided_chunk(remaining(), mine, sum, params().hguided_k, min_chunk);
 }

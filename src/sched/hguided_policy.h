@@ -2,7 +2,7 @@
 //   chunk_i = max(min_chunk, floor(R * P_i / (k * sum_j P_j)))
 // with R the groups not yet handed out, P_i the device's computing power and k = 2. The paper takes P_i
 // from the user ("tuned"); here P_i is the measured throughput once every device has one, before that
-// the history's, before that device info. min_chunk: hguided_min_chunk, or the occupancy floor.
+// the history's, before that device info. min_chunk: min_chunk_groups, or the occupancy floor.
 #pragma once
 
 #include "sched/policy_base.h"

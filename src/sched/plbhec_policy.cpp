@@ -85,7 +85,8 @@ void PlbhecPolicy::split_rest(double now) {
     AffineModel m = model_of(*d);
     models.push_back(m);
     double l = 0;
-    if (d->running && m.valid) l = std::max(0.0, m.time(static_cast<double>(d->running->groups())) - (now - d->running_start));
+    if (d->running && m.valid)
+      l = std::max(0.0, m.time(static_cast<double>(d->running->groups())) - (now - d->running_start));
     lambda.push_back(l);
   }
   const auto split = plbhec_split(models, lambda, remaining());
@@ -110,7 +111,7 @@ void PlbhecPolicy::on_end(double) {
     last = any ? std::max(last, end) : end;
     any = true;
   }
-  if (any && last > 0 && (last - first) / last > params().plbhec_threshold)
+  if (any && last > 0 && (last - first) / last > params().plbhec_drift)
     reprofile_.insert({shape().kernel_key, shape().global_size});
 }
 

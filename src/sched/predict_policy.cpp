@@ -153,15 +153,18 @@ void PredictPolicy::split_rest(double now) {
     const PredictModel m = predict_model(samples, profile(d->index), shape());
     models.push_back(m);
     double l = 0;
-    if (d->running && m.valid()) l = std::max(0.0, m.time(static_cast<double>(d->running->groups())) - (now - d->running_start));
+    if (d->running && m.valid())
+      l = std::max(0.0, m.time(static_cast<double>(d->running->groups())) - (now - d->running_start));
     lambda.push_back(l);
   }
-  const auto split = predict_split(models, lambda, remaining(), params().predict_max_steps,
-                                   params().predict_elimination, params().predict_tolerance);
+  const auto split = predict_split(models, lambda, remaining(), params().predict_max_steps, params().predict_eliminate,
+                                   params().predict_tolerance);
   steps_ = split.steps;
   for (size_t i = 0; i < devices.size(); ++i) {
-    if (split.groups[i] > 0) reserve(devices[i]->index, split.groups[i]);
-    else if (split.eliminated[i]) eliminate(devices[i]->index);
+    if (split.groups[i] > 0)
+      reserve(devices[i]->index, split.groups[i]);
+    else if (split.eliminated[i])
+      eliminate(devices[i]->index);
   }
 }
 

@@ -8,7 +8,7 @@
 //    goes on doubling while another has no finished probe yet), then the model split of the rest.
 //  - The split is refined iteratively towards equal predicted times (at most predict_max_steps = 15
 //    Newton steps on the models; affine models converge in one or two).
-//  - A device whose share is under predict_elimination (10%) of the largest share is eliminated.
+//  - A device whose share is under predict_eliminate (10%) of the largest share is eliminated.
 //  - The split is static: one contiguous chunk per device, in device-index order.
 #pragma once
 

@@ -41,7 +41,8 @@ uint64_t SigmoidPolicy::choose_size(DeviceState& device, double now) {
   const auto devices = live();
   std::vector<double> speeds;
   SpeedSource source = SpeedSource::kMeasured;
-  const bool all_measured = std::all_of(devices.begin(), devices.end(), [](const DeviceState* d) { return d->completed > 0; });
+  const bool all_measured =
+      std::all_of(devices.begin(), devices.end(), [](const DeviceState* d) { return d->completed > 0; });
   if (all_measured) {
     for (const DeviceState* d : devices) speeds.push_back(window_speed(*d));
   } else {
@@ -55,7 +56,7 @@ uint64_t SigmoidPolicy::choose_size(DeviceState& device, double now) {
   const double total = static_cast<double>(shape().total_groups);
   double size = sigmoid_package(total, devices.size(), mine, sum, current_k(), static_cast<double>(remaining()));
   double floor = static_cast<double>(occupancy_floor(profile(device.index), shape().groups_per_slice));
-  if (source != SpeedSource::kSpec) floor = std::max(floor, params().sigmoid_time_fraction * now * mine);
+  if (source != SpeedSource::kSpec) floor = std::max(floor, params().sigmoid_floor_p * now * mine);
   size = std::max(size, floor);
   return std::max<uint64_t>(1, ceil_groups(size));
 }

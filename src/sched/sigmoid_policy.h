@@ -22,7 +22,7 @@ class SigmoidPolicy : public PolicyBase {
  public:
   SigmoidPolicy(const PolicyParams& params, std::shared_ptr<History> history,
                 const std::vector<DeviceProfile>& profiles);
-  double current_k() const { return irregular_ ? params().sigmoid_k_irregular : params().sigmoid_k_regular; }
+  double current_k() const { return irregular_ ? params().sigmoid_irregular_k : params().sigmoid_k; }
 
  protected:
   void on_begin(double now) override;

@@ -7,7 +7,7 @@
 #include <nlohmann/json.hpp>
 #include <sstream>
 
-#include "sched/policy_params.h"
+#include "config/settings.h"
 #include "sched/sim_scenario.h"
 #include "sched/simulator.h"
 
@@ -183,12 +183,13 @@ const std::vector<std::pair<std::string, Table>>& tables() {
        }},
       {"hguided-min-chunk",
        [](const std::string& dir) {
-         std::string out = header({"hguided_min_chunk", "packages (mean of 5 launches)", "balance", "efficiency"});
+         std::string out = header({"min_chunk_groups", "packages (mean of 5 launches)", "balance", "efficiency"});
          for (const char* m : {"8", "32", "128"})
            for (const auto& l : simulate(dir, "sigmoid-irregular", [m](Scenario& s) {
                   s.policies = {"hguided"};
                   std::string error;
-                  if (!set_policy_param(s.params, "hguided_min_chunk", m, &error)) throw std::runtime_error(error);
+                  if (!config::set_policy_param(s.params, "min_chunk_groups", nlohmann::json(std::stoi(m)), error))
+                    throw std::runtime_error(error);
                 }))
              if (l.value("summary", false))
                out += row({m, num(l["mean_chunks"]), num(l["mean_load_balance"]), num(l["mean_efficiency"])});

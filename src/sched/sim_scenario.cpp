@@ -7,6 +7,7 @@
 #include <sstream>
 #include <stdexcept>
 
+#include "config/settings.h"
 #include "sched/policy_factory.h"
 
 namespace coex::sched {
@@ -136,17 +137,6 @@ CostProfile parse_cost(const json& c, const std::string& where) {
   return p;
 }
 
-std::string param_text(const json& v) {
-  if (v.is_string()) return v.get<std::string>();
-  if (v.is_boolean()) return v.get<bool>() ? "true" : "false";
-  if (v.is_array()) {
-    std::string s;
-    for (const auto& item : v) s += (s.empty() ? "" : ",") + param_text(item);
-    return s;
-  }
-  return v.dump();
-}
-
 void parse(const json& doc, Scenario* s) {
   only_keys(doc, "",
             {"name", "description", "seed", "devices", "kernel", "launches", "runs", "policy", "params", "trace",
@@ -192,10 +182,11 @@ void parse(const json& doc, Scenario* s) {
   }
   if (doc.contains("params")) {
     if (!doc.at("params").is_object()) throw ScenarioError("params must be an object");
+    // The names, checks and error words of the settings (docs/settings.md): a scenario and a config
+    // file accept the same values.
     for (const auto& [key, value] : doc.at("params").items()) {
       std::string error;
-      if (!set_policy_param(s->params, key, param_text(value), &error))
-        throw ScenarioError("params." + key + ": " + error);
+      if (!config::set_policy_param(s->params, key, value, error)) throw ScenarioError("params." + key + ": " + error);
     }
   }
   s->trace = flag(doc, "", "trace", false);

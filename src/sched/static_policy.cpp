@@ -9,7 +9,7 @@ std::vector<double> static_weights(const PolicyParams& params, const std::vector
   for (const auto& d : devices) {
     if (params.static_mode == "ratio") {
       const size_t i = static_cast<size_t>(d.index);
-      weights.push_back(d.index >= 0 && i < params.static_weights.size() ? params.static_weights[i] : 0.0);
+      weights.push_back(d.index >= 0 && i < params.weights.size() ? params.weights[i] : 0.0);
     } else if (params.static_mode == "spec") {
       weights.push_back(spec_weight(d, params.memory_bound));
     } else {
@@ -32,8 +32,10 @@ void StaticPolicy::on_begin(double) {
   for (const auto& s : states()) devices.push_back(profile(s.index));
   const auto split = proportional_split(static_weights(params(), devices), shape().total_groups);
   for (size_t i = 0; i < split.size(); ++i) {
-    if (split[i] == 0) eliminate(states()[i].index);
-    else reserve(states()[i].index, split[i]);
+    if (split[i] == 0)
+      eliminate(states()[i].index);
+    else
+      reserve(states()[i].index, split[i]);
   }
 }
 

@@ -1,6 +1,6 @@
 // static: one contiguous chunk per device, in device-index order, the same ranges for the same launch
 // shape every time (data stays where it was computed for iterative kernels).
-// Weights: equal, ratio (PolicyParams::static_weights) or spec (spec_weight: compute units x clock, or memory
+// Weights: equal, ratio (PolicyParams::weights) or spec (spec_weight: compute units x clock, or memory
 // bandwidth for memory-bound kernels). A device whose weight is 0 or whose share rounds to no group
 // gets nothing.
 #pragma once

@@ -1,7 +1,8 @@
 // The files generated from or checked against the settings list: config/default.json (embedded),
-// config/examples/*.json and docs/settings.md.
+// config/examples/*.json, docs/settings.md and the table of docs/schedulers.md, "Parameters".
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
@@ -44,7 +45,8 @@ TEST(ConfigFiles, DefaultJsonHoldsEveryKeyWithTheListDefault) {
 }
 
 TEST(ConfigFiles, EmbeddedDefaultIsDefaultJsonAndLoadsCleanly) {
-  EXPECT_EQ(nlohmann::json::parse(kEmbeddedDefaultConfig), nlohmann::json::parse(read_text(kRepo / "config/default.json")))
+  EXPECT_EQ(nlohmann::json::parse(kEmbeddedDefaultConfig),
+            nlohmann::json::parse(read_text(kRepo / "config/default.json")))
       << "the build embeds an older config/default.json: re-run cmake";
   Settings settings;
   settings.policy = "boyer";  // the default file must set it back
@@ -66,8 +68,9 @@ TEST(ConfigFiles, EveryExampleIsDocumentedAndLoadsWithoutErrors) {
 
   for (const std::string& file : on_disk) {
     const std::string path = (kRepo / file).string();
-    const LoadResult result = load_settings(
-        [&path](const char* name) -> const char* { return std::string(name) == "COEX_CONFIG" ? path.c_str() : nullptr; });
+    const LoadResult result = load_settings([&path](const char* name) -> const char* {
+      return std::string(name) == "COEX_CONFIG" ? path.c_str() : nullptr;
+    });
     for (const std::string& error : result.errors) ADD_FAILURE() << error;
     // A plain example that changes nothing would teach nothing.
     EXPECT_NE(settings_to_json(result.settings), settings_to_json(Settings{})) << file;
@@ -97,6 +100,38 @@ TEST(ConfigFiles, SettingsDocIsUpToDate) {
   }
   EXPECT_TRUE(read_text(doc) == expected)
       << "docs/settings.md is stale: run this test with COEX_UPDATE_SETTINGS_DOC=1 to regenerate it";
+}
+
+// The table of docs/schedulers.md, "Parameters", is policy_params_markdown()'s output, from its first
+// line (a comment that says so) to its last; the rest of the page is written by hand.
+// COEX_UPDATE_SETTINGS_DOC=1 rewrites the table.
+TEST(ConfigFiles, SchedulersDocParametersTableIsUpToDate) {
+  const fs::path doc = kRepo / "docs/schedulers.md";
+  const std::string table = policy_params_markdown();
+  const std::string first_line = table.substr(0, table.find('\n') + 1);
+  const std::string page = read_text(doc);
+  const size_t begin = page.find(first_line);
+  const size_t end_marker = page.find(kPolicyParamsTableEnd, begin == std::string::npos ? 0 : begin);
+  ASSERT_NE(begin, std::string::npos) << "docs/schedulers.md lacks the line " << first_line;
+  ASSERT_NE(end_marker, std::string::npos) << "docs/schedulers.md lacks the line " << kPolicyParamsTableEnd;
+  const size_t end = end_marker + std::string(kPolicyParamsTableEnd).size() + 1;  // and its newline
+  if (const char* update = std::getenv("COEX_UPDATE_SETTINGS_DOC"); update && std::string(update) == "1") {
+    std::ofstream(doc, std::ios::binary) << page.substr(0, begin) + table + page.substr(std::min(end, page.size()));
+  }
+  EXPECT_TRUE(read_text(doc).substr(begin, table.size()) == table)
+      << "the table of docs/schedulers.md, \"Parameters\", is stale: run this test with COEX_UPDATE_SETTINGS_DOC=1 "
+         "or paste the output of coex settings-doc --policy-params";
+}
+
+TEST(ConfigFiles, EveryPolicyParameterIsInTheTable) {
+  const std::string table = policy_params_markdown();
+  size_t params = 0;
+  for (const SettingInfo& info : setting_infos()) {
+    const bool listed = table.find("[`" + std::string(info.name) + "`]") != std::string::npos;
+    EXPECT_EQ(listed, info.policy_param) << info.name;
+    params += info.policy_param ? 1 : 0;
+  }
+  EXPECT_GE(params, 30u);
 }
 
 }  // namespace

@@ -1,12 +1,11 @@
-#include "config/settings.h"
-
 #include <gtest/gtest.h>
-
 #include <unistd.h>
 
 #include <cstdio>
 #include <fstream>
 #include <map>
+
+#include "config/settings.h"
 
 namespace coex::config {
 namespace {
@@ -25,8 +24,8 @@ class TempFile {
  public:
   explicit TempFile(const std::string& content) {
     static int counter = 0;
-    path_ = testing::TempDir() + "coex_config_test_" + std::to_string(::getpid()) + "_" +
-            std::to_string(counter++) + ".json";
+    path_ = testing::TempDir() + "coex_config_test_" + std::to_string(::getpid()) + "_" + std::to_string(counter++) +
+            ".json";
     std::ofstream(path_) << content;
   }
   ~TempFile() { std::remove(path_.c_str()); }
@@ -82,7 +81,7 @@ TEST(Settings, DefaultsAreThoseOfTheIssues) {
   EXPECT_DOUBLE_EQ(s.sigmoid_floor_p, 0.05);
   EXPECT_EQ(s.predict_max_steps, 15);
   EXPECT_DOUBLE_EQ(s.predict_eliminate, 0.1);
-  EXPECT_DOUBLE_EQ(s.adaptive_probe_fraction, 0.02);
+  EXPECT_DOUBLE_EQ(s.adaptive_probe_fraction, 0.01);
   EXPECT_DOUBLE_EQ(s.adaptive_growth, 2);
 }
 
@@ -123,8 +122,8 @@ TEST(Settings, AFileReplacesTheDefaultAndMissingKeysTakeTheListDefaults) {
 }
 
 TEST(Settings, EnvOverridesTheFile) {
-  const LoadResult result = load_file(R"({"policy": "boyer", "log": "info"})",
-                                      {{"COEX_POLICY", "wp"}, {"COEX_WP_OMEGA", "0.25"}});
+  const LoadResult result =
+      load_file(R"({"policy": "boyer", "log": "info"})", {{"COEX_POLICY", "wp"}, {"COEX_WP_OMEGA", "0.25"}});
   EXPECT_TRUE(result.errors.empty()) << joined(result.errors);
   EXPECT_EQ(result.settings.policy, "wp");
   EXPECT_DOUBLE_EQ(result.settings.wp_omega, 0.25);
@@ -169,8 +168,8 @@ TEST(Settings, UnknownKeyIsAnErrorWithASuggestion) {
 }
 
 TEST(Settings, WrongJsonTypes) {
-  const LoadResult result = load_file(
-      R"({"min_split_work_items": "4096", "disable": 1, "policy": 3, "weights": 2, "report": false})");
+  const LoadResult result =
+      load_file(R"({"min_split_work_items": "4096", "disable": 1, "policy": 3, "weights": 2, "report": false})");
   ASSERT_EQ(result.errors.size(), 5u) << joined(result.errors);
   expect_one_line_each(result);
   const std::string all = joined(result.errors);

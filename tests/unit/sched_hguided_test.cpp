@@ -11,17 +11,17 @@ TEST(HguidedChunk, Formula) {
   // R = 10000, P = 3 of 4, k = 2: floor(10000 * 3 / 8) = 3750.
   EXPECT_EQ(hguided_chunk(10000, 3, 4, 2, 1), 3750u);
   EXPECT_EQ(hguided_chunk(10000, 1, 4, 2, 1), 1250u);
-  EXPECT_EQ(hguided_chunk(999, 1, 3, 2, 1), 166u);   // floor(166.5)
-  EXPECT_EQ(hguided_chunk(100, 1, 4, 2, 64), 64u);   // min_chunk
-  EXPECT_EQ(hguided_chunk(40, 1, 4, 2, 64), 40u);    // never more than what is left
-  EXPECT_EQ(hguided_chunk(10000, 1, 4, 4, 1), 625u); // larger k: smaller chunks
+  EXPECT_EQ(hguided_chunk(999, 1, 3, 2, 1), 166u);    // floor(166.5)
+  EXPECT_EQ(hguided_chunk(100, 1, 4, 2, 64), 64u);    // min_chunk
+  EXPECT_EQ(hguided_chunk(40, 1, 4, 2, 64), 40u);     // never more than what is left
+  EXPECT_EQ(hguided_chunk(10000, 1, 4, 4, 1), 625u);  // larger k: smaller chunks
 }
 
 TEST(HguidedPolicy, ChunksShrinkWithRemainingWorkAndUseMeasuredPower) {
   std::vector<DeviceProfile> profiles(2);
   profiles[1].index = 1;
   PolicyParams params;
-  params.hguided_min_chunk = 10;
+  params.min_chunk_groups = 10;
   auto p = make_policy("hguided", params, nullptr, profiles);
   LaunchShape shape;
   shape.kernel_key = "k";

@@ -79,7 +79,7 @@ TEST(StaticPolicy, SameRangesForSameShapeEveryLaunch) {
 TEST(StaticPolicy, RatioWeightsAndZeroWeightGetsNothing) {
   PolicyParams params;
   params.static_mode = "ratio";
-  params.static_weights = {1, 0, 3};
+  params.weights = {1, 0, 3};
   auto p = make_policy("static", params, nullptr, three_devices());
   const auto got = drain(*p, 100, {0, 1, 2});
   EXPECT_EQ(got.at(0)[0].end - got.at(0)[0].begin, 25u);
