@@ -140,7 +140,7 @@ CostProfile parse_cost(const json& c, const std::string& where) {
 void parse(const json& doc, Scenario* s) {
   only_keys(doc, "",
             {"name", "description", "seed", "devices", "kernel", "launches", "runs", "policy", "params", "trace",
-             "summary", "take_over"});
+             "summary", "take_over", "home"});
   s->name = text(doc, "", "name", "scenario");
   s->seed = count(doc, "", "seed", 1, 0, UINT64_MAX >> 12);
   if (!doc.contains("devices") || !doc.at("devices").is_array() || doc.at("devices").empty())
@@ -192,6 +192,12 @@ void parse(const json& doc, Scenario* s) {
   s->trace = flag(doc, "", "trace", false);
   s->summary = flag(doc, "", "summary", false);
   s->take_over = flag(doc, "", "take_over", true);
+  if (doc.contains("home")) {
+    const std::string home = text(doc, "", "home", "");
+    for (size_t i = 0; i < s->devices.size(); ++i)
+      if (s->devices[i].profile.name == home) s->home = static_cast<int>(i);
+    if (s->home < 0) throw ScenarioError("home: no device is named \"" + home + "\"");
+  }
 }
 
 }  // namespace

@@ -63,6 +63,9 @@ struct Scenario {
   // A device the policy has nothing more for takes over a slower or stalled one, as the executor does
   // (sched/take_over.h). false: the policy's own behaviour alone (a paper's experiment).
   bool take_over = true;
+  // The app's device, by index into `devices` (-1: none). Only there can a launch run unsplit: auto's
+  // gate (Policy::unsplit_reason) is asked before each launch, and home is never taken over.
+  int home = -1;
 };
 
 // Fills *scenario from a parsed JSON document; false with *error naming the key on a bad one.

@@ -254,10 +254,22 @@ LaunchResult RunState::launch(int index) {
   std::vector<DeviceProfile> specified;
   if (policy_.guesses_pace_by_specification())
     for (const auto& d : s_.devices) specified.push_back(d.profile);
-  take_over_.emplace(-1, offered, specified);
-  policy_.begin_launch(shape, offered, 0.0);
-  r.planned_by = policy_.planned_by();
-  for (size_t d : offered_slots) ask(d, t0_, r);
+  const int home = s_.home >= 0 ? s_.devices[size_t(s_.home)].profile.index : -1;
+  take_over_.emplace(home, offered, specified);
+  shape.home = home;
+  const bool home_offered = std::find(offered.begin(), offered.end(), home) != offered.end();
+  if (home_offered) {
+    if (const char* reason = policy_.unsplit_reason(shape, offered)) r.not_split = reason;
+  }
+  if (!r.not_split.empty()) {  // a plain launch on home: no policy, no chunks of its
+    live_[0] = s_.kernel.groups;
+    run_chunk(size_t(s_.home), {home, 0, s_.kernel.groups}, true, t0_, r);
+    r.planned_by = "unsplit";
+  } else {
+    policy_.begin_launch(shape, offered, 0.0);
+    r.planned_by = policy_.planned_by();
+    for (size_t d : offered_slots) ask(d, t0_, r);
+  }
 
   double now = t0_;
   while (!events_.empty() && r.error.empty()) {
@@ -310,8 +322,9 @@ LaunchResult RunState::launch(int index) {
     r.error = "policy left " + std::to_string(s_.kernel.groups - covered) + " work-groups unassigned";
   r.stalled = never > 0 || ((nobody || waits_for_taken_over) && covered < s_.kernel.groups);
   r.unfinished_groups = r.stalled ? never + (s_.kernel.groups - covered) : 0;
-  if (r.error.empty()) policy_.end_launch(now - t0_);
-  r.eliminated = policy_.eliminated();
+  const bool split = r.not_split.empty();
+  if (r.error.empty() && split) policy_.end_launch(now - t0_);
+  if (split) r.eliminated = policy_.eliminated();
 
   std::vector<double> speeds;
   for (const auto& d : s_.devices) speeds.push_back(d.speed);
@@ -331,6 +344,9 @@ LaunchResult RunState::launch(int index) {
     r.efficiency = last > 0 ? r.ideal_makespan / last : 1;
     r.load_balance = last > 0 ? first / last : 1;
   }
+  // The whole split launch's time, as the executor reports it (auto weighs later splits against home
+  // alone with it).
+  if (split && r.error.empty() && !r.stalled) policy_.launch_measured(r.makespan);
   clock_ = std::max(now, t0_ + (std::isfinite(r.makespan) ? r.makespan : 0));
   return r;
 }
@@ -352,6 +368,7 @@ nlohmann::ordered_json launch_line(const Scenario& s, const std::string& policy,
   if (s.runs > 1) j["run"] = r.run;
   j["launch"] = r.launch;
   if (r.planned_by != policy) j["planned_by"] = r.planned_by;
+  if (!r.not_split.empty()) j["not_split"] = r.not_split;
   j["makespan"] = number_or_null(r.makespan);
   j["ideal_makespan"] = number_or_null(r.ideal_makespan);
   j["efficiency"] = round6(r.efficiency);

@@ -28,7 +28,8 @@ struct LaunchResult {
   int run = 0;
   int launch = 0;
   std::string planned_by;
-  double makespan = 0;  // NaN when the launch could not complete
+  std::string not_split;  // why the launch ran on home alone, unsplit (auto's gate); empty: split
+  double makespan = 0;    // NaN when the launch could not complete
   double ideal_makespan = 0;
   double efficiency = 0;    // ideal / makespan
   double load_balance = 0;  // first finish / last finish, over devices that ran a chunk

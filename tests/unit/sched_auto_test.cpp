@@ -118,6 +118,48 @@ TEST(AutoPaying, AnIrregularKernelWeighsADeviceByItsMeanPaceNotALineThroughItsCh
   EXPECT_EQ(auto_paying_devices(h, shape("k", 1000), {0, 1}, PolicyParams{}), (std::vector<int>{0, 1}));
 }
 
+// The gate before a split (AutoPolicy::unsplit_reason), as the executor's planner asks it.
+TEST(AutoGate, ColdHistorySplitsAndNumbersTheLaunch) {
+  auto history = std::make_shared<History>();
+  AutoPolicy policy(PolicyParams{}, history, {});
+  LaunchShape s = shape("k", 10000);
+  s.home = 0;
+  EXPECT_EQ(policy.unsplit_reason(s, {0, 1}), nullptr);  // nothing known against the others
+  ASSERT_TRUE(s.launch_number.has_value());
+  EXPECT_EQ(*s.launch_number, 0u);
+  // While that split is in flight and no split over these devices was measured, the next launch
+  // runs on home: it would be split on what was known before the first one.
+  history->split_started("k", s.global_size);
+  LaunchShape next = shape("k", 10000);
+  next.home = 0;
+  EXPECT_STREQ(policy.unsplit_reason(next, {0, 1}), "split_being_measured");
+  EXPECT_FALSE(next.launch_number.has_value());
+  // Once a split over them was measured, launches are split again while another is in flight.
+  history->record_split_launch("k", s.global_size, {0, 1}, 0.5);
+  LaunchShape third = shape("k", 10000);
+  third.home = 0;
+  EXPECT_EQ(policy.unsplit_reason(third, {0, 1}), nullptr);
+  history->split_ended("k", s.global_size);
+}
+
+TEST(AutoGate, WarmHistoryWhereOnlyHomePaysRunsOnHome) {
+  auto history = std::make_shared<History>();
+  // Device 0 (home): 1 us/group. Device 1: 50 ms per chunk: at 10^4 groups home alone takes 10 ms.
+  record_line(*history, "k", 10000 * 64, 0, 0, 1e-6);
+  record_line(*history, "k", 10000 * 64, 1, 0.05, 0.5e-6);
+  AutoPolicy policy(PolicyParams{}, history, {});
+  LaunchShape s = shape("k", 10000);
+  s.home = 0;
+  EXPECT_STREQ(policy.unsplit_reason(s, {0, 1}), "one_device_pays");
+  EXPECT_FALSE(s.launch_number.has_value());
+  // Still counted among the kernel's launches, so that the periodic probe comes round.
+  EXPECT_EQ(history->plan_launch("k", s.global_size), 1u);
+  // Another home: the device that pays is not home, so the launch is split (home gets nothing).
+  LaunchShape elsewhere = shape("k", 10000);
+  elsewhere.home = 1;
+  EXPECT_EQ(policy.unsplit_reason(elsewhere, {0, 1}), nullptr);
+}
+
 TEST(AutoPolicy, NamesThePolicyItPickedAndGivesNothingToDroppedDevices) {
   auto h = std::make_shared<History>();
   record_line(*h, "k", 7, 0, 0, 1e-6);

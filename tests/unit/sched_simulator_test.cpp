@@ -296,6 +296,37 @@ TEST(Simulator, ShippedScenariosRun) {
   EXPECT_GE(count, 5u);
 }
 
+// With a home device auto's gate runs in the simulator as in the executor: once the History shows that
+// the CPU beside a GPU 300x faster does not pay, launches run on home alone, unsplit.
+TEST(Simulator, HomeAndAutoGate) {
+  Scenario s;
+  s.name = "gate";
+  s.devices.resize(2);
+  s.devices[0].profile = {0, "gpu", true, false, 80, 1500};
+  s.devices[0].speed = 300000;
+  s.devices[0].latency = 5e-5;
+  s.devices[1].profile = {1, "cpu", false, true, 16, 3000};
+  s.devices[1].speed = 1000;
+  s.devices[1].latency = 2e-5;
+  s.home = 0;
+  s.kernel.groups = 20000;
+  s.launches = 6;
+  const auto results = simulate_policy(s, "auto");
+  ASSERT_EQ(results.size(), 6u);
+  EXPECT_TRUE(results[0].not_split.empty());  // nothing known against the CPU: split
+  size_t unsplit = 0;
+  for (const auto& r : results) {
+    ASSERT_TRUE(r.error.empty()) << r.error;
+    EXPECT_FALSE(r.stalled);
+    if (r.not_split.empty()) continue;
+    ++unsplit;
+    EXPECT_EQ(r.not_split, "one_device_pays");
+    EXPECT_EQ(r.groups_per_device[0], s.kernel.groups);  // all on home
+    EXPECT_EQ(r.chunks, 1u);
+  }
+  EXPECT_GE(unsplit, 4u);
+}
+
 // docs/schedulers.md's simulator tables are what `coex simulate --doc-table NAME` prints now.
 // COEX_UPDATE_SCHEDULER_DOC=1 rewrites them.
 TEST(Simulator, DocTablesAreUpToDate) {
