@@ -22,6 +22,7 @@ void run_unsplit_bookkeeping(const exec::LaunchDecision& decision, cl_command_qu
   }
   report::LaunchRecord launch;
   launch.not_split_reason = decision.not_split_reason;
+  launch.gate = decision.gate;
   if (auto queue_record = rt().registries().queues.find(queue)) {
     int home = rt().devices().index_of(queue_record->device);
     if (home >= 0) {

@@ -17,6 +17,7 @@
 #include "exec/services.h"
 #include "kernel/footprint.h"
 #include "model/records.h"
+#include "report/report.h"
 
 namespace coex::exec {
 
@@ -125,9 +126,10 @@ struct LaunchJob {
   // the first split over a set of devices has been measured).
   std::optional<uint64_t> launch_number;
   std::shared_ptr<void> in_flight;
-  std::vector<cl_mem> retained;     // app buffers retained for the job's lifetime
-  cl_event user_event = nullptr;    // completes the app's event when the split is done
-  cl_event start_marker = nullptr;  // completes when the app's wait list and queue allow the start
+  std::optional<report::GateRecord> gate;  // what the policy's gate saw (auto), for the report
+  std::vector<cl_mem> retained;            // app buffers retained for the job's lifetime
+  cl_event user_event = nullptr;           // completes the app's event when the split is done
+  cl_event start_marker = nullptr;         // completes when the app's wait list and queue allow the start
   std::shared_ptr<model::SplitEventRecord> event_record;  // the app's event, when it asked for one
   // Each root's state counts this job among its splits in flight from its capture (launch_planner)
   // until end_buffer_uses (home_sync.h).

@@ -101,7 +101,8 @@ struct SplitInFlight {
 // counts among the History's splits in flight while it lives.
 const char* policy_keeps_on_home(Services& services, const model::KernelRecord& kernel,
                                  const model::ProgramRecord& program, LaunchJob& job,
-                                 const std::vector<int>& participants, int home) {
+                                 const std::vector<int>& participants, int home,
+                                 std::optional<report::GateRecord>& gate) {
   sched::LaunchShape shape;
   shape.kernel_key = history_key(kernel.name, program.source_hash);
   shape.total_groups = job.geometry.groups_along_split();
@@ -110,7 +111,19 @@ const char* policy_keeps_on_home(Services& services, const model::KernelRecord& 
   shape.home = home;
   std::vector<int> devices = participants;
   if (std::find(devices.begin(), devices.end(), home) == devices.end()) devices.push_back(home);
-  if (const char* reason = services.executor().policy().unsplit_reason(shape, devices)) return reason;
+  sched::GateVerdict verdict;
+  const char* reason = services.executor().policy().unsplit_reason(shape, devices, &verdict);
+  if (!verdict.devices.empty()) {  // the policy has a gate: the report says what it saw
+    gate.emplace();
+    gate->launch = verdict.launch;
+    gate->decision = reason ? reason : "split";
+    gate->devices = verdict.devices;
+    gate->probe = verdict.probe;
+    gate->measured_devices = verdict.measured_devices;
+    gate->split_seconds = verdict.split_seconds.value_or(-1);
+    gate->home_seconds = verdict.home_seconds.value_or(-1);
+  }
+  if (reason) return reason;
   job.launch_number = shape.launch_number;
   if (auto history = services.executor().history(); history && shape.launch_number)
     job.in_flight = std::make_shared<SplitInFlight>(history, shape.kernel_key, shape.global_size);
@@ -299,8 +312,10 @@ LaunchDecision plan_launch(Services& services, cl_command_queue queue, cl_kernel
     decision.not_split_reason = verdict;
     return decision;
   }
-  if (const char* reason = policy_keeps_on_home(services, *kernel, *program, *job, participants, home))
+  if (const char* reason = policy_keeps_on_home(services, *kernel, *program, *job, participants, home, job->gate)) {
+    decision.gate = job->gate;
     return not_split(reason);
+  }
 
   // Capture: from here on the job owns retained buffers and must run.
   for (auto& use : job->roots) {

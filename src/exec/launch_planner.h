@@ -21,6 +21,7 @@ struct LaunchDecision {
   // Non-empty: a launch too small by its work-items, otherwise splittable, whose time on home is not
   // known yet: the caller times it under this key (exec/home_launch_times.h).
   std::string time_on_home_key;
+  std::optional<report::GateRecord> gate;  // kept on home by the policy's gate (auto): what it saw
 };
 
 LaunchDecision plan_launch(Services& services, cl_command_queue queue, cl_kernel kernel, cl_uint work_dim,

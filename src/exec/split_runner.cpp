@@ -397,6 +397,8 @@ cl_int run_split(Executor& executor, LaunchJob& job) {
     if (services.settings().side_reads) job.home_backup.launch_writes.push_back(root.writes());
   }
   policy->begin_launch(launch_shape(job, whole_launch), active, 0);
+  record.planned_by = policy->planned_by();
+  record.gate = job.gate;
   // The first chunk of every device, handed out now (each device would ask at
   // once anyway): the host copy then holds what they lack before any device
   // starts writing.

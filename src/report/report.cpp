@@ -35,6 +35,33 @@ void add_tiers(std::vector<ArgTierRecord>& into, const std::vector<ArgTierRecord
   }
 }
 
+// Counts `key` in a first-seen-order list of (key, count).
+void count_in(std::vector<std::pair<std::string, uint64_t>>& counts, const std::string& key) {
+  auto found = std::find_if(counts.begin(), counts.end(), [&key](const auto& entry) { return entry.first == key; });
+  if (found == counts.end())
+    counts.emplace_back(key, 1);
+  else
+    ++found->second;
+}
+
+nlohmann::json counts_json(const std::vector<std::pair<std::string, uint64_t>>& counts) {
+  nlohmann::json out = nlohmann::json::object();
+  for (const auto& [key, count] : counts) out[key] = count;
+  return out;
+}
+
+nlohmann::json seconds_or_null(double seconds) { return seconds < 0 ? nlohmann::json() : nlohmann::json(seconds); }
+
+nlohmann::json gate_json(const GateRecord& gate) {
+  return {{"launch", gate.launch},
+          {"decision", gate.decision},
+          {"devices", gate.devices},
+          {"probe", gate.probe},
+          {"measured_devices", gate.measured_devices},
+          {"split_seconds", seconds_or_null(gate.split_seconds)},
+          {"home_seconds", seconds_or_null(gate.home_seconds)}};
+}
+
 void add_steps(BytesByStep& into, const BytesByStep& from) {
   into.home_to_host += from.home_to_host;
   into.host_to_devices += from.host_to_devices;
@@ -124,18 +151,14 @@ void ReportRecorder::add_launch(const std::string& kernel, const LaunchRecord& l
   }
   KernelTotals& totals = kernels_[it->second];
   ++totals.launches;
+  if (launch.gate) totals.last_gate = launch.gate;
   if (launch.split) {
     ++totals.split_launches;
     totals.cold_splits += launch.cold;
+    totals.probes += launch.gate && launch.gate->probe;
+    if (!launch.planned_by.empty()) count_in(totals.planned_by, launch.planned_by);
   } else {
-    const std::string reason = launch.not_split_reason.empty() ? kUnspecifiedReason : launch.not_split_reason;
-    auto found = std::find_if(totals.not_split.begin(), totals.not_split.end(),
-                              [&reason](const auto& entry) { return entry.first == reason; });
-    if (found == totals.not_split.end()) {
-      totals.not_split.emplace_back(reason, 1);
-    } else {
-      ++found->second;
-    }
+    count_in(totals.not_split, launch.not_split_reason.empty() ? kUnspecifiedReason : launch.not_split_reason);
   }
   totals.bytes_moved += launch.bytes_moved;
   totals.bytes_minimal += launch.bytes_minimal;
@@ -174,8 +197,7 @@ nlohmann::json ReportRecorder::to_json() const {
   nlohmann::json kernels = nlohmann::json::array();
   uint64_t launches = 0, split_launches = 0, bytes_moved = 0, bytes_minimal = 0;
   for (const KernelTotals& k : kernels_) {
-    nlohmann::json not_split = nlohmann::json::object();
-    for (const auto& [reason, count] : k.not_split) not_split[reason] = count;
+    nlohmann::json not_split = counts_json(k.not_split);
     nlohmann::json per_device = nlohmann::json::array();
     for (const auto& [index, work] : k.per_device) {
       per_device.push_back({{"index", index}, {"work_items", work.work_items}, {"seconds", work.seconds}});
@@ -195,6 +217,9 @@ nlohmann::json ReportRecorder::to_json() const {
                        {"split_launches", k.split_launches},
                        {"cold_splits", k.cold_splits},
                        {"not_split", std::move(not_split)},
+                       {"planned_by", counts_json(k.planned_by)},
+                       {"probes", k.probes},
+                       {"last_verdict", k.last_gate ? gate_json(*k.last_gate) : nlohmann::json()},
                        {"bytes_moved", k.bytes_moved},
                        {"per_device", std::move(per_device)},
                        {"bytes_minimal", k.bytes_minimal},

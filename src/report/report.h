@@ -5,6 +5,9 @@
 //     "trace": "<the COEX_TRACE file, when one was written>",
 //     "devices": [{"index", "name", "platform", "type": "CPU|GPU|ACCELERATOR", "home"}],
 //     "kernels": [{"name", "launches", "split_launches", "cold_splits", "not_split": {"<reason>": count},
+//                  "planned_by": {"<policy>": count}, "probes",
+//                  "last_verdict": {"launch", "decision", "devices", "probe", "measured_devices",
+//                                   "split_seconds", "home_seconds"},
 //                  "bytes_moved", "per_device": [{"index", "work_items", "seconds"}],
 //                  "bytes_minimal", "bytes_by_step": {"home_to_host", "host_to_devices",
 //                  "devices_to_host", "host_to_home"}, "args": [{"index", "tier", "name"}]}],
@@ -16,6 +19,9 @@
 // held it.
 // cold_splits: split launches that ran the kernel for the first time on some device (a driver that
 // compiles at the first launch makes them slow once): auto does not take their time as a verdict.
+// planned_by: the split launches by the policy that planned them (auto names its pick); probes: those
+// that were auto's periodic probes; last_verdict (auto): the last launch's gate, with the whole split
+// launch's measured time over measured_devices and home's estimated time alone (null: not known).
 // bytes_minimal: what the footprints say each device lacked; bytes_by_step: where bytes_moved went;
 // args: the tier each buffer argument was moved with ("exact", "whole", "diff") and its name in the
 // source when coex knows it. per_device seconds: the device's busy time on the kernel: in split launches
@@ -31,6 +37,7 @@
 #include <iosfwd>
 #include <mutex>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <string>
 #include <unordered_map>
 #include <vector>
@@ -70,10 +77,23 @@ struct ArgTierRecord {
   std::string tier;
 };
 
+// Why the policy's gate split a launch or kept it on home (auto: sched/auto_policy.h), as measured.
+struct GateRecord {
+  uint64_t launch = 0;                // the launch's number among those of its kernel and size
+  std::string decision;               // "split", or the reason it ran on home ("one_device_pays", ...)
+  std::vector<int> devices;           // the devices it was split over, or home alone
+  bool probe = false;                 // one of auto's periodic probes
+  std::vector<int> measured_devices;  // the split the two times below are of
+  double split_seconds = -1;          // a whole split launch over measured_devices; -1: not measured
+  double home_seconds = -1;           // the launch on home alone, estimated; -1: unknown
+};
+
 struct LaunchRecord {
   bool split = false;
-  std::string not_split_reason;  // when !split; an empty reason is counted as "unspecified"
-  uint64_t bytes_moved = 0;      // host<->device and device<->device bytes coex moved for the launch
+  std::string planned_by;          // split: the policy that planned it (auto names its pick: auto:wp)
+  std::optional<GateRecord> gate;  // when the policy's gate was asked (auto)
+  std::string not_split_reason;    // when !split; an empty reason is counted as "unspecified"
+  uint64_t bytes_moved = 0;        // host<->device and device<->device bytes coex moved for the launch
   std::vector<DeviceWork> per_device;
   // Summed over devices: the bytes of its chunks' footprints each device did not hold when they ran
   // (what an ideal transfer of inputs would move; the home device lacks nothing).
@@ -123,7 +143,10 @@ class ReportRecorder {
     uint64_t launches = 0;
     uint64_t split_launches = 0;
     uint64_t cold_splits = 0;
-    std::vector<std::pair<std::string, uint64_t>> not_split;  // reason -> count, first-seen order
+    uint64_t probes = 0;                                       // split launches that were auto's probes
+    std::vector<std::pair<std::string, uint64_t>> not_split;   // reason -> count, first-seen order
+    std::vector<std::pair<std::string, uint64_t>> planned_by;  // split launches by planner, first-seen order
+    std::optional<GateRecord> last_gate;                       // the last launch's verdict
     uint64_t bytes_moved = 0;
     std::vector<std::pair<int, DeviceTotals>> per_device;  // sorted by device index
     uint64_t bytes_minimal = 0;

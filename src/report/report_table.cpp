@@ -121,6 +121,45 @@ void print_reason_legend(std::ostream& out, const std::map<std::string, uint64_t
   }
 }
 
+// "planned by auto:sigmoid x1, auto:wp x4; 1 probe; last verdict (launch 9): one_device_pays over d0;
+// measured split over d0,d1 0.51 s, home alone 0.32 s": which policies planned the split launches and
+// why auto's gate decided the last launch as it did. Empty for a report without them.
+std::string planned_and_verdict(const json& kernel) {
+  std::string out;
+  const json& planned = member(kernel, "planned_by");
+  if (planned.is_object() && !planned.empty()) {
+    out = "planned by ";
+    bool first = true;
+    for (const auto& [policy, count] : planned.items()) {
+      out += (first ? "" : ", ") + policy + " x" + std::to_string(count_of(count));
+      first = false;
+    }
+  }
+  const uint64_t probes = count_of(member(kernel, "probes"));
+  if (probes) out += (out.empty() ? "" : "; ") + std::to_string(probes) + (probes == 1 ? " probe" : " probes");
+  const json& verdict = member(kernel, "last_verdict");
+  if (verdict.is_object()) {
+    auto devices = [](const json& list) {
+      std::string text;
+      if (list.is_array())
+        for (const json& d : list) text += (text.empty() ? "d" : ",d") + std::to_string(count_of(d));
+      return text;
+    };
+    auto seconds = [](const json& v) {
+      char buf[32];
+      std::snprintf(buf, sizeof buf, "%.3g s", v.is_number() ? v.get<double>() : 0.0);
+      return v.is_number() ? std::string(buf) : std::string("not measured");
+    };
+    out += (out.empty() ? "" : "; ") + std::string("last verdict (launch ") +
+           std::to_string(count_of(member(verdict, "launch"))) + "): " + text_of(member(verdict, "decision")) +
+           " over " + devices(member(verdict, "devices")) +
+           (member(verdict, "probe").is_boolean() && member(verdict, "probe").get<bool>() ? " (probe)" : "") +
+           "; measured split over " + devices(member(verdict, "measured_devices")) + " " +
+           seconds(member(verdict, "split_seconds")) + ", home alone " + seconds(member(verdict, "home_seconds"));
+  }
+  return out;
+}
+
 void print_kernels(std::ostream& out, const json& kernels, std::set<int> indices) {
   out << "\nKernels\n";
   if (!kernels.is_array() || kernels.empty()) {
@@ -165,6 +204,8 @@ void print_kernels(std::ostream& out, const json& kernels, std::set<int> indices
       }
     }
     if (!reasons.empty()) table.add_note("not split: " + reasons);
+    const std::string why = planned_and_verdict(kernel);
+    if (!why.empty()) table.add_note(why);
     launches += k_launches;
     split += k_split;
     bytes += k_bytes;

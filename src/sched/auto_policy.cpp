@@ -164,25 +164,41 @@ bool probe_costs_too_much(const History& history, const LaunchShape& shape, cons
 
 std::vector<int> auto_paying_devices(const History& history, const LaunchShape& shape, const std::vector<int>& devices,
                                      const PolicyParams& params) {
+  return auto_gate(history, shape, devices, params).devices;
+}
+
+GateVerdict auto_gate(const History& history, const LaunchShape& shape, const std::vector<int>& devices,
+                      const PolicyParams& params) {
+  GateVerdict verdict;
   const std::vector<int> paying = paying_by_models(history, shape, devices, params);
   const bool not_worth_it = split_measured_not_to_pay(history, shape, devices, paying, params);
+  verdict.measured_devices = paying;
+  verdict.split_seconds = history.split_launch_seconds(shape.kernel_key, shape.global_size, paying);
+  verdict.home_seconds = home_alone_seconds(history, shape);
+  verdict.devices = not_worth_it ? std::vector<int>{shape.home} : paying;
   // A probe lets every device take part, except when the split the models pick was measured not to
   // pay: then it is that split that is made again (and measured), so that one that became worth it
   // is seen; a probe of every device would measure another set and leave that verdict as it was.
   if (auto_probe(history, shape, params)) {
     const std::vector<int>& probed = not_worth_it ? paying : devices;
-    if (!probe_costs_too_much(history, shape, probed, params)) return probed;
+    if (!probe_costs_too_much(history, shape, probed, params)) {
+      verdict.devices = probed;
+      verdict.probe = true;
+    }
   }
-  return not_worth_it ? std::vector<int>{shape.home} : paying;
+  return verdict;
 }
 
 AutoPolicy::AutoPolicy(const PolicyParams& params, std::shared_ptr<History> history,
                        const std::vector<DeviceProfile>& profiles)
     : params_(params), history_(history ? std::move(history) : std::make_shared<History>()), profiles_(profiles) {}
 
-const char* AutoPolicy::unsplit_reason(LaunchShape& shape, const std::vector<int>& devices) const {
+const char* AutoPolicy::unsplit_reason(LaunchShape& shape, const std::vector<int>& devices,
+                                       GateVerdict* verdict) const {
   shape.launch_number = history_->plan_launch(shape.kernel_key, shape.global_size);
-  const std::vector<int> paying = auto_paying_devices(*history_, shape, devices, params_);
+  GateVerdict gate = auto_gate(*history_, shape, devices, params_);
+  gate.launch = *shape.launch_number;
+  const std::vector<int>& paying = gate.devices;
   const char* reason = nullptr;
   if (paying.size() == 1 && paying.front() == shape.home)
     reason = "one_device_pays";
@@ -193,6 +209,7 @@ const char* AutoPolicy::unsplit_reason(LaunchShape& shape, const std::vector<int
     history_->note_launch(shape.kernel_key, shape.global_size);
     shape.launch_number.reset();
   }
+  if (verdict) *verdict = std::move(gate);
   return reason;
 }
 

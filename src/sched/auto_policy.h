@@ -54,6 +54,9 @@ bool auto_probe(const History& history, const LaunchShape& shape, const PolicyPa
 // The devices of `devices` that pay for their overhead on this launch (see above).
 std::vector<int> auto_paying_devices(const History& history, const LaunchShape& shape, const std::vector<int>& devices,
                                      const PolicyParams& params);
+// The same, with the measurements it came from (the report's verdict).
+GateVerdict auto_gate(const History& history, const LaunchShape& shape, const std::vector<int>& devices,
+                      const PolicyParams& params);
 
 class AutoPolicy : public Policy {
  public:
@@ -77,7 +80,8 @@ class AutoPolicy : public Policy {
   // the devices that pay has been measured yet: an iterative app enqueues its launches long before
   // the first ends (benchmarks/jacobi: 100 launches of 1 ms in a row), and each would be split on
   // what was known before it. Otherwise the launch is numbered (History::plan_launch).
-  const char* unsplit_reason(LaunchShape& shape, const std::vector<int>& devices) const override;
+  const char* unsplit_reason(LaunchShape& shape, const std::vector<int>& devices,
+                             GateVerdict* verdict = nullptr) const override;
 
  private:
   PolicyParams params_;

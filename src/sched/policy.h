@@ -51,6 +51,17 @@ struct LaunchShape {
   std::optional<uint64_t> launch_number;
 };
 
+// What a policy's gate saw when it decided whether to split a launch (Policy::unsplit_reason), for the
+// report: auto's verdict and the measurements it came from.
+struct GateVerdict {
+  uint64_t launch = 0;                  // the launch's number among those of its kernel and size
+  std::vector<int> devices;             // the devices the launch is split over; home alone: kept on home
+  bool probe = false;                   // one of auto's periodic probes
+  std::vector<int> measured_devices;    // the split the measurements below are of
+  std::optional<double> split_seconds;  // a whole split launch over measured_devices (decayed mean)
+  std::optional<double> home_seconds;   // the launch on home alone, estimated from home's chunks
+};
+
 // Work-groups [begin, end) of the split dimension, on one device.
 struct Chunk {
   int device = 0;
@@ -96,9 +107,9 @@ struct ChunkTiming {
 //  - waits_for_preparation(): launches wait for what a split needs (the kernel analysis, the builds
 //    on the other devices); false: until those are ready, launches run on home as the app made them
 //    (docs/design.md, "One-time costs").
-//  - unsplit_reason(shape, devices): why the launch should run on shape.home alone, unsplit, or null
-//    to split it over `devices`. It may number the launch (shape.launch_number), so that the
-//    policy's begin_launch later sees the probe decided here.
+//  - unsplit_reason(shape, devices, verdict): why the launch should run on shape.home alone, unsplit,
+//    or null to split it over `devices`. It may number the launch (shape.launch_number), so that the
+//    policy's begin_launch later sees the probe decided here, and say why in `verdict` (when given).
 //  - guesses_pace_by_specification(): while nothing is measured, take-over may judge a device slow
 //    by what its specification promises; false: the user fixed the shares, only a stall is taken over.
 class Policy {
@@ -114,9 +125,11 @@ class Policy {
   virtual std::vector<int> eliminated() const { return {}; }
   virtual void launch_measured(double seconds) { (void)seconds; }
   virtual bool waits_for_preparation() const { return true; }
-  virtual const char* unsplit_reason(LaunchShape& shape, const std::vector<int>& devices) const {
+  virtual const char* unsplit_reason(LaunchShape& shape, const std::vector<int>& devices,
+                                     GateVerdict* verdict = nullptr) const {
     (void)shape;
     (void)devices;
+    (void)verdict;
     return nullptr;
   }
   virtual bool guesses_pace_by_specification() const { return true; }

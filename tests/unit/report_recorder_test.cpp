@@ -1,5 +1,4 @@
 #include <gtest/gtest.h>
-
 #include <unistd.h>
 
 #include <cstdio>
@@ -72,7 +71,8 @@ TEST(ReportRecorder, UnsplitLaunchTimeIsAddedWhenItCompletes) {
   recorder.add_device_seconds("never_launched", 0, 1.0);  // ignored: not a launch the report counted
   const json j = recorder.to_json();
   ASSERT_EQ(j.at("kernels").size(), 1u);
-  EXPECT_EQ(j.at("kernels")[0].at("per_device"), (json::array({{{"index", 0}, {"work_items", 64}, {"seconds", 0.75}}})));
+  EXPECT_EQ(j.at("kernels")[0].at("per_device"),
+            (json::array({{{"index", 0}, {"work_items", 64}, {"seconds", 0.75}}})));
 }
 
 TEST(ReportRecorder, ArgumentNamesGoBesideTheTiers) {
@@ -90,12 +90,15 @@ TEST(ReportRecorder, ArgumentNamesGoBesideTheTiers) {
 
 TEST(ReportRecorder, Devices) {
   ReportRecorder recorder;
-  recorder.set_devices({{0, "pthread", "Portable Computing Language", "CPU", true},
-                        {1, "H100", "NVIDIA CUDA", "GPU", false}});
+  recorder.set_devices(
+      {{0, "pthread", "Portable Computing Language", "CPU", true}, {1, "H100", "NVIDIA CUDA", "GPU", false}});
   const json devices = recorder.to_json().at("devices");
   ASSERT_EQ(devices.size(), 2u);
-  EXPECT_EQ(devices[0], (json{{"index", 0}, {"name", "pthread"}, {"platform", "Portable Computing Language"},
-                              {"type", "CPU"}, {"home", true}}));
+  EXPECT_EQ(devices[0], (json{{"index", 0},
+                              {"name", "pthread"},
+                              {"platform", "Portable Computing Language"},
+                              {"type", "CPU"},
+                              {"home", true}}));
   EXPECT_EQ(devices[1].at("type"), "GPU");
   EXPECT_EQ(devices[1].at("home"), false);
 }
@@ -147,6 +150,36 @@ TEST(ReportRecorder, AggregatesPerKernelInFirstSeenOrder) {
 }
 
 // Lazy home: bytes written to the app's buffers when it needed them add up in the totals.
+// Which policy planned the split launches, auto's probes, and the last launch's verdict.
+TEST(ReportRecorder, PlannersProbesAndTheLastVerdict) {
+  ReportRecorder recorder;
+  LaunchRecord first = split_launch(0, {});
+  first.planned_by = "auto:sigmoid";
+  first.gate = GateRecord{0, "split", {0, 1}, false, {0, 1}, -1, -1};
+  recorder.record_launch("k", first);
+  LaunchRecord probe = split_launch(0, {});
+  probe.planned_by = "auto:wp";
+  probe.gate = GateRecord{10, "split", {0, 1}, true, {0, 1}, 0.5, 0.3};
+  recorder.record_launch("k", probe);
+  LaunchRecord home = unsplit_launch("one_device_pays", {});
+  home.gate = GateRecord{11, "one_device_pays", {0}, false, {0, 1}, 0.5, 0.3};
+  recorder.record_launch("k", home);
+  recorder.record_launch("k", unsplit_launch("preparing", {}));  // no gate asked: the verdict stays
+  const json k = recorder.to_json().at("kernels").at(0);
+  EXPECT_EQ(k.at("planned_by"), (json{{"auto:sigmoid", 1}, {"auto:wp", 1}}));
+  EXPECT_EQ(k.at("probes"), 1);
+  EXPECT_EQ(k.at("last_verdict"), (json{{"launch", 11},
+                                        {"decision", "one_device_pays"},
+                                        {"devices", {0}},
+                                        {"probe", false},
+                                        {"measured_devices", {0, 1}},
+                                        {"split_seconds", 0.5},
+                                        {"home_seconds", 0.3}}));
+  ReportRecorder none;
+  none.record_launch("k", split_launch(0, {}));
+  EXPECT_TRUE(none.to_json().at("kernels").at(0).at("last_verdict").is_null());
+}
+
 TEST(ReportRecorder, BytesWrittenHomeOnDemandAddUp) {
   ReportRecorder r;
   r.record_home_on_demand(100);
@@ -175,10 +208,11 @@ TEST(ReportRecorder, FootprintFiguresAddUpAndTheWorstTierWins) {
   const json& stencil = j.at("kernels")[0];
   EXPECT_EQ(stencil.at("bytes_moved"), 770);
   EXPECT_EQ(stencil.at("bytes_minimal"), 330);
-  EXPECT_EQ(stencil.at("bytes_by_step"), (json{{"home_to_host", 110}, {"host_to_devices", 330},
-                                               {"devices_to_host", 220}, {"host_to_home", 110}}));
-  EXPECT_EQ(stencil.at("args"), (json::array({json{{"index", 0}, {"tier", "whole"}}, json{{"index", 2}, {"tier", "exact"}},
-                                              json{{"index", 3}, {"tier", "diff"}}})));
+  EXPECT_EQ(stencil.at("bytes_by_step"),
+            (json{{"home_to_host", 110}, {"host_to_devices", 330}, {"devices_to_host", 220}, {"host_to_home", 110}}));
+  EXPECT_EQ(stencil.at("args"),
+            (json::array({json{{"index", 0}, {"tier", "whole"}}, json{{"index", 2}, {"tier", "exact"}},
+                          json{{"index", 3}, {"tier", "diff"}}})));
   EXPECT_TRUE(j.at("kernels")[1].at("args").empty());
   EXPECT_EQ(j.at("totals").at("bytes_minimal"), 330);
   EXPECT_EQ(j.at("totals").at("bytes_moved"), 775);

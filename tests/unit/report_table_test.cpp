@@ -46,8 +46,8 @@ TEST(ReportTable, ShowsDevicesKernelsSharesAndBusyTime) {
   EXPECT_NE(table.find("Portable Computing Language"), std::string::npos) << table;
 
   const auto header = cells(line_of(table, "kernel"));
-  const std::vector<std::string> expected_header = {"kernel", "launches", "split", "bytes", "moved", "share",
-                                                    "d0",     "share",    "d1",    "busy",  "d0",    "busy", "d1"};
+  const std::vector<std::string> expected_header = {"kernel", "launches", "split", "bytes", "moved", "share", "d0",
+                                                    "share",  "d1",       "busy",  "d0",    "busy",  "d1"};
   EXPECT_EQ(header, expected_header) << table;
   // mm: 300 of 400 work-items on device 0, 3 MiB moved.
   EXPECT_EQ(cells(line_of(table, "mm")),
@@ -61,6 +61,24 @@ TEST(ReportTable, ShowsDevicesKernelsSharesAndBusyTime) {
             (std::vector<std::string>{"(all", "kernels)", "5", "3", "3.0", "MiB", "78.4%", "21.6%", "1.625", "0.250"}))
       << table;
   EXPECT_NE(table.find("Totals: 5 launches, 3 split, 3.0 MiB moved"), std::string::npos) << table;
+}
+
+TEST(ReportTable, SaysWhoPlannedAndWhyAutoDecided) {
+  json report = kReport;
+  report["kernels"][0]["planned_by"] = {{"auto:wp", 3}};
+  report["kernels"][0]["probes"] = 1;
+  report["kernels"][0]["last_verdict"] = {{"launch", 9},
+                                          {"decision", "one_device_pays"},
+                                          {"devices", {0}},
+                                          {"probe", false},
+                                          {"measured_devices", {0, 1}},
+                                          {"split_seconds", 0.51},
+                                          {"home_seconds", nullptr}};
+  const std::string table = format_report_table(report);
+  EXPECT_EQ(line_of(table, "planned by"),
+            "      planned by auto:wp x3; 1 probe; last verdict (launch 9): one_device_pays over d0; measured "
+            "split over d0,d1 0.51 s, home alone not measured");
+  EXPECT_EQ(line_of(format_report_table(kReport), "planned by"), "");  // a report without them
 }
 
 TEST(ReportTable, ColumnsLineUp) {
@@ -113,8 +131,8 @@ TEST(ReportTable, ShowsFootprintBytesAndTiersWhereThereAreSome) {
   EXPECT_EQ(std::vector<std::string>(header.begin() + 3, header.begin() + 7),
             (std::vector<std::string>{"bytes", "moved", "bytes", "minimal"}))
       << table;
-  EXPECT_EQ(cells(line_of(table, "mm")), (std::vector<std::string>{"mm", "3", "3", "3.0", "MiB", "1.0", "MiB", "75.0%",
-                                                                   "25.0%", "1.500", "0.250"}))
+  EXPECT_EQ(cells(line_of(table, "mm")),
+            (std::vector<std::string>{"mm", "3", "3", "3.0", "MiB", "1.0", "MiB", "75.0%", "25.0%", "1.500", "0.250"}))
       << table;
   EXPECT_EQ(cells(line_of(table, "histogram"))[5], "0") << table;
   EXPECT_NE(line_of(table, "footprints: arg 0 exact, arg 2 diff"), "") << table;
@@ -139,14 +157,41 @@ TEST(ReportTable, LegendExplainsEachReasonThatAppears) {
 TEST(ReportTable, EveryReasonCoexGivesHasAMeaning) {
   // The reasons the planner, the split runner, the analysis and the conflict checks give (grep
   // not_split_reason and not_split( in src/): a new one needs its line in report/reasons.cpp.
-  for (const char* reason :
-       {"single_device", "too_small", "one_device_pays", "split_being_measured", "preparing", "devices_busy",
-        "device_failed", "devices_unavailable", "sub_launch_failed", "merge_failed", "unanalysable", "global_atomics",
-        "image_args", "sampler_args", "pipe_args", "svm", "device_enqueue", "program_scope_variables",
-        "group_builtins_in_helper", "kernel_called_as_function", "binary_program", "il_program", "builtin_kernels",
-        "linked_program", "unknown_program", "cross_chunk_dependency", "overlapping_writes", "invalid_launch",
-        "task", "untracked_kernel", "untracked_buffer", "unknown_device", "coex_error", "pending_wait_list",
-        "unspecified"})
+  for (const char* reason : {"single_device",
+                             "too_small",
+                             "one_device_pays",
+                             "split_being_measured",
+                             "preparing",
+                             "devices_busy",
+                             "device_failed",
+                             "devices_unavailable",
+                             "sub_launch_failed",
+                             "merge_failed",
+                             "unanalysable",
+                             "global_atomics",
+                             "image_args",
+                             "sampler_args",
+                             "pipe_args",
+                             "svm",
+                             "device_enqueue",
+                             "program_scope_variables",
+                             "group_builtins_in_helper",
+                             "kernel_called_as_function",
+                             "binary_program",
+                             "il_program",
+                             "builtin_kernels",
+                             "linked_program",
+                             "unknown_program",
+                             "cross_chunk_dependency",
+                             "overlapping_writes",
+                             "invalid_launch",
+                             "task",
+                             "untracked_kernel",
+                             "untracked_buffer",
+                             "unknown_device",
+                             "coex_error",
+                             "pending_wait_list",
+                             "unspecified"})
     EXPECT_FALSE(not_split_reason_meaning(reason).empty()) << reason;
 }
 
