@@ -75,6 +75,7 @@ class RunState {
   std::vector<std::deque<Chunk>> redo_;  // per device: ranges taken over, still to run
   std::vector<bool> waiting_;            // per device: idle, looks again at the next event
   std::vector<double> next_look_;        // per device: the time of its pending timer, if any
+  size_t taken_over_ = 0;                // devices taken over in this launch (not the policy's take-backs)
 };
 
 size_t RunState::slot_of(int index) const {
@@ -194,6 +195,7 @@ void RunState::idle(size_t device, double now, LaunchResult& r) {
   }
   TakeOver::Idle idle = take_over_->idle(index, now - t0_);
   if (idle.victim >= 0) {
+    ++taken_over_;
     drop_results(slot_of(idle.victim), r);
     for (const Chunk& range : idle.ranges) redo_[device].push_back({index, range.begin, range.end});
     this->idle(device, now, r);
@@ -227,6 +229,7 @@ LaunchResult RunState::launch(int index) {
   redo_.assign(n, {});
   waiting_.assign(n, false);
   next_look_.assign(n, -1);
+  taken_over_ = 0;
   asks_ = 0;
   events_ = {};
   r.groups_per_device.assign(n, 0);
@@ -296,6 +299,9 @@ LaunchResult RunState::launch(int index) {
         ask(device, now, r);
       }
     } else {
+      // A device's look again when the stall rule may let it take over: stale once it no longer
+      // waits (the device it waited for finished), and then time does not move for it.
+      if (std::find(waiting_.begin(), waiting_.end(), true) == waiting_.end()) continue;
       now = std::max(now, e.time);
     }
     for (size_t d = 0; d < n && r.error.empty(); ++d)
@@ -316,8 +322,7 @@ LaunchResult RunState::launch(int index) {
   // Nor is a policy that still waits for a device taken over (plbhec waits for every device's
   // profiling block): it never hears of the redo, and the executor then runs the launch again on home.
   const bool nobody = offered.empty();
-  const bool waits_for_taken_over =
-      !take_over_->in_states({TakeOver::State::Abandoned, TakeOver::State::Cancelled, TakeOver::State::Left}).empty();
+  const bool waits_for_taken_over = taken_over_ > 0;
   if (r.error.empty() && covered < s_.kernel.groups && never == 0 && !nobody && !waits_for_taken_over)
     r.error = "policy left " + std::to_string(s_.kernel.groups - covered) + " work-groups unassigned";
   r.stalled = never > 0 || ((nobody || waits_for_taken_over) && covered < s_.kernel.groups);
