@@ -151,7 +151,10 @@ void ReportRecorder::add_launch(const std::string& kernel, const LaunchRecord& l
   }
   KernelTotals& totals = kernels_[it->second];
   ++totals.launches;
-  if (launch.gate) totals.last_gate = launch.gate;
+  // Split launches are recorded when they end, later than launches enqueued after them that ran on
+  // home: the verdict kept is the one of the highest launch number.
+  if (launch.gate && (!totals.last_gate || launch.gate->launch >= totals.last_gate->launch))
+    totals.last_gate = launch.gate;
   if (launch.split) {
     ++totals.split_launches;
     totals.cold_splits += launch.cold;

@@ -165,8 +165,11 @@ TEST(ReportRecorder, PlannersProbesAndTheLastVerdict) {
   home.gate = GateRecord{11, "one_device_pays", {0}, false, {0, 1}, 0.5, 0.3};
   recorder.record_launch("k", home);
   recorder.record_launch("k", unsplit_launch("preparing", {}));  // no gate asked: the verdict stays
+  LaunchRecord late = split_launch(0, {});                       // launch 9, recorded when it ended, after launch 11
+  late.gate = GateRecord{9, "split", {0, 1}, false, {0, 1}, 0.5, 0.3};
+  recorder.record_launch("k", late);
   const json k = recorder.to_json().at("kernels").at(0);
-  EXPECT_EQ(k.at("planned_by"), (json{{"auto:sigmoid", 1}, {"auto:wp", 1}}));
+  EXPECT_EQ(k.at("planned_by"), (json{{"auto:sigmoid", 1}, {"auto:wp", 1}}));  // `late` names no planner
   EXPECT_EQ(k.at("probes"), 1);
   EXPECT_EQ(k.at("last_verdict"), (json{{"launch", 11},
                                         {"decision", "one_device_pays"},
