@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""What share of real launches coex splits (issue 22's coverage benchmark). Runs every test app of
+"""What share of real launches coex splits (the coverage benchmark). Runs every test app of
 tests/apps, every benchmark of benchmarks/ at its 'local' scale, the long 1-D launch of
 tests/layer/long_items and the pyopencl program of tests/layer twice (its second run loads the program
 from pyopencl's binary cache) under `coex run --policy static`, each with an empty history, and
