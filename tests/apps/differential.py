@@ -187,7 +187,7 @@ def is_seconds(v):
 
 
 def check_report_shape(report, mode):
-    """Keys and types of the report (issue 2); returns a list of problems."""
+    """Keys and types of the report (docs/reporting.md); returns a list of problems."""
     errors = []
     if not isinstance(report, dict):
         return ["the report is not a JSON object"]

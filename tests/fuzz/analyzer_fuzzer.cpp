@@ -1,4 +1,4 @@
-// libFuzzer target (issue 5): the kernel analysis fed arbitrary source text must neither crash nor
+// libFuzzer target (docs/testing.md): the kernel analysis fed arbitrary source text must neither crash nor
 // hang, and every kernel it finds gets a verdict. Each input is analysed as an OpenCL C program;
 // the splittable kernels are rewritten and their footprints evaluated for launch values taken from
 // the input's own bytes, so that the integer arithmetic of evaluate() sees hostile values too. Each
@@ -156,7 +156,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   std::string source(reinterpret_cast<const char*>(data), size);
   // Both ways of declaring the builtins, picked by the input; clang's only where it has them.
   BuiltinsMode mode = (size % 2 && detect_builtins_mode() == BuiltinsMode::ClangHeaders) ? BuiltinsMode::ClangHeaders
-                                                                                       : BuiltinsMode::Fallback;
+                                                                                         : BuiltinsMode::Fallback;
   ProgramInfo info = analyze_program_with(source, "", mode);
   ByteSource bytes(data, size);
   for (const KernelInfo& kernel : info.kernels) {

@@ -1,4 +1,4 @@
-// The oracle's comparison (issue 5): what a range of work-groups really loaded and stored (an
+// The oracle's comparison (docs/testing.md): what a range of work-groups really loaded and stored (an
 // Oclgrind run, access_log.h) against coex's footprint of that range (kernel/footprint.h):
 //   (a) every byte loaded lies in the read footprint, every byte stored in the write footprint
 //       (a Whole read or a Diff write holds anything; a None tier holds nothing);

@@ -1,4 +1,4 @@
-// The footprint oracle (issue 5): runs corpus kernels (tests/unit/kernels/*.json, "launch") on
+// The footprint oracle (docs/testing.md): runs corpus kernels (tests/unit/kernels/*.json, "launch") on
 // Oclgrind with the access recorder plugin and checks coex's footprints against what every range of
 // work-groups really touched (footprint_check.h).
 //

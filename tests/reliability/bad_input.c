@@ -1,4 +1,4 @@
-/* Bad input gets the driver's answer (issue 7, part 4): a table of invalid OpenCL calls, each
+/* Bad input gets the driver's answer (docs/reliability.md): a table of invalid OpenCL calls, each
  * printed as `<name> <error code>`. The differential harness runs this program bare and under coex
  * and requires the same bytes: coex must give every invalid call the driver's own error code, and
  * none may crash or hang. The calls that matter most for coex are the launches of a kernel coex

@@ -1,4 +1,4 @@
-/* Many threads (issue 7, part 2): 8 host threads, 1000 launches each of a kernel coex splits,
+/* Many threads (docs/reliability.md): 8 host threads, 1000 launches each of a kernel coex splits,
  * sharing read-only input buffers. Each thread owns an accumulator buffer and its own kernel
  * object (a kernel's arguments are not thread-safe to set: spec 3.0, appendix A.2). Every launch
  * adds `a[i] * k + b[i]` into the thread's accumulator, with a different `k` each time, so the

@@ -56,7 +56,7 @@ void expect_one_line_each(const LoadResult& result) {
 
 TEST(Settings, DefaultsAreThoseOfTheIssues) {
   const Settings s;
-  EXPECT_EQ(s.policy, "auto");  // the default once the policy family landed (issue 4)
+  EXPECT_EQ(s.policy, "auto");  // the default policy
   EXPECT_EQ(s.devices, "all");
   EXPECT_EQ(s.log, "warn");
   EXPECT_EQ(s.report, "");

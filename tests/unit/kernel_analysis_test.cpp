@@ -60,7 +60,7 @@ void expect_matches_sidecar(const CorpusProgram& program, const ProgramInfo& inf
 
 TEST(KernelCorpus, HasTheProgramsTheSplitNeeds) {
   auto corpus = testing::load_corpus();
-  EXPECT_GE(corpus.size(), 40u);  // issue 5
+  EXPECT_GE(corpus.size(), 40u);  // the corpus the footprint oracle checks
   size_t kernels = 0;
   for (const auto& p : corpus) {
     EXPECT_NE(p.source, "") << p.name;

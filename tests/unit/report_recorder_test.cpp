@@ -29,7 +29,7 @@ LaunchRecord unsplit_launch(const std::string& reason, std::vector<DeviceWork> w
   return r;
 }
 
-TEST(ReportRecorder, EmptyReportHasTheShapeOfIssue2) {
+TEST(ReportRecorder, EmptyReportHasTheDocumentedShape) {
   ReportRecorder recorder;
   recorder.set_mode("layer");
   recorder.set_policy("static");
@@ -191,7 +191,7 @@ TEST(ReportRecorder, BytesWrittenHomeOnDemandAddUp) {
   EXPECT_EQ(r.to_json().at("totals").at("bytes_fetched_on_demand"), 16);
 }
 
-// Issue 5: per kernel, what the footprints say the devices lacked, where the bytes went, and the worst
+// Per kernel, what the footprints say the devices lacked, where the bytes went, and the worst
 // tier each buffer argument was moved with.
 TEST(ReportRecorder, FootprintFiguresAddUpAndTheWorstTierWins) {
   ReportRecorder recorder;
