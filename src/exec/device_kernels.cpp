@@ -16,6 +16,7 @@
 #include "exec/exit_guard.h"
 #include "exec/pocl_compiles.h"
 #include "exec/program_analysis.h"
+#include "report/report.h"
 #include "report/trace.h"
 
 namespace coex::exec {
@@ -85,6 +86,9 @@ model::DeviceBuild& device_build(Services& services, model::ProgramRecord& progr
     err = cl.clBuildProgram(build.program, 1, &d.id, options.c_str(), nullptr, nullptr);
   }
   if (auto* t = services.trace()) t->record("build", "build", device, t->to_trace_us(started), t->now_us());
+  if (build.program)
+    services.report().record_build(
+        device, std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count(), err != CL_SUCCESS);
   if (err == CL_SUCCESS && build_fault_injected_on(services, device)) err = CL_BUILD_PROGRAM_FAILURE;
   if (err != CL_SUCCESS) {
     spdlog::warn("device {} ({}) cannot build program {} (error {}): it gets no work from its kernels. {}", device,

@@ -238,6 +238,10 @@ nlohmann::json ReportRecorder::to_json() const {
     bytes_minimal += k.bytes_minimal;
   }
   report["kernels"] = std::move(kernels);
+  nlohmann::json builds = nlohmann::json::array();
+  for (const auto& [device, b] : builds_)
+    builds.push_back({{"device", device}, {"builds", b.count}, {"failed", b.failed}, {"seconds", b.seconds}});
+  report["builds"] = std::move(builds);
   report["totals"] = {{"launches", launches},
                       {"split_launches", split_launches},
                       {"bytes_moved", bytes_moved},
@@ -245,6 +249,16 @@ nlohmann::json ReportRecorder::to_json() const {
                       {"bytes_home_on_demand", bytes_home_on_demand_},
                       {"bytes_fetched_on_demand", bytes_fetched_on_demand_}};
   return report;
+}
+
+void ReportRecorder::record_build(int device, double seconds, bool failed) {
+  std::lock_guard lock(mutex_);
+  auto at = std::lower_bound(builds_.begin(), builds_.end(), device,
+                             [](const auto& entry, int index) { return entry.first < index; });
+  if (at == builds_.end() || at->first != device) at = builds_.insert(at, {device, Builds{}});
+  ++at->second.count;
+  at->second.failed += failed;
+  at->second.seconds += seconds;
 }
 
 void ReportRecorder::record_home_on_demand(uint64_t written, uint64_t fetched) {

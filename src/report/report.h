@@ -11,6 +11,7 @@
 //                  "bytes_moved", "per_device": [{"index", "work_items", "seconds"}],
 //                  "bytes_minimal", "bytes_by_step": {"home_to_host", "host_to_devices",
 //                  "devices_to_host", "host_to_home"}, "args": [{"index", "tier", "name"}]}],
+//     "builds": [{"device", "builds", "failed", "seconds"}],
 //     "totals": {"launches", "split_launches", "bytes_moved", "bytes_minimal", "bytes_home_on_demand",
 //                "bytes_fetched_on_demand"} }
 // bytes_home_on_demand (lazy home): what the other devices wrote, written to the app's buffers when
@@ -22,6 +23,8 @@
 // planned_by: the split launches by the policy that planned them (auto names its pick); probes: those
 // that were auto's periodic probes; last_verdict (auto): the last launch's gate, with the whole split
 // launch's measured time over measured_devices and home's estimated time alone (null: not known).
+// builds: coex's own builds of the app's programs per device (one-time costs; PoCL also compiles a
+// kernel at its first run on a device, which cold_splits count), their number and seconds.
 // bytes_minimal: what the footprints say each device lacked; bytes_by_step: where bytes_moved went;
 // args: the tier each buffer argument was moved with ("exact", "whole", "diff") and its name in the
 // source when coex knows it. per_device seconds: the device's busy time on the kernel: in split launches
@@ -120,6 +123,9 @@ class ReportRecorder {
   bool has_arg_names(const std::string& kernel) const;
   void set_arg_names(const std::string& kernel, const std::vector<std::string>& names);
   void record_home_on_demand(uint64_t written, uint64_t fetched = 0);
+  // One of coex's builds of a program for `device` (a one-time cost, off the app's path when it was a
+  // prebuild): how long it took, and whether it failed.
+  void record_build(int device, double seconds, bool failed);
   // Called after each record_launch, outside the recorder's lock, on the recording thread: the
   // report keeps only sums, the trace shows each launch (set before the first launch).
   using LaunchObserver = std::function<void(const std::string& kernel, const LaunchRecord& launch)>;
@@ -167,6 +173,11 @@ class ReportRecorder {
   std::unordered_map<std::string, size_t> kernel_index_;
   uint64_t bytes_home_on_demand_ = 0;
   uint64_t bytes_fetched_on_demand_ = 0;
+  struct Builds {
+    uint64_t count = 0, failed = 0;
+    double seconds = 0;
+  };
+  std::vector<std::pair<int, Builds>> builds_;  // by device, sorted by index
   LaunchObserver launch_observer_;
 };
 

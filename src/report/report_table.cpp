@@ -121,6 +121,23 @@ void print_reason_legend(std::ostream& out, const std::map<std::string, uint64_t
   }
 }
 
+// "coex's builds (one-time): d0 1 in 0.052 s, d1 1 in 0.713 s (1 failed)": what coex's builds of the
+// app's programs cost on each device. Empty for a report without them.
+std::string builds_line(const json& builds) {
+  std::string out;
+  if (!builds.is_array()) return out;
+  for (const json& b : builds) {
+    char seconds[32];
+    const json& s = member(b, "seconds");
+    std::snprintf(seconds, sizeof seconds, "%.3g s", s.is_number() ? s.get<double>() : 0.0);
+    out += (out.empty() ? "coex's builds (one-time): " : ", ") + std::string("d") +
+           std::to_string(count_of(member(b, "device"))) + " " + std::to_string(count_of(member(b, "builds"))) +
+           " in " + seconds;
+    if (const uint64_t failed = count_of(member(b, "failed"))) out += " (" + std::to_string(failed) + " failed)";
+  }
+  return out;
+}
+
 // "planned by auto:sigmoid x1, auto:wp x4; 1 probe; last verdict (launch 9): one_device_pays over d0;
 // measured split over d0,d1 0.51 s, home alone 0.32 s": which policies planned the split launches and
 // why auto's gate decided the last launch as it did. Empty for a report without them.
@@ -270,6 +287,8 @@ std::string format_report_table(const json& report) {
     std::set<int> indices;
     print_devices(out, member(report, "devices"), indices);
     print_kernels(out, member(report, "kernels"), indices);
+    const std::string builds = builds_line(member(report, "builds"));
+    if (!builds.empty()) out << "\n" << builds << "\n";
     const json& totals = member(report, "totals");
     if (totals.is_object()) {
       out << "\nTotals: " << count_of(member(totals, "launches")) << " launches, "

@@ -183,6 +183,17 @@ TEST(ReportRecorder, PlannersProbesAndTheLastVerdict) {
   EXPECT_TRUE(none.to_json().at("kernels").at(0).at("last_verdict").is_null());
 }
 
+// coex's builds per device: a one-time cost the report names with its device.
+TEST(ReportRecorder, BuildsPerDevice) {
+  ReportRecorder recorder;
+  EXPECT_EQ(recorder.to_json().at("builds"), json::array());
+  recorder.record_build(1, 0.75, false);
+  recorder.record_build(0, 0.25, false);
+  recorder.record_build(1, 0.5, true);
+  EXPECT_EQ(recorder.to_json().at("builds"), (json{{{"device", 0}, {"builds", 1}, {"failed", 0}, {"seconds", 0.25}},
+                                                   {{"device", 1}, {"builds", 2}, {"failed", 1}, {"seconds", 1.25}}}));
+}
+
 TEST(ReportRecorder, BytesWrittenHomeOnDemandAddUp) {
   ReportRecorder r;
   r.record_home_on_demand(100);

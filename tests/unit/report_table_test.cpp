@@ -81,6 +81,15 @@ TEST(ReportTable, SaysWhoPlannedAndWhyAutoDecided) {
   EXPECT_EQ(line_of(format_report_table(kReport), "planned by"), "");  // a report without them
 }
 
+TEST(ReportTable, NamesCoexsBuildsPerDevice) {
+  json report = kReport;
+  report["builds"] = {{{"device", 0}, {"builds", 1}, {"failed", 0}, {"seconds", 0.052}},
+                      {{"device", 1}, {"builds", 2}, {"failed", 1}, {"seconds", 0.713}}};
+  EXPECT_EQ(line_of(format_report_table(report), "coex's builds"),
+            "coex's builds (one-time): d0 1 in 0.052 s, d1 2 in 0.713 s (1 failed)");
+  EXPECT_EQ(line_of(format_report_table(kReport), "coex's builds"), "");
+}
+
 TEST(ReportTable, ColumnsLineUp) {
   const std::string table = format_report_table(kReport);
   const std::string mm = line_of(table, "mm");
