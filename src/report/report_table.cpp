@@ -127,12 +127,10 @@ std::string builds_line(const json& builds) {
   std::string out;
   if (!builds.is_array()) return out;
   for (const json& b : builds) {
-    char seconds[32];
-    const json& s = member(b, "seconds");
-    std::snprintf(seconds, sizeof seconds, "%.3g s", s.is_number() ? s.get<double>() : 0.0);
+    const json& seconds = member(b, "seconds");
     out += (out.empty() ? "coex's builds (one-time): " : ", ") + std::string("d") +
            std::to_string(count_of(member(b, "device"))) + " " + std::to_string(count_of(member(b, "builds"))) +
-           " in " + seconds;
+           " in " + format("%.3g s", seconds.is_number() ? seconds.get<double>() : 0.0);
     if (const uint64_t failed = count_of(member(b, "failed"))) out += " (" + std::to_string(failed) + " failed)";
   }
   return out;
@@ -162,11 +160,7 @@ std::string planned_and_verdict(const json& kernel) {
         for (const json& d : list) text += (text.empty() ? "d" : ",d") + std::to_string(count_of(d));
       return text;
     };
-    auto seconds = [](const json& v) {
-      char buf[32];
-      std::snprintf(buf, sizeof buf, "%.3g s", v.is_number() ? v.get<double>() : 0.0);
-      return v.is_number() ? std::string(buf) : std::string("not measured");
-    };
+    auto seconds = [](const json& v) { return v.is_number() ? format("%.3g s", v.get<double>()) : "not measured"; };
     out += (out.empty() ? "" : "; ") + std::string("last verdict (launch ") +
            std::to_string(count_of(member(verdict, "launch"))) + "): " + text_of(member(verdict, "decision")) +
            " over " + devices(member(verdict, "devices")) +

@@ -137,20 +137,19 @@ void RunState::ask(size_t device, double now, LaunchResult& r) {
 }
 
 void RunState::run_chunk(size_t device, const Chunk& chunk, bool redo, double now, LaunchResult& r) {
-  const Chunk* c = &chunk;
-  take_over_->chunk_preparing(c->device, *c, now - t0_);
-  take_over_->chunk_started(c->device, now - t0_);
+  take_over_->chunk_preparing(chunk.device, chunk, now - t0_);
+  take_over_->chunk_started(chunk.device, now - t0_);
   const SimDevice& dev = s_.devices[device];
-  const double g = static_cast<double>(c->groups());
+  const double g = static_cast<double>(chunk.groups());
   const double in = dev.bandwidth_in_gbs > 0 ? g * s_.kernel.bytes_in_per_group / (dev.bandwidth_in_gbs * 1e9) : 0;
   const double out = dev.bandwidth_out_gbs > 0 ? g * s_.kernel.bytes_out_per_group / (dev.bandwidth_out_gbs * 1e9) : 0;
   double noise = 1;
   if (dev.noise > 0) noise += dev.noise * std::fabs(std::normal_distribution<double>(0, 1)(rngs_[device]));
   const double compute_start = now + dev.latency + in;
   const double compute_end =
-      timelines_[device].finish_time(compute_start, cost_.cost(c->begin, c->end) * noise, dev.speed);
+      timelines_[device].finish_time(compute_start, cost_.cost(chunk.begin, chunk.end) * noise, dev.speed);
   SimChunk sc;
-  sc.chunk = *c;
+  sc.chunk = chunk;
   sc.start = now - t0_;
   sc.finish = compute_end + out - t0_;
   sc.transfer_seconds = in + out;
@@ -252,18 +251,19 @@ LaunchResult RunState::launch(int index) {
     offered.push_back(s_.devices[d].profile.index);
     offered_slots.push_back(d);
   }
-  // Take-over as the executor does it; guesses from the specifications unless the user fixed the
-  // shares. The simulator has no home device: any device may be taken over.
-  std::vector<DeviceProfile> specified;
-  if (policy_.guesses_pace_by_specification())
-    for (const auto& d : s_.devices) specified.push_back(d.profile);
   const int home = s_.home >= 0 ? s_.devices[size_t(s_.home)].profile.index : -1;
-  take_over_.emplace(home, offered, specified);
   shape.home = home;
   const bool home_offered = std::find(offered.begin(), offered.end(), home) != offered.end();
   if (home_offered) {
     if (const char* reason = policy_.unsplit_reason(shape, offered)) r.not_split = reason;
   }
+  // Take-over as the executor does it, among the devices that run the launch (home is never taken
+  // over; without a home any device may be); guesses from the specifications unless the user fixed
+  // the shares.
+  std::vector<DeviceProfile> specified;
+  if (policy_.guesses_pace_by_specification())
+    for (const auto& d : s_.devices) specified.push_back(d.profile);
+  take_over_.emplace(home, r.not_split.empty() ? offered : std::vector<int>{home}, specified);
   if (!r.not_split.empty()) {  // a plain launch on home: no policy, no chunks of its
     live_[0] = s_.kernel.groups;
     run_chunk(size_t(s_.home), {home, 0, s_.kernel.groups}, true, t0_, r);
