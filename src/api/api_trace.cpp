@@ -140,13 +140,10 @@ void note_arg_names(cl_kernel kernel) {
   auto record = rt().registries().kernels.find(kernel);
   if (!record || !record->program || rt().report().has_arg_names(record->name)) return;
   std::vector<std::string> names;
-  {
-    // Never waits: an analysis under way elsewhere holds the mutex for milliseconds; a later launch asks.
-    std::unique_lock lock(record->program->mutex, std::try_to_lock);
-    if (!lock || !record->program->analysed) return;  // a later launch (the analysis comes with the first split)
-    if (const kernel::KernelInfo* info = record->program->info.find(record->name))
-      for (const auto& arg : info->args) names.push_back(arg.name);
-  }
+  // Never waits for an analysis under way: a later launch asks.
+  if (!record->program->analysis_done.load(std::memory_order_acquire)) return;
+  if (const kernel::KernelInfo* info = record->program->info.find(record->name))
+    for (const auto& arg : info->args) names.push_back(arg.name);
   rt().report().set_arg_names(record->name, names);
 }
 

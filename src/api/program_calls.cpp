@@ -135,27 +135,32 @@ cl_program CL_API_CALL create_with_builtin_kernels(cl_context context, cl_uint n
   return program;
 }
 
+// The devices a clBuildProgram builds for: the app's list, or all of the program's context (as
+// recorded at clCreateContext).
+std::vector<cl_device_id> devices_built_for(const model::ProgramRecord& record, cl_uint num_devices,
+                                            const cl_device_id* devices) {
+  if (num_devices && devices) return {devices, devices + num_devices};
+  if (auto context = rt().registries().contexts.find(record.context)) return context->devices;
+  return {};
+}
+
 cl_int CL_API_CALL build_program(cl_program program, cl_uint num_devices, const cl_device_id* devices,
                                  const char* options, void(CL_CALLBACK* notify)(cl_program, void*), void* user_data) {
-  cl_int err = cl().clBuildProgram(program, num_devices, devices, options, notify, user_data);
+  std::shared_ptr<model::ProgramRecord> record;
   record_safely("clBuildProgram", [&] {
-    auto record = rt().registries().programs.find(program);
+    record = rt().registries().programs.find(program);
     if (!record) return;
     {
       std::lock_guard lock(record->mutex);
       record->build_options = options ? options : "";
     }
-    if (err != CL_SUCCESS) return;
-    // The devices built for: the app's list, or all of the program's context (as recorded at
-    // clCreateContext).
-    std::vector<cl_device_id> built_for;
-    if (num_devices && devices) {
-      built_for.assign(devices, devices + num_devices);
-    } else if (auto context = rt().registries().contexts.find(record->context)) {
-      built_for = context->devices;
-    }
-    exec::prebuild_program(rt(), record, record->context, built_for);
+    exec::analyse_in_background(rt(), record, devices_built_for(*record, num_devices, devices));
   });
+  cl_int err = cl().clBuildProgram(program, num_devices, devices, options, notify, user_data);
+  if (err == CL_SUCCESS && record)
+    record_safely("clBuildProgram", [&] {
+      exec::prebuild_program(rt(), record, record->context, devices_built_for(*record, num_devices, devices));
+    });
   return err;
 }
 

@@ -7,8 +7,9 @@
 namespace coex::config {
 
 const char* const kFaultGrammar =
-    "empty, fail:<device index>, stall:<device index>, stall_upload:<device index>, late_start:<device index> or "
-    "build:<device index>; fail, stall, stall_upload and late_start take an optional @<n>: from the device's n-th "
+    "empty, fail:<device index>, stall:<device index>, stall_upload:<device index>, late_start:<device index>, "
+    "build:<device index> or slow_build:<device index>; fail, stall, stall_upload and late_start take an optional "
+    "@<n>: from the device's n-th "
     "sub-launch on";
 
 std::optional<FaultSpec> parse_fault_spec(const std::string& text, std::string* error) {
@@ -22,10 +23,10 @@ std::optional<FaultSpec> parse_fault_spec(const std::string& text, std::string* 
   if (const size_t at = index.find('@'); at != std::string::npos) {
     from = trim(index.substr(at + 1));
     index = trim(index.substr(0, at));
-    bool from_digits = !from.empty() && from.size() <= 9 && kind != "build";
+    bool from_digits = !from.empty() && from.size() <= 9 && kind != "build" && kind != "slow_build";
     for (char c : from) from_digits = from_digits && std::isdigit(static_cast<unsigned char>(c));
     if (!from_digits || std::stoull(from) == 0) {
-      if (error) *error = "\"@\" must be followed by a sub-launch number from 1 (not for build)";
+      if (error) *error = "\"@\" must be followed by a sub-launch number from 1 (not for build or slow_build)";
       return std::nullopt;
     }
   }
@@ -39,8 +40,10 @@ std::optional<FaultSpec> parse_fault_spec(const std::string& text, std::string* 
     fault.kind = FaultSpec::Kind::LateStart;
   } else if (kind == "build") {
     fault.kind = FaultSpec::Kind::Build;
+  } else if (kind == "slow_build") {
+    fault.kind = FaultSpec::Kind::SlowBuild;
   } else {
-    if (error) *error = "the fault kind must be fail, stall, stall_upload, late_start or build";
+    if (error) *error = "the fault kind must be fail, stall, stall_upload, late_start, build or slow_build";
     return std::nullopt;
   }
   bool digits = !index.empty() && index.size() <= 6;

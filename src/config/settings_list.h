@@ -207,6 +207,10 @@ COEX_SETTING(Double, auto_wait_seconds, 0.05, (0.0, kNoLimit),
              "devices) only when an unsplit launch of its kernel and size was measured to take at least this many "
              "seconds on the app's device; until then launches run unsplit on the app's device while coex "
              "prepares off their path (`not_split: preparing`), and are timed.")
+COEX_SETTING(Double, auto_home_build_wait, 0.1, (0.0, kNoLimit),
+             "auto: a launch coex would split, whose kernel needs coex's rewritten program, waits up to this many "
+             "seconds for coex's build of it on the app's device once the analysis is done (the other devices join the "
+             "split as their builds end); beyond, it runs unsplit on the app's device (`not_split: preparing`).")
 
 // --- Testing ---
 COEX_SETTING(Grammar, fault, "", (kFaultGrammar, &check_fault_spec),

@@ -49,6 +49,14 @@ model::DeviceBuild& device_build(Services& services, model::ProgramRecord& progr
   model::DeviceBuild& build = *slot;
   std::lock_guard build_lock(build.mutex);
   if (build.program || build.failed) return build;  // built, or tried and failed
+  // Home needs no build of coex's own when the analysis rewrote nothing: the app's program, built
+  // for it, serves as it is (coex makes its own kernel objects of it, with their own arguments).
+  if (in_app_context && analysis_ready(program) && program.rewritten_source.empty() && program.handle &&
+      services.next().clRetainProgram(program.handle) == CL_SUCCESS) {
+    build.program = program.handle;
+    build.finished.store(true, std::memory_order_release);
+    return build;
+  }
   const devices::Device& d = services.devices().at(device);
   cl_context context = in_app_context ? app_context : services.devices().shadow_context(device);
   if (!context) {
@@ -73,6 +81,12 @@ model::DeviceBuild& device_build(Services& services, model::ProgramRecord& progr
   // source, options and device model) and releases it once too often when they go (assertion
   // `found->ref_count > 0` in pocl_release_dlhandle_cache with POCL_DEVICES="cpu cpu"; docs/gpu.md).
   if (d.is_pocl()) options += " -DCOEX_BUILD_FOR_DEVICE=" + std::to_string(device);
+  // COEX_FAULT=slow_build:<index> (a testing aid): the build begins a second late.
+  if (config::fault_injected(services.settings().fault, config::FaultSpec::Kind::SlowBuild, device)) {
+    const auto until = std::chrono::steady_clock::now() + std::chrono::milliseconds(1000);
+    while (!exit_begun() && std::chrono::steady_clock::now() < until)
+      std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  }
   auto started = std::chrono::steady_clock::now();
   // One build at a time per platform (exec/pocl_compiles.h): eight 0.7 s builds end 0.8 to 6.0 s
   // after the app's clBuildProgram, but each device is ready as soon as its own is done.
@@ -257,6 +271,17 @@ void prepare_program(Services& services, const std::shared_ptr<model::ProgramRec
   }
 }
 
+bool wait_for_build(model::ProgramRecord& program, int device, bool in_app_context, double seconds) {
+  const auto deadline =
+      std::chrono::steady_clock::now() +
+      std::chrono::duration_cast<std::chrono::steady_clock::duration>(std::chrono::duration<double>(seconds));
+  for (;;) {
+    if (build_finished(program, device, in_app_context)) return true;
+    if (exit_begun() || std::chrono::steady_clock::now() >= deadline) return false;
+    std::this_thread::sleep_for(std::chrono::microseconds(500));
+  }
+}
+
 std::vector<int> devices_ready(Services& services, const std::shared_ptr<model::ProgramRecord>& program,
                                cl_context app_context, int home, const std::vector<int>& devices) {
   prepare_program(services, program, app_context, home, devices);
@@ -267,13 +292,32 @@ std::vector<int> devices_ready(Services& services, const std::shared_ptr<model::
   return ready;
 }
 
+namespace {
+
+// A program of source built for one device (the home to be), with other devices selected: there is
+// something to prepare for its splits.
+bool worth_preparing(Services& services, const model::ProgramRecord& program,
+                     const std::vector<cl_device_id>& app_devices, int& home, std::vector<int>& others) {
+  return program.origin == model::ProgramOrigin::Source &&
+         home_and_others(services.devices(), app_devices, home, others);
+}
+
+}  // namespace
+
+void analyse_in_background(Services& services, const std::shared_ptr<model::ProgramRecord>& program,
+                           const std::vector<cl_device_id>& app_devices) {
+  int home = -1;
+  std::vector<int> others;
+  if (!worth_preparing(services, *program, app_devices, home, others)) return;
+  PrebuildsInFlight::instance().wait_for_them_at_exit();
+  post_background_task(services.executor(), others.front(), [program] { analyse_program(*program); });
+}
+
 void prebuild_program(Services& services, std::shared_ptr<model::ProgramRecord> program, cl_context app_context,
                       const std::vector<cl_device_id>& app_devices) {
   int home = -1;
   std::vector<int> others;
-  if (program->origin != model::ProgramOrigin::Source ||
-      !home_and_others(services.devices(), app_devices, home, others))
-    return;
+  if (!worth_preparing(services, *program, app_devices, home, others)) return;
   {
     std::lock_guard lock(program->mutex);
     if (!program->builds.empty()) return;  // built for an earlier clBuildProgram already

@@ -20,6 +20,13 @@ cl_kernel device_kernel(const LaunchJob& job, int device);
 // local size) makes that sub-launch slow once.
 bool first_launch_from_build(const LaunchJob& job, int device);
 
+// At the app's clBuildProgram, before the driver builds: the analysis (a libclang parse of tens of
+// milliseconds) starts on another device's worker, so that the app's first launch, right after its
+// build, finds it done and can be split (docs/design.md, "One-time costs"). Same conditions as
+// prebuild_program.
+void analyse_in_background(Services& services, const std::shared_ptr<model::ProgramRecord>& program,
+                           const std::vector<cl_device_id>& app_devices);
+
 // At the app's successful clBuildProgram: analyses the program and builds it for every device coex
 // would split its kernels over, each on that device's worker thread, so that the first split launch
 // finds them ready instead of building them one after another. Only for a program built for one
@@ -37,6 +44,10 @@ void prepare_program(Services& services, const std::shared_ptr<model::ProgramRec
 // prepare_program for the others; none while the analysis has not run. Never waits.
 std::vector<int> devices_ready(Services& services, const std::shared_ptr<model::ProgramRecord>& program,
                                cl_context app_context, int home, const std::vector<int>& devices);
+
+// Waits up to `seconds` for `device`'s build of the program (in the app's context or not) to finish,
+// built or failed; true when it has.
+bool wait_for_build(model::ProgramRecord& program, int device, bool in_app_context, double seconds);
 
 // At the app's clCreateContext with one device (the home to be): makes coex's context and queue on
 // every other selected device, each on that device's worker thread (an NVIDIA context takes about

@@ -120,6 +120,9 @@ struct LaunchJob {
   cl_device_id home_device = nullptr;
   int home = -1;             // coex index of the home device
   std::vector<int> devices;  // coex indices that may take work
+  // Devices whose build was still running when the launch was planned: each joins the split once its
+  // build is done, if the launch is still on and its policy takes late devices (split_runner.cpp).
+  std::vector<int> joiners;
   // Under auto: the launch's number among those of its kernel and size (sched::History::plan_launch),
   // so that the policy sees the same probe the planner saw; and, while the job lives, its count among
   // the History's splits in flight (the planner runs the launches enqueued meanwhile on home until

@@ -234,23 +234,36 @@ LaunchDecision plan_launch(Services& services, cl_command_queue queue, cl_kernel
                      participants.end());
   if (fewer_than_two()) return not_split(left_out ? left_out : "single_device");
   // Under a policy that does not wait for preparation (auto) a device other than home is never
-  // waited for: one whose build has not finished sits the launch out. Home is, once its launches were
-  // measured long (waits_for_preparation).
+  // waited for: one whose build has not finished joins the split when it has, if the policy hands
+  // out chunks on demand (split_runner.cpp), else sits the launch out. Home is waited for once its
+  // launches were measured long (waits_for_preparation), and briefly while its build is under way
+  // (home_building).
+  std::vector<int> building;
+  bool home_building = false;  // the analysis is done, home's build under way: waited for below
   if (!services.executor().policy().waits_for_preparation()) {
     const std::vector<int> ready = devices_ready(services, program, queue_record->context, home, all_devices());
     auto takes_part = [&](int d) {
-      return std::find(ready.begin(), ready.end(), d) != ready.end() || (d == home && waits_for_preparation);
+      return std::find(ready.begin(), ready.end(), d) != ready.end() ||
+             (d == home && (waits_for_preparation || home_building));
     };
-    if (!takes_part(home)) return preparing_on_home();
+    if (!takes_part(home)) {
+      if (!analysis_ready(*program)) return preparing_on_home();
+      home_building = true;
+    }
+    for (int d : participants)
+      if (!takes_part(d)) building.push_back(d);
     participants.erase(std::remove_if(participants.begin(), participants.end(), [&](int d) { return !takes_part(d); }),
                        participants.end());
-    if (fewer_than_two()) return preparing_on_home();
+    if (fewer_than_two() && building.empty()) return preparing_on_home();
   }
+  // Every device that may take part: those ready, and those that may join.
+  std::vector<int> may_take_part = participants;
+  may_take_part.insert(may_take_part.end(), building.begin(), building.end());
 
   auto job = std::make_unique<LaunchJob>();
   job->services = &services;
   size_t compiled[3] = {0, 0, 0};
-  size_t limit = max_group_size(services, devices, kernel_handle, queue_record->device, participants, compiled);
+  size_t limit = max_group_size(services, devices, kernel_handle, queue_record->device, may_take_part, compiled);
   const size_t* local_to_use = local ? local : (compiled[0] ? compiled : nullptr);
   if (!make_geometry(work_dim, offset, global, local_to_use, limit, job->geometry))
     return not_split("invalid_launch");  // the driver gives the app its error code
@@ -312,7 +325,12 @@ LaunchDecision plan_launch(Services& services, cl_command_queue queue, cl_kernel
     decision.not_split_reason = verdict;
     return decision;
   }
-  if (const char* reason = policy_keeps_on_home(services, *kernel, *program, *job, participants, home, job->gate)) {
+  // Home's build (of a rewritten program: the app's own serves otherwise) is the first of the builds
+  // and takes tens of milliseconds: a launch worth splitting waits for it, briefly, where the whole
+  // launch on home alone could take much longer (docs/design.md, "One-time costs").
+  if (home_building && !wait_for_build(*program, home, true, services.settings().auto_home_build_wait))
+    return preparing_on_home();
+  if (const char* reason = policy_keeps_on_home(services, *kernel, *program, *job, may_take_part, home, job->gate)) {
     decision.gate = job->gate;
     return not_split(reason);
   }
@@ -338,6 +356,7 @@ LaunchDecision plan_launch(Services& services, cl_command_queue queue, cl_kernel
   job->home_device = queue_record->device;
   job->home = home;
   job->devices = participants;
+  job->joiners = building;
   decision.job = std::move(job);
   return decision;
 }

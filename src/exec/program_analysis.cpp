@@ -2,31 +2,68 @@
 
 #include <spdlog/spdlog.h>
 
+#include <chrono>
+#include <condition_variable>
+#include <mutex>
+
 namespace coex::exec {
 
 namespace {
 
-// The caller holds program.mutex.
-void analyse_locked(model::ProgramRecord& program) {
-  if (!program.analysed) {
-    program.analysed = true;
-    program.info = kernel::analyze_program(program.source, program.build_options);
-    if (!program.info.parse_error.empty())
-      spdlog::info("program {}: kernel analysis failed: {}", static_cast<void*>(program.handle),
-                   program.info.parse_error);
-    bool needs_rewrite = false;
-    for (const auto& k : program.info.kernels) needs_rewrite |= k.uses_launch_builtins && k.not_split_reason.empty();
-    if (needs_rewrite) program.rewritten_source = kernel::rewrite_for_split(program.source, program.info);
+// Signalled at the end of every program's analysis: those waiting for one look whether it was theirs.
+// Analyses are few (one per program), so one condition serves them all.
+std::mutex& done_mutex() {
+  static auto* m = new std::mutex;  // never destroyed: an analysis may end while the process exits
+  return *m;
+}
+std::condition_variable& done_signal() {
+  static auto* cv = new std::condition_variable;
+  return *cv;
+}
+
+// The libclang parse runs without program.mutex held: the app's threads take it at every launch
+// (launch_planner.cpp) and must not wait tens of milliseconds for an analysis they do not need yet.
+// The first caller claims the analysis (`analysed`); later ones wait for its end.
+void analyse_once(model::ProgramRecord& program) {
+  std::string source, options;
+  bool mine = false;
+  {
+    std::lock_guard lock(program.mutex);
+    if (!program.analysed) {
+      program.analysed = true;
+      mine = true;
+      source = program.source;
+      options = program.build_options;
+    }
+  }
+  if (!mine) {  // claimed by another thread: wait for its end
+    std::unique_lock lock(done_mutex());
+    done_signal().wait(lock, [&] { return program.analysis_done.load(std::memory_order_acquire); });
+    return;
+  }
+  kernel::ProgramInfo info = kernel::analyze_program(source, options);
+  if (!info.parse_error.empty())
+    spdlog::info("program {}: kernel analysis failed: {}", static_cast<void*>(program.handle), info.parse_error);
+  bool needs_rewrite = false;
+  for (const auto& k : info.kernels) needs_rewrite |= k.uses_launch_builtins && k.not_split_reason.empty();
+  std::string rewritten = needs_rewrite ? kernel::rewrite_for_split(source, info) : std::string();
+  {
+    std::lock_guard lock(program.mutex);
+    program.info = std::move(info);
+    program.rewritten_source = std::move(rewritten);
+  }
+  {
+    std::lock_guard lock(done_mutex());
     program.analysis_done.store(true, std::memory_order_release);
   }
+  done_signal().notify_all();
 }
 
 }  // namespace
 
 bool analyse_program(model::ProgramRecord& program) {
   if (program.origin != model::ProgramOrigin::Source) return false;
-  std::lock_guard lock(program.mutex);
-  analyse_locked(program);
+  analyse_once(program);
   for (const auto& k : program.info.kernels)
     if (k.not_split_reason.empty()) return true;
   return false;
@@ -34,8 +71,7 @@ bool analyse_program(model::ProgramRecord& program) {
 
 const kernel::KernelInfo* analysed_kernel(model::ProgramRecord& program, const std::string& kernel_name) {
   if (program.origin != model::ProgramOrigin::Source) return nullptr;
-  std::lock_guard lock(program.mutex);
-  analyse_locked(program);
+  analyse_once(program);
   return program.info.find(kernel_name);
 }
 

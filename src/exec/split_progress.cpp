@@ -68,6 +68,11 @@ std::optional<std::vector<sched::Chunk>> SplitProgress::wait_or_take_over(int de
   }
 }
 
+bool SplitProgress::join(int device) {
+  std::lock_guard lock(mutex_);
+  return rules_.join(device);
+}
+
 void SplitProgress::finished(int device) {
   std::lock_guard lock(mutex_);
   rules_.finished(device);

@@ -60,6 +60,9 @@ class SplitProgress {
   // and returns the ranges of one it can redo sooner than that one would finish (now abandoned), or
   // nothing once no other device works.
   std::optional<std::vector<sched::Chunk>> wait_or_take_over(int device, const std::function<double()>& now);
+  // A device that was still building when the launch began asks to take part (sched::TakeOver::join).
+  // False: the launch is over, and its thread must touch nothing of it.
+  bool join(int device);
   // The device's thread has finished its part (read-back included).
   void finished(int device);
   // The policy took the device's chunks back (Boyer's rule): if it is waiting for a sub-launch, the

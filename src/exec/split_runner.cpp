@@ -370,7 +370,10 @@ cl_int run_split(Executor& executor, LaunchJob& job) {
     if (device != job.home && !ensure_shadows(job, device)) continue;
     kernels[device] = kernel;
   }
-  if (kernels.size() < 2) {
+  std::vector<int> joiners;  // still building: they join once built (below)
+  for (int device : job.joiners)
+    if (!executor.left_out(device)) joiners.push_back(device);
+  if (kernels.empty() || kernels.size() + joiners.size() < 2) {
     cl_int err = run_whole_on_home(job, home_queue);
     record.not_split_reason = left_out ? left_out : "devices_unavailable";
     record.per_device.push_back(
@@ -397,6 +400,12 @@ cl_int run_split(Executor& executor, LaunchJob& job) {
     if (services.settings().side_reads) job.home_backup.launch_writes.push_back(root.writes());
   }
   policy->begin_launch(launch_shape(job, whole_launch), active, 0);
+  // A device still building takes part once its build is done, from its first next_chunk on (its
+  // worker runs the build first): where the policy hands out on demand (docs/design.md, "One-time
+  // costs"). Such a launch pays builds: no verdict on splitting either.
+  joiners.erase(std::remove_if(joiners.begin(), joiners.end(), [&](int d) { return !policy->add_device(d, 0); }),
+                joiners.end());
+  cold |= !joiners.empty();
   record.planned_by = policy->planned_by();
   record.gate = job.gate;
   // The first chunk of every device, handed out now (each device would ask at
@@ -417,6 +426,7 @@ cl_int run_split(Executor& executor, LaunchJob& job) {
 
   std::map<int, DeviceRun> runs;
   for (int device : active) runs[device];
+  for (int device : joiners) runs[device];  // made before any thread starts: the map does not change then
   // Shared with the device threads: one abandoned here may come back after this
   // launch has ended. Its late time teaches the history how slow it was, for
   // the next launches' policies.
@@ -482,7 +492,40 @@ cl_int run_split(Executor& executor, LaunchJob& job) {
       progress->finished(device);
     });
   }
+  for (int device : joiners) {
+    DeviceWorker& worker = executor.worker(device);
+    worker.post([&, device, out = &runs[device], progress, worker_ptr = &worker] {
+      // Nothing of the launch is touched before it is joined: it may be over, its job gone.
+      if (!progress->join(device)) return;
+      std::optional<DeviceRun> result;
+      try {
+        cl_kernel kernel = device_kernel(job, device);
+        if (!kernel || !ensure_shadows(job, device)) return progress->finished(device);
+        std::optional<sched::Chunk> first;
+        {
+          std::lock_guard lock(policy_mutex);
+          first = policy->next_chunk(device, std::chrono::duration<double>(Clock::now() - t0).count());
+          for (const sched::Chunk& taken_back : policy->take_abandoned()) abandoned.insert(taken_back.device);
+        }
+        ChunkFootprint footprint;
+        if (first) footprint = chunk_footprint(job, first->begin, first->end);
+        DeviceQueues queues{devices.shadow_queue(device), home_queue};
+        DeviceTask task{job,          executor,  device, queues,      kernel,   *policy,
+                        policy_mutex, abandoned, t0,     *worker_ptr, *progress};
+        result = run_on_device(task, first, std::move(footprint));
+      } catch (...) {
+        result = DeviceRun{};
+        result->error = CL_OUT_OF_HOST_MEMORY;
+      }
+      if (!result) return progress->leave(device);
+      *out = std::move(*result);
+      progress->finished(device);
+    });
+  }
   progress->wait_all();
+  // A device that never joined (its build outlasted the launch) had no part in it.
+  for (int device : joiners)
+    if (!runs[device].ran) runs.erase(device);
   for (int device : progress->abandoned()) {
     spdlog::info("kernel {}: device {} was slower than redoing its work elsewhere; it sits out until it returns",
                  job.kernel_name, device);

@@ -92,10 +92,11 @@ struct ProgramRecord {
   std::string source;         // the sources, concatenated as the driver sees them
   std::string build_options;  // of the last clBuildProgram
   uint64_t source_hash = 0;
-  // Filled on first need, under `mutex`: the analysis and the rewritten source.
+  // The analysis and the rewritten source, made once (exec/program_analysis.cpp): `analysed` claims
+  // it under `mutex`; once analysis_done, `info` and `rewritten_source` are final and read without it.
   std::mutex mutex;
   bool analysed = false;
-  std::atomic<bool> analysis_done{false};  // `analysed` and `info` are final: read without `mutex`
+  std::atomic<bool> analysis_done{false};
   kernel::ProgramInfo info;
   std::string rewritten_source;
   // By (coex device index, built in the app's own context): the home device builds there, so that

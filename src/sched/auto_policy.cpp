@@ -217,6 +217,7 @@ void AutoPolicy::begin_launch(const LaunchShape& shape, const std::vector<int>& 
   const auto paying = auto_paying_devices(*history_, shape, devices, params_);
   choice_ = auto_choice(*history_, shape, paying, params_);
   key_ = {shape.kernel_key, shape.global_size};
+  shape_ = shape;
   home_ = shape.home;
   paying_ = paying;
   Track& track = tracks_[key_];
@@ -262,6 +263,19 @@ void AutoPolicy::end_launch(double now) {
   if (track.wp_launches > 0 && track.last_wp_balance >= threshold && balance < threshold) track.remeasure = true;
   track.last_wp_balance = balance;
   ++track.wp_launches;
+}
+
+bool AutoPolicy::add_device(int device, double now) {
+  if (!active_) return false;
+  // Not one the models say would not pay, had it been ready at begin_launch.
+  std::vector<int> with_it = paying_;
+  with_it.push_back(device);
+  const auto paying = auto_paying_devices(*history_, shape_, with_it, params_);
+  if (std::find(paying.begin(), paying.end(), device) == paying.end()) return false;
+  if (!active_->add_device(device, now)) return false;
+  if (std::find(paying_.begin(), paying_.end(), device) == paying_.end()) paying_.push_back(device);
+  dropped_.erase(std::remove(dropped_.begin(), dropped_.end(), device), dropped_.end());
+  return true;
 }
 
 void AutoPolicy::launch_measured(double seconds) {

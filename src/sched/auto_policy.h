@@ -70,6 +70,9 @@ class AutoPolicy : public Policy {
   std::vector<Chunk> take_abandoned() override;
   std::string planned_by() const override;
   std::vector<int> eliminated() const override;
+  // The policy picked for this launch takes it (sigmoid and hguided do), and it joins the devices that
+  // pay.
+  bool add_device(int device, double now) override;
   // Keeps the wall time of a split launch in the History, under the devices auto let take part.
   void launch_measured(double seconds) override;
   // Launches run on home while the analysis and the builds go on (docs/design.md, "One-time costs").
@@ -92,6 +95,7 @@ class AutoPolicy : public Policy {
   std::string choice_;
   std::vector<int> dropped_;
   std::vector<int> paying_;  // the devices handed to the policy picked, in this launch
+  LaunchShape shape_;        // this launch's
   int home_ = -1;
   // Per (kernel, global size): how the last wp launches balanced.
   struct Track {

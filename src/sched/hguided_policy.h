@@ -18,6 +18,7 @@ class HguidedPolicy : public PolicyBase {
 
  protected:
   uint64_t choose_size(DeviceState& device, double now) override;
+  bool hands_out_on_demand() const override { return true; }
 };
 
 }  // namespace coex::sched

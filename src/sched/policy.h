@@ -112,6 +112,11 @@ struct ChunkTiming {
 //    policy's begin_launch later sees the probe decided here, and say why in `verdict` (when given).
 //  - guesses_pace_by_specification(): while nothing is measured, take-over may judge a device slow
 //    by what its specification promises; false: the user fixed the shares, only a stall is taken over.
+// Added for devices still building when a launch begins (docs/design.md, "One-time costs"):
+//  - add_device(device, now): right after begin_launch, a device that was not ready then. It takes
+//    part from its first next_chunk on, which may come late or never. Only a policy that hands out
+//    the front of the range on demand takes one (nothing may be set aside for a device that may never
+//    ask); false: it is left out of the launch.
 class Policy {
  public:
   virtual ~Policy() = default;
@@ -133,6 +138,11 @@ class Policy {
     return nullptr;
   }
   virtual bool guesses_pace_by_specification() const { return true; }
+  virtual bool add_device(int device, double now) {
+    (void)device;
+    (void)now;
+    return false;
+  }
 };
 
 }  // namespace coex::sched

@@ -29,20 +29,30 @@ void PolicyBase::begin_launch(const LaunchShape& shape, const std::vector<int>& 
   std::sort(sorted.begin(), sorted.end());
   sorted.erase(std::unique(sorted.begin(), sorted.end()), sorted.end());
   states_.clear();
-  for (int index : sorted) {
-    DeviceState s;
-    s.index = index;
-    states_.push_back(s);
-    const bool known = std::any_of(profiles_.begin(), profiles_.end(),
-                                   [&](const DeviceProfile& p) { return p.index == index; });
-    if (!known) {
-      DeviceProfile p;
-      p.index = index;
-      p.name = "device " + std::to_string(index);
-      profiles_.push_back(p);
-    }
-  }
+  for (int index : sorted) add_state(index);
   on_begin(now);
+}
+
+void PolicyBase::add_state(int index) {
+  DeviceState s;
+  s.index = index;
+  auto at = std::find_if(states_.begin(), states_.end(), [&](const DeviceState& d) { return d.index > index; });
+  states_.insert(at, s);
+  const bool known =
+      std::any_of(profiles_.begin(), profiles_.end(), [&](const DeviceProfile& p) { return p.index == index; });
+  if (!known) {
+    DeviceProfile p;
+    p.index = index;
+    p.name = "device " + std::to_string(index);
+    profiles_.push_back(p);
+  }
+}
+
+bool PolicyBase::add_device(int device, double now) {
+  (void)now;
+  if (!hands_out_on_demand()) return false;
+  if (!state(device)) add_state(device);
+  return true;
 }
 
 PolicyBase::DeviceState* PolicyBase::state(int device) {

@@ -29,6 +29,8 @@ class PolicyBase : public Policy {
   void end_launch(double now) override;
   std::vector<Chunk> take_abandoned() override;
   std::vector<int> eliminated() const override;
+  // Only when hands_out_on_demand(): a DeviceState like begin_launch's.
+  bool add_device(int device, double now) override;
 
  protected:
   struct DeviceState {
@@ -41,8 +43,8 @@ class PolicyBase : public Policy {
     int completed = 0;
     uint64_t completed_groups = 0;
     double busy_seconds = 0;
-    uint64_t last_size = 0;            // groups of the last chunk handed out
-    std::vector<ChunkTiming> done;     // completed chunks of this launch, in order
+    uint64_t last_size = 0;         // groups of the last chunk handed out
+    std::vector<ChunkTiming> done;  // completed chunks of this launch, in order
   };
 
   enum class SpeedSource { kMeasured, kHistory, kSpec };
@@ -61,6 +63,9 @@ class PolicyBase : public Policy {
     (void)timing;
   }
   virtual void on_end(double now) { (void)now; }
+  // Whether every chunk is sized when a device asks, from the front of what remains, and nothing is
+  // reserved for a device ahead of its asking: then a device may join after begin_launch (add_device).
+  virtual bool hands_out_on_demand() const { return false; }
 
   const PolicyParams& params() const { return params_; }
   const LaunchShape& shape() const { return shape_; }
@@ -94,6 +99,8 @@ class PolicyBase : public Policy {
                                      SpeedSource* source = nullptr);
 
  private:
+  void add_state(int index);  // in device-index order, with a profile
+
   std::string name_;
   PolicyParams params_;
   std::shared_ptr<History> history_;
@@ -101,8 +108,8 @@ class PolicyBase : public Policy {
   LaunchShape shape_;
   std::vector<DeviceState> states_;
   uint64_t cursor_ = 0;
-  std::vector<Chunk> abandoned_;       // not yet collected
-  std::vector<Chunk> abandoned_all_;   // this launch: chunk_done for these is ignored
+  std::vector<Chunk> abandoned_;      // not yet collected
+  std::vector<Chunk> abandoned_all_;  // this launch: chunk_done for these is ignored
 };
 
 }  // namespace coex::sched

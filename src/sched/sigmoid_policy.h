@@ -27,6 +27,7 @@ class SigmoidPolicy : public PolicyBase {
  protected:
   void on_begin(double now) override;
   uint64_t choose_size(DeviceState& device, double now) override;
+  bool hands_out_on_demand() const override { return true; }
   void on_chunk_done(DeviceState& device, const ChunkTiming& timing) override;
   void on_end(double now) override;
 

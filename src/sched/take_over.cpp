@@ -116,6 +116,12 @@ TakeOver::Idle TakeOver::idle(int device, double now) {
   return out;
 }
 
+bool TakeOver::join(int device) {
+  if (all_done() || devices_.count(device)) return false;
+  devices_[device];
+  return true;
+}
+
 void TakeOver::working(int device) { devices_[device].state = State::Working; }
 
 void TakeOver::finished(int device) { devices_[device].state = State::Finished; }

@@ -55,6 +55,9 @@ class TakeOver {
   bool chunk_finished(int device, double now);
   // A cancelled device is done with the launch.
   void leave(int device);
+  // A device not among the constructor's (its build was still running) asks to take part: it then
+  // works like the others. False once the launch is over (all_done()): it must touch nothing of it.
+  bool join(int device);
 
   // The device got no more work from the policy. `victim` >= 0: it takes over that device, now
   // abandoned or cancelled (`victim_state`), and redoes `ranges` (every range the victim took in

@@ -121,6 +121,26 @@ class Checks:
         reasons = self.not_split_reasons()
         expect(reasons.get("devices_unavailable", 0) > 0, "not_split: %s" % reasons)
 
+    def check_late_joiner(self):
+        # Device 1's build begins a second late (COEX_FAULT=slow_build:1). Under auto the app's
+        # launches do not wait for it (docs/design.md, "One-time costs"): they are split from the
+        # start, home taking the work device 1 would join for; the output is the bare one.
+        app = os.path.join(self.build, "tests", "apps", "matmul")
+        rc, bare, _ = run([app])
+        expect(rc == 0, "matmul fails bare")
+        trace = os.path.join(self.tmp, "late-joiner-trace.json")
+        env = {"COEX_POLICY": "auto", "COEX_FAULT": "slow_build:1", "COEX_TRACE": trace,
+               "COEX_CACHE": os.path.join(self.tmp, "late-joiner-history.json")}
+        rc, out, err = run([app], env, self.layer)
+        expect(rc == 0 and out == bare, "exit %d, output:\n%s\nstderr:\n%s" % (rc, out, err))
+        with open(trace) as f:
+            events = json.load(f)["traceEvents"]
+        launches = [e["args"] for e in events if e.get("ph") == "X" and e.get("cat") == "launch"]
+        split = [a for a in launches if a.get("split")]
+        expect(split, "no launch was split: %s" % launches)
+        expect("1" not in split[0]["work_items"] and split[0].get("cold"),
+               "the first split launch waited for device 1's build: %s" % split[0])
+
     def check_sub_launch_failure(self):
         err = self.under_coex({"COEX_FAULT": "fail:1", "COEX_REPORT": self.report, "COEX_LOG": "warn"})
         expect("failed" in err, "the failed sub-launch was not logged:\n" + err)
