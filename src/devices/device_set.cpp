@@ -63,8 +63,11 @@ DeviceSet::DeviceSet(const cl_icd_dispatch& cl, const std::string& selector) : c
       d.base_address_align_bits = device_info<cl_uint>(cl, id, CL_DEVICE_MEM_BASE_ADDR_ALIGN, 8);
       d.global_memory = device_info<cl_ulong>(cl, id, CL_DEVICE_GLOBAL_MEM_SIZE, 0);
       // PoCL 5 names that driver's devices "cpu-minimal-...".
-      d.user_events_deadlock = d.is_pocl() && (d.name.rfind("basic", 0) == 0 || d.name.rfind("cpu-minimal", 0) == 0);
       d.remote = is_pocl_remote(d.is_pocl(), string_info(cl.clGetDeviceInfo, id, CL_DEVICE_VERSION));
+      // A remote device keeps its server device's name, but commands reach it through the remote
+      // driver, which has its own event handling: the quirk is the local basic driver's.
+      d.user_events_deadlock =
+          d.is_pocl() && !d.remote && (d.name.rfind("basic", 0) == 0 || d.name.rfind("cpu-minimal", 0) == 0);
       devices_.push_back(std::move(d));
     }
   }
