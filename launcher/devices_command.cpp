@@ -94,12 +94,13 @@ int list_devices(const Args& args) {
   RunOutlook run = outlook(devices.selected(), home, devices.all().size());
   if (loaded->settings.disable)
     run = {{}, "disabled", "COEX_DISABLE (or \"disable\") is set: coex passes every call through"};
-  std::printf("%-5s %-4s %-4s %-11s %-28s %s\n", "index", "home", "use", "type", "platform", "name");
+  // where: "remote" for a device served by PoCL's remote driver over the network (docs/remote.md).
+  std::printf("%-5s %-4s %-4s %-11s %-6s %-28s %s\n", "index", "home", "use", "type", "where", "platform", "name");
   for (const auto& d : devices.all()) {
     // "use": the device runs part of a split launch, or, when nothing is split, home runs every launch.
     const bool used = run.split_across.empty() ? d.index == home : contains(run.split_across, d.index);
-    std::printf("%-5d %-4s %-4s %-11s %-28s %s\n", d.index, d.index == home ? "yes" : "no", used ? "yes" : "no",
-                d.type_name().c_str(), d.platform_name.c_str(), d.name.c_str());
+    std::printf("%-5d %-4s %-4s %-11s %-6s %-28s %s\n", d.index, d.index == home ? "yes" : "no", used ? "yes" : "no",
+                d.type_name().c_str(), d.remote ? "remote" : "local", d.platform_name.c_str(), d.name.c_str());
   }
   std::printf(
       "home: device %d, the app's own device, assumed to be the first device of the first platform (the first "

@@ -25,6 +25,13 @@ std::string string_info(Fn fn, Handle handle, Param param) {
 
 }  // namespace
 
+bool is_pocl_remote(bool pocl_platform, const std::string& device_version) {
+  // PoCL's remote driver keeps the server device's name and type and appends its own build hash to
+  // CL_DEVICE_VERSION: "OpenCL 3.0 PoCL HSTR: <server's hash> HSTR: pocl-remote: <name>" (PoCL 6.0,
+  // seen here; docs/remote.md).
+  return pocl_platform && device_version.find("HSTR: pocl-remote:") != std::string::npos;
+}
+
 std::string Device::type_name() const {
   if (type & CL_DEVICE_TYPE_GPU) return "GPU";
   if (type & CL_DEVICE_TYPE_CPU) return "CPU";
@@ -56,7 +63,11 @@ DeviceSet::DeviceSet(const cl_icd_dispatch& cl, const std::string& selector) : c
       d.base_address_align_bits = device_info<cl_uint>(cl, id, CL_DEVICE_MEM_BASE_ADDR_ALIGN, 8);
       d.global_memory = device_info<cl_ulong>(cl, id, CL_DEVICE_GLOBAL_MEM_SIZE, 0);
       // PoCL 5 names that driver's devices "cpu-minimal-...".
-      d.user_events_deadlock = d.is_pocl() && (d.name.rfind("basic", 0) == 0 || d.name.rfind("cpu-minimal", 0) == 0);
+      d.remote = is_pocl_remote(d.is_pocl(), string_info(cl.clGetDeviceInfo, id, CL_DEVICE_VERSION));
+      // A remote device keeps its server device's name, but commands reach it through the remote
+      // driver, which has its own event handling: the quirk is the local basic driver's.
+      d.user_events_deadlock =
+          d.is_pocl() && !d.remote && (d.name.rfind("basic", 0) == 0 || d.name.rfind("cpu-minimal", 0) == 0);
       devices_.push_back(std::move(d));
     }
   }
@@ -88,7 +99,7 @@ std::vector<report::ReportDevice> DeviceSet::report_entries() const {
   std::vector<report::ReportDevice> out;
   for (const auto& d : devices_) {
     bool home = std::find(homes_.begin(), homes_.end(), d.index) != homes_.end();
-    if (d.selected || home) out.push_back({d.index, d.name, d.platform_name, d.type_name(), home});
+    if (d.selected || home) out.push_back({d.index, d.name, d.platform_name, d.type_name(), home, d.remote});
   }
   return out;
 }
@@ -113,6 +124,7 @@ std::vector<sched::DeviceProfile> DeviceSet::profiles() const {
     // A GPU needs several resident work-groups per compute unit to hide latency; 4 is a common
     // floor across vendors when nothing is measured yet.
     p.groups_per_cu_for_occupancy = p.is_gpu ? 4 : 1;
+    p.remote = d.remote;
     out.push_back(p);
   }
   return out;

@@ -34,9 +34,16 @@ struct Device {
   // PoCL's "basic" driver ("cpu-minimal" in PoCL 5) deadlocks when a command waits on a user event (pocl/pocl#1177,
   // seen here): a split whose home is such a device runs synchronously, with no user event.
   bool user_events_deadlock = false;
+  // Served by PoCL's remote driver (PoCL-R) from another machine, or another process (docs/remote.md):
+  // every command crosses the network, and the device is gone when its server goes.
+  bool remote = false;
   std::string type_name() const;  // "CPU", "GPU", "ACCELERATOR"
   bool is_pocl() const { return platform_name == "Portable Computing Language"; }
 };
+
+// Whether a device of a PoCL platform (pocl_platform) with this CL_DEVICE_VERSION is served by
+// PoCL's remote driver.
+bool is_pocl_remote(bool pocl_platform, const std::string& device_version);
 
 class DeviceSet {
  public:

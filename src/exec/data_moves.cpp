@@ -99,7 +99,7 @@ uint64_t read_back_changes(LaunchJob& job, int device, cl_command_queue queue, c
       bool stays = false;
       {
         std::lock_guard lock(job.roots[k].root->state->mutex());
-        stays = results_may_stay(*job.services, *job.roots[k].root->state);
+        stays = results_may_stay(*job.services, *job.roots[k].root->state, device);
       }
       (stays ? out.resident[k] : out.changed[k]) = w.injective;
       diffed.add(w.diffed);

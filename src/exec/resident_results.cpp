@@ -33,9 +33,9 @@ cl_int fetch_sole(Services& services, coherence::BufferState& state, const Inter
   return CL_SUCCESS;
 }
 
-bool results_may_stay(const Services& services, const coherence::BufferState& state) {
+bool results_may_stay(Services& services, const coherence::BufferState& state, int device) {
   const auto& settings = services.settings();
-  return state.lazy_allowed && settings.lazy_home && settings.resident_results;
+  return state.lazy_allowed && settings.lazy_home && settings.resident_results && !services.devices().at(device).remote;
 }
 
 }  // namespace coex::exec

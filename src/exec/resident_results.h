@@ -35,7 +35,9 @@ cl_int fetch_sole(Services& services, coherence::BufferState& state, const coher
                   uint64_t& moved);
 
 // Whether a device's exact writes to this root may stay on the device at the end of the split (the
-// merge may still fetch them, when it writes home at once). The caller holds the state's lock.
-bool results_may_stay(const Services& services, const coherence::BufferState& state);
+// merge may still fetch them, when it writes home at once). Never on a remote device: when its server
+// goes, PoCL's remote driver waits for it forever, and so would every read of bytes only it held
+// (docs/remote.md). The caller holds the state's lock.
+bool results_may_stay(Services& services, const coherence::BufferState& state, int device);
 
 }  // namespace coex::exec

@@ -395,9 +395,13 @@ cl_int run_split(Executor& executor, LaunchJob& job) {
   job.home_backup.launch_reads.clear();
   job.home_backup.launch_writes.clear();
   job.home_backup.on_device.assign(job.roots.size(), {});
+  // Not with remote devices (PoCL's remote driver): with side reads, vector_add over two remote
+  // devices gave wrong bytes in about half of its runs, never without them (docs/remote.md).
+  bool side_reads = services.settings().side_reads;
+  for (int device : active) side_reads = side_reads && !devices.at(device).remote;
   for (const RootFootprint& root : whole_launch.roots) {
     job.home_backup.launch_reads.push_back(root.reads);
-    if (services.settings().side_reads) job.home_backup.launch_writes.push_back(root.writes());
+    if (side_reads) job.home_backup.launch_writes.push_back(root.writes());
   }
   policy->begin_launch(launch_shape(job, whole_launch), active, 0);
   // A device still building takes part once its build is done, from its first next_chunk on (its

@@ -194,6 +194,7 @@ nlohmann::json ReportRecorder::to_json() const {
   for (const ReportDevice& d : devices_) {
     devices.push_back(
         {{"index", d.index}, {"name", d.name}, {"platform", d.platform}, {"type", d.type}, {"home", d.home}});
+    if (d.remote) devices.back()["remote"] = true;  // written only when true: local reports stay as they were
   }
   report["devices"] = std::move(devices);
 

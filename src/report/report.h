@@ -56,6 +56,7 @@ struct ReportDevice {
   std::string platform;
   std::string type;  // "CPU", "GPU" or "ACCELERATOR"
   bool home = false;
+  bool remote = false;  // served by PoCL's remote driver (docs/remote.md)
 };
 
 // One device's part of one launch.

@@ -83,7 +83,10 @@ void print_devices(std::ostream& out, const json& devices, std::set<int>& indice
     const bool has_index = number_of(member(device, "index"), index);
     if (has_index) indices.insert(static_cast<int>(index));
     const json& home = member(device, "home");
-    table.add({has_index ? std::to_string(static_cast<int>(index)) : "?", text_of(member(device, "type")),
+    const json& remote = member(device, "remote");
+    const bool is_remote = remote.is_boolean() && remote.get<bool>();
+    table.add({has_index ? std::to_string(static_cast<int>(index)) : "?",
+               text_of(member(device, "type")) + (is_remote ? " remote" : ""),
                home.is_boolean() && home.get<bool>() ? "home" : "", text_of(member(device, "name")),
                text_of(member(device, "platform"))});
   }

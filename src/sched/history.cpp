@@ -404,7 +404,7 @@ std::string device_set_signature(const std::vector<DeviceProfile>& devices) {
   std::ostringstream text;
   for (const auto& d : devices)
     text << d.index << '|' << d.name << '|' << (d.is_gpu ? "gpu" : d.is_cpu ? "cpu" : "other") << '|'
-         << d.compute_units << '|' << d.clock_mhz << ';';
+         << d.compute_units << '|' << d.clock_mhz << (d.remote ? "|remote" : "") << ';';
   std::ostringstream out;
   out << "v1-" << devices.size() << "-" << std::hex << fnv1a(text.str());
   return out.str();

@@ -27,6 +27,9 @@ struct DeviceProfile {
   // reads them (its transfer term); nothing else changes meaning with them.
   double h2d_gbs = 0;
   double d2h_gbs = 0;
+  // Reached over the network (PoCL's remote driver, docs/remote.md): its guesses from the
+  // specification count for less (spec_weight), and the History keeps it apart from a local twin.
+  bool remote = false;
 };
 
 // One launch as the policy sees it: work counted in work-groups along the split dimension.

@@ -82,7 +82,7 @@ SpeedChange parse_change(const json& c, const std::string& where, bool stall) {
 SimDevice parse_device(const json& d, const std::string& where, int index) {
   only_keys(d, where,
             {"name", "type", "compute_units", "clock_mhz", "mem_bandwidth_gbs", "groups_per_cu", "speed", "latency",
-             "bandwidth_in_gbs", "bandwidth_out_gbs", "noise", "changes", "stall"});
+             "bandwidth_in_gbs", "bandwidth_out_gbs", "noise", "changes", "stall", "remote"});
   SimDevice dev;
   dev.profile.index = index;
   dev.profile.name = text(d, where, "name", "device" + std::to_string(index));
@@ -95,6 +95,7 @@ SimDevice parse_device(const json& d, const std::string& where, int index) {
   dev.profile.clock_mhz = static_cast<unsigned>(count(d, where, "clock_mhz", 1000, 0, 1 << 20));
   dev.profile.mem_bandwidth_gbs = number(d, where, "mem_bandwidth_gbs", 0, 0);
   dev.profile.groups_per_cu_for_occupancy = static_cast<unsigned>(count(d, where, "groups_per_cu", 1, 1, 1 << 16));
+  dev.profile.remote = flag(d, where, "remote", false);
   if (!d.contains("speed")) throw ScenarioError(path(where, "speed") + " is required (work-groups per second)");
   dev.speed = number(d, where, "speed", 1, 1e-300);
   dev.latency = number(d, where, "latency", 0, 0);

@@ -151,9 +151,10 @@ uint64_t occupancy_floor(const DeviceProfile& profile, uint64_t groups_per_slice
 }
 
 double spec_weight(const DeviceProfile& profile, bool memory_bound) {
-  if (memory_bound && profile.mem_bandwidth_gbs > 0) return profile.mem_bandwidth_gbs;
+  const double share = profile.remote ? kRemoteSpecShare : 1.0;
+  if (memory_bound && profile.mem_bandwidth_gbs > 0) return profile.mem_bandwidth_gbs * share;
   const double clock = profile.clock_mhz > 0 ? profile.clock_mhz : 1000.0;
-  return std::max(1u, profile.compute_units) * clock * (profile.is_gpu ? kGpuLanesPerCpuCore : 1.0);
+  return std::max(1u, profile.compute_units) * clock * (profile.is_gpu ? kGpuLanesPerCpuCore : 1.0) * share;
 }
 
 uint64_t ceil_groups(double groups) {

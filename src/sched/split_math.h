@@ -65,8 +65,16 @@ uint64_t occupancy_floor(const DeviceProfile& profile, uint64_t groups_per_slice
 // 86 ms for its upload (benchmarks/blur).
 inline constexpr double kGpuLanesPerCpuCore = 8.0;
 
+// The share of its specification a remote device (DeviceProfile::remote) counts for in spec_weight.
+// Its compute units are its server's, but each of its chunks also pays a network round trip per
+// command and moves its bytes at the network's speed: over loopback, 0.11 ms per command and
+// 1.1 GB/s against 0.2 us and 12 GB/s for a local PoCL device (docs/remote.md). Its first chunk
+// is kept smaller until its measured pace replaces the guess.
+inline constexpr double kRemoteSpecShare = 0.5;
+
 // Relative speed from device info: compute units x clock (x kGpuLanesPerCpuCore on GPUs), or memory
-// bandwidth for memory-bound kernels. Only ratios between devices mean anything.
+// bandwidth for memory-bound kernels, x kRemoteSpecShare for a remote device. Only ratios between
+// devices mean anything.
 double spec_weight(const DeviceProfile& profile, bool memory_bound);
 
 // ceil() of a group count computed in floating point, forgiving the rounding noise of products such

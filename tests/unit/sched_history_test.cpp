@@ -296,6 +296,10 @@ TEST(History, DeviceSetSignature) {
   b = a;
   b.pop_back();
   EXPECT_NE(device_set_signature(a), device_set_signature(b));
+  // The same device served over the network (PoCL's remote driver) keeps a history of its own.
+  b = a;
+  b[1].remote = true;
+  EXPECT_NE(device_set_signature(a), device_set_signature(b));
 }
 
 TEST(History, DefaultPathFromXdgOrHome) {

@@ -125,6 +125,21 @@ TEST(OccupancyFloor, SplitGroupsOfManyWorkGroupsEachCountForAll) {
   EXPECT_EQ(occupancy_floor(cpu, 0), 16u);  // no slice size known: one work-group per split group
 }
 
+// A remote device (PoCL's remote driver) counts for kRemoteSpecShare of its specification, whether
+// the kernel is judged by compute or by memory bandwidth: its first chunks are kept smaller.
+TEST(SpecWeight, RemoteDeviceCountsForLess) {
+  DeviceProfile local;
+  local.is_cpu = true;
+  local.compute_units = 8;
+  local.clock_mhz = 3000;
+  local.mem_bandwidth_gbs = 100;
+  DeviceProfile remote = local;
+  remote.remote = true;
+  EXPECT_DOUBLE_EQ(spec_weight(remote, false), spec_weight(local, false) * kRemoteSpecShare);
+  EXPECT_DOUBLE_EQ(spec_weight(remote, true), spec_weight(local, true) * kRemoteSpecShare);
+  EXPECT_LT(kRemoteSpecShare, 1.0);
+}
+
 TEST(CoefficientOfVariation, PopulationSigmaOverMean) {
   EXPECT_NEAR(coefficient_of_variation({1, 2, 3}), std::sqrt(2.0 / 3.0) / 2.0, 1e-12);
   EXPECT_EQ(coefficient_of_variation({5}), 0);
