@@ -49,12 +49,11 @@ model::DeviceBuild& device_build(Services& services, model::ProgramRecord& progr
   model::DeviceBuild& build = *slot;
   std::lock_guard build_lock(build.mutex);
   if (build.program || build.failed) return build;  // built, or tried and failed
-  // Home needs no build of coex's own when the analysis rewrote nothing: the app's program, built
-  // for it, serves as it is (coex makes its own kernel objects of it, with their own arguments).
-  if (in_app_context && analysis_ready(program) && program.rewritten_source.empty() && program.handle &&
-      services.next().clRetainProgram(program.handle) == CL_SUCCESS) {
-    build.program = program.handle;
-    build.finished.store(true, std::memory_order_release);
+  // Home needs no build of coex's own when the analysis rewrote nothing: the app's program serves
+  // (use_app_program_on_home, on an app thread). A worker must not take it: the app may have
+  // released it by then (PoCL asserted on the retain in reliability's bad_input).
+  if (in_app_context && analysis_ready(program) && program.rewritten_source.empty()) {
+    build.finished.store(true, std::memory_order_release);  // nothing to build: the other builds go on
     return build;
   }
   const devices::Device& d = services.devices().at(device);
@@ -269,6 +268,22 @@ void prepare_program(Services& services, const std::shared_ptr<model::ProgramRec
                            device_build(services, *program, device, in_app_context, app_context);
                          });
   }
+}
+
+bool use_app_program_on_home(Services& services, model::ProgramRecord& program, int home) {
+  if (!analysis_ready(program) || !program.rewritten_source.empty() || !program.handle) return false;
+  model::DeviceBuild* slot = nullptr;
+  {
+    std::lock_guard lock(program.mutex);
+    slot = &program.builds[{home, true}];
+  }
+  std::lock_guard build_lock(slot->mutex);
+  if (!slot->program && !slot->failed) {
+    if (services.next().clRetainProgram(program.handle) != CL_SUCCESS) return false;
+    slot->program = program.handle;
+    slot->finished.store(true, std::memory_order_release);
+  }
+  return true;
 }
 
 bool wait_for_build(model::ProgramRecord& program, int device, bool in_app_context, double seconds) {

@@ -45,6 +45,11 @@ void prepare_program(Services& services, const std::shared_ptr<model::ProgramRec
 std::vector<int> devices_ready(Services& services, const std::shared_ptr<model::ProgramRecord>& program,
                                cl_context app_context, int home, const std::vector<int>& devices);
 
+// On an app thread that holds the program (a launch of its kernel): when the analysis rewrote none of
+// its kernels, the app's own program becomes home's build (retained; coex makes its own kernel objects
+// of it), and true is returned; no build of coex's own is needed there.
+bool use_app_program_on_home(Services& services, model::ProgramRecord& program, int home);
+
 // Waits up to `seconds` for `device`'s build of the program (in the app's context or not) to finish,
 // built or failed; true when it has.
 bool wait_for_build(model::ProgramRecord& program, int device, bool in_app_context, double seconds);

@@ -222,6 +222,7 @@ LaunchDecision plan_launch(Services& services, cl_command_queue queue, cl_kernel
 
   if (home < 0) return not_split("unknown_device");
   services.note_home(home);
+  use_app_program_on_home(services, *program, home);
   // A device abandoned in an earlier split (exec/split_progress.h) sits out until it returns; one
   // whose sub-launch failed, for good.
   const char* left_out = nullptr;

@@ -399,6 +399,7 @@ cl_int run_split(Executor& executor, LaunchJob& job) {
   // devices gave wrong bytes in about half of its runs, never without them (docs/remote.md).
   bool side_reads = services.settings().side_reads;
   for (int device : active) side_reads = side_reads && !devices.at(device).remote;
+  for (int device : joiners) side_reads = side_reads && !devices.at(device).remote;
   for (const RootFootprint& root : whole_launch.roots) {
     job.home_backup.launch_reads.push_back(root.reads);
     if (side_reads) job.home_backup.launch_writes.push_back(root.writes());

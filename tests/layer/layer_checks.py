@@ -229,11 +229,21 @@ class Checks:
         # coex builds the program for each device at the app's clBuildProgram, on the devices'
         # threads (docs/design.md): one build slice per device, all begun before the first
         # sub-launch (built at the first launch, they held it up). The builds on one PoCL platform
-        # take turns, home's (track 0) first: no split can start without it. Run twice: the second
-        # time with serial_compiles, whose lock on first runs must not change the builds' order.
+        # take turns, home's (track 0) first: no split can start without it. Home builds a
+        # rewritten program only (grid_stride's kernel reads get_global_size): vector_add's own
+        # program serves home as it is, and only device 1 builds. Run twice: the second time with
+        # serial_compiles, whose lock on first runs must not change the builds' order.
         trace = os.path.join(self.tmp, "trace.json")
+        self.under_coex({"COEX_TRACE": trace})
+        with open(trace) as f:
+            tracks = sorted({e["tid"] for e in json.load(f)["traceEvents"] if e.get("cat") == "build"})
+        expect(tracks == [1], "vector_add: build slices on tracks %s, expected 1 only" % tracks)
+        app = os.path.join(self.build, "tests", "apps", "grid_stride")
+        rc, bare, _ = run([app])
+        expect(rc == 0, "grid_stride fails bare")
         for serial in ("false", "true"):
-            self.under_coex({"COEX_TRACE": trace, "COEX_SERIAL_COMPILES": serial})
+            rc, out, err = run([app], {"COEX_TRACE": trace, "COEX_SERIAL_COMPILES": serial}, self.layer)
+            expect(rc == 0 and out == bare, "grid_stride: exit %d, output:\n%s\nstderr:\n%s" % (rc, out, err))
             with open(trace) as f:
                 events = [e for e in json.load(f)["traceEvents"] if e.get("ph") == "X"]
             builds = {e["tid"]: e for e in events if e.get("cat") == "build"}
