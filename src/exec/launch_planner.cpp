@@ -16,6 +16,8 @@
 #include "exec/split_safety.h"
 #include "model/registries.h"
 #include "sched/auto_policy.h"
+#include "sched/split_math.h"
+#include "sched/take_over.h"
 
 namespace coex::exec {
 namespace {
@@ -56,6 +58,26 @@ size_t max_group_size(const Services& services, const devices::DeviceSet& device
                                                compiled, nullptr) != CL_SUCCESS)
     compiled[0] = compiled[1] = compiled[2] = 0;
   return limit == SIZE_MAX ? 1 : limit;
+}
+
+// Whether every device of `devices` but home promises, by its specification, more than the take-over
+// rules' factor (sched::TakeOverRules::slow_by_specification) times less than home.
+bool others_slower_by_specification(Services& services, int home, const std::vector<int>& devices) {
+  const std::vector<sched::DeviceProfile> profiles = services.devices().profiles();
+  auto weight = [&](int device) {
+    for (const auto& p : profiles)
+      if (p.index == device) return sched::spec_weight(p, false);
+    return 0.0;
+  };
+  const double home_weight = weight(home);
+  const double factor = sched::TakeOverRules{}.slow_by_specification;
+  bool any = false;
+  for (int device : devices) {
+    if (device == home) continue;
+    any = true;
+    if (weight(device) * factor >= home_weight) return false;
+  }
+  return any;
 }
 
 // What FootprintModel::evaluate needs of this launch: its geometry as the app
@@ -270,7 +292,14 @@ LaunchDecision plan_launch(Services& services, cl_command_queue queue, cl_kernel
     return not_split("invalid_launch");  // the driver gives the app its error code
   if (!local && compiled[0]) job->geometry.local_given = false;
   // Few work-items: split only once a launch of this kernel and size was measured long enough on home.
-  if (job->geometry.work_items() < uint64_t(services.settings().min_split_work_items)) {
+  // The same under auto, whatever the size, where every other device is much slower than home by its
+  // specification (a CPU beside a GPU): it could take a small share at most, and short launches
+  // lose far more to the split than it brings (benchmarks/lu beside an H100: 4,094 launches of at
+  // most tens of microseconds, 0.02 s bare, took 0.2 to 4 s under auto, each first launch of a
+  // size split).
+  const bool others_much_slower = !services.executor().policy().waits_for_preparation() &&
+                                  others_slower_by_specification(services, home, may_take_part);
+  if (job->geometry.work_items() < uint64_t(services.settings().min_split_work_items) || others_much_slower) {
     std::string key = home_launch_key(kernel->name, program->source_hash, job->geometry.work_items());
     auto measured = services.executor().home_launch_times().seconds(key);
     if (!measured || *measured < services.settings().min_split_seconds) {

@@ -78,6 +78,17 @@ const char* const kProbeKernel =
 
 }  // namespace
 
+namespace {
+
+bool known_cl_std(std::string value) {
+  for (char& c : value) c = char(std::toupper(static_cast<unsigned char>(c)));
+  for (const char* known : {"CL1.0", "CL1.1", "CL1.2", "CL2.0", "CL3.0"})
+    if (value == known) return true;
+  return false;
+}
+
+}  // namespace
+
 std::vector<std::string> parser_options_from_build_options(const std::string& build_options) {
   std::vector<std::string> words = split_words(build_options);
   std::vector<std::string> kept;
@@ -89,11 +100,13 @@ std::vector<std::string> parser_options_from_build_options(const std::string& bu
       if (i + 1 < words.size()) kept.push_back(w + words[++i]);
       continue;
     }
-    bool joined = w.size() > 2 && (w.compare(0, 2, "-D") == 0 || w.compare(0, 2, "-U") == 0 ||
-                                   w.compare(0, 2, "-I") == 0);
+    bool joined =
+        w.size() > 2 && (w.compare(0, 2, "-D") == 0 || w.compare(0, 2, "-U") == 0 || w.compare(0, 2, "-I") == 0);
     if (joined) {
       kept.push_back(w);
-    } else if (w.compare(0, 8, "-cl-std=") == 0) {
+    } else if (w.compare(0, 8, "-cl-std=") == 0 && known_cl_std(w.substr(8))) {
+      // A value clang does not know fails the parse (the driver refuses the build anyway), and
+      // libclang 15 then leaks its copy of the source: the default stands in for it.
       kept.push_back(w);
       has_std = true;
     }

@@ -165,6 +165,14 @@ TEST(ParserOptions, DefaultsToOpenCL12) {
   EXPECT_EQ(options, want);
 }
 
+TEST(ParserOptions, AnUnknownStandardGivesWayToTheDefault) {
+  // The driver refuses the build; the parse, which may run beside it, must not fail (libclang leaks then).
+  std::vector<std::string> want = {"-cl-std=CL1.2", "-DX"};
+  EXPECT_EQ(parser_options_from_build_options("-cl-std=CL9.9 -DX"), want);
+  want = {"-cl-std=cl3.0"};
+  EXPECT_EQ(parser_options_from_build_options("-cl-std=cl3.0"), want);
+}
+
 TEST(ParserOptions, QuotedDefineReachesThePreprocessor) {
   ProgramInfo info = analyze_program("__kernel void k(__global int* p) { p[0] = VALUE; }", "-D VALUE=\"(1 + 2)\"");
   ASSERT_EQ(info.kernels.size(), 1u);
