@@ -77,7 +77,10 @@ cl_int CL_API_CALL enqueue_ndrange(cl_command_queue queue, cl_kernel kernel, cl_
   exec::LaunchDecision decision;
   exec::arm_exit_guard();  // a split may leave a device's thread running (exec/exit_guard.h)
   try {
-    if (const char* reason = launch_left_to_driver(queue, kernel, work_dim, global, local, num_wait, wait_list)) {
+    // After coex's shutdown (docs/design.md, "Exit": an atexit handler's launch) nothing is split.
+    const char* reason = exec::exit_begun() ? "exiting" : nullptr;
+    if (!reason) reason = launch_left_to_driver(queue, kernel, work_dim, global, local, num_wait, wait_list);
+    if (reason) {
       decision.not_split_reason = reason;
       if (auto record = rt().registries().kernels.find(kernel)) {
         decision.kernel_name = record->name;

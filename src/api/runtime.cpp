@@ -14,6 +14,7 @@
 #include "api/signal_reports.h"
 #include "devices/device_set.h"
 #include "exec/executor.h"
+#include "exec/exit_guard.h"
 #include "exec/policy_binding.h"
 #include "kernel/libclang_api.h"
 #include "model/registries.h"
@@ -104,9 +105,10 @@ void Runtime::init(LoadMode mode, const cl_icd_dispatch& next) {
   install_event_calls(intercept_);
   install_observers(intercept_, trace_ != nullptr, observed);
   active_ = true;
-  // Registered at first use, so it runs before the destructors of what was loaded earlier; it only
-  // writes files and stops coex's threads (other libraries may be half torn down by then).
-  std::atexit(shutdown_at_exit);
+  // The one shutdown (docs/design.md, "Exit"): at the exit of the app's main thread, before every
+  // atexit handler and static destructor (exec/exit_guard.h); from another thread, an atexit handler
+  // registered at first use, so it runs before the destructors of what was loaded earlier.
+  exec::register_exit_wait(shutdown_at_exit);
   // SIGINT, SIGTERM: the files as they stand, then the signal goes on (api/signal_reports.h). coex
   // keeps running: an app whose handler carries on gets complete files at its exit.
   if (observed)
@@ -123,7 +125,7 @@ devices::DeviceSet& Runtime::devices() {
     // stop (and leave the drivers) before the destructors of a driver's own libraries run. PoCL
     // loads libLLVM with itself, often after coex's first registration; a device thread still in
     // PoCL's code generation at exit then crashed in LLVM's destroyed statics.
-    std::atexit(shutdown_at_exit);
+    exec::register_exit_wait(shutdown_at_exit);
     report_->set_devices(devices_->report_entries());
     if (trace_)
       for (const auto& device : devices_->all())
@@ -152,8 +154,13 @@ void Runtime::note_home(int device) {
   notice(spdlog::level::warn, line);
 }
 
+// Every way out comes here once (docs/design.md, "Exit"): no background work begins and no launch is
+// split from now on, the executor finishes the launch under way, waits for its threads (a build under
+// way; a device taken over, within a limit) and saves the History, then the report and the trace are
+// written. Shadows are never released: the drivers may be half torn down by now.
 void Runtime::shutdown() {
   if (shut_down_.exchange(true)) return;
+  exec::begin_exit();
   if (!report_) return;
   if (executor_) executor_->stop();
   wait_for_timed_launches(200);

@@ -3,7 +3,6 @@
 #include <spdlog/spdlog.h>
 
 #include <chrono>
-#include <condition_variable>
 #include <functional>
 #include <mutex>
 #include <string>
@@ -161,54 +160,15 @@ bool first_launch_from_build(const LaunchJob& job, int device) {
 
 namespace {
 
-// Prebuilds in flight. A build must not run while the process exits (exit_begun()): the driver's
-// compiler may be half torn down by then (PoCL's clang crashed in FileSystemStatCache::get when an
-// app exited while coex still built for its other device).
-class PrebuildsInFlight {
- public:
-  // Once per prebuild batch, on the app's thread: its exit waits for the builds under way before
-  // any atexit handler or static destructor runs (exec/exit_guard.h; the compiler's statics made
-  // during a build are destroyed before a handler registered now); builds not yet begun are
-  // skipped.
-  void wait_for_them_at_exit() {
-    arm_exit_guard();
-    register_exit_wait([] { instance().wait_idle(); });
-  }
-  bool begin() {
-    std::lock_guard lock(mutex_);
-    if (exit_begun()) return false;
-    ++running_;
-    return true;
-  }
-  void end() {
-    std::lock_guard lock(mutex_);
-    --running_;
-    idle_.notify_all();
-  }
-  static PrebuildsInFlight& instance() {
-    static auto* tracker = new PrebuildsInFlight;  // never destroyed: used while the process exits
-    return *tracker;
-  }
-
- private:
-  // Once exit_begun(): no task begins any more.
-  void wait_idle() {
-    std::unique_lock lock(mutex_);
-    idle_.wait(lock, [this] { return running_ == 0; });
-  }
-  std::mutex mutex_;
-  std::condition_variable idle_;
-  int running_ = 0;
-};
-
-// On `device`'s worker thread, unless the process has begun to exit (then skipped) or the device
-// sits out. The exit waits for a task under way (PrebuildsInFlight).
+// On `device`'s worker thread, unless the process has begun to exit (then skipped: the driver's
+// compiler may be half torn down by then; PoCL's clang crashed in FileSystemStatCache::get when an app
+// exited while coex still built for its other device) or the device sits out. coex's shutdown
+// (Executor::stop) waits for a task under way. The app's thread arms the exit guard, so that the
+// shutdown runs before the compiler's statics made during a build are destroyed (exec/exit_guard.h).
 void post_background_task(Executor& executor, int device, std::function<void()> task) {
-  PrebuildsInFlight& in_flight = PrebuildsInFlight::instance();
-  executor.worker(device).post([&executor, &in_flight, device, task = std::move(task)] {
-    if (!in_flight.begin()) return;
-    if (!executor.left_out(device)) task();
-    in_flight.end();
+  arm_exit_guard();
+  executor.worker(device).post([&executor, device, task = std::move(task)] {
+    if (!exit_begun() && !executor.left_out(device)) task();
   });
 }
 
@@ -232,7 +192,6 @@ void prepare_other_devices(Services& services, const std::vector<cl_device_id>& 
   int home = -1;
   std::vector<int> others;
   if (!home_and_others(services.devices(), app_devices, home, others)) return;
-  PrebuildsInFlight::instance().wait_for_them_at_exit();
   for (int device : others)
     post_background_task(services.executor(), device, [&services, device] { services.devices().shadow_queue(device); });
 }
@@ -247,7 +206,6 @@ void prepare_program(Services& services, const std::shared_ptr<model::ProgramRec
       if (program->builds_posted.insert({device, device == home}).second) to_post.push_back(device);
   }
   if (to_post.empty()) return;
-  PrebuildsInFlight::instance().wait_for_them_at_exit();
   // On the devices' own threads. The first to start runs the analysis
   // (the others wait for it: they build its rewritten source); when no kernel may be split,
   // nothing is built.
@@ -324,7 +282,6 @@ void analyse_in_background(Services& services, const std::shared_ptr<model::Prog
   int home = -1;
   std::vector<int> others;
   if (!worth_preparing(services, *program, app_devices, home, others)) return;
-  PrebuildsInFlight::instance().wait_for_them_at_exit();
   post_background_task(services.executor(), others.front(), [program] { analyse_program(*program); });
 }
 

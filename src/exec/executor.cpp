@@ -2,6 +2,7 @@
 
 #include <spdlog/spdlog.h>
 
+#include <algorithm>
 #include <atomic>
 #include <chrono>
 
@@ -41,47 +42,15 @@ DeviceWorker& Executor::worker(int device) {
   return *slot;
 }
 
-namespace {
-
-// The executor whose abandoned devices the exit waits for (set_busy); never destroyed before exit
-// (its owner lives on), cleared by stop().
-std::atomic<Executor*> g_exit_waiter{nullptr};
-
-void wait_for_abandoned_at_exit() {
-  if (Executor* executor = g_exit_waiter.load()) executor->wait_for_abandoned();
-}
-
-}  // namespace
-
 void Executor::set_busy(int device, bool busy, std::function<void()> if_left_behind) {
-  bool wait_at_exit = false;
   {
     std::lock_guard lock(mutex_);
     if (busy)
       busy_[device] = std::move(if_left_behind);
     else
       busy_.erase(device);
-    wait_at_exit = busy && !stopping_;
   }
   busy_changed_.notify_all();
-  // Once per abandonment (a handful per run at most).
-  if (wait_at_exit) {
-    g_exit_waiter.store(this);
-    register_exit_wait(wait_for_abandoned_at_exit);
-  }
-}
-
-void Executor::wait_for_abandoned() {
-  std::unique_lock lock(mutex_);
-  auto left = [this] {
-    for (const auto& [device, note] : busy_)
-      if (!stall_events_.count(device)) return false;
-    return true;
-  };
-  if (left()) return;
-  spdlog::info("waiting up to {} s at exit for devices still running a sub-launch they were taken over in",
-               kStalledWorkerWaitSeconds);
-  busy_changed_.wait_for(lock, std::chrono::duration<double>(kStalledWorkerWaitSeconds), left);
 }
 
 bool Executor::busy(int device) const {
@@ -268,11 +237,21 @@ void Executor::stop() {
     services_.next().clSetUserEventStatus(event, CL_COMPLETE);
     if (cl_command_queue queue = services_.devices().shadow_queue(device)) services_.next().clFlush(queue);
   }
+  // Devices still in a sub-launch they were taken over in get one limit together; the others end
+  // their tasks (a build under way; those not begun are skipped once the exit has begun).
+  bool abandoned = false;
+  for (auto& [device, worker] : workers) abandoned |= busy(device) && !stall_events.count(device);
+  if (abandoned)
+    spdlog::info("waiting up to {} s at exit for devices still running a sub-launch they were taken over in",
+                 kStalledWorkerWaitSeconds);
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::duration<double>(kStalledWorkerWaitSeconds);
   for (auto& [device, worker] : workers) {
     // A device abandoned in a real stall may never return: its thread is left
     // behind, and so is its worker (the thread still uses it), rather than the
     // app hang at exit.
-    if (!worker->stop_within(busy(device) ? kStalledWorkerWaitSeconds : -1)) {
+    const double left =
+        std::max(0.0, std::chrono::duration<double>(deadline - std::chrono::steady_clock::now()).count());
+    if (!worker->stop_within(busy(device) ? left : -1)) {
       spdlog::warn("device {}: a sub-launch has not returned; coex leaves it behind at exit", device);
       (void)worker.release();
       std::function<void()> note;
@@ -286,8 +265,6 @@ void Executor::stop() {
   }
   for (auto& [device, event] : stall_events) services_.next().clReleaseEvent(event);
   *alive_ = false;
-  Executor* self = this;
-  g_exit_waiter.compare_exchange_strong(self, nullptr);
   if (history_) save_history(services_.settings(), *history_);
 }
 

@@ -35,7 +35,12 @@ class Executor {
   // error code when the driver rejects the wait list or the queue; the job is
   // then dropped, nothing ran.
   cl_int submit(std::unique_ptr<LaunchJob> job, cl_uint num_wait, const cl_event* wait_list, cl_event* app_event);
-  // Finishes the job running, if any, and stops the threads.
+  // Finishes the job running, if any, and stops the threads: each ends its tasks (a build under way),
+  // and those of devices still in a sub-launch they were taken over in are waited for up to
+  // kStalledWorkerWaitSeconds together, then left behind. Then saves the History. Called once, from
+  // coex's one shutdown path (api::Runtime::shutdown, docs/design.md "Exit"), before the drivers'
+  // teardown: a process that exited while PoCL's CPU device still ran an abandoned sub-launch crashed
+  // before coex wrote its report.
   void stop();
 
   DeviceWorker& worker(int device);
@@ -43,16 +48,8 @@ class Executor {
   // sub-launch returns: launches leave it out meanwhile, and for good if it
   // never returns. `if_left_behind` runs when coex stops and leaves that
   // sub-launch still running (it records the time so far in the History).
-  // Each time a device becomes busy (before stop()), the exit is told to wait for it
-  // (wait_for_abandoned, through exec/exit_guard.h).
   void set_busy(int device, bool busy, std::function<void()> if_left_behind = nullptr);
   bool busy(int device) const;
-  // At exit: waits up to kStalledWorkerWaitSeconds for the devices still in a sub-launch they were
-  // abandoned in, except those stalled by COEX_FAULT (stop() ends those). It runs before the drivers'
-  // teardown (exec/exit_guard.h): a process that exited while PoCL's CPU device still ran an
-  // abandoned sub-launch crashed with SIGSEGV before coex wrote its report (matmul's first run under
-  // auto on the H100 machine).
-  void wait_for_abandoned();
   // A device whose sub-launch failed is dropped for the rest of the run: its work was
   // redone on home, and it would fail again.
   void drop(int device, cl_int error);

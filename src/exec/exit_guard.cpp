@@ -47,6 +47,8 @@ void arm_exit_guard() {
 
 bool exit_begun() { return exit_waits().begun.load(); }
 
+void begin_exit() { exit_waits().begun.store(true); }
+
 void run_exit_waits() {
   ExitWaits& w = exit_waits();
   if (w.begun.exchange(true)) return;

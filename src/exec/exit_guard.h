@@ -1,4 +1,5 @@
-// Waiting at exit for coex's own threads, before anything they use is torn down.
+// When coex's one shutdown (api::Runtime::shutdown, docs/design.md "Exit") runs at exit: before
+// anything coex's threads use is torn down.
 //
 // A process exits while coex's threads may still be in a driver: a background build (auto prepares
 // off the app's path, docs/design.md "One-time costs") or a sub-launch a device was taken over in.
@@ -15,9 +16,10 @@ namespace coex::exec {
 
 using ExitWait = void (*)();
 
-// Adds a wait that runs once at exit (each kind is kept once; a wait must end). On the main thread
-// the guard runs it before every atexit handler; for an exit from another thread, each call also
-// registers an atexit handler, which runs before the teardown of what was loaded until then.
+// Adds a wait that runs once at exit (each kind is kept once; a wait must end): coex's shutdown. On
+// the main thread the guard runs it before every atexit handler; for an exit from another thread,
+// each call also registers an atexit handler, which runs before the teardown of what was loaded
+// until then (call it again once more libraries are loaded).
 void register_exit_wait(ExitWait wait);
 
 // Called on the app's threads where coex may start background work: arms the guard on this thread.
@@ -26,8 +28,10 @@ void register_exit_wait(ExitWait wait);
 // from another thread falls back on the atexit handlers.
 void arm_exit_guard();
 
-// Whether the waits have begun: work not yet started is skipped from then on.
+// Whether the waits have begun (or the shutdown ran without them, begin_exit): work not yet started
+// is skipped from then on, and launches are no longer split.
 bool exit_begun();
+void begin_exit();
 
 // Runs the registered waits (from the guard, or the atexit handlers); the first call runs them,
 // later ones return at once.

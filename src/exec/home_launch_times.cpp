@@ -7,7 +7,7 @@
 #include <vector>
 
 #include "exec/executor.h"
-#include "exec/split_runner.h"
+#include "exec/launch_shape.h"
 
 namespace coex::exec {
 namespace {

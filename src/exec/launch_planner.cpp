@@ -12,7 +12,7 @@
 #include "exec/executor.h"
 #include "exec/policy_binding.h"
 #include "exec/program_analysis.h"
-#include "exec/split_runner.h"
+#include "exec/launch_shape.h"
 #include "exec/split_safety.h"
 #include "model/registries.h"
 #include "sched/auto_policy.h"
@@ -125,12 +125,8 @@ const char* policy_keeps_on_home(Services& services, const model::KernelRecord& 
                                  const model::ProgramRecord& program, LaunchJob& job,
                                  const std::vector<int>& participants, int home,
                                  std::optional<report::GateRecord>& gate) {
-  sched::LaunchShape shape;
-  shape.kernel_key = history_key(kernel.name, program.source_hash);
-  shape.total_groups = job.geometry.groups_along_split();
-  shape.items_per_group = job.geometry.items_per_group();
-  shape.global_size = job.geometry.work_items();
-  shape.home = home;
+  sched::LaunchShape shape =
+      launch_shape(job.geometry, history_key(kernel.name, program.source_hash), home, std::nullopt, nullptr);
   std::vector<int> devices = participants;
   if (std::find(devices.begin(), devices.end(), home) == devices.end()) devices.push_back(home);
   sched::GateVerdict verdict;

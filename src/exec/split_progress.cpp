@@ -4,100 +4,97 @@
 
 namespace coex::exec {
 
-SplitProgress::SplitProgress(int home, const std::vector<int>& devices, Listener listener,
-                             std::vector<sched::DeviceProfile> profiles)
-    : listener_(std::move(listener)), rules_(home, devices, std::move(profiles)) {}
+SplitProgress::SplitProgress(std::shared_ptr<sched::Policy> policy, int home, const std::vector<int>& devices,
+                             Listener listener, std::vector<sched::DeviceProfile> profiles)
+    : listener_(std::move(listener)),
+      policy_(std::move(policy)),
+      driver_(policy_.get(), home, devices, std::move(profiles)) {}
+
+void SplitProgress::report_taken_out() {
+  for (const sched::LaunchDriver::TakenOut& out : driver_.take_taken_out()) {
+    const auto& callback = out.state == State::Cancelled ? listener_.on_cancel : listener_.on_abandon;
+    if (callback) callback(out.device, out.running, out.seconds);
+  }
+  cv_.notify_all();
+}
+
+SplitProgress::Step SplitProgress::next(int device, const std::function<double()>& now, bool wait) {
+  std::unique_lock lock(mutex_);
+  for (;;) {
+    Step step = driver_.next(device, now());
+    report_taken_out();
+    if (step.kind != Step::Kind::Wait || !wait) return step;
+    cv_.wait_for(lock, std::chrono::duration<double>(kRecheckSeconds));
+  }
+}
 
 void SplitProgress::chunk_preparing(int device, const sched::Chunk& chunk, double now) {
   std::lock_guard lock(mutex_);
-  rules_.chunk_preparing(device, chunk, now);
+  driver_.chunk_preparing(device, chunk, now);
 }
 
 bool SplitProgress::cancelled(int device) const {
   std::lock_guard lock(mutex_);
-  return rules_.state(device) == State::Cancelled;
+  return driver_.take_over().state(device) == State::Cancelled;
 }
 
 bool SplitProgress::taken_over(int device) const {
   std::lock_guard lock(mutex_);
-  return rules_.state(device) == State::Abandoned;
+  return driver_.take_over().state(device) == State::Abandoned;
 }
 
 bool SplitProgress::chunk_started(int device, double now) {
   std::lock_guard lock(mutex_);
-  return rules_.chunk_started(device, now);
+  return driver_.chunk_started(device, now);
 }
 
 void SplitProgress::leave(int device) {
   std::lock_guard lock(mutex_);
-  rules_.leave(device);
+  driver_.leave(device);
   cv_.notify_all();
 }
 
-bool SplitProgress::chunk_finished(int device, double now) {
+bool SplitProgress::chunk_finished(int device, const sched::ChunkTiming& timing, bool from_policy) {
   std::lock_guard lock(mutex_);
-  if (!rules_.chunk_finished(device, now)) {
+  if (!driver_.chunk_finished(device, timing, from_policy)) {
+    const auto& rules = driver_.take_over();
     if (listener_.on_abandoned_return)
-      listener_.on_abandoned_return(device, rules_.running(device), now - rules_.running_since(device));
+      listener_.on_abandoned_return(device, rules.running(device), timing.end - rules.running_since(device));
     return false;
   }
   cv_.notify_all();
   return true;
 }
 
-void SplitProgress::report_taken_over(int device, State state, const sched::Chunk& chunk, double seconds) {
-  const auto& callback = state == State::Cancelled ? listener_.on_cancel : listener_.on_abandon;
-  if (callback) callback(device, chunk, seconds);
-  cv_.notify_all();
-}
-
-std::optional<std::vector<sched::Chunk>> SplitProgress::wait_or_take_over(int device,
-                                                                          const std::function<double()>& now) {
-  std::unique_lock lock(mutex_);
-  for (;;) {
-    sched::TakeOver::Idle idle = rules_.idle(device, now());
-    if (idle.victim >= 0) {
-      report_taken_over(idle.victim, idle.victim_state, idle.victim_running, idle.victim_seconds);
-      return std::move(idle.ranges);
-    }
-    if (!idle.others_work) {
-      rules_.working(device);
-      return std::nullopt;
-    }
-    cv_.wait_for(lock, std::chrono::duration<double>(kRecheckSeconds));
-  }
-}
-
 bool SplitProgress::join(int device) {
   std::lock_guard lock(mutex_);
-  return rules_.join(device);
+  return driver_.join(device);
 }
 
 void SplitProgress::finished(int device) {
   std::lock_guard lock(mutex_);
-  rules_.finished(device);
+  driver_.finished(device);
   cv_.notify_all();
-}
-
-void SplitProgress::abandon_if_running(int device, double now) {
-  std::lock_guard lock(mutex_);
-  if (rules_.abandon_if_running(device, now))
-    report_taken_over(device, rules_.state(device), rules_.running(device), now - rules_.running_since(device));
 }
 
 void SplitProgress::wait_all() {
   std::unique_lock lock(mutex_);
-  cv_.wait(lock, [this] { return rules_.all_done(); });
+  cv_.wait(lock, [this] { return driver_.all_done(); });
 }
 
 std::set<int> SplitProgress::abandoned() const {
   std::lock_guard lock(mutex_);
-  return rules_.in_states({State::Abandoned});
+  return driver_.take_over().in_states({State::Abandoned});
 }
 
 std::set<int> SplitProgress::cancelled_devices() const {
   std::lock_guard lock(mutex_);
-  return rules_.in_states({State::Cancelled, State::Left});
+  return driver_.take_over().in_states({State::Cancelled, State::Left});
+}
+
+std::set<int> SplitProgress::dropped() const {
+  std::lock_guard lock(mutex_);
+  return driver_.dropped();
 }
 
 }  // namespace coex::exec

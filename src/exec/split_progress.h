@@ -1,20 +1,20 @@
 // Where each device of one split launch stands, shared by the device threads and the thread that
-// runs the split: the take-over rules (sched/take_over.h, pure) behind a lock, with waits. A device
-// taken over is abandoned: the launch ends without waiting for it, its results are dropped, and its
-// thread, when its sub-launch returns (if ever), touches nothing of the launch. A device still
-// preparing its chunk (uploading what it lacks) is taken over too: it is cancelled, stops at its next
-// look (cancelled(), between pieces of its transfers) without starting the sub-launch, and the launch
-// waits for that, not for a sub-launch.
+// runs the split: the launch driver (sched/launch_driver.h, pure: the policy's chunks and the
+// take-over rules) behind a lock, with waits. A device taken over is abandoned: the launch ends
+// without waiting for it, its results are dropped, and its thread, when its sub-launch returns (if
+// ever), touches nothing of the launch. A device still preparing its chunk (uploading what it lacks)
+// is taken over too: it is cancelled, stops at its next look (cancelled(), between pieces of its
+// transfers) without starting the sub-launch, and the launch waits for that, not for a sub-launch.
 #pragma once
 
 #include <condition_variable>
 #include <functional>
+#include <memory>
 #include <mutex>
-#include <optional>
 #include <set>
 #include <vector>
 
-#include "sched/take_over.h"
+#include "sched/launch_driver.h"
 
 namespace coex::exec {
 
@@ -23,7 +23,8 @@ class SplitProgress {
   // How often a waiting device looks again (a finishing chunk wakes it sooner).
   static constexpr double kRecheckSeconds = 0.002;
 
-  // What the executor does when the rules take a device over; each runs under this object's lock.
+  // What the executor does when a device is taken out of the launch (by take-over, or by the policy
+  // taking its chunk back); each runs under this object's lock.
   struct Listener {
     // A device is abandoned in the sub-launch of `chunk`, which it has run for `seconds` (a lower
     // bound of its time).
@@ -35,10 +36,17 @@ class SplitProgress {
     std::function<void(int device, const sched::Chunk& chunk, double seconds)> on_cancel;
   };
 
+  // `policy` has begun the launch over `devices`; it is called under this object's lock from now on.
   // `profiles`: given, a device nothing was measured of may be judged slow by its specification
   // (sched::TakeOver).
-  SplitProgress(int home, const std::vector<int>& devices, Listener listener = {},
-                std::vector<sched::DeviceProfile> profiles = {});
+  SplitProgress(std::shared_ptr<sched::Policy> policy, int home, const std::vector<int>& devices,
+                Listener listener = {}, std::vector<sched::DeviceProfile> profiles = {});
+
+  using Step = sched::LaunchDriver::Step;
+  // What the idle device does next (sched::LaunchDriver::next): Run or Done; with `wait`, a Wait is
+  // waited out here (another device, not home, still works: it looks again as chunks end and every
+  // kRecheckSeconds), without, it is returned.
+  Step next(int device, const std::function<double()>& now, bool wait = true);
 
   // The device's thread starts preparing `chunk` (from then on it may be cancelled).
   void chunk_preparing(int device, const sched::Chunk& chunk, double now);
@@ -53,36 +61,32 @@ class SplitProgress {
   // A cancelled device's thread is done with the launch: the last thing it touches of it. Nothing
   // for other states.
   void leave(int device);
-  // Its sub-launch returned. False: the device was abandoned meanwhile, and its thread must return
-  // at once, touching nothing of the launch.
-  bool chunk_finished(int device, double now);
-  // The device got no more work from the policy. Waits while another device (not home) still works,
-  // and returns the ranges of one it can redo sooner than that one would finish (now abandoned), or
-  // nothing once no other device works.
-  std::optional<std::vector<sched::Chunk>> wait_or_take_over(int device, const std::function<double()>& now);
+  // Its sub-launch returned (`timing`, to the policy when `from_policy`). False: the device was
+  // abandoned meanwhile, and its thread must return at once, touching nothing of the launch.
+  bool chunk_finished(int device, const sched::ChunkTiming& timing, bool from_policy);
   // A device that was still building when the launch began asks to take part (sched::TakeOver::join).
   // False: the launch is over, and its thread must touch nothing of it.
   bool join(int device);
   // The device's thread has finished its part (read-back included).
   void finished(int device);
-  // The policy took the device's chunks back (Boyer's rule): if it is waiting for a sub-launch, the
-  // launch no longer waits for it.
-  void abandon_if_running(int device, double now);
 
   // Until every device has finished, been abandoned, or left after a cancel.
   void wait_all();
   std::set<int> abandoned() const;          // in a sub-launch still
   std::set<int> cancelled_devices() const;  // while preparing: not busy
+  // Every device whose results are dropped: taken over, cancelled, or its chunk taken back by the policy.
+  std::set<int> dropped() const;
 
  private:
   using State = sched::TakeOver::State;
-  // The listener's call for a device just taken over (caller holds the lock).
-  void report_taken_over(int device, State state, const sched::Chunk& chunk, double seconds);
+  // The listener's calls for the devices the driver took out (caller holds the lock).
+  void report_taken_out();
 
   Listener listener_;
   mutable std::mutex mutex_;
   std::condition_variable cv_;
-  sched::TakeOver rules_;
+  std::shared_ptr<sched::Policy> policy_;  // held: an abandoned device's thread may outlive the launch
+  sched::LaunchDriver driver_;
 };
 
 }  // namespace coex::exec

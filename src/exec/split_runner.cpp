@@ -21,6 +21,7 @@
 #include "exec/executor.h"
 #include "exec/exit_guard.h"
 #include "exec/home_sync.h"
+#include "exec/launch_shape.h"
 #include "exec/pocl_compiles.h"
 #include "exec/policy_binding.h"
 #include "exec/split_progress.h"
@@ -83,27 +84,6 @@ void trace(const LaunchJob& job, int device, const char* name, const char* categ
   if (auto* t = job.services->trace()) t->record(name, category, device, t->to_trace_us(begin), t->to_trace_us(end));
 }
 
-// The launch as a policy sees it; the bytes per group are what a group's
-// footprint moves at most.
-sched::LaunchShape launch_shape(const LaunchJob& job, const ChunkFootprint& whole_launch) {
-  sched::LaunchShape shape;
-  shape.kernel_key = history_key(job.kernel_name, job.program->source_hash);
-  shape.total_groups = job.geometry.groups_along_split();
-  shape.items_per_group = job.geometry.items_per_group();
-  shape.groups_per_slice = job.geometry.groups_per_slice();
-  shape.global_size = job.geometry.work_items();
-  shape.home = job.home;
-  shape.launch_number = job.launch_number;
-  uint64_t in = 0, out = 0;
-  for (const RootFootprint& root : whole_launch.roots) {
-    in += root.need.total();
-    out += root.writes().total();
-  }
-  shape.bytes_in_per_group = double(in) / double(std::max<uint64_t>(1, shape.total_groups));
-  shape.bytes_out_per_group = double(out) / double(std::max<uint64_t>(1, shape.total_groups));
-  return shape;
-}
-
 // One device's thread in a split launch: what it needs besides its own
 // DeviceRun.
 struct DeviceTask {
@@ -112,10 +92,6 @@ struct DeviceTask {
   int device;
   DeviceQueues queues;
   cl_kernel kernel;
-  sched::Policy& policy;
-  std::mutex& policy_mutex;
-  std::set<int>& abandoned;  // devices whose chunks the policy took back; under
-                             // policy_mutex
   Clock::time_point t0;
   DeviceWorker& worker;
   SplitProgress& progress;
@@ -205,15 +181,11 @@ ChunkOutcome run_chunk(DeviceTask& t, const sched::Chunk& chunk, const ChunkFoot
                                                        sub.local, stall ? 1 : 0, stall ? &stall : nullptr, nullptr);
   if (run.error == CL_SUCCESS) run.error = services.next().clFinish(t.queues.device);
   if (compile_lock) compile_lock.unlock();
-  if (!t.progress.chunk_finished(device, t.now())) return ChunkOutcome::Abandoned;
+  const double end = t.now();
+  const double transfer = std::chrono::duration<double>(kernel_start - wall_start).count();
+  if (!t.progress.chunk_finished(device, {chunk, start, end, transfer}, from_policy)) return ChunkOutcome::Abandoned;
   if (home_lock) home_lock.unlock();
   trace(job, device, job.kernel_name.c_str(), "kernel", kernel_start, Clock::now());
-  double end = t.now();
-  double transfer = std::chrono::duration<double>(kernel_start - wall_start).count();
-  if (from_policy) {
-    std::lock_guard lock(t.policy_mutex);
-    t.policy.chunk_done({chunk, start, end, transfer});
-  }
   run.seconds += end - start;
   if (run.error != CL_SUCCESS) {
     spdlog::warn("kernel {}: sub-launch on device {} failed (error {})", job.kernel_name, device, run.error);
@@ -256,43 +228,28 @@ class HeldForSubLaunches {
   std::vector<cl_mem> mems_;
 };
 
-// The chunks the policy gives the device (the first one handed out before the
-// threads started, with its footprint), then the ranges of slower devices it
-// takes over, then the read-back of its writes. Nothing when the device was
-// abandoned (its thread must then touch nothing of the launch) or cancelled.
-std::optional<DeviceRun> run_on_device(DeviceTask& t, std::optional<sched::Chunk> chunk, ChunkFootprint footprint) {
+// What the launch driver gives the device (its first step decided before the threads started,
+// with that chunk's footprint when there is one): the policy's chunks and the ranges of slower
+// devices it takes over, then the read-back of its writes. Nothing when the device was abandoned (its
+// thread must then touch nothing of the launch) or cancelled.
+std::optional<DeviceRun> run_on_device(DeviceTask& t, SplitProgress::Step step,
+                                       std::optional<ChunkFootprint> footprint) {
   LaunchJob& job = t.job;
   // Taken while the launch is alive: it cannot end before this device has started a sub-launch.
   HeldForSubLaunches held(job, t.device, t.kernel, t.queues.device);
   DeviceRun run;
-  bool first = true;
   for (;;) {
-    while (chunk) {
-      if (!first) footprint = chunk_footprint(job, chunk->begin, chunk->end);
-      first = false;
-      ChunkOutcome outcome = run_chunk(t, *chunk, footprint, run, true);
-      if (outcome == ChunkOutcome::Abandoned || outcome == ChunkOutcome::Cancelled) return std::nullopt;
-      if (outcome == ChunkOutcome::Failed) return run;
-      std::lock_guard lock(t.policy_mutex);
-      chunk = t.policy.next_chunk(t.device, t.now());
-      for (const sched::Chunk& taken_back : t.policy.take_abandoned()) {
-        t.abandoned.insert(taken_back.device);
-        t.progress.abandon_if_running(taken_back.device, t.now());
-      }
-    }
-    auto ranges = t.progress.wait_or_take_over(t.device, [&t] { return t.now(); });
-    if (!ranges) break;
-    uint64_t groups = 0;
-    for (const sched::Chunk& range : *ranges) {
-      sched::Chunk mine{t.device, range.begin, range.end};
-      ChunkOutcome outcome = run_chunk(t, mine, chunk_footprint(job, range.begin, range.end), run, false);
-      if (outcome == ChunkOutcome::Abandoned || outcome == ChunkOutcome::Cancelled) return std::nullopt;
-      if (outcome == ChunkOutcome::Failed) return run;
-      groups += range.groups();
-    }
-    if (!ranges->empty())
-      spdlog::info("kernel {}: device {} redid the {} work-groups of device {}, which was slower", job.kernel_name,
-                   t.device, groups, ranges->front().device);
+    if (step.kind == SplitProgress::Step::Kind::Wait) step = t.progress.next(t.device, [&t] { return t.now(); });
+    if (step.kind == SplitProgress::Step::Kind::Done) break;
+    if (!footprint) footprint = chunk_footprint(job, step.chunk.begin, step.chunk.end);
+    ChunkOutcome outcome = run_chunk(t, step.chunk, *footprint, run, step.from_policy);
+    if (outcome == ChunkOutcome::Abandoned || outcome == ChunkOutcome::Cancelled) return std::nullopt;
+    if (outcome == ChunkOutcome::Failed) return run;
+    if (!step.from_policy)
+      spdlog::info("kernel {}: device {} redid the {} work-groups [{}, {}) of device {}, which was slower",
+                   job.kernel_name, t.device, step.chunk.groups(), step.chunk.begin, step.chunk.end, step.taken_from);
+    footprint.reset();
+    step.kind = SplitProgress::Step::Kind::Wait;  // ask the driver
   }
   if (run.ran) {
     std::unique_lock<std::mutex> home_lock;
@@ -344,10 +301,6 @@ cl_int run_whole_on_home(LaunchJob& job, cl_command_queue home_queue) {
 
 }  // namespace
 
-std::string history_key(const std::string& kernel_name, uint64_t source_hash) {
-  return kernel_name + "#" + std::to_string(source_hash);
-}
-
 cl_int run_split(Executor& executor, LaunchJob& job) {
   Services& services = *job.services;
   devices::DeviceSet& devices = services.devices();
@@ -387,10 +340,8 @@ cl_int run_split(Executor& executor, LaunchJob& job) {
   // time is no verdict on splitting (docs/design.md, "One-time costs").
   bool cold = false;
   for (int device : active) cold |= first_launch_from_build(job, device);
-  auto policy = make_configured_policy(services.settings(), devices.profiles(), executor.history());
-  std::mutex policy_mutex;
-  std::set<int> abandoned;  // devices whose chunks the policy took back (Boyer's
-                            // stuck-device rule)
+  std::shared_ptr<sched::Policy> policy =
+      make_configured_policy(services.settings(), devices.profiles(), executor.history());
   ChunkFootprint whole_launch = chunk_footprint(job, 0, job.geometry.groups_along_split());
   job.home_backup.launch_reads.clear();
   job.home_backup.launch_writes.clear();
@@ -404,7 +355,12 @@ cl_int run_split(Executor& executor, LaunchJob& job) {
     job.home_backup.launch_reads.push_back(root.reads);
     if (side_reads) job.home_backup.launch_writes.push_back(root.writes());
   }
-  policy->begin_launch(launch_shape(job, whole_launch), active, 0);
+  // Shared with the device threads: one abandoned here may come back after this
+  // launch has ended. Its late time teaches the history how slow it was, for
+  // the next launches' policies.
+  const sched::LaunchShape shape = launch_shape(job.geometry, history_key(job.kernel_name, job.program->source_hash),
+                                                job.home, job.launch_number, &whole_launch);
+  policy->begin_launch(shape, active, 0);
   // A device still building takes part once its build is done, from its first next_chunk on (its
   // worker runs the build first): where the policy hands out on demand (docs/design.md, "One-time
   // costs"). Such a launch pays builds: no verdict on splitting either.
@@ -413,29 +369,6 @@ cl_int run_split(Executor& executor, LaunchJob& job) {
   cold |= !joiners.empty();
   record.planned_by = policy->planned_by();
   record.gate = job.gate;
-  // The first chunk of every device, handed out now (each device would ask at
-  // once anyway): the host copy then holds what they lack before any device
-  // starts writing.
-  std::map<int, std::optional<sched::Chunk>> first_chunks;
-  std::map<int, ChunkFootprint> first_footprints;
-  for (int device : active) {
-    first_chunks[device] = policy->next_chunk(device, 0);
-    for (const sched::Chunk& taken_back : policy->take_abandoned()) abandoned.insert(taken_back.device);
-    if (first_chunks[device])
-      first_footprints[device] = chunk_footprint(job, first_chunks[device]->begin, first_chunks[device]->end);
-  }
-  Clock::time_point host_copy_start = Clock::now();
-  refresh_host_copies(job, home_queue, host_copy_wanted(job, first_footprints, whole_launch),
-                      record.bytes_by_step.home_to_host, record.bytes_by_step.devices_to_host);
-  trace(job, job.home, "host copy", "transfer", host_copy_start, Clock::now());
-
-  std::map<int, DeviceRun> runs;
-  for (int device : active) runs[device];
-  for (int device : joiners) runs[device];  // made before any thread starts: the map does not change then
-  // Shared with the device threads: one abandoned here may come back after this
-  // launch has ended. Its late time teaches the history how slow it was, for
-  // the next launches' policies.
-  sched::LaunchShape shape = launch_shape(job, whole_launch);
   // An abandoned device's time goes to the History once: its whole time when its sub-launch returns,
   // or, when coex stops and leaves it running (after waiting for it), the time so far, a lower bound
   // that the next run's History starts from (so that auto leaves a device that never finishes out of
@@ -472,21 +405,40 @@ cl_int run_split(Executor& executor, LaunchJob& job) {
   // user. Not the History's pace: a device taken over is measured late, under the load that slowed
   // it, and would be taken over again for it (seen on two PoCL devices sharing cores).
   auto progress = std::make_shared<SplitProgress>(
-      job.home, active, std::move(listener),
+      policy, job.home, active, std::move(listener),
       policy->guesses_pace_by_specification() ? devices.profiles() : std::vector<sched::DeviceProfile>{});
+  // The first step of every device, decided now (each device would ask at once anyway): the host
+  // copy then holds what their first chunks lack before any device starts writing.
+  std::map<int, SplitProgress::Step> first_steps;
+  std::map<int, ChunkFootprint> first_footprints;
+  for (int device : active) {
+    const SplitProgress::Step step = progress->next(
+        device, [] { return 0.0; }, false);
+    first_steps[device] = step;
+    if (step.kind == SplitProgress::Step::Kind::Run)
+      first_footprints[device] = chunk_footprint(job, step.chunk.begin, step.chunk.end);
+  }
+  Clock::time_point host_copy_start = Clock::now();
+  refresh_host_copies(job, home_queue, host_copy_wanted(job, first_footprints, whole_launch),
+                      record.bytes_by_step.home_to_host, record.bytes_by_step.devices_to_host);
+  trace(job, job.home, "host copy", "transfer", host_copy_start, Clock::now());
+
+  std::map<int, DeviceRun> runs;
+  for (int device : active) runs[device];
+  for (int device : joiners) runs[device];  // made before any thread starts: the map does not change then
   for (int device : active) {
     DeviceQueues queues{device == job.home ? home_queue : devices.shadow_queue(device), home_queue};
     DeviceWorker& worker = executor.worker(device);
     DeviceRun* out = &runs[device];
     cl_kernel kernel = kernels[device];
-    std::optional<sched::Chunk> first = first_chunks[device];
-    worker.post([&, device, queues, kernel, out, first, progress, footprint = std::move(first_footprints[device]),
-                 worker_ptr = &worker] {
+    std::optional<ChunkFootprint> footprint;
+    if (first_footprints.count(device)) footprint = std::move(first_footprints[device]);
+    worker.post([&, device, queues, kernel, out, progress, step = first_steps[device], footprint = std::move(footprint),
+                 worker_ptr = &worker]() mutable {
       std::optional<DeviceRun> result;
       try {
-        DeviceTask task{job,          executor,  device, queues,      kernel,   *policy,
-                        policy_mutex, abandoned, t0,     *worker_ptr, *progress};
-        result = run_on_device(task, first, footprint);
+        DeviceTask task{job, executor, device, queues, kernel, t0, *worker_ptr, *progress};
+        result = run_on_device(task, step, std::move(footprint));
       } catch (...) {
         result = DeviceRun{};
         result->error = CL_OUT_OF_HOST_MEMORY;
@@ -506,18 +458,11 @@ cl_int run_split(Executor& executor, LaunchJob& job) {
       try {
         cl_kernel kernel = device_kernel(job, device);
         if (!kernel || !ensure_shadows(job, device)) return progress->finished(device);
-        std::optional<sched::Chunk> first;
-        {
-          std::lock_guard lock(policy_mutex);
-          first = policy->next_chunk(device, std::chrono::duration<double>(Clock::now() - t0).count());
-          for (const sched::Chunk& taken_back : policy->take_abandoned()) abandoned.insert(taken_back.device);
-        }
-        ChunkFootprint footprint;
-        if (first) footprint = chunk_footprint(job, first->begin, first->end);
         DeviceQueues queues{devices.shadow_queue(device), home_queue};
-        DeviceTask task{job,          executor,  device, queues,      kernel,   *policy,
-                        policy_mutex, abandoned, t0,     *worker_ptr, *progress};
-        result = run_on_device(task, first, std::move(footprint));
+        DeviceTask task{job, executor, device, queues, kernel, t0, *worker_ptr, *progress};
+        SplitProgress::Step ask;
+        ask.kind = SplitProgress::Step::Kind::Wait;  // its first step: from the driver, now
+        result = run_on_device(task, ask, std::nullopt);
       } catch (...) {
         result = DeviceRun{};
         result->error = CL_OUT_OF_HOST_MEMORY;
@@ -531,18 +476,14 @@ cl_int run_split(Executor& executor, LaunchJob& job) {
   // A device that never joined (its build outlasted the launch) had no part in it.
   for (int device : joiners)
     if (!runs[device].ran) runs.erase(device);
-  for (int device : progress->abandoned()) {
+  for (int device : progress->abandoned())
     spdlog::info("kernel {}: device {} was slower than redoing its work elsewhere; it sits out until it returns",
                  job.kernel_name, device);
-    abandoned.insert(device);
-  }
-  for (int device : progress->cancelled_devices()) {
+  for (int device : progress->cancelled_devices())
     spdlog::info("kernel {}: device {} was taken over while it was still uploading its chunk", job.kernel_name, device);
-    abandoned.insert(device);
-  }
   policy->end_launch(std::chrono::duration<double>(Clock::now() - t0).count());
-  for (int device : abandoned) {  // its chunk was done again elsewhere: its
-                                  // results are dropped
+  for (int device : progress->dropped()) {  // its chunk was done again elsewhere: its
+                                            // results are dropped
     runs[device] = DeviceRun{};
     if (device != job.home) {
       forget_device_writes(job, device);

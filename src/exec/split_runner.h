@@ -16,7 +16,4 @@ class Executor;
 // pre-launch bytes. Returns CL_SUCCESS, or the driver's error when even that failed.
 cl_int run_split(Executor& executor, LaunchJob& job);
 
-// The key the History keeps a kernel's measurements under (its name and its source's hash).
-std::string history_key(const std::string& kernel_name, uint64_t source_hash);
-
 }  // namespace coex::exec

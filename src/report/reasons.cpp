@@ -42,6 +42,7 @@ const std::pair<const char*, const char*> kMeanings[] = {
     {"sub_launch_failed", "a sub-launch failed; the launch ran again whole on the app's device"},
     {"merge_failed", "merging the devices' results failed; the launch ran again on the app's device"},
     {"coex_error", "coex could not plan the launch (logged); it ran unsplit"},
+    {"exiting", "enqueued after coex shut down at the app's exit (an atexit handler's launch)"},
     // The launch
     {"invalid_launch",
      "the driver would reject the launch or treat it its own way (local sizes that do not "

@@ -73,6 +73,9 @@ class AutoPolicy : public Policy {
   // The policy picked for this launch takes it (sigmoid and hguided do), and it joins the devices that
   // pay.
   bool add_device(int device, double now) override;
+  void device_taken_over(int device, double now) override {
+    if (active_) active_->device_taken_over(device, now);
+  }
   // Keeps the wall time of a split launch in the History, under the devices auto let take part.
   void launch_measured(double seconds) override;
   // Launches run on home while the analysis and the builds go on (docs/design.md, "One-time costs").

@@ -115,6 +115,12 @@ struct ChunkTiming {
 //    policy's begin_launch later sees the probe decided here, and say why in `verdict` (when given).
 //  - guesses_pace_by_specification(): while nothing is measured, take-over may judge a device slow
 //    by what its specification promises; false: the user fixed the shares, only a stall is taken over.
+// Added for take-over (sched/launch_driver.h):
+//  - device_taken_over(device, now): another device redoes every range `device` took in this launch;
+//    it gets nothing more, its running chunk's time never comes, and what the policy had set aside
+//    for it goes to the devices that ask next (they ask again after a take-over). Without it, a
+//    policy that holds work back until every device has measured a chunk (plbhec, adaptive, predict)
+//    waited for the device taken over, and the launch ended with work nobody ran.
 // Added for devices still building when a launch begins (docs/design.md, "One-time costs"):
 //  - add_device(device, now): right after begin_launch, a device that was not ready then. It takes
 //    part from its first next_chunk on, which may come late or never. Only a policy that hands out
@@ -145,6 +151,10 @@ class Policy {
     (void)device;
     (void)now;
     return false;
+  }
+  virtual void device_taken_over(int device, double now) {
+    (void)device;
+    (void)now;
   }
 };
 

@@ -25,6 +25,7 @@ void PolicyBase::begin_launch(const LaunchShape& shape, const std::vector<int>& 
   cursor_ = 0;
   abandoned_.clear();
   abandoned_all_.clear();
+  orphaned_.clear();
   std::vector<int> sorted = devices;
   std::sort(sorted.begin(), sorted.end());
   sorted.erase(std::unique(sorted.begin(), sorted.end()), sorted.end());
@@ -91,7 +92,16 @@ Chunk PolicyBase::hand_out(DeviceState& asker, const Chunk& chunk, double now) {
 
 std::optional<Chunk> PolicyBase::next_chunk(int device, double now) {
   DeviceState* s = state(device);
-  if (!s || s->finished) return std::nullopt;
+  if (!s || s->taken_over) return std::nullopt;
+  // What a device taken over had set aside: any device that asks runs it, finished or eliminated,
+  // since nobody else may.
+  if (!orphaned_.empty()) {
+    const Chunk c = orphaned_.front();
+    orphaned_.pop_front();
+    s->running.reset();
+    return hand_out(*s, c, now);
+  }
+  if (s->finished) return std::nullopt;
   if (s->eliminated) {
     s->finished = true;
     return std::nullopt;
@@ -139,6 +149,18 @@ void PolicyBase::chunk_done(const ChunkTiming& timing) {
 void PolicyBase::end_launch(double now) {
   history_->note_launch(shape_.kernel_key, shape_.global_size);
   on_end(now);
+}
+
+void PolicyBase::device_taken_over(int device, double now) {
+  (void)now;
+  DeviceState* s = state(device);
+  if (!s) return;
+  if (s->running) abandoned_all_.push_back(*s->running);  // its time never comes: another device redoes it
+  s->running.reset();
+  s->finished = true;
+  s->taken_over = true;
+  orphaned_.insert(orphaned_.end(), s->reserved.begin(), s->reserved.end());
+  s->reserved.clear();
 }
 
 std::optional<Chunk> PolicyBase::abandon_running(DeviceState& victim) {

@@ -31,12 +31,15 @@ class PolicyBase : public Policy {
   std::vector<int> eliminated() const override;
   // Only when hands_out_on_demand(): a DeviceState like begin_launch's.
   bool add_device(int device, double now) override;
+  // The device gets nothing more; its reserved ranges go to whoever asks next (orphaned_).
+  void device_taken_over(int device, double now) override;
 
  protected:
   struct DeviceState {
     int index = 0;
     bool finished = false;    // returned nullopt in this launch
     bool eliminated = false;  // gets nothing in this launch: does not pay
+    bool taken_over = false;  // another device redoes its ranges (device_taken_over)
     std::optional<Chunk> running;
     double running_start = 0;
     std::deque<Chunk> reserved;  // ranges set aside for this device, handed out in order
@@ -110,6 +113,7 @@ class PolicyBase : public Policy {
   uint64_t cursor_ = 0;
   std::vector<Chunk> abandoned_;      // not yet collected
   std::vector<Chunk> abandoned_all_;  // this launch: chunk_done for these is ignored
+  std::deque<Chunk> orphaned_;        // reserved for a device taken over: handed to any device that asks
 };
 
 }  // namespace coex::sched

@@ -10,9 +10,9 @@
 #include <queue>
 #include <random>
 
+#include "sched/launch_driver.h"
 #include "sched/policy_factory.h"
 #include "sched/sim_model.h"
-#include "sched/take_over.h"
 
 namespace coex::sched {
 namespace {
@@ -44,12 +44,12 @@ class RunState {
     bool operator>(const Event& o) const { return time != o.time ? time > o.time : seq > o.seq; }
   };
 
-  void ask(size_t device, double now, LaunchResult& r);
+  // The device is idle at `now`: the launch driver says what it does next (sched/launch_driver.h).
+  void step(size_t device, double now, LaunchResult& r);
+  // A device the driver took out of the launch: the policy took its chunk back, or another took it over.
+  void taken_out(const LaunchDriver::TakenOut& out, LaunchResult& r);
   // The device's next chunk starts at `now`: from the policy, or a range it took over.
   void run_chunk(size_t device, const Chunk& chunk, bool redo, double now, LaunchResult& r);
-  // The policy has nothing more for the device: it takes over a slower one, waits, or is done,
-  // by the executor's rules (sched/take_over.h).
-  void idle(size_t device, double now, LaunchResult& r);
   // The device's results in this launch are dropped: it was taken over.
   void drop_results(size_t device, LaunchResult& r);
   size_t slot_of(int index) const;
@@ -70,12 +70,10 @@ class RunState {
   uint64_t seq_ = 0;
   std::map<uint64_t, uint64_t> live_;  // begin -> end of chunks handed out and not abandoned
   std::vector<int> running_;           // per device: trace index of its running chunk, -1 if none
-  size_t asks_ = 0;
-  std::optional<TakeOver> take_over_;
-  std::vector<std::deque<Chunk>> redo_;  // per device: ranges taken over, still to run
-  std::vector<bool> waiting_;            // per device: idle, looks again at the next event
-  std::vector<double> next_look_;        // per device: the time of its pending timer, if any
-  size_t taken_over_ = 0;                // devices taken over in this launch (not the policy's take-backs)
+  size_t handed_out_ = 0;
+  std::optional<LaunchDriver> driver_;
+  std::vector<bool> waiting_;      // per device: idle, looks again at the next event
+  std::vector<double> next_look_;  // per device: the time of its pending timer, if any
 };
 
 size_t RunState::slot_of(int index) const {
@@ -91,54 +89,67 @@ bool RunState::overlaps(uint64_t begin, uint64_t end) const {
   return false;
 }
 
-void RunState::ask(size_t device, double now, LaunchResult& r) {
+void RunState::taken_out(const LaunchDriver::TakenOut& out, LaunchResult& r) {
+  const size_t d = slot_of(out.device);
+  if (!out.by_policy) {
+    drop_results(d, r);
+    return;
+  }
+  const int t = running_[d];
+  if (t < 0) return;
+  r.trace[t].abandoned = true;
+  live_.erase(r.trace[t].chunk.begin);
+  busy_until_[d] = t0_ + r.trace[t].finish;  // its queue stays busy until the kernel ends (or forever)
+  running_[d] = -1;
+  ++r.abandoned;
+}
+
+void RunState::step(size_t device, double now, LaunchResult& r) {
   if (!r.error.empty()) return;
-  // Every ask either ends the device or hands out at least one group (or reissues an abandoned one):
-  // bounded by groups + abandoned, so a policy that loops is caught instead of hanging the simulator.
-  if (++asks_ > 4 * (s_.kernel.groups + s_.devices.size()) + 64) {
+  const int index = s_.devices[device].profile.index;
+  const LaunchDriver::Step next = driver_->next(index, now - t0_);
+  for (const LaunchDriver::TakenOut& out : driver_->take_taken_out()) taken_out(out, r);
+  waiting_[device] = next.kind == LaunchDriver::Step::Kind::Wait;
+  if (next.kind == LaunchDriver::Step::Kind::Done) {
+    driver_->finished(index);
+    return;
+  }
+  if (next.kind == LaunchDriver::Step::Kind::Wait) {
+    // It looks again at the next chunk's end, or when the stall rule may let it take over.
+    if (!std::isfinite(next.look_again)) return;
+    const double when = std::max(t0_ + next.look_again, now) + 1e-9;
+    if (next_look_[device] == when) return;
+    next_look_[device] = when;
+    events_.push({when, seq_++, kTimer});
+    return;
+  }
+  // Every chunk handed out is at least one group (or reissues an abandoned one): bounded, so a
+  // policy that loops is caught instead of hanging the simulator.
+  if (++handed_out_ > 4 * (s_.kernel.groups + s_.devices.size()) + 64) {
     r.error = "policy keeps handing out chunks: more than 4x the work-groups";
     return;
   }
-  const int index = s_.devices[device].profile.index;
-  std::optional<Chunk> c = policy_.next_chunk(index, now - t0_);
-  for (const Chunk& a : policy_.take_abandoned()) {
-    bool found = false;
-    for (size_t d = 0; d < s_.devices.size(); ++d) {
-      const int t = running_[d];
-      if (t < 0 || r.trace[t].chunk.begin != a.begin || r.trace[t].chunk.end != a.end) continue;
-      r.trace[t].abandoned = true;
-      live_.erase(a.begin);
-      busy_until_[d] = t0_ + r.trace[t].finish;  // its queue stays busy until the kernel ends (or forever)
-      running_[d] = -1;
-      take_over_->abandon_if_running(a.device, now - t0_);
-      ++r.abandoned;
-      found = true;
+  const Chunk& c = next.chunk;
+  if (next.from_policy) {
+    const uint64_t groups = s_.kernel.groups;
+    if (c.device != index || c.begin >= c.end || c.end > groups) {
+      r.error = "policy handed device " + std::to_string(index) + " an invalid chunk [" + std::to_string(c.begin) +
+                ", " + std::to_string(c.end) + ") for device " + std::to_string(c.device);
+      return;
     }
-    if (!found) r.error = "policy abandoned a chunk that is not running";
+    if (overlaps(c.begin, c.end)) {
+      r.error = "policy handed out [" + std::to_string(c.begin) + ", " + std::to_string(c.end) +
+                ") twice (overlaps a live chunk)";
+      return;
+    }
+    live_[c.begin] = c.end;
   }
-  if (!r.error.empty()) return;
-  if (!c) {
-    idle(device, now, r);
-    return;
-  }
-  const uint64_t groups = s_.kernel.groups;
-  if (c->device != index || c->begin >= c->end || c->end > groups) {
-    r.error = "policy handed device " + std::to_string(index) + " an invalid chunk [" + std::to_string(c->begin) +
-              ", " + std::to_string(c->end) + ") for device " + std::to_string(c->device);
-    return;
-  }
-  if (overlaps(c->begin, c->end)) {
-    r.error = "policy handed out [" + std::to_string(c->begin) + ", " + std::to_string(c->end) +
-              ") twice (overlaps a live chunk)";
-    return;
-  }
-  live_[c->begin] = c->end;
-  run_chunk(device, *c, false, now, r);
+  run_chunk(device, c, !next.from_policy, now, r);
 }
 
 void RunState::run_chunk(size_t device, const Chunk& chunk, bool redo, double now, LaunchResult& r) {
-  take_over_->chunk_preparing(chunk.device, chunk, now - t0_);
-  take_over_->chunk_started(chunk.device, now - t0_);
+  driver_->chunk_preparing(chunk.device, chunk, now - t0_);
+  driver_->chunk_started(chunk.device, now - t0_);
   const SimDevice& dev = s_.devices[device];
   const double g = static_cast<double>(chunk.groups());
   const double in = dev.bandwidth_in_gbs > 0 ? g * s_.kernel.bytes_in_per_group / (dev.bandwidth_in_gbs * 1e9) : 0;
@@ -175,43 +186,7 @@ void RunState::drop_results(size_t device, LaunchResult& r) {
     }
   }
   r.finish_per_device[device] = 0;
-  redo_[device].clear();
   waiting_[device] = false;
-}
-
-void RunState::idle(size_t device, double now, LaunchResult& r) {
-  const int index = s_.devices[device].profile.index;
-  if (!redo_[device].empty()) {
-    const Chunk next = redo_[device].front();
-    redo_[device].pop_front();
-    run_chunk(device, next, true, now, r);
-    return;
-  }
-  waiting_[device] = false;
-  if (!s_.take_over) {
-    take_over_->finished(index);
-    return;
-  }
-  TakeOver::Idle idle = take_over_->idle(index, now - t0_);
-  if (idle.victim >= 0) {
-    ++taken_over_;
-    drop_results(slot_of(idle.victim), r);
-    for (const Chunk& range : idle.ranges) redo_[device].push_back({index, range.begin, range.end});
-    this->idle(device, now, r);
-    return;
-  }
-  if (!idle.others_work) {
-    take_over_->finished(index);
-    return;
-  }
-  // Waits: it looks again at the next chunk's end, or when the stall rule may let it take over.
-  waiting_[device] = true;
-  const double at = take_over_->next_stall_check(index);
-  if (!std::isfinite(at)) return;
-  const double when = std::max(t0_ + at, now) + 1e-9;
-  if (next_look_[device] == when) return;
-  next_look_[device] = when;
-  events_.push({when, seq_++, kTimer});
 }
 
 LaunchResult RunState::launch(int index) {
@@ -225,11 +200,9 @@ LaunchResult RunState::launch(int index) {
       if (c.launch == index) timelines_[d].set(t0_ + c.at, c.factor);
   live_.clear();
   running_.assign(n, -1);
-  redo_.assign(n, {});
   waiting_.assign(n, false);
   next_look_.assign(n, -1);
-  taken_over_ = 0;
-  asks_ = 0;
+  handed_out_ = 0;
   events_ = {};
   r.groups_per_device.assign(n, 0);
   r.finish_per_device.assign(n, 0.0);
@@ -257,21 +230,22 @@ LaunchResult RunState::launch(int index) {
   if (home_offered) {
     if (const char* reason = policy_.unsplit_reason(shape, offered)) r.not_split = reason;
   }
-  // Take-over as the executor does it, among the devices that run the launch (home is never taken
-  // over; without a home any device may be); guesses from the specifications unless the user fixed
-  // the shares.
+  // The launch driver as the executor runs it, among the devices that run the launch (home is never
+  // taken over; without a home any device may be); guesses from the specifications unless the user
+  // fixed the shares.
   std::vector<DeviceProfile> specified;
   if (policy_.guesses_pace_by_specification())
     for (const auto& d : s_.devices) specified.push_back(d.profile);
-  take_over_.emplace(home, r.not_split.empty() ? offered : std::vector<int>{home}, specified);
   if (!r.not_split.empty()) {  // a plain launch on home: no policy, no chunks of its
+    driver_.emplace(nullptr, home, std::vector<int>{home}, specified, TakeOverRules{}, s_.take_over);
     live_[0] = s_.kernel.groups;
     run_chunk(size_t(s_.home), {home, 0, s_.kernel.groups}, true, t0_, r);
     r.planned_by = "unsplit";
   } else {
     policy_.begin_launch(shape, offered, 0.0);
+    driver_.emplace(&policy_, home, offered, specified, TakeOverRules{}, s_.take_over);
     r.planned_by = policy_.planned_by();
-    for (size_t d : offered_slots) ask(d, t0_, r);
+    for (size_t d : offered_slots) step(d, t0_, r);
   }
 
   double now = t0_;
@@ -279,25 +253,20 @@ LaunchResult RunState::launch(int index) {
     const Event e = events_.top();
     events_.pop();
     if (e.chunk != kTimer) {
-      const SimChunk sc = r.trace[e.chunk];  // a copy: ask() below appends to the trace
+      const SimChunk sc = r.trace[e.chunk];  // a copy: step() below appends to the trace
       if (sc.abandoned) continue;            // its device is out of this launch; the policy expects nothing
       now = e.time;
       const size_t device = slot_of(sc.chunk.device);
       running_[device] = -1;
-      take_over_->chunk_finished(sc.chunk.device, now - t0_);
       r.groups_per_device[device] += sc.chunk.groups();
       r.finish_per_device[device] = std::max(r.finish_per_device[device], sc.finish);
-      if (sc.redo) {  // not the policy's chunk: it expects nothing of it
-        idle(device, now, r);
-      } else {
-        ChunkTiming timing;
-        timing.chunk = sc.chunk;
-        timing.start = sc.start;
-        timing.end = sc.finish;
-        timing.transfer_seconds = sc.transfer_seconds;
-        policy_.chunk_done(timing);
-        ask(device, now, r);
-      }
+      ChunkTiming timing;
+      timing.chunk = sc.chunk;
+      timing.start = sc.start;
+      timing.end = sc.finish;
+      timing.transfer_seconds = sc.transfer_seconds;
+      driver_->chunk_finished(sc.chunk.device, timing, !sc.redo);  // a redo is not the policy's chunk
+      step(device, now, r);
     } else {
       // A device's look again when the stall rule may let it take over: stale once it no longer
       // waits (the device it waited for finished), and then time does not move for it.
@@ -305,7 +274,7 @@ LaunchResult RunState::launch(int index) {
       now = std::max(now, e.time);
     }
     for (size_t d = 0; d < n && r.error.empty(); ++d)
-      if (waiting_[d]) idle(d, now, r);
+      if (waiting_[d]) step(d, now, r);
   }
 
   uint64_t covered = 0;
@@ -319,13 +288,10 @@ LaunchResult RunState::launch(int index) {
     }
   }
   // No device left to offer work to (all still hold a kernel that never ends): stalled, not a bug.
-  // Nor is a policy that still waits for a device taken over (plbhec waits for every device's
-  // profiling block): it never hears of the redo, and the executor then runs the launch again on home.
   const bool nobody = offered.empty();
-  const bool waits_for_taken_over = taken_over_ > 0;
-  if (r.error.empty() && covered < s_.kernel.groups && never == 0 && !nobody && !waits_for_taken_over)
+  if (r.error.empty() && covered < s_.kernel.groups && never == 0 && !nobody)
     r.error = "policy left " + std::to_string(s_.kernel.groups - covered) + " work-groups unassigned";
-  r.stalled = never > 0 || ((nobody || waits_for_taken_over) && covered < s_.kernel.groups);
+  r.stalled = never > 0 || (nobody && covered < s_.kernel.groups);
   r.unfinished_groups = r.stalled ? never + (s_.kernel.groups - covered) : 0;
   const bool split = r.not_split.empty();
   if (r.error.empty() && split) policy_.end_launch(now - t0_);

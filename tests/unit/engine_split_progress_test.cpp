@@ -1,6 +1,8 @@
 #include <gtest/gtest.h>
 
 #include <atomic>
+#include <functional>
+#include <optional>
 #include <thread>
 
 #include "exec/split_progress.h"
@@ -16,6 +18,23 @@ static SplitProgress::Listener on_abandon_and_return(std::function<void(int, con
   listener.on_abandon = std::move(abandon);
   listener.on_abandoned_return = std::move(returned);
   return listener;
+}
+
+// Its sub-launch returned at `now` (a range taken over: not the policy's).
+static bool finish(SplitProgress& progress, int device, double now) {
+  coex::sched::ChunkTiming timing;
+  timing.end = now;
+  return progress.chunk_finished(device, timing, false);
+}
+
+// The idle device's next step without a policy (the launch driver's take-over): the range it takes
+// over first, or nothing when it is done.
+static std::optional<std::vector<Chunk>> take_over(SplitProgress& progress, int device,
+                                                   const std::function<double()>& now) {
+  SplitProgress::Step step = progress.next(device, now);
+  if (step.kind != SplitProgress::Step::Kind::Run) return std::nullopt;
+  EXPECT_FALSE(step.from_policy);
+  return std::vector<Chunk>{step.chunk};
 }
 
 // A chunk prepared, then its sub-launch started, at `now`.
@@ -56,7 +75,7 @@ TEST(RedoIsSooner, AThiefWithoutARateNeverTakesOver) {
 // which later comes back to nothing.
 TEST(SplitProgress, HomeTakesOverAStalledDevice) {
   std::vector<int> abandoned, returned;
-  SplitProgress progress(0, {0, 1},
+  SplitProgress progress(nullptr, 0, {0, 1},
                          on_abandon_and_return(
                              [&](int d, const Chunk& c, double seconds) {
                                abandoned.push_back(d);
@@ -72,18 +91,18 @@ TEST(SplitProgress, HomeTakesOverAStalledDevice) {
   start(progress, 1, {1, 50, 100}, 0);
   start(progress, 0, {0, 0, 50}, 0);
   clock = 0.5;
-  ASSERT_TRUE(progress.chunk_finished(0, 0.5));  // 100 groups/s
+  ASSERT_TRUE(finish(progress, 0, 0.5));  // 100 groups/s
   std::thread mover([&] {                        // time passes while home waits
     for (int i = 0; i < 400 && abandoned.empty(); ++i) {
       clock = clock + 0.05;
       std::this_thread::sleep_for(std::chrono::milliseconds(1));
     }
   });
-  auto ranges = progress.wait_or_take_over(0, now);
+  auto ranges = take_over(progress, 0, now);
   mover.join();
   ASSERT_TRUE(ranges.has_value());
   ASSERT_EQ(ranges->size(), 1u);
-  EXPECT_EQ((*ranges)[0].device, 1);
+  EXPECT_EQ((*ranges)[0].device, 0);  // home's now
   EXPECT_EQ((*ranges)[0].begin, 50u);
   // The redo of 50 groups takes 0.5 s; device 1's pace is unknown: a stall once
   // it ran 5 s.
@@ -92,7 +111,7 @@ TEST(SplitProgress, HomeTakesOverAStalledDevice) {
   progress.finished(0);
   progress.wait_all();  // returns without device 1
   EXPECT_EQ(progress.abandoned(), std::set<int>{1});
-  EXPECT_FALSE(progress.chunk_finished(1, 9.0));
+  EXPECT_FALSE(finish(progress, 1, 9.0));
   EXPECT_EQ(returned, std::vector<int>{1});
 }
 
@@ -100,11 +119,11 @@ TEST(SplitProgress, HomeTakesOverAStalledDevice) {
 // than home: home takes it over as soon as it is idle, without waiting for a
 // stall.
 TEST(SplitProgress, ASlowDeviceBySpecificationIsTakenOverAtOnce) {
-  SplitProgress progress(0, {0, 1}, {}, specified({100, 1}));
+  SplitProgress progress(nullptr, 0, {0, 1}, {}, specified({100, 1}));
   start(progress, 1, {1, 90, 100}, 0);
   start(progress, 0, {0, 0, 90}, 0);
-  ASSERT_TRUE(progress.chunk_finished(0, 0.9));  // 100 groups/s: device 1 would need 10 s for its 10
-  auto ranges = progress.wait_or_take_over(0, [] { return 0.9; });
+  ASSERT_TRUE(finish(progress, 0, 0.9));  // 100 groups/s: device 1 would need 10 s for its 10
+  auto ranges = take_over(progress, 0, [] { return 0.9; });
   ASSERT_TRUE(ranges.has_value());
   EXPECT_EQ((*ranges)[0].begin, 90u);
 }
@@ -113,58 +132,57 @@ TEST(SplitProgress, ASlowDeviceBySpecificationIsTakenOverAtOnce) {
 // 100 groups/s. When it has run 2 s it has outrun that, and is given as long again: home redoes its
 // 2 groups in 0.02 s rather than wait for it, or for the 5 s of the stall rule.
 TEST(SplitProgress, ASlowDeviceThatOutrunsItsGuessIsGivenAsLongAgain) {
-  SplitProgress progress(0, {0, 1}, {}, specified({65, 1}));
+  SplitProgress progress(nullptr, 0, {0, 1}, {}, specified({65, 1}));
   start(progress, 1, {1, 98, 100}, 0);
   start(progress, 0, {0, 0, 98}, 1.02);
-  ASSERT_TRUE(progress.chunk_finished(0, 2.0));  // 100 groups/s
+  ASSERT_TRUE(finish(progress, 0, 2.0));  // 100 groups/s
   std::thread device1([&] {                      // returns later: the wait ends either way
     std::this_thread::sleep_for(std::chrono::milliseconds(100));
-    if (progress.chunk_finished(1, 2.1)) progress.finished(1);
+    if (finish(progress, 1, 2.1)) progress.finished(1);
   });
-  auto ranges = progress.wait_or_take_over(0, [] { return 2.0; });
+  auto ranges = take_over(progress, 0, [] { return 2.0; });
   device1.join();
   ASSERT_TRUE(ranges.has_value());
   EXPECT_EQ((*ranges)[0].begin, 98u);
   // Devices of one kind (2x apart): the guess outrun is no reason, only a stall is.
-  SplitProgress same(0, {0, 1, 2}, {}, specified({2, 2, 1}));
+  SplitProgress same(nullptr, 0, {0, 1, 2}, {}, specified({2, 2, 1}));
   start(same, 2, {2, 90, 100}, 0);
   start(same, 1, {1, 0, 90}, 0.1);
-  ASSERT_TRUE(same.chunk_finished(1, 1.0));  // 100 groups/s: device 2's 10 guessed at 0.2 s
+  ASSERT_TRUE(finish(same, 1, 1.0));  // 100 groups/s: device 2's 10 guessed at 0.2 s
   std::thread other([&] {
     std::this_thread::sleep_for(std::chrono::milliseconds(20));
-    ASSERT_TRUE(same.chunk_finished(2, 1.2));
+    ASSERT_TRUE(finish(same, 2, 1.2));
     same.finished(2);
   });
-  EXPECT_FALSE(same.wait_or_take_over(1, [] { return 1.0; }).has_value());
+  EXPECT_FALSE(take_over(same, 1, [] { return 1.0; }).has_value());
   other.join();
 }
 
 TEST(SplitProgress, HomeIsNeverTakenOver) {
-  SplitProgress progress(0, {0, 1});
+  SplitProgress progress(nullptr, 0, {0, 1});
   start(progress, 0, {0, 0, 50}, 0);
   start(progress, 1, {1, 50, 100}, 0);
-  ASSERT_TRUE(progress.chunk_finished(1, 0.01));
+  ASSERT_TRUE(finish(progress, 1, 0.01));
   // Device 1 is fast and idle, home has run for ages: device 1 still waits for
   // no one.
-  auto ranges = progress.wait_or_take_over(1, [] { return 1e6; });
+  auto ranges = take_over(progress, 1, [] { return 1e6; });
   EXPECT_FALSE(ranges.has_value());
-  progress.abandon_if_running(0, 1e6);
   EXPECT_TRUE(progress.abandoned().empty());
 }
 
 TEST(SplitProgress, AWaitingDeviceLeavesWhenTheOtherFinishes) {
-  SplitProgress progress(0, {0, 1, 2});
+  SplitProgress progress(nullptr, 0, {0, 1, 2});
   start(progress, 1, {1, 0, 50}, 0);
   start(progress, 2, {2, 50, 100}, 0);
-  ASSERT_TRUE(progress.chunk_finished(1, 0.5));
+  ASSERT_TRUE(finish(progress, 1, 0.5));
   std::thread other([&] {
     std::this_thread::sleep_for(std::chrono::milliseconds(20));
-    ASSERT_TRUE(progress.chunk_finished(2, 0.52));  // it had a known pace: no take-over before
+    ASSERT_TRUE(finish(progress, 2, 0.52));  // it had a known pace: no take-over before
     progress.finished(2);
   });
   // Device 2 has run 0.5 s of a chunk device 1 would redo in 0.5 s: not worth
   // it.
-  auto ranges = progress.wait_or_take_over(1, [] { return 0.5; });
+  auto ranges = take_over(progress, 1, [] { return 0.5; });
   other.join();
   EXPECT_FALSE(ranges.has_value());
   EXPECT_TRUE(progress.abandoned().empty());
@@ -183,12 +201,12 @@ TEST(SplitProgress, ADeviceStillPreparingIsCancelledAndTheLaunchWaitsForItToLeav
     EXPECT_EQ(c.begin, 90u);
     EXPECT_DOUBLE_EQ(seconds, 0.9);  // prepared that long without computing: a bound on its time
   };
-  SplitProgress progress(0, {0, 1}, listener, specified({100, 1}));
+  SplitProgress progress(nullptr, 0, {0, 1}, listener, specified({100, 1}));
   progress.chunk_preparing(1, {1, 90, 100}, 0);
   start(progress, 0, {0, 0, 90}, 0);
-  ASSERT_TRUE(progress.chunk_finished(0, 0.9));
+  ASSERT_TRUE(finish(progress, 0, 0.9));
   EXPECT_FALSE(progress.cancelled(1));
-  auto ranges = progress.wait_or_take_over(0, [] { return 0.9; });
+  auto ranges = take_over(progress, 0, [] { return 0.9; });
   ASSERT_TRUE(ranges.has_value());
   EXPECT_EQ((*ranges)[0].begin, 90u);
   EXPECT_EQ(cancelled, std::vector<int>{1});
@@ -212,10 +230,10 @@ TEST(SplitProgress, ADeviceStillPreparingIsCancelledAndTheLaunchWaitsForItToLeav
 // Two devices of the same pace: one still uploading is not taken over by the other, which waits,
 // until its preparation has lasted as long as a stall (TakeOverRules::stall_seconds).
 TEST(SplitProgress, APreparationIsTakenOverOnlyWhenItLastsAsLongAsAStall) {
-  SplitProgress progress(0, {0, 1, 2}, {}, specified({1, 1, 1}));
+  SplitProgress progress(nullptr, 0, {0, 1, 2}, {}, specified({1, 1, 1}));
   progress.chunk_preparing(2, {2, 50, 100}, 0);
   start(progress, 1, {1, 0, 50}, 0);
-  ASSERT_TRUE(progress.chunk_finished(1, 0.5));  // 100 groups/s: device 2's 50 would take it 0.5 s
+  ASSERT_TRUE(finish(progress, 1, 0.5));  // 100 groups/s: device 2's 50 would take it 0.5 s
   std::atomic<double> clock{0.5};
   std::thread mover([&] {
     for (int i = 0; i < 400 && !progress.cancelled(2); ++i) {
@@ -223,7 +241,7 @@ TEST(SplitProgress, APreparationIsTakenOverOnlyWhenItLastsAsLongAsAStall) {
       std::this_thread::sleep_for(std::chrono::milliseconds(1));
     }
   });
-  auto ranges = progress.wait_or_take_over(1, [&] { return clock.load(); });
+  auto ranges = take_over(progress, 1, [&] { return clock.load(); });
   mover.join();
   ASSERT_TRUE(ranges.has_value());
   EXPECT_GE(clock.load(), coex::sched::TakeOverRules{}.stall_seconds);

@@ -200,6 +200,7 @@ TEST(ReportTable, EveryReasonCoexGivesHasAMeaning) {
                              "unknown_device",
                              "coex_error",
                              "pending_wait_list",
+                             "exiting",
                              "unspecified"})
     EXPECT_FALSE(not_split_reason_meaning(reason).empty()) << reason;
 }
