@@ -8,7 +8,8 @@ namespace coex::config {
 
 const char* const kFaultGrammar =
     "empty, fail:<device index>, stall:<device index>, stall_upload:<device index>, late_start:<device index>, "
-    "build:<device index> or slow_build:<device index>; fail, stall, stall_upload and late_start take an optional "
+    "build:<device index>, slow_build:<device index> or hung_upload:<device index>; fail, stall, stall_upload, "
+    "hung_upload and late_start take an optional "
     "@<n>: from the device's n-th "
     "sub-launch on";
 
@@ -36,6 +37,8 @@ std::optional<FaultSpec> parse_fault_spec(const std::string& text, std::string* 
     fault.kind = FaultSpec::Kind::Stall;
   } else if (kind == "stall_upload") {
     fault.kind = FaultSpec::Kind::StallUpload;
+  } else if (kind == "hung_upload") {
+    fault.kind = FaultSpec::Kind::HungUpload;
   } else if (kind == "late_start") {
     fault.kind = FaultSpec::Kind::LateStart;
   } else if (kind == "build") {
@@ -43,7 +46,7 @@ std::optional<FaultSpec> parse_fault_spec(const std::string& text, std::string* 
   } else if (kind == "slow_build") {
     fault.kind = FaultSpec::Kind::SlowBuild;
   } else {
-    if (error) *error = "the fault kind must be fail, stall, stall_upload, late_start, build or slow_build";
+    if (error) *error = "the fault kind must be fail, stall, stall_upload, hung_upload, late_start, build or slow_build";
     return std::nullopt;
   }
   bool digits = !index.empty() && index.size() <= 6;

@@ -4,7 +4,8 @@
 // "stall:<index>" makes them wait on an event that never completes (Boyer et
 // al.'s emulation of a blocked GPU); "stall_upload:<index>" makes the
 // preparation of its chunks (the upload of what they lack) last until another
-// device takes them over; "late_start:<index>" makes its sub-launches, once
+// device takes them over; "hung_upload:<index>" makes it last 20 s whatever happens (a transfer to a
+// server that went away: it does not look at the cancel); "late_start:<index>" makes its sub-launches, once
 // started, reach the driver only after another device took them over and the
 // process began to exit (the app has released everything by then: the
 // abandoned sub-launch must still find its objects); "build:<index>" makes
@@ -22,10 +23,10 @@ namespace coex::config {
 
 struct FaultSpec {
   // Fail: the device's sub-launches fail; Stall: they never start;
-  // StallUpload: their preparation never ends; LateStart: they reach the
+  // StallUpload: their preparation never ends; HungUpload: it lasts 20 s, deaf to a cancel; LateStart: they reach the
   // driver only once taken over and the process exiting; Build: coex's build
   // of the program for that device fails; SlowBuild: it begins a second late.
-  enum class Kind { None, Fail, Stall, StallUpload, LateStart, Build, SlowBuild };
+  enum class Kind { None, Fail, Stall, StallUpload, HungUpload, LateStart, Build, SlowBuild };
   Kind kind = Kind::None;
   int64_t device = -1;           // coex device index; -1 with Kind::None
   uint64_t from_sub_launch = 1;  // the first of the device's sub-launches that the fault hits

@@ -216,7 +216,8 @@ COEX_SETTING(Double, auto_home_build_wait, 0.1, (0.0, kNoLimit),
 COEX_SETTING(Grammar, fault, "", (kFaultGrammar, &check_fault_spec),
              "Testing aid: `fail:<index>` makes that device's sub-launches fail, `stall:<index>` makes them "
              "wait for an event that never completes (until the app exits), `stall_upload:<index>` makes the "
-             "upload before each of them last until another device takes the chunk over, `late_start:<index>` "
+             "upload before each of them last until another device takes the chunk over, `hung_upload:<index>` "
+             "makes it last 20 s and not look at the take-over (a server gone away), `late_start:<index>` "
              "makes them reach the driver only once taken over and the app exiting, `build:<index>` makes "
              "coex's build of each program for that device fail, so that error paths can be tested on real "
              "drivers. A stalled device that is not the home device is taken over and left out. Empty in "

@@ -196,6 +196,7 @@ cl_int prepare_chunk(LaunchJob& job, int device, cl_command_queue queue, cl_comm
       return cancelled ? cl.clFinish(queue) : CL_SUCCESS;
     });
     if (err != CL_SUCCESS) return err;
+    if (cancelled && cancelled()) return kPreparationCancelled;  // the last piece's wait may have been long
     if (cl_int finished = cl.clFinish(queue); finished != CL_SUCCESS) return finished;
     moves.host_to_device += sent.total();
     std::lock_guard lock(state.mutex());

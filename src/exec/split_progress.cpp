@@ -14,6 +14,7 @@ void SplitProgress::report_taken_out() {
   for (const sched::LaunchDriver::TakenOut& out : driver_.take_taken_out()) {
     const auto& callback = out.state == State::Cancelled ? listener_.on_cancel : listener_.on_abandon;
     if (callback) callback(out.device, out.running, out.seconds);
+    if (out.state == State::Cancelled) cancelled_at_[out.device] = std::chrono::steady_clock::now();
   }
   cv_.notify_all();
 }
@@ -50,8 +51,20 @@ bool SplitProgress::chunk_started(int device, double now) {
 
 void SplitProgress::leave(int device) {
   std::lock_guard lock(mutex_);
+  if (left_behind_.erase(device)) {
+    const auto& rules = driver_.take_over();
+    const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - cancelled_at_[device]).count();
+    if (listener_.on_abandoned_return) listener_.on_abandoned_return(device, rules.running(device), seconds);
+    return;
+  }
   driver_.leave(device);
   cv_.notify_all();
+}
+
+bool SplitProgress::out_of_launch(int device) const {
+  std::lock_guard lock(mutex_);
+  const State state = driver_.take_over().state(device);
+  return state == State::Cancelled || state == State::Left || state == State::Abandoned;
 }
 
 bool SplitProgress::chunk_finished(int device, const sched::ChunkTiming& timing, bool from_policy) {
@@ -79,7 +92,21 @@ void SplitProgress::finished(int device) {
 
 void SplitProgress::wait_all() {
   std::unique_lock lock(mutex_);
-  cv_.wait(lock, [this] { return driver_.all_done(); });
+  while (!driver_.all_done()) {
+    const auto now = std::chrono::steady_clock::now();
+    for (const auto& [device, at] : cancelled_at_) {
+      if (driver_.take_over().state(device) != State::Cancelled ||
+          now - at < std::chrono::duration<double>(kLeaveBehindSeconds))
+        continue;
+      driver_.leave_behind(device);
+      left_behind_.insert(device);
+      const auto& rules = driver_.take_over();
+      if (listener_.on_abandon)
+        listener_.on_abandon(device, rules.running(device), std::chrono::duration<double>(now - at).count());
+    }
+    if (driver_.all_done()) break;
+    cv_.wait_for(lock, std::chrono::milliseconds(100));
+  }
 }
 
 std::set<int> SplitProgress::abandoned() const {
@@ -90,6 +117,11 @@ std::set<int> SplitProgress::abandoned() const {
 std::set<int> SplitProgress::cancelled_devices() const {
   std::lock_guard lock(mutex_);
   return driver_.take_over().in_states({State::Cancelled, State::Left});
+}
+
+std::set<int> SplitProgress::left_behind() const {
+  std::lock_guard lock(mutex_);
+  return left_behind_;
 }
 
 std::set<int> SplitProgress::dropped() const {

@@ -7,8 +7,10 @@
 // transfers) without starting the sub-launch, and the launch waits for that, not for a sub-launch.
 #pragma once
 
+#include <chrono>
 #include <condition_variable>
 #include <functional>
+#include <map>
 #include <memory>
 #include <mutex>
 #include <set>
@@ -58,9 +60,12 @@ class SplitProgress {
   // it may be abandoned). False: it was cancelled (the sub-launch must not start; the thread calls
   // leave()).
   bool chunk_started(int device, double now);
-  // A cancelled device's thread is done with the launch: the last thing it touches of it. Nothing
-  // for other states.
+  // A cancelled device's thread is done with the launch: the last thing it touches of it. A device
+  // left behind (below) comes back: on_abandoned_return. Nothing for other states.
   void leave(int device);
+  // Whether the device is out of the launch (cancelled, left, left behind or abandoned): its thread
+  // must touch nothing of it but this object.
+  bool out_of_launch(int device) const;
   // Its sub-launch returned (`timing`, to the policy when `from_policy`). False: the device was
   // abandoned meanwhile, and its thread must return at once, touching nothing of the launch.
   bool chunk_finished(int device, const sched::ChunkTiming& timing, bool from_policy);
@@ -70,10 +75,15 @@ class SplitProgress {
   // The device's thread has finished its part (read-back included).
   void finished(int device);
 
+  // A cancelled device whose thread has not left within this (its transfer under way never returns:
+  // a remote device whose server went away) is left behind like an abandoned one (on_abandon): the
+  // launch ends without it, and later launches leave it out until it comes back.
+  static constexpr double kLeaveBehindSeconds = 5.0;
   // Until every device has finished, been abandoned, or left after a cancel.
   void wait_all();
   std::set<int> abandoned() const;          // in a sub-launch still
   std::set<int> cancelled_devices() const;  // while preparing: not busy
+  std::set<int> left_behind() const;        // cancelled, and not left in time: busy (among abandoned())
   // Every device whose results are dropped: taken over, cancelled, or its chunk taken back by the policy.
   std::set<int> dropped() const;
 
@@ -87,6 +97,8 @@ class SplitProgress {
   std::condition_variable cv_;
   std::shared_ptr<sched::Policy> policy_;  // held: an abandoned device's thread may outlive the launch
   sched::LaunchDriver driver_;
+  std::map<int, std::chrono::steady_clock::time_point> cancelled_at_;
+  std::set<int> left_behind_;  // cancelled, not left in time: their return is an abandoned one's
 };
 
 }  // namespace coex::exec

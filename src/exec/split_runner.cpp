@@ -79,9 +79,14 @@ cl_int set_rewrite_arguments(LaunchJob& job, cl_kernel kernel, uint64_t group_ba
   return err;
 }
 
+void trace(Services& services, int device, const char* name, const char* category, Clock::time_point begin,
+           Clock::time_point end) {
+  if (auto* t = services.trace()) t->record(name, category, device, t->to_trace_us(begin), t->to_trace_us(end));
+}
+
 void trace(const LaunchJob& job, int device, const char* name, const char* category, Clock::time_point begin,
            Clock::time_point end) {
-  if (auto* t = job.services->trace()) t->record(name, category, device, t->to_trace_us(begin), t->to_trace_us(end));
+  trace(*job.services, device, name, category, begin, end);
 }
 
 // One device's thread in a split launch: what it needs besides its own
@@ -140,20 +145,28 @@ ChunkOutcome run_chunk(DeviceTask& t, const sched::Chunk& chunk, const ChunkFoot
     stall = t.executor.stall_event(device, job.services->devices().shadow_context(device));
   ChunkMoves moves;
   t.progress.chunk_preparing(device, chunk, start);
-  CancelCheck cancelled;
-  if (device != job.home) cancelled = [&t, device] { return t.progress.cancelled(device); };
+  CancelCheck cancelled;  // cancelled, or left behind since (SplitProgress::kLeaveBehindSeconds)
+  if (device != job.home) cancelled = [&t, device] { return t.progress.out_of_launch(device); };
+  Services& services = *job.services;  // outlives the job: a device left behind may come back after it
   // COEX_FAULT=stall_upload:<device>: the preparation lasts until another device takes the chunk over.
   if (cancelled &&
       config::fault_injected(settings.fault, config::FaultSpec::Kind::StallUpload, device, sub_launch_number)) {
     while (!cancelled()) std::this_thread::sleep_for(std::chrono::milliseconds(1));
     run.error = kPreparationCancelled;
   }
+  // COEX_FAULT=hung_upload:<device>: the preparation lasts 20 s and does not look at a take-over (a
+  // transfer to a server that went away).
+  if (cancelled &&
+      config::fault_injected(settings.fault, config::FaultSpec::Kind::HungUpload, device, sub_launch_number)) {
+    std::this_thread::sleep_for(std::chrono::seconds(20));
+    run.error = kPreparationCancelled;
+  }
   if (run.error == CL_SUCCESS)
     run.error = prepare_chunk(
         job, device, t.queues.device, t.queues.home, footprint, run.writes,
         [&](size_t bytes) { return t.worker.upload_staging(bytes, t.queues.device); }, moves, cancelled);
-  if (run.error == kPreparationCancelled) {
-    trace(job, device, "upload (taken over)", "transfer", wall_start, Clock::now());
+  if (run.error == kPreparationCancelled || (cancelled && cancelled())) {  // the job may be gone: not touched
+    trace(services, device, "upload (taken over)", "transfer", wall_start, Clock::now());
     return ChunkOutcome::Cancelled;
   }
   add_chunk_writes(run.writes, footprint);
@@ -167,7 +180,6 @@ ChunkOutcome run_chunk(DeviceTask& t, const sched::Chunk& chunk, const ChunkFoot
   LaunchGeometry sub = sub_launch(job.geometry, chunk.begin, chunk.end);
   // From chunk_started on the device may be abandoned, and the launch end: nothing of the job is
   // touched until chunk_finished says it was not.
-  Services& services = *job.services;
   const bool home = device == job.home;
   if (!t.progress.chunk_started(device, t.now())) return ChunkOutcome::Cancelled;
   if (!home && config::fault_injected(settings.fault, config::FaultSpec::Kind::LateStart, device, sub_launch_number))
@@ -476,9 +488,15 @@ cl_int run_split(Executor& executor, LaunchJob& job) {
   // A device that never joined (its build outlasted the launch) had no part in it.
   for (int device : joiners)
     if (!runs[device].ran) runs.erase(device);
+  const std::set<int> left_behind = progress->left_behind();
   for (int device : progress->abandoned())
-    spdlog::info("kernel {}: device {} was slower than redoing its work elsewhere; it sits out until it returns",
-                 job.kernel_name, device);
+    if (left_behind.count(device))
+      spdlog::warn("kernel {}: device {} was taken over while still uploading its chunk, and its upload has not "
+                   "returned in {} s; it sits out until it does",
+                   job.kernel_name, device, SplitProgress::kLeaveBehindSeconds);
+    else
+      spdlog::info("kernel {}: device {} was slower than redoing its work elsewhere; it sits out until it returns",
+                   job.kernel_name, device);
   for (int device : progress->cancelled_devices())
     spdlog::info("kernel {}: device {} was taken over while it was still uploading its chunk", job.kernel_name, device);
   policy->end_launch(std::chrono::duration<double>(Clock::now() - t0).count());

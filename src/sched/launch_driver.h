@@ -64,6 +64,8 @@ class LaunchDriver {
   // A cancelled device is out; a device done with its part (read-back included) is finished.
   void leave(int device);
   void finished(int device);
+  // A cancelled device that has not left is left behind (TakeOver::leave_behind).
+  void leave_behind(int device) { take_over_.leave_behind(device); }
   // A device that was still building when the launch began asks to take part (TakeOver::join); the
   // policy has taken it already (Policy::add_device). False: the launch is over.
   bool join(int device);

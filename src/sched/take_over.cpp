@@ -53,6 +53,11 @@ void TakeOver::leave(int device) {
   if (d.state == State::Cancelled) d.state = State::Left;
 }
 
+void TakeOver::leave_behind(int device) {
+  Device& d = devices_[device];
+  if (d.state == State::Cancelled) d.state = State::Abandoned;
+}
+
 double TakeOver::specification(int device) const {
   for (const auto& p : profiles_)
     if (p.index == device) return spec_weight(p, false);

@@ -55,6 +55,9 @@ class TakeOver {
   bool chunk_finished(int device, double now);
   // A cancelled device is done with the launch.
   void leave(int device);
+  // A cancelled device that has not left (its transfer under way never returns: a remote device whose
+  // server went away) is left behind: abandoned, the launch no longer waits for it.
+  void leave_behind(int device);
   // A device not among the constructor's (its build was still running) asks to take part: it then
   // works like the others. False once the launch is over (all_done()): it must touch nothing of it.
   bool join(int device);

@@ -12,6 +12,7 @@ import re
 import subprocess
 import sys
 import tempfile
+import time
 
 
 class Failure(Exception):
@@ -200,6 +201,24 @@ class Checks:
                "%d split launches, %d work-items on device 1, %d launches with it busy" % (split, on_1, busy))
         expect(samples and min(s[1] for s in samples) >= 5.0,
                "device 1's samples in the History: %s (expected each of at least 5 s)" % samples)
+
+    def check_hung_upload_device(self):
+        # Device 1's chunk preparation lasts 20 s and never looks at the take-over
+        # (COEX_FAULT=hung_upload:1, a transfer to a server that went away): home takes the chunk
+        # over once the preparation has lasted as long as a stall (5 s), device 1 is cancelled but
+        # does not leave, and after SplitProgress::kLeaveBehindSeconds more the launch ends without
+        # it: device 1 is left behind like an abandoned device (busy: the later launches leave it
+        # out) instead of the launch waiting the 20 s. The app's output stays the bare one.
+        started = time.monotonic()
+        err, r, on_1, _ = self.run_with_fault("vector_add", "hung_upload:1")
+        elapsed = time.monotonic() - started
+        busy = sum(k.get("not_split", {}).get("devices_busy", 0) for k in r["kernels"])
+        expect("upload has not returned" in err and "redid" in err,
+               "no take-over of the upload, or no device left behind, was logged:\n" + err)
+        expect(on_1 == 0 and busy >= 1,
+               "%d work-items on device 1, %d launches with it busy (expected it left behind):\n%s"
+               % (on_1, busy, err))
+        expect(elapsed < 45, "the run took %.0f s" % elapsed)
 
     def check_late_started_device(self):
         # Device 1's sub-launch reaches the driver only after home took it over and the process began
