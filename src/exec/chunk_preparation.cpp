@@ -196,8 +196,10 @@ cl_int prepare_chunk(LaunchJob& job, int device, cl_command_queue queue, cl_comm
       return cancelled ? cl.clFinish(queue) : CL_SUCCESS;
     });
     if (err != CL_SUCCESS) return err;
-    if (cancelled && cancelled()) return kPreparationCancelled;  // the last piece's wait may have been long
-    if (cl_int finished = cl.clFinish(queue); finished != CL_SUCCESS) return finished;
+    // Cancellable: every piece was waited for, and the last wait may have been long.
+    if (cancelled && cancelled()) return kPreparationCancelled;
+    if (!cancelled)
+      if (cl_int finished = cl.clFinish(queue); finished != CL_SUCCESS) return finished;
     moves.host_to_device += sent.total();
     std::lock_guard lock(state.mutex());
     // Only this device changes its own valid set; an app write meanwhile makes the launch's end

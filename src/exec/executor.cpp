@@ -153,9 +153,17 @@ void Executor::dispatcher_loop() {
   for (;;) {
     std::pair<std::unique_ptr<LaunchJob>, cl_int> next;
     {
+      // At stop, launches still waiting for their start marker run too, within the stop's limit: an
+      // app that returns from main with work in its queue may finish it in an atexit handler or a
+      // static destructor, after coex's shutdown (docs/design.md, "Exit").
       std::unique_lock lock(mutex_);
-      cv_.wait(lock, [this] { return stopping_ || !ready_.empty(); });
-      if (ready_.empty()) return;
+      while (ready_.empty()) {
+        if (stopping_ && (waiting_.empty() || std::chrono::steady_clock::now() >= stop_deadline_)) return;
+        if (stopping_)
+          cv_.wait_until(lock, stop_deadline_);
+        else
+          cv_.wait(lock);
+      }
       next = std::move(ready_.front());
       ready_.pop_front();
     }
@@ -220,6 +228,8 @@ void Executor::stop() {
     std::lock_guard lock(mutex_);
     if (stopping_) return;
     stopping_ = true;
+    stop_deadline_ = std::chrono::steady_clock::now() + std::chrono::duration_cast<std::chrono::steady_clock::duration>(
+                                                            std::chrono::duration<double>(kStalledWorkerWaitSeconds));
   }
   cv_.notify_all();
   if (dispatcher_.joinable()) dispatcher_.join();

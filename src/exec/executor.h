@@ -8,6 +8,7 @@
 #include <CL/cl.h>
 
 #include <atomic>
+#include <chrono>
 #include <condition_variable>
 #include <deque>
 #include <functional>
@@ -95,6 +96,7 @@ class Executor {
   std::map<LaunchJob*, std::unique_ptr<LaunchJob>> waiting_;  // for their start marker
   std::deque<std::pair<std::unique_ptr<LaunchJob>, cl_int>> ready_;
   bool stopping_ = false;
+  std::chrono::steady_clock::time_point stop_deadline_;  // launches not started by then are dropped at stop
   std::map<int, std::unique_ptr<DeviceWorker>> workers_;
   std::map<int, std::function<void()>> busy_;  // busy device -> its if_left_behind (set_busy)
   std::condition_variable busy_changed_;

@@ -11,7 +11,9 @@ SplitProgress::SplitProgress(std::shared_ptr<sched::Policy> policy, int home, co
       driver_(policy_.get(), home, devices, std::move(profiles)) {}
 
 void SplitProgress::report_taken_out() {
-  for (const sched::LaunchDriver::TakenOut& out : driver_.take_taken_out()) {
+  const std::vector<sched::LaunchDriver::TakenOut> taken_out = driver_.take_taken_out();
+  if (taken_out.empty()) return;  // a waiting device's look again wakes nobody
+  for (const sched::LaunchDriver::TakenOut& out : taken_out) {
     const auto& callback = out.state == State::Cancelled ? listener_.on_cancel : listener_.on_abandon;
     if (callback) callback(out.device, out.running, out.seconds);
     if (out.state == State::Cancelled) cancelled_at_[out.device] = std::chrono::steady_clock::now();
@@ -52,9 +54,7 @@ bool SplitProgress::chunk_started(int device, double now) {
 void SplitProgress::leave(int device) {
   std::lock_guard lock(mutex_);
   if (left_behind_.erase(device)) {
-    const auto& rules = driver_.take_over();
-    const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - cancelled_at_[device]).count();
-    if (listener_.on_abandoned_return) listener_.on_abandoned_return(device, rules.running(device), seconds);
+    if (listener_.on_left_behind) listener_.on_left_behind(device, false);
     return;
   }
   driver_.leave(device);
@@ -100,9 +100,7 @@ void SplitProgress::wait_all() {
         continue;
       driver_.leave_behind(device);
       left_behind_.insert(device);
-      const auto& rules = driver_.take_over();
-      if (listener_.on_abandon)
-        listener_.on_abandon(device, rules.running(device), std::chrono::duration<double>(now - at).count());
+      if (listener_.on_left_behind) listener_.on_left_behind(device, true);
     }
     if (driver_.all_done()) break;
     cv_.wait_for(lock, std::chrono::milliseconds(100));

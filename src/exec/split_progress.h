@@ -36,6 +36,9 @@ class SplitProgress {
     // A device is cancelled after preparing `chunk` for `seconds` (it is not busy: its thread leaves
     // at once).
     std::function<void(int device, const sched::Chunk& chunk, double seconds)> on_cancel;
+    // A cancelled device did not leave in time and is left behind (true), or its thread came back
+    // (false): busy meanwhile. Its time went to on_cancel already.
+    std::function<void(int device, bool left)> on_left_behind;
   };
 
   // `policy` has begun the launch over `devices`; it is called under this object's lock from now on.
@@ -61,7 +64,7 @@ class SplitProgress {
   // leave()).
   bool chunk_started(int device, double now);
   // A cancelled device's thread is done with the launch: the last thing it touches of it. A device
-  // left behind (below) comes back: on_abandoned_return. Nothing for other states.
+  // left behind (below) comes back: on_left_behind(false). Nothing for other states.
   void leave(int device);
   // Whether the device is out of the launch (cancelled, left, left behind or abandoned): its thread
   // must touch nothing of it but this object.
@@ -76,8 +79,8 @@ class SplitProgress {
   void finished(int device);
 
   // A cancelled device whose thread has not left within this (its transfer under way never returns:
-  // a remote device whose server went away) is left behind like an abandoned one (on_abandon): the
-  // launch ends without it, and later launches leave it out until it comes back.
+  // a remote device whose server went away) is left behind like an abandoned one (on_left_behind):
+  // the launch ends without it, and later launches leave it out until it comes back.
   static constexpr double kLeaveBehindSeconds = 5.0;
   // Until every device has finished, been abandoned, or left after a cancel.
   void wait_all();

@@ -412,6 +412,10 @@ cl_int run_split(Executor& executor, LaunchJob& job) {
   listener.on_cancel = [history_note, alive = executor.alive()](int, const sched::Chunk& chunk, double seconds) {
     if (*alive) history_note(chunk, seconds);
   };
+  // Cancelled and its upload not back: launches leave it out until it is (its time is noted above).
+  listener.on_left_behind = [&executor, alive = executor.alive()](int device, bool left) {
+    if (*alive) executor.set_busy(device, left);
+  };
   // The specifications guess a device's pace before anything is measured in this launch (the CPU
   // beside GPUs is taken over as soon as a GPU is idle), unless the policy's shares were fixed by the
   // user. Not the History's pace: a device taken over is measured late, under the load that slowed
@@ -491,9 +495,10 @@ cl_int run_split(Executor& executor, LaunchJob& job) {
   const std::set<int> left_behind = progress->left_behind();
   for (int device : progress->abandoned())
     if (left_behind.count(device))
-      spdlog::warn("kernel {}: device {} was taken over while still uploading its chunk, and its upload has not "
-                   "returned in {} s; it sits out until it does",
-                   job.kernel_name, device, SplitProgress::kLeaveBehindSeconds);
+      spdlog::warn(
+          "kernel {}: device {} was taken over while still uploading its chunk, and its upload has not "
+          "returned in {} s; it sits out until it does",
+          job.kernel_name, device, SplitProgress::kLeaveBehindSeconds);
     else
       spdlog::info("kernel {}: device {} was slower than redoing its work elsewhere; it sits out until it returns",
                    job.kernel_name, device);

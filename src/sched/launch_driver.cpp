@@ -24,6 +24,10 @@ void LaunchDriver::note_taken_back(double now) {
 LaunchDriver::Step LaunchDriver::next(int device, double now) {
   Device& d = devices_[device];
   Step step;
+  if (taken_back_.count(device)) {  // its results are dropped: whatever it ran now would be lost
+    take_over_.working(device);
+    return step;  // Done
+  }
   if (!d.owed.empty()) {  // a range taken over: not the policy's
     step.kind = Step::Kind::Run;
     step.chunk = d.owed.front().first;

@@ -33,7 +33,7 @@ void TakeOver::chunk_preparing(int device, const Chunk& chunk, double now) {
 
 bool TakeOver::chunk_started(int device, double now) {
   Device& d = devices_[device];
-  if (d.state == State::Cancelled) return false;
+  if (d.state == State::Cancelled || d.state == State::Abandoned) return false;  // Abandoned: left behind
   d.running_since = now;
   d.state = State::Running;
   return true;
