@@ -1,7 +1,5 @@
 #include "sched/launch_driver.h"
 
-#include <algorithm>
-
 namespace coex::sched {
 
 LaunchDriver::LaunchDriver(Policy* policy, int home, const std::vector<int>& devices,
