@@ -67,6 +67,13 @@ COEX_SETTING(Bool, serial_compiles, false, (),
              "safety valve for a PoCL whose compiler is not safe to use from several contexts at once; it costs "
              "sets of many devices their first split launches (docs/testbed.md).")
 
+COEX_SETTING(Bool, share_device_binaries, true, (),
+             "coex builds the app's program (or its rewrite) from source on one device of a kind (one platform, "
+             "device name and driver version) and the other devices of that kind from its binary. PoCL "
+             "preprocesses the source with its OpenCL header at every build, about 30 to 60 ms a device even "
+             "with its kernel cache warm, and the builds take turns; from a binary a build takes about 1 ms. "
+             "`false`: every device builds from source.")
+
 // --- What coex tells you ---
 COEX_SETTING(Enum, log, "warn", ("trace debug info warn error off"),
              "How much coex writes to stderr. At `warn`, one line when the app's first launch shows what coex "

@@ -56,6 +56,7 @@ DeviceSet::DeviceSet(const cl_icd_dispatch& cl, const std::string& selector) : c
       d.id = id;
       d.platform_name = platform_name;
       d.name = string_info(cl.clGetDeviceInfo, id, CL_DEVICE_NAME);
+      d.driver_version = string_info(cl.clGetDeviceInfo, id, CL_DRIVER_VERSION);
       d.type = device_info<cl_device_type>(cl, id, CL_DEVICE_TYPE, CL_DEVICE_TYPE_DEFAULT);
       d.compute_units = device_info<cl_uint>(cl, id, CL_DEVICE_MAX_COMPUTE_UNITS, 1);
       d.clock_mhz = device_info<cl_uint>(cl, id, CL_DEVICE_MAX_CLOCK_FREQUENCY, 0);

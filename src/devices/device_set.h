@@ -24,6 +24,7 @@ struct Device {
   cl_device_id id = nullptr;
   std::string name;
   std::string platform_name;
+  std::string driver_version;
   cl_device_type type = 0;
   cl_uint compute_units = 1;
   cl_uint clock_mhz = 0;
@@ -38,6 +39,12 @@ struct Device {
   // every command crosses the network, and the device is gone when its server goes.
   bool remote = false;
   std::string type_name() const;  // "CPU", "GPU", "ACCELERATOR"
+  // Whether a program binary built for this device serves `other` as well: the same platform, device
+  // name and driver version, neither served by PoCL's remote driver (whose servers may differ).
+  bool same_kind(const Device& other) const {
+    return platform == other.platform && name == other.name && driver_version == other.driver_version && !remote &&
+           !other.remote;
+  }
   bool is_pocl() const { return platform_name == "Portable Computing Language"; }
 };
 

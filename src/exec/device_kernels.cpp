@@ -15,6 +15,7 @@
 #include "exec/exit_guard.h"
 #include "exec/pocl_compiles.h"
 #include "exec/program_analysis.h"
+#include "exec/shared_binaries.h"
 #include "report/report.h"
 #include "report/trace.h"
 
@@ -65,17 +66,15 @@ model::DeviceBuild& device_build(Services& services, model::ProgramRecord& progr
   // One build serves every kernel of the program: the rewrite leaves kernels that need no
   // rewrite as they are, so when any kernel needs it, every device builds the rewritten source.
   std::string source, options;
+  bool rewritten = false;
   {
     std::lock_guard lock(program.mutex);
-    source = program.rewritten_source.empty() ? program.source : program.rewritten_source;
+    rewritten = !program.rewritten_source.empty();
+    source = rewritten ? program.rewritten_source : program.source;
     options = program.build_options;
   }
-  const char* text = source.c_str();
-  size_t length = source.size();
-  cl_int err = CL_SUCCESS;
-  build.program = cl.clCreateProgramWithSource(context, 1, &text, &length, &err);
-  // On PoCL, a define of coex's own makes each of its builds differ from the app's and from the
-  // other devices': PoCL 5.0 shares one loaded kernel library among identical builds (same
+  // On PoCL, a define of coex's own makes each of its builds from source differ from the app's and
+  // from the other devices': PoCL 5.0 shares one loaded kernel library among identical builds (same
   // source, options and device model) and releases it once too often when they go (assertion
   // `found->ref_count > 0` in pocl_release_dlhandle_cache with POCL_DEVICES="cpu cpu"; docs/gpu.md).
   if (d.is_pocl()) options += " -DCOEX_BUILD_FOR_DEVICE=" + std::to_string(device);
@@ -86,21 +85,36 @@ model::DeviceBuild& device_build(Services& services, model::ProgramRecord& progr
       std::this_thread::sleep_for(std::chrono::milliseconds(5));
   }
   auto started = std::chrono::steady_clock::now();
-  // One build at a time per platform (exec/pocl_compiles.h): eight 0.7 s builds end 0.8 to 6.0 s
-  // after the app's clBuildProgram, but each device is ready as soon as its own is done.
-  if (build.program) {
+  cl_int err = CL_SUCCESS;
+  bool from_binary = false;
+  {
+    // One build at a time per platform (exec/pocl_compiles.h): eight 0.7 s builds end 0.8 to 6.0 s
+    // after the app's clBuildProgram, but each device is ready as soon as its own is done.
     auto compile_lock = lock_build(services, device);
     if (exit_begun()) {  // nobody needs it now, and the compiler is about to be torn down
       build.failed = true;
       build.finished.store(true, std::memory_order_release);
       return build;
     }
-    err = cl.clBuildProgram(build.program, 1, &d.id, options.c_str(), nullptr, nullptr);
+    // Looked for once the lock is held: the build that held it may be of the same kind.
+    std::vector<unsigned char> binary = binary_of_same_kind(services, program, device, rewritten);
+    if (!binary.empty() && (!d.is_pocl() || give_pocl_binary_its_own_hash(binary, device)))
+      build.program = build_from_binary(cl, context, d.id, binary, options);
+    from_binary = build.program != nullptr;
+    build.from_binary = from_binary;
+    if (!build.program) {
+      const char* text = source.c_str();
+      size_t length = source.size();
+      build.program = cl.clCreateProgramWithSource(context, 1, &text, &length, &err);
+      if (build.program) err = cl.clBuildProgram(build.program, 1, &d.id, options.c_str(), nullptr, nullptr);
+    }
   }
-  if (auto* t = services.trace()) t->record("build", "build", device, t->to_trace_us(started), t->now_us());
+  if (auto* t = services.trace())
+    t->record("build", "build", device, t->to_trace_us(started), t->now_us(), {{"from_binary", from_binary}});
   if (build.program)
-    services.report().record_build(
-        device, std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count(), err != CL_SUCCESS);
+    services.report().record_build(device,
+                                   std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count(),
+                                   err != CL_SUCCESS, from_binary);
   if (err == CL_SUCCESS && build_fault_injected_on(services, device)) err = CL_BUILD_PROGRAM_FAILURE;
   if (err != CL_SUCCESS) {
     spdlog::warn("device {} ({}) cannot build program {} (error {}): it gets no work from its kernels. {}", device,
@@ -294,6 +308,7 @@ void prebuild_program(Services& services, std::shared_ptr<model::ProgramRecord> 
     std::lock_guard lock(program->mutex);
     if (!program->builds.empty()) return;  // built for an earlier clBuildProgram already
   }
+  keep_app_binary(services, *program, home);
   others.insert(others.begin(), home);
   prepare_program(services, program, app_context, home, others);
 }

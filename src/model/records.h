@@ -70,7 +70,8 @@ struct DeviceBuild {
   // (exec/device_kernels.h) rather than build it twice; builds for different devices run at once.
   std::mutex mutex;
   cl_program program = nullptr;
-  bool failed = false;  // the build failed: that device gets no work from this program
+  bool failed = false;       // the build failed: that device gets no work from this program
+  bool from_binary = false;  // built from another device's binary (exec/shared_binaries.h)
   // Set once the build has run (built or failed): a launch that does not wait for builds reads it
   // without taking `mutex`, which the build holds for its whole length.
   std::atomic<bool> finished{false};
@@ -102,6 +103,11 @@ struct ProgramRecord {
   // By (coex device index, built in the app's own context): the home device builds there, so that
   // it runs on the app's buffers; other devices build in coex's shadow context of that device.
   std::map<std::pair<int, bool>, DeviceBuild> builds;
+  // The app's own build for its one device (`app_binary_device`, a coex index), fetched at its
+  // clBuildProgram when another device of the same kind is to build the program: while the analysis
+  // rewrites nothing, those devices build from it (exec/device_kernels.cpp). Under mutex.
+  std::vector<unsigned char> app_binary;
+  int app_binary_device = -1;
   // The builds posted to a device's worker and not begun yet, or begun (then in `builds` too).
   std::set<std::pair<int, bool>> builds_posted;
   // By kernel name, then by what the verdict depends on (exec/split_safety.h's conflict_key): whether

@@ -241,7 +241,11 @@ nlohmann::json ReportRecorder::to_json() const {
   report["kernels"] = std::move(kernels);
   nlohmann::json builds = nlohmann::json::array();
   for (const auto& [device, b] : builds_)
-    builds.push_back({{"device", device}, {"builds", b.count}, {"failed", b.failed}, {"seconds", b.seconds}});
+    builds.push_back({{"device", device},
+                      {"builds", b.count},
+                      {"failed", b.failed},
+                      {"from_binary", b.from_binary},
+                      {"seconds", b.seconds}});
   report["builds"] = std::move(builds);
   report["totals"] = {{"launches", launches},
                       {"split_launches", split_launches},
@@ -252,13 +256,14 @@ nlohmann::json ReportRecorder::to_json() const {
   return report;
 }
 
-void ReportRecorder::record_build(int device, double seconds, bool failed) {
+void ReportRecorder::record_build(int device, double seconds, bool failed, bool from_binary) {
   std::lock_guard lock(mutex_);
   auto at = std::lower_bound(builds_.begin(), builds_.end(), device,
                              [](const auto& entry, int index) { return entry.first < index; });
   if (at == builds_.end() || at->first != device) at = builds_.insert(at, {device, Builds{}});
   ++at->second.count;
   at->second.failed += failed;
+  at->second.from_binary += from_binary;
   at->second.seconds += seconds;
 }
 

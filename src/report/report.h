@@ -125,8 +125,9 @@ class ReportRecorder {
   void set_arg_names(const std::string& kernel, const std::vector<std::string>& names);
   void record_home_on_demand(uint64_t written, uint64_t fetched = 0);
   // One of coex's builds of a program for `device` (a one-time cost, off the app's path when it was a
-  // prebuild): how long it took, and whether it failed.
-  void record_build(int device, double seconds, bool failed);
+  // prebuild): how long it took, whether it failed, and whether it was built from the binary of a
+  // device of the same kind (exec/shared_binaries.h).
+  void record_build(int device, double seconds, bool failed, bool from_binary);
   // Called after each record_launch, outside the recorder's lock, on the recording thread: the
   // report keeps only sums, the trace shows each launch (set before the first launch).
   using LaunchObserver = std::function<void(const std::string& kernel, const LaunchRecord& launch)>;
@@ -175,7 +176,7 @@ class ReportRecorder {
   uint64_t bytes_home_on_demand_ = 0;
   uint64_t bytes_fetched_on_demand_ = 0;
   struct Builds {
-    uint64_t count = 0, failed = 0;
+    uint64_t count = 0, failed = 0, from_binary = 0;
     double seconds = 0;
   };
   std::vector<std::pair<int, Builds>> builds_;  // by device, sorted by index

@@ -124,8 +124,9 @@ void print_reason_legend(std::ostream& out, const std::map<std::string, uint64_t
   }
 }
 
-// "coex's builds (one-time): d0 1 in 0.052 s, d1 1 in 0.713 s (1 failed)": what coex's builds of the
-// app's programs cost on each device. Empty for a report without them.
+// "coex's builds (one-time): d0 1 in 0.052 s, d1 1 in 0.713 s (1 failed), d2 1 in 0.0011 s (1 from a
+// binary)": what coex's builds of the app's programs cost on each device. Empty for a report without
+// them.
 std::string builds_line(const json& builds) {
   std::string out;
   if (!builds.is_array()) return out;
@@ -135,6 +136,8 @@ std::string builds_line(const json& builds) {
            std::to_string(count_of(member(b, "device"))) + " " + std::to_string(count_of(member(b, "builds"))) +
            " in " + format("%.3g s", seconds.is_number() ? seconds.get<double>() : 0.0);
     if (const uint64_t failed = count_of(member(b, "failed"))) out += " (" + std::to_string(failed) + " failed)";
+    if (const uint64_t from_binary = count_of(member(b, "from_binary")))
+      out += " (" + std::to_string(from_binary) + " from a binary)";
   }
   return out;
 }

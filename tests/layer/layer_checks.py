@@ -273,6 +273,33 @@ class Checks:
             home, other = builds[0], builds[1]
             expect(home["ts"] + home["dur"] <= other["ts"], "serial %s: home's build did not come first: %s" % (serial, builds))
 
+    def check_shared_binaries(self):
+        # On four devices of one kind, coex builds each program from source once and from that
+        # binary on the others (exec/shared_binaries.h): vector_add's is the app's own build (home
+        # needs none of coex's), grid_stride's is home's build of the rewrite (its kernel reads
+        # get_global_size). Under static the four run the kernel at once, home at offset zero and
+        # the others not: with one build hash among them PoCL aborts (pocl_release_dlhandle_cache),
+        # so each device's binary must carry a hash of its own. With share_device_binaries off,
+        # every build is from source.
+        devices = {"POCL_DEVICES": "basic basic basic basic"}
+        trace = os.path.join(self.tmp, "shared-binaries-trace.json")
+        for app, source_builds in (("vector_add", []), ("grid_stride", [0])):
+            path = os.path.join(self.build, "tests", "apps", app)
+            rc, bare, _ = run([path], devices)
+            expect(rc == 0, "%s fails bare" % app)
+            for share in ("true", "false"):
+                env = dict(devices, COEX_TRACE=trace, COEX_SHARE_DEVICE_BINARIES=share)
+                rc, out, err = run([path], env, self.layer)
+                expect(rc == 0 and out == bare, "%s, share %s: exit %d, output:\n%s\nstderr:\n%s"
+                       % (app, share, rc, out, err))
+                with open(trace) as f:
+                    builds = {e["tid"]: e["args"].get("from_binary") for e in json.load(f)["traceEvents"]
+                              if e.get("ph") == "X" and e.get("cat") == "build"}
+                others = [1, 2, 3] if share == "true" else []
+                expected = {d: d in others for d in source_builds + [1, 2, 3]}
+                expect(builds == expected, "%s, share %s: builds (track: from a binary) %s, expected %s"
+                       % (app, share, builds, expected))
+
     def check_lazy_home(self):
         # What the other device wrote reaches the app's buffer when the app reads it (lazy home,
         # exec/home_sync.h): tests/layer/lazy_home reads after clFinish, so those bytes are written

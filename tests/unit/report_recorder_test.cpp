@@ -187,11 +187,12 @@ TEST(ReportRecorder, PlannersProbesAndTheLastVerdict) {
 TEST(ReportRecorder, BuildsPerDevice) {
   ReportRecorder recorder;
   EXPECT_EQ(recorder.to_json().at("builds"), json::array());
-  recorder.record_build(1, 0.75, false);
-  recorder.record_build(0, 0.25, false);
-  recorder.record_build(1, 0.5, true);
-  EXPECT_EQ(recorder.to_json().at("builds"), (json{{{"device", 0}, {"builds", 1}, {"failed", 0}, {"seconds", 0.25}},
-                                                   {{"device", 1}, {"builds", 2}, {"failed", 1}, {"seconds", 1.25}}}));
+  recorder.record_build(1, 0.75, false, false);
+  recorder.record_build(0, 0.25, false, true);
+  recorder.record_build(1, 0.5, true, false);
+  EXPECT_EQ(recorder.to_json().at("builds"),
+            (json{{{"device", 0}, {"builds", 1}, {"failed", 0}, {"from_binary", 1}, {"seconds", 0.25}},
+                  {{"device", 1}, {"builds", 2}, {"failed", 1}, {"from_binary", 0}, {"seconds", 1.25}}}));
 }
 
 TEST(ReportRecorder, BytesWrittenHomeOnDemandAddUp) {

@@ -84,9 +84,11 @@ TEST(ReportTable, SaysWhoPlannedAndWhyAutoDecided) {
 TEST(ReportTable, NamesCoexsBuildsPerDevice) {
   json report = kReport;
   report["builds"] = {{{"device", 0}, {"builds", 1}, {"failed", 0}, {"seconds", 0.052}},
-                      {{"device", 1}, {"builds", 2}, {"failed", 1}, {"seconds", 0.713}}};
+                      {{"device", 1}, {"builds", 2}, {"failed", 1}, {"seconds", 0.713}},
+                      {{"device", 2}, {"builds", 1}, {"failed", 0}, {"from_binary", 1}, {"seconds", 0.0011}}};
   EXPECT_EQ(line_of(format_report_table(report), "coex's builds"),
-            "coex's builds (one-time): d0 1 in 0.052 s, d1 2 in 0.713 s (1 failed)");
+            "coex's builds (one-time): d0 1 in 0.052 s, d1 2 in 0.713 s (1 failed), d2 1 in 0.0011 s (1 from a "
+            "binary)");
   EXPECT_EQ(line_of(format_report_table(kReport), "coex's builds"), "");
 }
 

@@ -1,0 +1,111 @@
+#include "exec/shared_binaries.h"
+
+#include <algorithm>
+#include <cstring>
+#include <mutex>
+#include <string>
+
+#include "config/settings.h"
+#include "devices/device_set.h"
+
+namespace coex::exec {
+
+std::vector<unsigned char> program_binary(const cl_icd_dispatch& cl, cl_program program, cl_device_id device) {
+  cl_uint count = 0;
+  if (cl.clGetProgramInfo(program, CL_PROGRAM_NUM_DEVICES, sizeof count, &count, nullptr) != CL_SUCCESS || !count)
+    return {};
+  std::vector<cl_device_id> ids(count);
+  if (cl.clGetProgramInfo(program, CL_PROGRAM_DEVICES, count * sizeof(cl_device_id), ids.data(), nullptr) != CL_SUCCESS)
+    return {};
+  const auto at = std::find(ids.begin(), ids.end(), device);
+  if (at == ids.end()) return {};
+  const size_t index = size_t(at - ids.begin());
+  std::vector<size_t> sizes(count);
+  if (cl.clGetProgramInfo(program, CL_PROGRAM_BINARY_SIZES, count * sizeof(size_t), sizes.data(), nullptr) !=
+          CL_SUCCESS ||
+      !sizes[index])
+    return {};
+  std::vector<unsigned char> binary(sizes[index]);
+  // A null entry skips that device's binary (OpenCL 3.0, clGetProgramInfo, CL_PROGRAM_BINARIES).
+  std::vector<unsigned char*> into(count, nullptr);
+  into[index] = binary.data();
+  if (cl.clGetProgramInfo(program, CL_PROGRAM_BINARIES, count * sizeof(unsigned char*), into.data(), nullptr) !=
+      CL_SUCCESS)
+    return {};
+  return binary;
+}
+
+void keep_app_binary(Services& services, model::ProgramRecord& program, int home) {
+  if (!services.settings().share_device_binaries) return;
+  const devices::DeviceSet& devices = services.devices();
+  const devices::Device& home_device = devices.at(home);
+  const std::vector<int> selected = devices.selected();
+  if (std::none_of(selected.begin(), selected.end(),
+                   [&](int d) { return d != home && devices.at(d).same_kind(home_device); }))
+    return;
+  std::vector<unsigned char> binary = program_binary(services.next(), program.handle, home_device.id);
+  std::lock_guard lock(program.mutex);
+  program.app_binary = std::move(binary);
+  program.app_binary_device = program.app_binary.empty() ? -1 : home;
+}
+
+std::vector<unsigned char> binary_of_same_kind(Services& services, model::ProgramRecord& program, int device,
+                                               bool rewritten) {
+  if (!services.settings().share_device_binaries) return {};
+  const devices::DeviceSet& devices = services.devices();
+  const devices::Device& d = devices.at(device);
+  std::lock_guard lock(program.mutex);
+  if (!rewritten && program.app_binary_device >= 0 && devices.at(program.app_binary_device).same_kind(d))
+    return program.app_binary;
+  // coex's own builds of the same source: every build of a program builds the rewrite when there is
+  // one (device_kernels.cpp), so only the app's program (home's when nothing is rewritten) differs.
+  // A build from source only: the hashes give_pocl_binary_its_own_hash makes from one are then
+  // distinct.
+  for (const auto& [key, build] : program.builds) {
+    if (key.first == device || !build.finished.load(std::memory_order_acquire) || build.failed || !build.program ||
+        build.from_binary || build.program == program.handle || !devices.at(key.first).same_kind(d))
+      continue;
+    // Held by the record until release_device_builds, which takes program.mutex.
+    std::vector<unsigned char> binary = program_binary(services.next(), build.program, devices.at(key.first).id);
+    if (!binary.empty()) return binary;
+  }
+  return {};
+}
+
+bool give_pocl_binary_its_own_hash(std::vector<unsigned char>& binary, int device) {
+  static const char kMagic[] = "poclbin";  // with its terminating zero: the first 8 bytes
+  constexpr size_t kHashLetters = 40, kLookWithin = 256;
+  if (binary.size() < sizeof kMagic || std::memcmp(binary.data(), kMagic, sizeof kMagic) != 0) return false;
+  auto letter = [&](size_t i) { return binary[i] >= 'A' && binary[i] <= 'P'; };
+  const size_t end = std::min(binary.size(), kLookWithin);
+  for (size_t at = sizeof kMagic; at + kHashLetters + 1 <= end; ++at) {
+    bool hash = binary[at + 2] == '/' && binary[at + kHashLetters] == '\0';
+    for (size_t i = 0; hash && i < kHashLetters; ++i) hash = i == 2 || letter(at + i);
+    if (!hash) continue;
+    // Two letters, 256 values: device + 1 added, so that no device keeps the donor's hash.
+    unsigned char& high = binary[at + kHashLetters - 2];
+    unsigned char& low = binary[at + kHashLetters - 1];
+    const unsigned value = (unsigned(high - 'A') * 16 + unsigned(low - 'A') + unsigned(device) + 1) % 256;
+    high = static_cast<unsigned char>('A' + value / 16);
+    low = static_cast<unsigned char>('A' + value % 16);
+    return true;
+  }
+  return false;
+}
+
+cl_program build_from_binary(const cl_icd_dispatch& cl, cl_context context, cl_device_id device,
+                             const std::vector<unsigned char>& binary, const std::string& options) {
+  const unsigned char* data = binary.data();
+  const size_t size = binary.size();
+  cl_int status = CL_SUCCESS, err = CL_SUCCESS;
+  cl_program program = cl.clCreateProgramWithBinary(context, 1, &device, &size, &data, &status, &err);
+  if (!program) return nullptr;
+  if (err != CL_SUCCESS || status != CL_SUCCESS ||
+      cl.clBuildProgram(program, 1, &device, options.c_str(), nullptr, nullptr) != CL_SUCCESS) {
+    cl.clReleaseProgram(program);
+    return nullptr;
+  }
+  return program;
+}
+
+}  // namespace coex::exec

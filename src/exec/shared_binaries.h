@@ -1,0 +1,49 @@
+// A program coex builds for several devices of one kind (devices::Device::same_kind) is built from
+// source once and from that binary on the others (setting share_device_binaries). PoCL preprocesses
+// the source with its OpenCL header at every build, its kernel cache notwithstanding: about 30 ms a
+// device on PoCL 3.1 (2 cores) and 45 to 60 ms on PoCL 5 (16 cores), in turn, where a build from a
+// binary takes about 1 ms. Among N identical devices that was the whole wait before the last one
+// joined a first launch (docs/design.md, "One-time costs").
+#pragma once
+
+#include <CL/cl.h>
+#include <CL/cl_icd.h>
+
+#include <vector>
+
+#include "exec/services.h"
+#include "model/records.h"
+
+namespace coex::exec {
+
+// The binary `program` holds for `device` (one of the devices it was built for); empty when the
+// driver gives none.
+std::vector<unsigned char> program_binary(const cl_icd_dispatch& cl, cl_program program, cl_device_id device);
+
+// At the app's clBuildProgram of `program` for `home` alone, on the app's thread (the app's program
+// is valid there): keeps the app's binary when another selected device is of home's kind, so that
+// those build from it while the analysis rewrites nothing.
+void keep_app_binary(Services& services, model::ProgramRecord& program, int home);
+
+// A binary another device of `device`'s kind has built of the source `device` is about to build
+// (the app's own, or the rewrite when `rewritten`); empty when there is none yet, or when the
+// setting is off. Takes program.mutex.
+std::vector<unsigned char> binary_of_same_kind(Services& services, model::ProgramRecord& program, int device,
+                                               bool rewritten);
+
+// PoCL keys the work-group functions it has loaded by the program's build hash and the local size
+// alone when it releases them (pocl_release_dlhandle_cache, PoCL 3.1 and 5.0), so that two devices
+// running one build hash at once, one at a zero global offset and one not, abort it (assertion
+// `found->ref_count > 0`, seen here with four `basic` devices sharing a binary as it was). A PoCL
+// binary carries its build hash, the 40 letters A to P of its cache folder ("NJ/IFHO..."), near its
+// start: this makes it `device`'s own by shifting the last two letters, so that each device has its
+// own hash (and cache folder) as with its own build. False when no such hash is found: the binary
+// must not be shared then.
+bool give_pocl_binary_its_own_hash(std::vector<unsigned char>& binary, int device);
+
+// The program of `binary` built for `device` in `context`; null when the driver refuses the binary or
+// its build (the caller then builds from source).
+cl_program build_from_binary(const cl_icd_dispatch& cl, cl_context context, cl_device_id device,
+                             const std::vector<unsigned char>& binary, const std::string& options);
+
+}  // namespace coex::exec
