@@ -372,6 +372,7 @@ cl_int run_split(Executor& executor, LaunchJob& job) {
   // the next launches' policies.
   const sched::LaunchShape shape = launch_shape(job.geometry, history_key(job.kernel_name, job.program->source_hash),
                                                 job.home, job.launch_number, &whole_launch);
+  policy->expect_late_devices(joiners);
   policy->begin_launch(shape, active, 0);
   // A device still building takes part once its build is done, from its first next_chunk on (its
   // worker runs the build first): where the policy hands out on demand (docs/design.md, "One-time

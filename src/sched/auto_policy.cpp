@@ -230,9 +230,16 @@ void AutoPolicy::begin_launch(const LaunchShape& shape, const std::vector<int>& 
   dropped_.clear();
   for (int d : devices)
     if (std::find(paying.begin(), paying.end(), d) == paying.end()) dropped_.push_back(d);
-  auto& slot = inner_[choice_];
-  if (!slot) slot = make_policy(choice_, params_, history_, profiles_);
-  active_ = slot.get();
+  auto picked = [&](const std::string& name) -> Policy& {
+    auto& slot = inner_[name];
+    if (!slot) slot = make_policy(name, params_, history_, profiles_);
+    return *slot;
+  };
+  // Devices still building join a policy that hands out on demand; one that sets shares aside now
+  // would leave them the launch out (Policy::expect_late_devices).
+  if (!late_devices_.empty() && !picked(choice_).takes_late_devices()) choice_ = "sigmoid";
+  late_devices_.clear();
+  active_ = &picked(choice_);
   active_->begin_launch(shape, paying, now);
 }
 

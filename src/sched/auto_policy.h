@@ -73,6 +73,8 @@ class AutoPolicy : public Policy {
   // The policy picked for this launch takes it (sigmoid and hguided do), and it joins the devices that
   // pay.
   bool add_device(int device, double now) override;
+  void expect_late_devices(const std::vector<int>& devices) override { late_devices_ = devices; }
+  bool takes_late_devices() const override { return true; }
   void device_taken_over(int device, double now) override {
     if (active_) active_->device_taken_over(device, now);
   }
@@ -97,8 +99,9 @@ class AutoPolicy : public Policy {
   Policy* active_ = nullptr;
   std::string choice_;
   std::vector<int> dropped_;
-  std::vector<int> paying_;  // the devices handed to the policy picked, in this launch
-  LaunchShape shape_;        // this launch's
+  std::vector<int> paying_;        // the devices handed to the policy picked, in this launch
+  std::vector<int> late_devices_;  // expected to join the next launch (expect_late_devices)
+  LaunchShape shape_;              // this launch's
   int home_ = -1;
   // Per (kernel, global size): how the last wp launches balanced.
   struct Track {

@@ -31,6 +31,7 @@ class PolicyBase : public Policy {
   std::vector<int> eliminated() const override;
   // Only when hands_out_on_demand(): a DeviceState like begin_launch's.
   bool add_device(int device, double now) override;
+  bool takes_late_devices() const override { return hands_out_on_demand(); }
   // The device gets nothing more; its reserved ranges go to whoever asks next (orphaned_).
   void device_taken_over(int device, double now) override;
 

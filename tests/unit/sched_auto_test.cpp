@@ -1,6 +1,8 @@
 // auto: the choice per launch and the elimination of devices that would not pay.
 #include <gtest/gtest.h>
 
+#include <map>
+
 #include "sched/auto_policy.h"
 #include "sched/policy_factory.h"
 #include "sched/simulator.h"
@@ -182,6 +184,41 @@ TEST(AutoPolicy, NamesThePolicyItPickedAndGivesNothingToDroppedDevices) {
   p->end_launch(now);
   p->begin_launch(shape("k", 10000), {0, 1}, 0);
   EXPECT_EQ(p->planned_by(), "auto:wp");
+}
+
+// A second run finds its History (auto picks wp) while the devices other than home still build: wp
+// would set every group aside for home at begin_launch. Told they are coming, auto picks a policy
+// that takes them, and each gets work once it joins.
+TEST(AutoPolicy, DevicesStillBuildingJoinEvenWhereTheHistoryWouldPickWp) {
+  auto h = std::make_shared<History>();
+  record_line(*h, "k", 640000, 0, 0, 1e-5);
+  record_line(*h, "k", 640000, 1, 0, 1e-5);
+  record_line(*h, "k", 640000, 2, 0, 1e-5);
+  h->note_launch("k", 640000);
+  std::vector<DeviceProfile> profiles(3);
+  for (int d = 0; d < 3; ++d) profiles[size_t(d)].index = d;
+  for (bool told : {false, true}) {
+    auto p = make_policy("auto", PolicyParams{}, h, profiles);
+    if (told) p->expect_late_devices({1, 2});
+    p->begin_launch(shape("k", 10000), {0}, 0);
+    EXPECT_EQ(p->planned_by(), told ? "auto:sigmoid" : "auto:wp");
+    EXPECT_EQ(p->add_device(1, 0), told);
+    EXPECT_EQ(p->add_device(2, 0), told);
+    std::map<int, uint64_t> groups;
+    double now = 0;
+    for (bool more = true; more;) {
+      more = false;
+      for (int d : {0, 1, 2})
+        if (auto c = p->next_chunk(d, now)) {
+          more = true;
+          groups[d] += c->groups();
+          now += 1e-5 * double(c->groups());
+          p->chunk_done({*c, now - 1e-5 * double(c->groups()), now});
+        }
+    }
+    EXPECT_EQ(groups[0] + groups[1] + groups[2], 10000u);
+    EXPECT_EQ(groups[1] > 0 && groups[2] > 0, told) << groups[0] << " " << groups[1] << " " << groups[2];
+  }
 }
 
 TEST(AutoPolicy, SimulatedSequenceSigmoidThenWp) {
