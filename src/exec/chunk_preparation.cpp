@@ -84,21 +84,25 @@ constexpr uint64_t kFewUntouchedInputBytes = uint64_t(4) << 20;
 // for its 20 KiB of option parameters. When they are few, the whole launch's are read now, once,
 // before home's first chunk, and no chunk waits for them.
 void add_few_untouched_inputs(LaunchJob& job, const std::map<int, ChunkFootprint>& first_chunks,
-                              const ChunkFootprint& whole_launch, std::vector<IntervalSet>& wanted) {
+                              const std::vector<int>& joiners, const ChunkFootprint& whole_launch,
+                              std::vector<IntervalSet>& wanted) {
   const bool others_take_part =
-      !job.joiners.empty() ||
+      !joiners.empty() ||
       std::any_of(first_chunks.begin(), first_chunks.end(), [&](const auto& entry) { return entry.first != job.home; });
   if (!others_take_part) return;
   std::vector<IntervalSet> untouched(job.roots.size());
   uint64_t total = 0;
   for (size_t k = 0; k < job.roots.size(); ++k) {
-    // Without side reads (launch_writes empty) every chunk's inputs are read up front anyway.
+    // Without side reads (launch_writes empty) no device reads beside home: nothing waits there.
     if (k >= job.home_backup.launch_writes.size() || k >= whole_launch.roots.size()) continue;
     untouched[k] = whole_launch.roots[k].need;
     untouched[k].subtract(job.home_backup.launch_writes[k]);
     auto& state = *job.roots[k].root->state;
     std::lock_guard lock(state.mutex());
     untouched[k].subtract(state.host_valid());
+    // Bytes only a device holds (resident results) stay there: the chunks that need them fetch them
+    // from it, or run where they are.
+    for (const auto& [holder, shadow] : state.shadows()) untouched[k].subtract(shadow.sole);
     total += untouched[k].total();
     if (total > kFewUntouchedInputBytes) return;
   }
@@ -108,7 +112,7 @@ void add_few_untouched_inputs(LaunchJob& job, const std::map<int, ChunkFootprint
 }  // namespace
 
 std::vector<IntervalSet> host_copy_wanted(LaunchJob& job, const std::map<int, ChunkFootprint>& first_chunks,
-                                          const ChunkFootprint& whole_launch) {
+                                          const std::vector<int>& joiners, const ChunkFootprint& whole_launch) {
   std::vector<IntervalSet> wanted(job.roots.size());
   for (size_t k = 0; k < job.roots.size(); ++k) {
     auto& state = *job.roots[k].root->state;
@@ -135,7 +139,7 @@ std::vector<IntervalSet> host_copy_wanted(LaunchJob& job, const std::map<int, Ch
     }
     if (k < whole_launch.roots.size()) wanted[k].add(whole_launch.roots[k].unknown_writes);
   }
-  add_few_untouched_inputs(job, first_chunks, whole_launch, wanted);
+  add_few_untouched_inputs(job, first_chunks, joiners, whole_launch, wanted);
   return wanted;
 }
 

@@ -36,8 +36,12 @@ bool ensure_shadows(LaunchJob& job, int device);
 // What the host copy must hold before any device starts, per root: what the first chunks of the
 // other devices lack (they are uploaded from it), the twin of every range a non-home device diffs,
 // the Diff-tier ranges (the home device diffs them too), and what home's first chunk needs of bytes
-// only another device holds (resident_results.h: fetched before that device runs anything).
+// only another device holds (resident_results.h: fetched before that device runs anything); and,
+// when devices other than home take part (`first_chunks`, or `joiners` still building), the launch's
+// inputs that no chunk writes, when the host copy lacks at most 4 MiB of them and no device alone
+// holds them (read beside home, they would wait for its running sub-launch on PoCL's CPU devices).
 std::vector<coherence::IntervalSet> host_copy_wanted(LaunchJob& job, const std::map<int, ChunkFootprint>& first_chunks,
+                                                     const std::vector<int>& joiners,
                                                      const ChunkFootprint& whole_launch);
 
 // A chunk's preparation asks this between pieces of its transfers: true once another device took the

@@ -96,7 +96,8 @@ model::DeviceBuild& device_build(Services& services, model::ProgramRecord& progr
       build.finished.store(true, std::memory_order_release);
       return build;
     }
-    // Looked for once the lock is held: the build that held it may be of the same kind.
+    // Looked for after the wait for the platform's build lock (PoCL's): the build that held it may be
+    // of the same kind.
     std::vector<unsigned char> binary = binary_of_same_kind(services, program, device, rewritten);
     if (!binary.empty() && (!d.is_pocl() || give_pocl_binary_its_own_hash(binary, device)))
       build.program = build_from_binary(cl, context, d.id, binary, options);
@@ -308,7 +309,7 @@ void prebuild_program(Services& services, std::shared_ptr<model::ProgramRecord> 
     std::lock_guard lock(program->mutex);
     if (!program->builds.empty()) return;  // built for an earlier clBuildProgram already
   }
-  keep_app_binary(services, *program, home);
+  keep_app_program_for_binary(services, *program, home);
   others.insert(others.begin(), home);
   prepare_program(services, program, app_context, home, others);
 }
@@ -319,6 +320,9 @@ void release_device_builds(const cl_icd_dispatch& cl, model::ProgramRecord& prog
     for (auto& [name, kernel] : build.kernels) cl.clReleaseKernel(kernel);
     if (build.program) cl.clReleaseProgram(build.program);
   }
+  if (program.app_program_for_binary) cl.clReleaseProgram(program.app_program_for_binary);
+  program.app_program_for_binary = nullptr;
+  program.app_binary_device = -1;
   program.builds.clear();
   program.builds_posted.clear();
 }

@@ -25,28 +25,33 @@ std::vector<unsigned char> program_binary(const cl_icd_dispatch& cl, cl_program 
           CL_SUCCESS ||
       !sizes[index])
     return {};
-  std::vector<unsigned char> binary(sizes[index]);
-  // A null entry skips that device's binary (OpenCL 3.0, clGetProgramInfo, CL_PROGRAM_BINARIES).
-  std::vector<unsigned char*> into(count, nullptr);
-  into[index] = binary.data();
+  // A buffer for every device: OpenCL 3.0 lets a null entry skip one, but PoCL copies into every
+  // entry of a device it built for.
+  std::vector<std::vector<unsigned char>> binaries(count);
+  std::vector<unsigned char*> into(count);
+  for (size_t i = 0; i < count; ++i) {
+    binaries[i].resize(std::max<size_t>(sizes[i], 1));
+    into[i] = binaries[i].data();
+  }
   if (cl.clGetProgramInfo(program, CL_PROGRAM_BINARIES, count * sizeof(unsigned char*), into.data(), nullptr) !=
       CL_SUCCESS)
     return {};
-  return binary;
+  binaries[index].resize(sizes[index]);
+  return std::move(binaries[index]);
 }
 
-void keep_app_binary(Services& services, model::ProgramRecord& program, int home) {
-  if (!services.settings().share_device_binaries) return;
+void keep_app_program_for_binary(Services& services, model::ProgramRecord& program, int home) {
+  if (!services.settings().share_device_binaries || !program.handle) return;
   const devices::DeviceSet& devices = services.devices();
   const devices::Device& home_device = devices.at(home);
   const std::vector<int> selected = devices.selected();
   if (std::none_of(selected.begin(), selected.end(),
                    [&](int d) { return d != home && devices.at(d).same_kind(home_device); }))
     return;
-  std::vector<unsigned char> binary = program_binary(services.next(), program.handle, home_device.id);
   std::lock_guard lock(program.mutex);
-  program.app_binary = std::move(binary);
-  program.app_binary_device = program.app_binary.empty() ? -1 : home;
+  if (program.app_program_for_binary || services.next().clRetainProgram(program.handle) != CL_SUCCESS) return;
+  program.app_program_for_binary = program.handle;
+  program.app_binary_device = home;
 }
 
 std::vector<unsigned char> binary_of_same_kind(Services& services, model::ProgramRecord& program, int device,
@@ -54,22 +59,30 @@ std::vector<unsigned char> binary_of_same_kind(Services& services, model::Progra
   if (!services.settings().share_device_binaries) return {};
   const devices::DeviceSet& devices = services.devices();
   const devices::Device& d = devices.at(device);
-  std::lock_guard lock(program.mutex);
-  if (!rewritten && program.app_binary_device >= 0 && devices.at(program.app_binary_device).same_kind(d))
-    return program.app_binary;
-  // coex's own builds of the same source: every build of a program builds the rewrite when there is
-  // one (device_kernels.cpp), so only the app's program (home's when nothing is rewritten) differs.
-  // A build from source only: the hashes give_pocl_binary_its_own_hash makes from one are then
-  // distinct.
-  for (const auto& [key, build] : program.builds) {
-    if (key.first == device || !build.finished.load(std::memory_order_acquire) || build.failed || !build.program ||
-        build.from_binary || build.program == program.handle || !devices.at(key.first).same_kind(d))
-      continue;
-    // Held by the record until release_device_builds, which takes program.mutex.
-    std::vector<unsigned char> binary = program_binary(services.next(), build.program, devices.at(key.first).id);
-    if (!binary.empty()) return binary;
+  cl_program donor = nullptr;
+  int donor_device = -1;
+  {
+    std::lock_guard lock(program.mutex);
+    if (!rewritten && program.app_program_for_binary && devices.at(program.app_binary_device).same_kind(d)) {
+      donor = program.app_program_for_binary;
+      donor_device = program.app_binary_device;
+    }
+    // coex's own builds of the same source: every build of a program builds the rewrite when there is
+    // one (device_kernels.cpp), so only the app's program differs; home's slot in the app's context
+    // holds it when nothing is rewritten (use_app_program_on_home sets it after `finished`: skipped).
+    // A build from source only: the hashes give_pocl_binary_its_own_hash makes from one are then
+    // distinct.
+    for (const auto& [key, build] : program.builds) {
+      if (donor) break;
+      if (key.first == device || (key.second && !rewritten) || !build.finished.load(std::memory_order_acquire) ||
+          build.failed || !build.program || build.from_binary || !devices.at(key.first).same_kind(d))
+        continue;
+      donor = build.program;
+      donor_device = key.first;
+    }
   }
-  return {};
+  if (!donor) return {};
+  return program_binary(services.next(), donor, devices.at(donor_device).id);
 }
 
 bool give_pocl_binary_its_own_hash(std::vector<unsigned char>& binary, int device) {

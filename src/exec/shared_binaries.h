@@ -21,13 +21,17 @@ namespace coex::exec {
 std::vector<unsigned char> program_binary(const cl_icd_dispatch& cl, cl_program program, cl_device_id device);
 
 // At the app's clBuildProgram of `program` for `home` alone, on the app's thread (the app's program
-// is valid there): keeps the app's binary when another selected device is of home's kind, so that
-// those build from it while the analysis rewrites nothing.
-void keep_app_binary(Services& services, model::ProgramRecord& program, int home);
+// is valid there): retains the app's program when another selected device is of home's kind, so that
+// those build from its binary while the analysis rewrites nothing. Its binary is read later, on their
+// workers: PoCL compiles a generic work-group function of every kernel when asked for a binary, a
+// full compile with a cold cache, which must sit neither on the app's path nor under the record's
+// mutex.
+void keep_app_program_for_binary(Services& services, model::ProgramRecord& program, int home);
 
 // A binary another device of `device`'s kind has built of the source `device` is about to build
 // (the app's own, or the rewrite when `rewritten`); empty when there is none yet, or when the
-// setting is off. Takes program.mutex.
+// setting is off. Takes program.mutex to pick the donor, and reads its binary after: the record holds
+// every build's program until release_device_builds, which runs only once no one holds the record.
 std::vector<unsigned char> binary_of_same_kind(Services& services, model::ProgramRecord& program, int device,
                                                bool rewritten);
 

@@ -436,7 +436,7 @@ cl_int run_split(Executor& executor, LaunchJob& job) {
       first_footprints[device] = chunk_footprint(job, step.chunk.begin, step.chunk.end);
   }
   Clock::time_point host_copy_start = Clock::now();
-  refresh_host_copies(job, home_queue, host_copy_wanted(job, first_footprints, whole_launch),
+  refresh_host_copies(job, home_queue, host_copy_wanted(job, first_footprints, joiners, whole_launch),
                       record.bytes_by_step.home_to_host, record.bytes_by_step.devices_to_host);
   trace(job, job.home, "host copy", "transfer", host_copy_start, Clock::now());
 

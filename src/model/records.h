@@ -103,10 +103,11 @@ struct ProgramRecord {
   // By (coex device index, built in the app's own context): the home device builds there, so that
   // it runs on the app's buffers; other devices build in coex's shadow context of that device.
   std::map<std::pair<int, bool>, DeviceBuild> builds;
-  // The app's own build for its one device (`app_binary_device`, a coex index), fetched at its
-  // clBuildProgram when another device of the same kind is to build the program: while the analysis
-  // rewrites nothing, those devices build from it (exec/device_kernels.cpp). Under mutex.
-  std::vector<unsigned char> app_binary;
+  // The app's own program, built for its one device (`app_binary_device`, a coex index), retained at
+  // its clBuildProgram when another device of the same kind is to build it: while the analysis
+  // rewrites nothing, those devices build from its binary (exec/shared_binaries.h). Released with
+  // coex's builds (release_device_builds). Set under mutex, before any build is posted.
+  cl_program app_program_for_binary = nullptr;
   int app_binary_device = -1;
   // The builds posted to a device's worker and not begun yet, or begun (then in `builds` too).
   std::set<std::pair<int, bool>> builds_posted;

@@ -237,7 +237,14 @@ void AutoPolicy::begin_launch(const LaunchShape& shape, const std::vector<int>& 
   };
   // Devices still building join a policy that hands out on demand; one that sets shares aside now
   // would leave them the launch out (Policy::expect_late_devices).
-  if (!late_devices_.empty() && !picked(choice_).takes_late_devices()) choice_ = "sigmoid";
+  // Only for a late device the models say would pay (add_device asks the same).
+  const bool some_late_device_pays = std::any_of(late_devices_.begin(), late_devices_.end(), [&](int device) {
+    std::vector<int> with_it = paying;
+    with_it.push_back(device);
+    const auto would_pay = auto_paying_devices(*history_, shape, with_it, params_);
+    return std::find(would_pay.begin(), would_pay.end(), device) != would_pay.end();
+  });
+  if (some_late_device_pays && !picked(choice_).takes_late_devices()) choice_ = "sigmoid";
   late_devices_.clear();
   active_ = &picked(choice_);
   active_->begin_launch(shape, paying, now);
