@@ -7,8 +7,8 @@ each benchmark of benchmarks.json that has a 'testbed' size, and each N of --dev
   - under `coex run --policy P` over N single-threaded devices, for each policy, each run with an empty
     history (a fresh COEX_CACHE): a first run, as users meet it. A policy may carry settings for an
     A/B in one run: `static+serial_compiles=true` runs static with COEX_SERIAL_COMPILES=true;
-and, with --mixed, the mixed set: the threaded device with --mixed threads as home plus --mixed
-single-threaded devices, against that threaded device alone. Every run is timed whole (start to exit,
+and, with --mixed, the mixed set: the threaded device with --mixed threads as home (passed to the program
+with --device) plus --mixed single-threaded devices, against that threaded device alone. Every run is timed whole (start to exit,
 the wall time a user sees) and by its own time_kernels line; its checksums must equal the reference's.
 Runs go one at a time: each has the machine's cores to itself. PoCL's kernel cache (POCL_CACHE_DIR)
 is set for every run, so that no run finds what an earlier one compiled unless all do:
@@ -69,6 +69,23 @@ def base_env():
 def threads_env(env, n):
     # PoCL 5's cpu driver reads POCL_CPU_MAX_CU_COUNT, PoCL 3's pthread driver POCL_MAX_PTHREAD_COUNT.
     return dict(env, POCL_CPU_MAX_CU_COUNT=str(n), POCL_MAX_PTHREAD_COUNT=str(n))
+
+
+def threaded_index(coex, env, args):
+    """The index `coex devices` gives the threaded device among env's POCL_DEVICES: PoCL names a device
+    after its driver ("cpu-skylake-...", "cpu-minimal-skylake-...")."""
+    out = subprocess.run([coex, "devices"], env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True).stdout
+    lines = out.splitlines()
+    header = next((l for l in lines if l.startswith("index")), None)
+    if header is None:
+        raise SystemExit("testbed: `coex devices` listed no devices:\n" + out)
+    at = header.index("name")
+    for line in lines:
+        if line[:1].isdigit():
+            name = line[at:].strip()
+            if name.startswith(args.threaded + "-") and not name.startswith(args.driver + "-"):
+                return int(line.split()[0])
+    raise SystemExit("testbed: no %s device in `coex devices`:\n%s" % (args.threaded, out))
 
 
 def run_once(cmd, env, timeout):
@@ -221,12 +238,14 @@ def main():
         if args.mixed:
             m = args.mixed
             env = threads_env(dict(env0, POCL_DEVICES=" ".join([args.threaded] + [args.driver] * m)), m)
-            # The threaded device is the first: the benchmarks' home (their --device default).
             record(prog, "mixed-home", m, None, bare(prog, threads_env(dict(env0, POCL_DEVICES=args.threaded), m)),
                    reference)
-            prime_coex(prog, env)
+            # The threaded device is home: PoCL lists its devices by driver, not in POCL_DEVICES' order
+            # (the single-threaded ones first), so the program is told which it is.
+            home = dict(prog, cmd=prog["cmd"] + ["--device", str(threaded_index(coex, env, args))])
+            prime_coex(home, env)
             for policy in policies:
-                coex_run(prog, env, "mixed", m, policy, reference)
+                coex_run(home, env, "mixed", m, policy, reference)
 
     meta = {"command": args.command, "machine": platform.node(), "cpus": os.cpu_count(), "pocl_cache": args.pocl_cache,
             "driver": args.driver, "threaded": args.threaded, "mixed": args.mixed, "devices": counts,
