@@ -86,7 +86,6 @@ model::DeviceBuild& device_build(Services& services, model::ProgramRecord& progr
   }
   auto started = std::chrono::steady_clock::now();
   cl_int err = CL_SUCCESS;
-  bool from_binary = false;
   {
     // One build at a time per platform (exec/pocl_compiles.h): eight 0.7 s builds end 0.8 to 6.0 s
     // after the app's clBuildProgram, but each device is ready as soon as its own is done.
@@ -101,8 +100,7 @@ model::DeviceBuild& device_build(Services& services, model::ProgramRecord& progr
     std::vector<unsigned char> binary = binary_of_same_kind(services, program, device, rewritten);
     if (!binary.empty() && (!d.is_pocl() || give_pocl_binary_its_own_hash(binary, device)))
       build.program = build_from_binary(cl, context, d.id, binary, options);
-    from_binary = build.program != nullptr;
-    build.from_binary = from_binary;
+    build.from_binary = build.program != nullptr;
     if (!build.program) {
       const char* text = source.c_str();
       size_t length = source.size();
@@ -111,11 +109,11 @@ model::DeviceBuild& device_build(Services& services, model::ProgramRecord& progr
     }
   }
   if (auto* t = services.trace())
-    t->record("build", "build", device, t->to_trace_us(started), t->now_us(), {{"from_binary", from_binary}});
+    t->record("build", "build", device, t->to_trace_us(started), t->now_us(), {{"from_binary", build.from_binary}});
   if (build.program)
     services.report().record_build(device,
                                    std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count(),
-                                   err != CL_SUCCESS, from_binary);
+                                   err != CL_SUCCESS, build.from_binary);
   if (err == CL_SUCCESS && build_fault_injected_on(services, device)) err = CL_BUILD_PROGRAM_FAILURE;
   if (err != CL_SUCCESS) {
     spdlog::warn("device {} ({}) cannot build program {} (error {}): it gets no work from its kernels. {}", device,

@@ -72,14 +72,15 @@ std::vector<unsigned char> binary_of_same_kind(Services& services, model::Progra
     // holds it when nothing is rewritten (use_app_program_on_home sets it after `finished`: skipped).
     // A build from source only: the hashes give_pocl_binary_its_own_hash makes from one are then
     // distinct.
-    for (const auto& [key, build] : program.builds) {
-      if (donor) break;
-      if (key.first == device || (key.second && !rewritten) || !build.finished.load(std::memory_order_acquire) ||
-          build.failed || !build.program || build.from_binary || !devices.at(key.first).same_kind(d))
-        continue;
-      donor = build.program;
-      donor_device = key.first;
-    }
+    if (!donor)
+      for (const auto& [key, build] : program.builds) {
+        if (key.first == device || (key.second && !rewritten) || !build.finished.load(std::memory_order_acquire) ||
+            build.failed || !build.program || build.from_binary || !devices.at(key.first).same_kind(d))
+          continue;
+        donor = build.program;
+        donor_device = key.first;
+        break;
+      }
   }
   if (!donor) return {};
   return program_binary(services.next(), donor, devices.at(donor_device).id);

@@ -236,14 +236,10 @@ void AutoPolicy::begin_launch(const LaunchShape& shape, const std::vector<int>& 
     return *slot;
   };
   // Devices still building join a policy that hands out on demand; one that sets shares aside now
-  // would leave them the launch out (Policy::expect_late_devices).
-  // Only for a late device the models say would pay (add_device asks the same).
-  const bool some_late_device_pays = std::any_of(late_devices_.begin(), late_devices_.end(), [&](int device) {
-    std::vector<int> with_it = paying;
-    with_it.push_back(device);
-    const auto would_pay = auto_paying_devices(*history_, shape, with_it, params_);
-    return std::find(would_pay.begin(), would_pay.end(), device) != would_pay.end();
-  });
+  // would leave them the launch out (Policy::expect_late_devices). Only for a late device that
+  // add_device would take.
+  const bool some_late_device_pays = std::any_of(late_devices_.begin(), late_devices_.end(),
+                                                 [&](int device) { return pays_beside(shape, paying, device); });
   if (some_late_device_pays && !picked(choice_).takes_late_devices()) choice_ = "sigmoid";
   late_devices_.clear();
   active_ = &picked(choice_);
@@ -282,14 +278,18 @@ void AutoPolicy::end_launch(double now) {
 bool AutoPolicy::add_device(int device, double now) {
   if (!active_) return false;
   // Not one the models say would not pay, had it been ready at begin_launch.
-  std::vector<int> with_it = paying_;
-  with_it.push_back(device);
-  const auto paying = auto_paying_devices(*history_, shape_, with_it, params_);
-  if (std::find(paying.begin(), paying.end(), device) == paying.end()) return false;
+  if (!pays_beside(shape_, paying_, device)) return false;
   if (!active_->add_device(device, now)) return false;
   if (std::find(paying_.begin(), paying_.end(), device) == paying_.end()) paying_.push_back(device);
   dropped_.erase(std::remove(dropped_.begin(), dropped_.end(), device), dropped_.end());
   return true;
+}
+
+bool AutoPolicy::pays_beside(const LaunchShape& shape, const std::vector<int>& paying, int device) const {
+  std::vector<int> with_it = paying;
+  with_it.push_back(device);
+  const auto would_pay = auto_paying_devices(*history_, shape, with_it, params_);
+  return std::find(would_pay.begin(), would_pay.end(), device) != would_pay.end();
 }
 
 void AutoPolicy::launch_measured(double seconds) {

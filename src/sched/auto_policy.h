@@ -92,6 +92,9 @@ class AutoPolicy : public Policy {
                              GateVerdict* verdict = nullptr) const override;
 
  private:
+  // Whether the models say `device` pays beside the devices `paying` in a launch of `shape`.
+  bool pays_beside(const LaunchShape& shape, const std::vector<int>& paying, int device) const;
+
   PolicyParams params_;
   std::shared_ptr<History> history_;
   std::vector<DeviceProfile> profiles_;
