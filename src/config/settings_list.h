@@ -134,6 +134,11 @@ COEX_POLICY_PARAM(Double, plbhec_drift, 0.5, (0.0, kNoLimit, true),
 COEX_POLICY_PARAM(Double, wp_omega, 0.5, (0.0, 1.0),
                   "`wp`: the weight w of the previous share in `p_i <- w*p_i + (1-w)*measured share`. (`jitp` "
                   "uses 0.)")
+COEX_POLICY_PARAM(Double, wp_tail, 0.0, (0.0, 0.9),
+                  "`jitp`, `wp`, `ess`: this fraction of each launch is not split at its start but handed out "
+                  "on demand, in shrinking chunks sized as `hguided` sizes them with the shares as speeds, to "
+                  "whichever device is free first: a device whose pace changed since its share was measured is "
+                  "evened out. 0 (Strack's own) splits the whole launch at its start.")
 COEX_POLICY_PARAM(Int, ess_launches, 10, (1, 1000000),
                   "`ess`: launches of a kernel over which the shares are estimated; then they are frozen.")
 COEX_POLICY_PARAM(Int, probe_interval, 10, (1, 1000000),
@@ -190,6 +195,10 @@ COEX_POLICY_PARAM(Double, predict_tolerance, 0.01, (0.0, 1.0, true),
 COEX_POLICY_PARAM(Int, auto_repeat_launches, 1, (1, 1000000),
                   "auto: a kernel and size with at least this many earlier launches in the history, and a "
                   "time model on every device, goes to `wp`.")
+COEX_POLICY_PARAM(Double, auto_wp_tail, 0.5, (0.0, 0.9),
+                  "auto: the `wp_tail` of the `wp` launches it plans (`auto:wp+tail`), where a chunk's overhead "
+                  "is at most `auto_overhead_fraction` of the predicted launch time; otherwise, and at 0, its "
+                  "`wp` launches are split whole at their start (`auto:wp`).")
 COEX_POLICY_PARAM(Double, auto_overhead_fraction, 0.01, (0.0, 1.0),
                   "auto: a first launch at a new size goes to `boyer` (few chunks) instead of `sigmoid` when a "
                   "chunk's overhead is above this fraction of the predicted launch time.")

@@ -16,6 +16,7 @@
 #include "exec/pocl_compiles.h"
 #include "exec/program_analysis.h"
 #include "exec/shared_binaries.h"
+#include "kernel/libclang_api.h"
 #include "report/report.h"
 #include "report/trace.h"
 
@@ -222,6 +223,17 @@ void prepare_other_devices(Services& services, const std::vector<cl_device_id>& 
   if (!home_and_others(services.devices(), app_devices, home, others)) return;
   for (int device : others)
     post_background_task(services.executor(), device, [&services, device] { services.devices().shadow_queue(device); });
+  // libclang comes with an LLVM of its own (docs/kernel-analysis.md, "Loading libclang"): tens of
+  // milliseconds to load. Loaded now, while the app builds its programs, the analysis that
+  // clBuildProgram posts to the same worker is more often done before the app's first launch, which
+  // otherwise runs on home alone (`not_split: preparing`).
+  const int loader = others.front();
+  post_background_task(services.executor(), loader, [&services, loader] {
+    const auto started = std::chrono::steady_clock::now();
+    kernel::libclang::load(nullptr);
+    if (auto* t = services.trace())
+      t->record("load libclang", "build", loader, t->to_trace_us(started), t->now_us(), {});
+  });
 }
 
 void prepare_program(Services& services, const std::shared_ptr<model::ProgramRecord>& program, cl_context app_context,
@@ -314,7 +326,12 @@ void analyse_in_background(Services& services, const std::shared_ptr<model::Prog
   int home = -1;
   std::vector<int> others;
   if (!worth_preparing(services, *program, app_devices, home, others)) return;
-  post_background_task(services.executor(), others.front(), [program] { analyse_program(*program); });
+  const int analyser = others.front();
+  post_background_task(services.executor(), analyser, [&services, program, analyser] {
+    const auto started = std::chrono::steady_clock::now();
+    analyse_program(*program);
+    if (auto* t = services.trace()) t->record("analysis", "build", analyser, t->to_trace_us(started), t->now_us(), {});
+  });
 }
 
 void prebuild_program(Services& services, std::shared_ptr<model::ProgramRecord> program, cl_context app_context,

@@ -32,6 +32,8 @@ AffineModel kernel_model(const History& history, const std::string& kernel_key, 
 
 }  // namespace
 
+bool splits_by_shares(const std::string& choice) { return choice == "wp" || choice == "wp+tail"; }
+
 std::string auto_choice(const History& history, const LaunchShape& shape, const std::vector<int>& devices,
                         const PolicyParams& params) {
   const auto regular = history.regular(shape.kernel_key);
@@ -47,10 +49,11 @@ std::string auto_choice(const History& history, const LaunchShape& shape, const 
     rate += 1.0 / m.b;
   }
   if (devices.empty() || rate <= 0) return "sigmoid";
-  if (history.launches(shape.kernel_key, shape.global_size) >= static_cast<uint64_t>(params.auto_repeat_launches))
-    return "wp";
   const double predicted = static_cast<double>(shape.total_groups) / rate;
-  return overhead > params.auto_overhead_fraction * predicted ? "boyer" : "sigmoid";
+  const bool few_chunks = overhead > params.auto_overhead_fraction * predicted;
+  if (history.launches(shape.kernel_key, shape.global_size) >= static_cast<uint64_t>(params.auto_repeat_launches))
+    return few_chunks || params.auto_wp_tail <= 0 ? "wp" : "wp+tail";
+  return few_chunks ? "boyer" : "sigmoid";
 }
 
 bool auto_probe(const History& history, const LaunchShape& shape, const PolicyParams& params) {
@@ -221,17 +224,24 @@ void AutoPolicy::begin_launch(const LaunchShape& shape, const std::vector<int>& 
   home_ = shape.home;
   paying_ = paying;
   Track& track = tracks_[key_];
-  if (choice_ == "wp" && track.remeasure) {
+  if (splits_by_shares(choice_) && !track.shares_choice.empty()) choice_ = track.shares_choice;
+  if (splits_by_shares(choice_) && track.remeasure) {
     choice_ = "sigmoid";
     history_->set_shares(shape.kernel_key, shape.global_size, {});  // wp restarts from the new throughputs
-    track = Track{};
+    track = Track{{}, {}, {}, track.shares_choice};
   }
+  if (splits_by_shares(choice_)) track.shares_choice = choice_;
   finish_.clear();
   dropped_.clear();
   for (int d : devices)
     if (std::find(paying.begin(), paying.end(), d) == paying.end()) dropped_.push_back(d);
   auto picked = [&](const std::string& name) -> Policy& {
     auto& slot = inner_[name];
+    if (name == "wp+tail" && !slot) {
+      PolicyParams with_tail = params_;
+      with_tail.wp_tail = params_.auto_wp_tail;
+      slot = make_policy("wp", with_tail, history_, profiles_);
+    }
     if (!slot) slot = make_policy(name, params_, history_, profiles_);
     return *slot;
   };
@@ -261,7 +271,7 @@ void AutoPolicy::chunk_done(const ChunkTiming& timing) {
 void AutoPolicy::end_launch(double now) {
   if (!active_) return;
   active_->end_launch(now);
-  if (choice_ != "wp" || finish_.empty()) return;
+  if (!splits_by_shares(choice_) || finish_.empty()) return;
   double first = finish_.begin()->second, last = first;
   for (const auto& [device, end] : finish_) {
     first = std::min(first, end);

@@ -5,7 +5,12 @@
 //     simulated mandelbrot kernel under wp stays below sigmoid for 10 launches);
 //  2. this kernel ran at this global size auto_repeat_launches (1) times or more       -> wp
 //     (repeated launches: shares start from the measured throughputs and converge across launches;
-//     one contiguous range per device keeps data where it is);
+//     one contiguous range per device keeps data where it is); "wp+tail" where chunks are cheap (as in
+//     rule 3): wp with wp_tail = auto_wp_tail (50%) of the launch handed out on demand, since a split
+//     fixed at the launch's start holds the launch up by the whole of a device's slowdown (single-
+//     threaded PoCL devices on the 16 vCPUs of the device machine change pace from launch to launch
+//     as their threads share cores: a matmul launch over 8 took 70 ms under wp after 51 ms
+//     under sigmoid);
 //  3. else, when the History's chunk-time fits of the kernel (other sizes) show a per-chunk overhead
 //     above auto_overhead_fraction (1%) of the predicted launch time                 -> boyer
 //     (about 3 chunks per device instead of sigmoid's 5-15);
@@ -44,7 +49,9 @@
 
 namespace coex::sched {
 
-// Rules 1-4 above, for the devices in `devices`.
+// Rules 1-4 above, for the devices in `devices`: "sigmoid", "boyer", "wp" or "wp+tail".
+bool splits_by_shares(const std::string& choice);  // wp or wp+tail
+
 std::string auto_choice(const History& history, const LaunchShape& shape, const std::vector<int>& devices,
                         const PolicyParams& params);
 
@@ -111,6 +118,10 @@ class AutoPolicy : public Policy {
     int wp_launches = 0;
     double last_wp_balance = 0;
     bool remeasure = false;
+    // wp or wp+tail, as first picked for the kernel and size in this process: the chunk-time fits it
+    // was picked from mix launches at other paces later on (a line through them gets a large
+    // intercept), and would switch a machine whose pace changes to wp without its tail.
+    std::string shares_choice;
   };
   std::map<std::pair<std::string, uint64_t>, Track> tracks_;
   std::pair<std::string, uint64_t> key_;

@@ -2,6 +2,7 @@
 
 #include <cmath>
 
+#include "sched/hguided_policy.h"
 #include "sched/split_math.h"
 
 namespace coex::sched {
@@ -74,20 +75,39 @@ void StrackPolicy::on_begin(double) {
   }
   std::vector<double> weights;
   for (auto& [device, share] : used_) weights.push_back(share /= sum);
-  const auto split = proportional_split(weights, shape().total_groups);
+  const uint64_t total = shape().total_groups;
+  const auto split = proportional_split(weights, total);
+  // wp_tail: the shares of the launch less its tail are set aside now; the tail goes on demand
+  // (choose_size).
+  const auto tail = static_cast<uint64_t>(std::floor(static_cast<double>(total) * params().wp_tail));
+  const auto set_aside = tail > 0 ? proportional_split(weights, total - tail) : split;
   size_t i = 0;
   for (auto& [device, share] : used_) {
     if (split[i] == 0) {
       share = 0;  // no group at this size: out until the next probe
       eliminate(device);
     } else {
-      reserve(device, split[i]);
+      reserve(device, set_aside[i]);
     }
     ++i;
   }
 }
 
-uint64_t StrackPolicy::choose_size(DeviceState&, double) { return 0; }
+// Only the tail (wp_tail) is handed out on demand: HGuided's chunk with the shares as speeds.
+uint64_t StrackPolicy::choose_size(DeviceState& device, double) {
+  if (params().wp_tail <= 0) return 0;
+  double sum = 0;
+  for (const DeviceState* s : live()) {
+    auto share = used_.find(s->index);
+    if (share != used_.end()) sum += share->second;
+  }
+  auto mine = used_.find(device.index);
+  if (mine == used_.end() || mine->second <= 0) return 0;
+  const uint64_t min_chunk = params().min_chunk_groups > 0
+                                 ? params().min_chunk_groups
+                                 : occupancy_floor(profile(device.index), shape().groups_per_slice);
+  return hguided_chunk(remaining(), mine->second, sum, params().hguided_k, min_chunk);
+}
 
 void StrackPolicy::on_end(double) {
   const auto& key = shape().kernel_key;
@@ -98,8 +118,12 @@ void StrackPolicy::on_end(double) {
     if (s.completed > 0) measured[s.index] = {static_cast<double>(s.completed_groups), s.busy_seconds};
   std::map<int, double> next;
   switch (mode_) {
-    case StrackMode::kJitp: next = strack_update(used_, measured, 0.0); break;
-    case StrackMode::kWp: next = strack_update(used_, measured, params().wp_omega); break;
+    case StrackMode::kJitp:
+      next = strack_update(used_, measured, 0.0);
+      break;
+    case StrackMode::kWp:
+      next = strack_update(used_, measured, params().wp_omega);
+      break;
     case StrackMode::kEss: {
       const uint64_t n = static_cast<uint64_t>(params().ess_launches);
       if (launches > n) return;  // frozen

@@ -9,6 +9,9 @@
 // The shares live in the History, per (kernel, size), so they carry across policy objects and runs.
 // Guards: a device whose share falls to no group gets 0 and is probed with probe_share every
 // probe_interval launches; a launch with a device measured at t ~ 0 (under 1 ns) updates nothing.
+// wp_tail (coex's, 0 by default): only the launch less a tail of that fraction is split by the shares;
+// the tail goes on demand in HGuided's shrinking chunks, so a device whose pace changed since its
+// share was measured (CPU cores shared with other threads) does not hold the launch up by all of it.
 #pragma once
 
 #include <map>

@@ -255,7 +255,7 @@ class Checks:
         trace = os.path.join(self.tmp, "trace.json")
         self.under_coex({"COEX_TRACE": trace})
         with open(trace) as f:
-            tracks = sorted({e["tid"] for e in json.load(f)["traceEvents"] if e.get("cat") == "build"})
+            tracks = sorted({e["tid"] for e in json.load(f)["traceEvents"] if e.get("name") == "build"})
         expect(tracks == [1], "vector_add: build slices on tracks %s, expected 1 only" % tracks)
         app = os.path.join(self.build, "tests", "apps", "grid_stride")
         rc, bare, _ = run([app])
@@ -265,7 +265,7 @@ class Checks:
             expect(rc == 0 and out == bare, "grid_stride: exit %d, output:\n%s\nstderr:\n%s" % (rc, out, err))
             with open(trace) as f:
                 events = [e for e in json.load(f)["traceEvents"] if e.get("ph") == "X"]
-            builds = {e["tid"]: e for e in events if e.get("cat") == "build"}
+            builds = {e["tid"]: e for e in events if e.get("name") == "build"}
             expect(set(builds) == {0, 1}, "serial %s: build slices on tracks %s, expected 0 and 1" % (serial, sorted(builds)))
             first_kernel = min(e["ts"] for e in events if e.get("cat") == "kernel")
             expect(all(b["ts"] < first_kernel for b in builds.values()),
@@ -294,7 +294,7 @@ class Checks:
                        % (app, share, rc, out, err))
                 with open(trace) as f:
                     builds = {e["tid"]: e["args"].get("from_binary") for e in json.load(f)["traceEvents"]
-                              if e.get("ph") == "X" and e.get("cat") == "build"}
+                              if e.get("ph") == "X" and e.get("name") == "build"}
                 others = [1, 2, 3] if share == "true" else []
                 expected = {d: d in others for d in source_builds + [1, 2, 3]}
                 expect(builds == expected, "%s, share %s: builds (track: from a binary) %s, expected %s"

@@ -38,7 +38,17 @@ TEST(AutoChoice, NoHistorySigmoidRepeatedLaunchWp) {
   record_line(h, "k", s.global_size, 0, 1e-6, 1e-5);
   EXPECT_EQ(auto_choice(h, s, {0, 1}, PolicyParams{}), "sigmoid");  // device 1 still unknown
   record_line(h, "k", s.global_size, 1, 1e-6, 1e-5);
-  EXPECT_EQ(auto_choice(h, s, {0, 1}, PolicyParams{}), "wp");
+  // Cheap chunks (1 us on a predicted 5 ms): wp with its tail on demand; none when auto_wp_tail is 0.
+  EXPECT_EQ(auto_choice(h, s, {0, 1}, PolicyParams{}), "wp+tail");
+  PolicyParams no_tail;
+  no_tail.auto_wp_tail = 0;
+  EXPECT_EQ(auto_choice(h, s, {0, 1}, no_tail), "wp");
+  // Costly chunks (5 ms each): one chunk per device.
+  History costly;
+  costly.note_launch("k", s.global_size);
+  record_line(costly, "k", s.global_size, 0, 0.005, 1e-5);
+  record_line(costly, "k", s.global_size, 1, 0.005, 1e-5);
+  EXPECT_EQ(auto_choice(costly, s, {0, 1}, PolicyParams{}), "wp");
   PolicyParams two;
   two.auto_repeat_launches = 2;
   EXPECT_EQ(auto_choice(h, s, {0, 1}, two), "sigmoid");
@@ -183,7 +193,7 @@ TEST(AutoPolicy, NamesThePolicyItPickedAndGivesNothingToDroppedDevices) {
   EXPECT_EQ(total, 10000u);
   p->end_launch(now);
   p->begin_launch(shape("k", 10000), {0, 1}, 0);
-  EXPECT_EQ(p->planned_by(), "auto:wp");
+  EXPECT_EQ(p->planned_by(), "auto:wp+tail");
 }
 
 // A second run finds its History (auto picks wp) while the devices other than home still build: wp
@@ -201,7 +211,7 @@ TEST(AutoPolicy, DevicesStillBuildingJoinEvenWhereTheHistoryWouldPickWp) {
     auto p = make_policy("auto", PolicyParams{}, h, profiles);
     if (told) p->expect_late_devices({1, 2});
     p->begin_launch(shape("k", 10000), {0}, 0);
-    EXPECT_EQ(p->planned_by(), told ? "auto:sigmoid" : "auto:wp");
+    EXPECT_EQ(p->planned_by(), told ? "auto:sigmoid" : "auto:wp+tail");
     EXPECT_EQ(p->add_device(1, 0), told);
     EXPECT_EQ(p->add_device(2, 0), told);
     std::map<int, uint64_t> groups;
@@ -221,20 +231,28 @@ TEST(AutoPolicy, DevicesStillBuildingJoinEvenWhereTheHistoryWouldPickWp) {
   }
 }
 
-TEST(AutoPolicy, SimulatedSequenceSigmoidThenWp) {
+// `devices` modelled devices d0, d1, ... with 10 us between sub-launches, and the policy on its own, as
+// in its paper (no take-over by the executor's rules).
+Scenario policy_alone(const std::string& name, int devices) {
   Scenario s;
-  s.take_over = false;  // the policy on its own, as in its paper (no take-over by the executor's rules)
-  s.name = "auto";
-  s.devices.resize(2);
-  for (int i = 0; i < 2; ++i) {
-    s.devices[i].profile.index = i;
-    s.devices[i].profile.name = "d" + std::to_string(i);
-    s.devices[i].latency = 1e-5;
+  s.take_over = false;
+  s.name = name;
+  s.devices.resize(size_t(devices));
+  for (int i = 0; i < devices; ++i) {
+    s.devices[size_t(i)].profile.index = i;
+    s.devices[size_t(i)].profile.name = "d" + std::to_string(i);
+    s.devices[size_t(i)].latency = 1e-5;
   }
+  return s;
+}
+
+TEST(AutoPolicy, SimulatedSequenceSigmoidThenWp) {
+  Scenario s = policy_alone("auto", 2);
   s.devices[0].speed = 6000;
   s.devices[1].speed = 1000;
   s.kernel.groups = 50000;
   s.launches = 3;
+  s.params.auto_wp_tail = 0;
   const auto r = simulate_policy(s, "auto");
   EXPECT_EQ(r[0].planned_by, "auto:sigmoid");
   EXPECT_EQ(r[1].planned_by, "auto:wp");
@@ -242,6 +260,32 @@ TEST(AutoPolicy, SimulatedSequenceSigmoidThenWp) {
   // wp starts from the throughputs sigmoid measured: balanced at once, one chunk per device.
   EXPECT_EQ(r[1].chunks, 2u);
   EXPECT_GT(r[1].efficiency, 0.99);
+  // With its tail (the default): the shares of half the launch at its start, the rest on demand.
+  s.params.auto_wp_tail = 0.5;
+  const auto tail = simulate_policy(s, "auto");
+  EXPECT_EQ(tail[1].planned_by, "auto:wp+tail");
+  EXPECT_EQ(tail[2].planned_by, "auto:wp+tail");
+  EXPECT_GT(tail[1].chunks, 2u);
+  EXPECT_GT(tail[1].efficiency, 0.98);
+}
+
+// A device that slows down between launches (its core now shared): wp's shares, measured before,
+// hold the launch up by the whole slowdown; with the tail the others take part of its share.
+TEST(AutoPolicy, WpTailEvensOutADeviceThatSlowedDown) {
+  Scenario s = policy_alone("auto-slowdown", 4);
+  for (auto& device : s.devices) device.speed = 1000;
+  s.devices[3].changes.push_back({1, 0.0, 0.5});  // from launch 1 on, half its speed
+  s.kernel.groups = 4000;
+  s.launches = 2;
+  s.params.auto_wp_tail = 0;
+  const auto whole = simulate_policy(s, "auto");
+  s.params.auto_wp_tail = 0.5;
+  const auto tail = simulate_policy(s, "auto");
+  ASSERT_EQ(whole[1].planned_by, "auto:wp");
+  ASSERT_EQ(tail[1].planned_by, "auto:wp+tail");
+  // wp: d3's quarter at half speed, 2 s against 1 s for the others. With the tail, about 1.15 s.
+  EXPECT_GT(whole[1].makespan, 1.9);
+  EXPECT_LT(tail[1].makespan, 1.3);
 }
 
 }  // namespace

@@ -4,6 +4,7 @@
 
 #include <cmath>
 
+#include "sched/history.h"
 #include "sched/policy_factory.h"
 #include "sched/simulator.h"
 #include "sched/strack_policy.h"
@@ -140,6 +141,32 @@ TEST(StrackPolicy, SharesCarryAcrossRunsThroughTheHistory) {
   EXPECT_EQ(r[8].run, 1);
   EXPECT_NEAR(static_cast<double>(r[8].groups_per_device[0]), 667, 2);
   EXPECT_GT(r[8].efficiency, 0.99);
+}
+
+TEST(StrackPolicy, WpTailSetsAsideTheSharesOfTheRestAndHandsTheTailOutOnDemand) {
+  PolicyParams params;
+  params.wp_tail = 0.4;
+  auto p = make_policy("wp", params, std::make_shared<History>(), {});
+  LaunchShape shape;
+  shape.kernel_key = "k";
+  shape.global_size = 1000;
+  shape.total_groups = 1000;
+  p->begin_launch(shape, {0, 1}, 0);
+  // Equal shares (nothing measured) of the 600 groups set aside: one contiguous range each.
+  const auto first0 = p->next_chunk(0, 0), first1 = p->next_chunk(1, 0);
+  ASSERT_TRUE(first0 && first1);
+  EXPECT_EQ(first0->groups(), 300u);
+  EXPECT_EQ(first1->groups(), 300u);
+  // The tail goes to whichever device asks, in HGuided's shrinking chunks: device 0 alone takes it
+  // when device 1 never comes back.
+  std::vector<uint64_t> tail;
+  while (auto c = p->next_chunk(0, 0)) tail.push_back(c->groups());
+  uint64_t sum = 0;
+  for (uint64_t g : tail) sum += g;
+  EXPECT_EQ(sum, 400u);
+  ASSERT_GE(tail.size(), 3u);
+  EXPECT_EQ(tail.front(), 100u);  // 400 x 0.5 / (2 x 1)
+  EXPECT_LT(tail.back(), tail.front());
 }
 
 }  // namespace
