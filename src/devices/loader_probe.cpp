@@ -1,12 +1,21 @@
 #include "devices/loader_probe.h"
 
-#include <stdio.h>
+#include <elf.h>
+#include <fcntl.h>
+#include <spawn.h>
 #include <stdlib.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
+#include <cerrno>
+#include <cstring>
 #include <fstream>
 #include <iterator>
 #include <sstream>
+#include <vector>
+
+extern char** environ;
 
 namespace coex::devices {
 namespace {
@@ -26,11 +35,24 @@ std::string resolve_in_path(const std::string& app) {
   return {};
 }
 
-// Single quotes around a path for the shell.
-std::string quoted(const std::string& s) {
-  std::string out = "'";
-  for (char c : s) out += c == '\'' ? std::string("'\\''") : std::string(1, c);
-  return out + "'";
+// PT_INTERP of an ELF file whose identification was read: the dynamic linker it names.
+template <typename Header, typename ProgramHeader>
+std::string interpreter_of(std::ifstream& in) {
+  Header header;
+  in.seekg(0);
+  if (!in.read(reinterpret_cast<char*>(&header), sizeof header) || header.e_phentsize != sizeof(ProgramHeader))
+    return {};
+  for (unsigned i = 0; i < header.e_phnum; ++i) {
+    ProgramHeader ph;
+    in.seekg(std::streamoff(header.e_phoff + i * sizeof ph));
+    if (!in.read(reinterpret_cast<char*>(&ph), sizeof ph)) return {};
+    if (ph.p_type != PT_INTERP || ph.p_filesz == 0 || ph.p_filesz > 4096) continue;
+    std::string name(size_t(ph.p_filesz), '\0');
+    in.seekg(std::streamoff(ph.p_offset));
+    if (!in.read(name.data(), std::streamsize(name.size()))) return {};
+    return std::string(name.c_str());  // up to its terminating NUL
+  }
+  return {};
 }
 
 }  // namespace
@@ -59,19 +81,49 @@ std::optional<bool> file_contains(const std::string& path, const std::string& te
   return bytes.find(text) != std::string::npos;
 }
 
+std::string elf_interpreter(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  unsigned char ident[EI_NIDENT] = {};
+  if (!in.read(reinterpret_cast<char*>(ident), EI_NIDENT) || std::memcmp(ident, ELFMAG, SELFMAG) != 0) return {};
+  if (ident[EI_CLASS] == ELFCLASS64) return interpreter_of<Elf64_Ehdr, Elf64_Phdr>(in);
+  if (ident[EI_CLASS] == ELFCLASS32) return interpreter_of<Elf32_Ehdr, Elf32_Phdr>(in);
+  return {};
+}
+
 std::string opencl_loader_of(const std::string& app) {
   std::string path = resolve_in_path(app);
   if (path.empty() || !is_executable_file(path)) return {};
-  // ldd runs the dynamic linker in tracing mode; coex must not be loaded into
-  // it.
-  std::string command = "env -u LD_PRELOAD -u OPENCL_LAYERS ldd " + quoted(path) + " 2>/dev/null";
-  FILE* pipe = popen(command.c_str(), "r");
-  if (!pipe) return {};
+  // The app's own dynamic linker lists what the app would load (`ld.so --list`, what ldd runs
+  // through two shells: 10 ms a run against 1 ms). Not an ELF program with one: unknown.
+  const std::string interpreter = elf_interpreter(path);
+  if (interpreter.empty() || !is_executable_file(interpreter)) return {};
+  int out[2];
+  if (pipe(out) != 0) return {};
+  posix_spawn_file_actions_t actions;
+  posix_spawn_file_actions_init(&actions);
+  posix_spawn_file_actions_adddup2(&actions, out[1], STDOUT_FILENO);
+  posix_spawn_file_actions_addclose(&actions, out[0]);
+  posix_spawn_file_actions_addopen(&actions, STDERR_FILENO, "/dev/null", O_WRONLY, 0);
+  // coex must not be loaded into the listing.
+  std::vector<char*> env;
+  for (char** e = environ; *e; ++e)
+    if (std::strncmp(*e, "LD_PRELOAD=", 11) != 0 && std::strncmp(*e, "OPENCL_LAYERS=", 14) != 0) env.push_back(*e);
+  env.push_back(nullptr);
+  std::string list_flag = "--list";
+  char* argv[] = {const_cast<char*>(interpreter.c_str()), list_flag.data(), path.data(), nullptr};
+  pid_t pid = -1;
+  const int spawned = posix_spawn(&pid, interpreter.c_str(), &actions, nullptr, argv, env.data());
+  posix_spawn_file_actions_destroy(&actions);
+  close(out[1]);
   std::string output;
   char buffer[4096];
-  size_t n;
-  while ((n = fread(buffer, 1, sizeof buffer, pipe)) > 0) output.append(buffer, n);
-  pclose(pipe);
+  ssize_t n;
+  while (spawned == 0 && (n = read(out[0], buffer, sizeof buffer)) > 0) output.append(buffer, size_t(n));
+  close(out[0]);
+  if (spawned != 0) return {};
+  int status = 0;
+  while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+  }
   return opencl_loader_in_ldd_output(output);
 }
 

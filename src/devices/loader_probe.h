@@ -10,7 +10,7 @@
 
 namespace coex::devices {
 
-// The path ldd printed for libOpenCL.so.1 in `ldd_output`, or "" when the app
+// The path ldd (or `ld.so --list`) printed for libOpenCL.so.1 in `ldd_output`, or "" when the app
 // does not link it.
 std::string opencl_loader_in_ldd_output(const std::string& ldd_output);
 
@@ -18,9 +18,12 @@ std::string opencl_loader_in_ldd_output(const std::string& ldd_output);
 // variable, OPENCL_LAYERS). std::nullopt when the file cannot be read.
 std::optional<bool> file_contains(const std::string& path, const std::string& text);
 
-// The loader `app` (a path or a name looked up in PATH) links, found through
-// ldd; "" when unknown (not an ELF program, no ldd, or libOpenCL loaded later
-// by dlopen).
+// The dynamic linker an ELF program names (PT_INTERP); "" for another file.
+std::string elf_interpreter(const std::string& path);
+
+// The loader `app` (a path or a name looked up in PATH) links, as its dynamic
+// linker lists it (`ld.so --list`, what ldd prints); "" when unknown (not an
+// ELF program with a dynamic linker, or libOpenCL loaded later by dlopen).
 std::string opencl_loader_of(const std::string& app);
 
 }  // namespace coex::devices

@@ -37,4 +37,7 @@ TEST(LoaderProbe, FileContainsLooksAtEveryByte) {
 TEST(LoaderProbe, LddOfARealProgram) {
   EXPECT_EQ(opencl_loader_of("sh"), "");
   EXPECT_EQ(opencl_loader_of("/no/such/program"), "");
+  const std::string interpreter = coex::devices::elf_interpreter("/bin/sh");
+  EXPECT_EQ(interpreter.find("/ld-"), interpreter.rfind('/')) << interpreter;  // .../ld-linux-x86-64.so.2
+  EXPECT_EQ(coex::devices::elf_interpreter("/etc/passwd"), "");
 }
