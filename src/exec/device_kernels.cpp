@@ -223,10 +223,12 @@ void prepare_other_devices(Services& services, const std::vector<cl_device_id>& 
   if (!home_and_others(services.devices(), app_devices, home, others)) return;
   for (int device : others)
     post_background_task(services.executor(), device, [&services, device] { services.devices().shadow_queue(device); });
-  // libclang comes with an LLVM of its own (docs/kernel-analysis.md, "Loading libclang"): tens of
-  // milliseconds to load. Loaded now, while the app builds its programs, the analysis that
-  // clBuildProgram posts to the same worker is more often done before the app's first launch, which
-  // otherwise runs on home alone (`not_split: preparing`).
+  // libclang comes with an LLVM of its own (docs/kernel-analysis.md, "Loading libclang"): 15 to
+  // 25 ms to load. Loaded now, while the app builds its programs, the analysis that clBuildProgram
+  // posts to the same worker is more often done before the app's first launch, which otherwise
+  // runs on home alone (`not_split: preparing`). The app's first build waits for the load to end
+  // all the same: while the dynamic linker loads, every dladdr in the process waits, and PoCL
+  // calls one at the start of each clBuildProgram (pocl_get_private_datadir).
   const int loader = others.front();
   post_background_task(services.executor(), loader, [&services, loader] {
     const auto started = std::chrono::steady_clock::now();
