@@ -223,14 +223,15 @@ void AutoPolicy::begin_launch(const LaunchShape& shape, const std::vector<int>& 
   shape_ = shape;
   home_ = shape.home;
   paying_ = paying;
-  Track& track = tracks_[key_];
+  History::AutoTrack track = history_->auto_track(key_.first, key_.second);
   if (splits_by_shares(choice_) && !track.shares_choice.empty()) choice_ = track.shares_choice;
   if (splits_by_shares(choice_) && track.remeasure) {
     choice_ = "sigmoid";
     history_->set_shares(shape.kernel_key, shape.global_size, {});  // wp restarts from the new throughputs
-    track = Track{{}, {}, {}, track.shares_choice};
+    track = History::AutoTrack{{}, {}, {}, track.shares_choice};
   }
   if (splits_by_shares(choice_)) track.shares_choice = choice_;
+  history_->set_auto_track(key_.first, key_.second, track);
   finish_.clear();
   dropped_.clear();
   for (int d : devices)
@@ -278,11 +279,12 @@ void AutoPolicy::end_launch(double now) {
     last = std::max(last, end);
   }
   const double balance = last > 0 ? first / last : 1.0;
-  Track& track = tracks_[key_];
+  History::AutoTrack track = history_->auto_track(key_.first, key_.second);
   const double threshold = params_.auto_rebalance_below;
   if (track.wp_launches > 0 && track.last_wp_balance >= threshold && balance < threshold) track.remeasure = true;
   track.last_wp_balance = balance;
   ++track.wp_launches;
+  history_->set_auto_track(key_.first, key_.second, track);
 }
 
 bool AutoPolicy::add_device(int device, double now) {

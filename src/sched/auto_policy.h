@@ -113,17 +113,6 @@ class AutoPolicy : public Policy {
   std::vector<int> late_devices_;  // expected to join the next launch (expect_late_devices)
   LaunchShape shape_;              // this launch's
   int home_ = -1;
-  // Per (kernel, global size): how the last wp launches balanced.
-  struct Track {
-    int wp_launches = 0;
-    double last_wp_balance = 0;
-    bool remeasure = false;
-    // wp or wp+tail, as first picked for the kernel and size in this process: the chunk-time fits it
-    // was picked from mix launches at other paces later on (a line through them gets a large
-    // intercept), and would switch a machine whose pace changes to wp without its tail.
-    std::string shares_choice;
-  };
-  std::map<std::pair<std::string, uint64_t>, Track> tracks_;
   std::pair<std::string, uint64_t> key_;
   std::map<int, double> finish_;  // per device, end of its last chunk in this launch
 };

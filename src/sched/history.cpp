@@ -181,6 +181,18 @@ void History::set_shares(const std::string& kernel_key, uint64_t global_size, co
   evict_over_capacity();
 }
 
+History::AutoTrack History::auto_track(const std::string& kernel_key, uint64_t global_size) const {
+  std::lock_guard<std::mutex> lock(mutex_);
+  auto e = entries_.find({kernel_key, global_size});
+  return e == entries_.end() ? AutoTrack{} : e->second.auto_track;
+}
+
+void History::set_auto_track(const std::string& kernel_key, uint64_t global_size, const AutoTrack& track) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  touch(kernel_key, global_size).auto_track = track;
+  evict_over_capacity();
+}
+
 std::optional<bool> History::regular(const std::string& kernel_key) const {
   std::lock_guard<std::mutex> lock(mutex_);
   auto it = regular_.find(kernel_key);

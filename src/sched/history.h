@@ -90,6 +90,21 @@ class History {
   std::map<int, double> shares(const std::string& kernel_key, uint64_t global_size) const;
   void set_shares(const std::string& kernel_key, uint64_t global_size, const std::map<int, double>& shares);
 
+  // What auto keeps of a kernel and size from one launch to the next within the process (each split
+  // launch has a policy object of its own; not in the file): how its last wp launches balanced, and
+  // which of wp and wp+tail it picked first.
+  struct AutoTrack {
+    int wp_launches = 0;
+    double last_wp_balance = 0;
+    bool remeasure = false;
+    // wp or wp+tail, as first picked: the chunk-time fits it was picked from mix launches at other
+    // paces later on (a line through them gets a large intercept), and would switch a machine whose
+    // pace changes to wp without its tail.
+    std::string shares_choice;
+  };
+  AutoTrack auto_track(const std::string& kernel_key, uint64_t global_size) const;
+  void set_auto_track(const std::string& kernel_key, uint64_t global_size, const AutoTrack& track);
+
   // Whether the kernel's cost per work-group looked regular the last time someone could tell.
   std::optional<bool> regular(const std::string& kernel_key) const;
   void set_regular(const std::string& kernel_key, bool regular);
@@ -125,6 +140,7 @@ class History {
     std::map<std::vector<int>, SplitRecord> splits;  // by the sorted set of devices taking part
     uint64_t launches = 0;
     uint64_t planned = 0;  // plan_launch's next number; not in the file (the launches count is)
+    AutoTrack auto_track;  // not in the file
     uint64_t last_use = 0;
   };
   using Key = std::pair<std::string, uint64_t>;

@@ -269,6 +269,28 @@ TEST(AutoPolicy, SimulatedSequenceSigmoidThenWp) {
   EXPECT_GT(tail[1].efficiency, 0.98);
 }
 
+// The executor makes a policy object per split launch: what auto keeps from one launch to the next
+// lives in the History. Its first pick between wp and wp+tail stays, though later fits (here: chunks
+// that became costly) would pick the other.
+TEST(AutoPolicy, KeepsItsFirstWpPickAcrossPolicyObjects) {
+  auto h = std::make_shared<History>();
+  const LaunchShape s = shape("k", 1000);
+  h->note_launch("k", s.global_size);
+  record_line(*h, "k", s.global_size, 0, 1e-6, 1e-5);
+  record_line(*h, "k", s.global_size, 1, 1e-6, 1e-5);
+  std::vector<DeviceProfile> profiles(2);
+  profiles[1].index = 1;
+  auto first = make_policy("auto", PolicyParams{}, h, profiles);
+  first->begin_launch(s, {0, 1}, 0);
+  EXPECT_EQ(first->planned_by(), "auto:wp+tail");
+  record_line(*h, "k", s.global_size, 0, 0.005, 1e-5);
+  record_line(*h, "k", s.global_size, 1, 0.005, 1e-5);
+  EXPECT_EQ(auto_choice(*h, s, {0, 1}, PolicyParams{}), "wp");
+  auto second = make_policy("auto", PolicyParams{}, h, profiles);
+  second->begin_launch(s, {0, 1}, 0);
+  EXPECT_EQ(second->planned_by(), "auto:wp+tail");
+}
+
 // A device that slows down between launches (its core now shared): wp's shares, measured before,
 // hold the launch up by the whole slowdown; with the tail the others take part of its share.
 TEST(AutoPolicy, WpTailEvensOutADeviceThatSlowedDown) {
