@@ -52,19 +52,18 @@ std::unique_lock<std::mutex> bounded(std::mutex* m) {
 
 }  // namespace
 
-std::unique_lock<std::mutex> lock_first_run(Services& services, int device, cl_kernel kernel,
-                                            const LaunchGeometry& sub) {
-  if (!services.settings().serial_compiles) return {};
-  std::mutex* m = pocl_lock(services, device);
-  if (!m) return {};
+bool first_run_of(int device, cl_kernel kernel, const LaunchGeometry& sub) {
   bool offset_zero = sub.offset[0] == 0 && sub.offset[1] == 0 && sub.offset[2] == 0;
   FirstRunKey key{device, kernel, sub.local[0], sub.local[1], sub.local[2], offset_zero};
-  {
-    Compiles& c = compiles();
-    std::lock_guard lock(c.mutex);
-    if (!c.ran.insert(key).second) return {};
-  }
-  return bounded(m);
+  Compiles& c = compiles();
+  std::lock_guard lock(c.mutex);
+  return c.ran.insert(key).second;
+}
+
+std::unique_lock<std::mutex> lock_first_run(Services& services, int device, bool first_run) {
+  if (!first_run || !services.settings().serial_compiles) return {};
+  std::mutex* m = pocl_lock(services, device);
+  return m ? bounded(m) : std::unique_lock<std::mutex>();
 }
 
 std::unique_lock<std::mutex> lock_build(Services& services, int device) { return bounded(pocl_lock(services, device)); }

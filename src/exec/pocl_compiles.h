@@ -28,10 +28,15 @@ namespace coex::exec {
 
 inline constexpr std::chrono::seconds kCompileLockWait{10};
 
-// With serial_compiles: held while a sub-launch of `kernel` on `device` with this geometry runs for
-// the first time, when the device is PoCL's; empty (not owning) otherwise.
-std::unique_lock<std::mutex> lock_first_run(Services& services, int device, cl_kernel kernel,
-                                            const LaunchGeometry& sub);
+// Whether a sub-launch of `kernel` on `device` with this geometry is the first of its kind: of its
+// local size and of whether its offset is zero, for each of which PoCL compiles (cold cache) or
+// loads a work-group function as it first runs. True once per kind and process. Its time includes
+// that one-time work: the History does not learn the device's pace from it.
+bool first_run_of(int device, cl_kernel kernel, const LaunchGeometry& sub);
+
+// With serial_compiles: held while a first run (first_run_of) on `device` runs, when the device is
+// PoCL's; empty (not owning) otherwise.
+std::unique_lock<std::mutex> lock_first_run(Services& services, int device, bool first_run);
 
 // Held around a program build on `device`, when the device is PoCL's.
 std::unique_lock<std::mutex> lock_build(Services& services, int device);

@@ -186,8 +186,8 @@ ChunkOutcome run_chunk(DeviceTask& t, const sched::Chunk& chunk, const ChunkFoot
     start_late(t);
   // PoCL compiles when the sub-launch first runs, in this thread: with serial_compiles, one device at
   // a time there.
-  auto compile_lock =
-      run.error == CL_SUCCESS ? lock_first_run(services, device, t.kernel, sub) : std::unique_lock<std::mutex>();
+  const bool first_run = run.error == CL_SUCCESS && first_run_of(device, t.kernel, sub);
+  auto compile_lock = lock_first_run(services, device, first_run);
   if (run.error == CL_SUCCESS)
     run.error = services.next().clEnqueueNDRangeKernel(t.queues.device, t.kernel, sub.work_dim, sub.offset, sub.global,
                                                        sub.local, stall ? 1 : 0, stall ? &stall : nullptr, nullptr);
@@ -195,7 +195,8 @@ ChunkOutcome run_chunk(DeviceTask& t, const sched::Chunk& chunk, const ChunkFoot
   if (compile_lock) compile_lock.unlock();
   const double end = t.now();
   const double transfer = std::chrono::duration<double>(kernel_start - wall_start).count();
-  if (!t.progress.chunk_finished(device, {chunk, start, end, transfer}, from_policy)) return ChunkOutcome::Abandoned;
+  if (!t.progress.chunk_finished(device, {chunk, start, end, transfer, first_run}, from_policy))
+    return ChunkOutcome::Abandoned;
   if (home_lock) home_lock.unlock();
   trace(job, device, job.kernel_name.c_str(), "kernel", kernel_start, Clock::now());
   run.seconds += end - start;

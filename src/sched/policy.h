@@ -81,6 +81,9 @@ struct ChunkTiming {
   // The part of seconds() spent moving data, where the executor knows it (0 otherwise). `predict`
   // fits its compute model on seconds() - transfer_seconds and adds its own transfer term.
   double transfer_seconds = 0;
+  // The device's first run of the kernel in this form (exec/pocl_compiles.h): its time includes the
+  // driver's one-time work, so that the History keeps no sample of it (policies still see it).
+  bool first_run = false;
   double seconds() const { return end - start; }
 };
 

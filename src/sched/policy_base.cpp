@@ -142,7 +142,7 @@ void PolicyBase::chunk_done(const ChunkTiming& timing) {
   s->completed_groups += timing.chunk.groups();
   s->busy_seconds += std::max(0.0, timing.seconds());
   s->done.push_back(timing);
-  history_->record_chunk(shape_.kernel_key, shape_.global_size, timing);
+  if (!timing.first_run) history_->record_chunk(shape_.kernel_key, shape_.global_size, timing);
   on_chunk_done(*s, timing);
 }
 

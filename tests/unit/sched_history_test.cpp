@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "sched/history.h"
+#include "sched/policy_factory.h"
 
 namespace coex::sched {
 namespace {
@@ -40,6 +41,26 @@ TEST(History, ThroughputPerKernelSizeAndDevice) {
   EXPECT_NEAR(*h.throughput("k", 2048, 0), 100, 1e-9);
   EXPECT_FALSE(h.throughput("k", 4096, 0).has_value());
   EXPECT_FALSE(h.throughput("other", 1024, 0).has_value());
+}
+
+// A device's first run of a kernel (PoCL compiles or loads its work-group function then) reaches the
+// policy but not the History: a line through it and the later chunks had a large per-chunk cost.
+TEST(History, PoliciesKeepNoSampleOfAFirstRun) {
+  auto history = std::make_shared<History>();
+  auto policy = make_policy("static", PolicyParams{}, history, {});
+  LaunchShape shape;
+  shape.kernel_key = "k";
+  shape.global_size = 100;
+  shape.total_groups = 100;
+  policy->begin_launch(shape, {0}, 0);
+  auto first = policy->next_chunk(0, 0);
+  ASSERT_TRUE(first.has_value());
+  ChunkTiming cold{*first, 0, 0.5, 0, true};
+  policy->chunk_done(cold);
+  EXPECT_TRUE(history->samples("k", 100, 0).empty());
+  ChunkTiming warm{*first, 0, 0.1, 0, false};
+  policy->chunk_done(warm);
+  EXPECT_EQ(history->samples("k", 100, 0).size(), 1u);
 }
 
 TEST(History, RecentLaunchesWeighMore) {
