@@ -193,6 +193,18 @@ void History::set_auto_track(const std::string& kernel_key, uint64_t global_size
   evict_over_capacity();
 }
 
+History::PlbhecTrack History::plbhec_track(const std::string& kernel_key, uint64_t global_size) const {
+  std::lock_guard<std::mutex> lock(mutex_);
+  auto e = entries_.find({kernel_key, global_size});
+  return e == entries_.end() ? PlbhecTrack{} : e->second.plbhec_track;
+}
+
+void History::set_plbhec_track(const std::string& kernel_key, uint64_t global_size, const PlbhecTrack& track) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  touch(kernel_key, global_size).plbhec_track = track;
+  evict_over_capacity();
+}
+
 std::optional<bool> History::regular(const std::string& kernel_key) const {
   std::lock_guard<std::mutex> lock(mutex_);
   auto it = regular_.find(kernel_key);

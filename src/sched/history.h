@@ -29,6 +29,7 @@
 #include <vector>
 
 #include "sched/policy.h"
+#include "sched/split_math.h"
 
 namespace coex::sched {
 
@@ -105,6 +106,15 @@ class History {
   AutoTrack auto_track(const std::string& kernel_key, uint64_t global_size) const;
   void set_auto_track(const std::string& kernel_key, uint64_t global_size, const AutoTrack& track);
 
+  // The same for plbhec: the models of its last profiling of the kernel and size, per device, and
+  // whether the finish times drifted apart since (the next launch profiles again).
+  struct PlbhecTrack {
+    bool reprofile = false;
+    std::map<int, AffineModel> models;
+  };
+  PlbhecTrack plbhec_track(const std::string& kernel_key, uint64_t global_size) const;
+  void set_plbhec_track(const std::string& kernel_key, uint64_t global_size, const PlbhecTrack& track);
+
   // Whether the kernel's cost per work-group looked regular the last time someone could tell.
   std::optional<bool> regular(const std::string& kernel_key) const;
   void set_regular(const std::string& kernel_key, bool regular);
@@ -140,7 +150,8 @@ class History {
     std::map<std::vector<int>, SplitRecord> splits;  // by the sorted set of devices taking part
     uint64_t launches = 0;
     uint64_t planned = 0;  // plan_launch's next number; not in the file (the launches count is)
-    AutoTrack auto_track;  // not in the file
+    AutoTrack auto_track;      // not in the file
+    PlbhecTrack plbhec_track;  // not in the file
     uint64_t last_use = 0;
   };
   using Key = std::pair<std::string, uint64_t>;

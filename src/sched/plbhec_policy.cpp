@@ -24,21 +24,23 @@ AffineModel PlbhecPolicy::model_of(const DeviceState& device) {
     for (const auto& t : device.done) points.emplace_back(static_cast<double>(t.chunk.groups()), t.seconds());
     return fit_affine(points);
   }
-  const auto stored = models_.find({shape().kernel_key, shape().global_size});
-  if (stored != models_.end() && stored->second.count(device.index)) return stored->second.at(device.index);
+  const auto stored = models_.find(device.index);
+  if (stored != models_.end()) return stored->second;
   for (const auto& s : history().samples(shape().kernel_key, shape().global_size, device.index))
     points.emplace_back(s.groups, s.seconds);
   return fit_affine(points);
 }
 
 void PlbhecPolicy::on_begin(double now) {
-  const Key key{shape().kernel_key, shape().global_size};
-  profiling_ = reprofile_.count(key) > 0;
-  reprofile_.erase(key);
-  if (profiling_) models_.erase(key);
-  const auto stored = models_.find(key);
+  History::PlbhecTrack track = history().plbhec_track(shape().kernel_key, shape().global_size);
+  profiling_ = track.reprofile;
+  if (profiling_) {
+    track = {};
+    history().set_plbhec_track(shape().kernel_key, shape().global_size, track);
+  }
+  models_ = track.models;
   for (const auto& s : states()) {
-    if (stored != models_.end() && stored->second.count(s.index)) continue;
+    if (models_.count(s.index)) continue;
     const auto samples = history().samples(shape().kernel_key, shape().global_size, s.index);
     double lo = 0, hi = 0;
     for (size_t i = 0; i < samples.size(); ++i) {
@@ -92,10 +94,12 @@ void PlbhecPolicy::split_rest(double now) {
   const auto split = plbhec_split(models, lambda, remaining());
   for (size_t i = 0; i < devices.size(); ++i) reserve(devices[i]->index, split[i]);
   if (profiling_) {
-    auto& stored = models_[{shape().kernel_key, shape().global_size}];
-    stored.clear();
+    models_.clear();
     for (size_t i = 0; i < devices.size(); ++i)
-      if (models[i].valid) stored[devices[i]->index] = models[i];
+      if (models[i].valid) models_[devices[i]->index] = models[i];
+    History::PlbhecTrack track = history().plbhec_track(shape().kernel_key, shape().global_size);
+    track.models = models_;
+    history().set_plbhec_track(shape().kernel_key, shape().global_size, track);
   }
   profiling_ = false;
 }
@@ -111,8 +115,11 @@ void PlbhecPolicy::on_end(double) {
     last = any ? std::max(last, end) : end;
     any = true;
   }
-  if (any && last > 0 && (last - first) / last > params().plbhec_drift)
-    reprofile_.insert({shape().kernel_key, shape().global_size});
+  if (any && last > 0 && (last - first) / last > params().plbhec_drift) {
+    History::PlbhecTrack track = history().plbhec_track(shape().kernel_key, shape().global_size);
+    track.reprofile = true;
+    history().set_plbhec_track(shape().kernel_key, shape().global_size, track);
+  }
 }
 
 }  // namespace coex::sched

@@ -8,13 +8,13 @@
 //     affine curves the system has the closed form of split_math.h (equal_finish_split, overhead = a_i).
 //  3. The rest is split for equal finish times with sum x = W, counting the time left on running chunks.
 //  4. Across launches of the same kernel and size the fitted models are reused without profiling (the
-//     ones fitted in this policy object's last profiling; in a new object, fits of the History's
-//     samples); when the devices' finish times drift apart by more than the threshold (relative to the
-//     latest finish) the next launch profiles again, and only its own samples make the new models.
+//     ones fitted in the last profiling of the kernel and size in this process, kept in the History,
+//     since the executor makes a policy object per launch; else fits of the History's samples); when
+//     the devices' finish times drift apart by more than the threshold (relative to the latest
+//     finish) the next launch profiles again, and only its own samples make the new models.
 #pragma once
 
 #include <map>
-#include <set>
 
 #include "sched/policy_base.h"
 #include "sched/split_math.h"
@@ -37,11 +37,9 @@ class PlbhecPolicy : public PolicyBase {
 
  private:
   AffineModel model_of(const DeviceState& device);
-  using Key = std::pair<std::string, uint64_t>;
   void split_rest(double now);
   bool profiling_ = true;
-  std::set<Key> reprofile_;                          // (kernel, size) whose finish times drifted
-  std::map<Key, std::map<int, AffineModel>> models_;  // fitted in the last profiling, per device
+  std::map<int, AffineModel> models_;  // fitted in the last profiling, per device (History::PlbhecTrack)
 };
 
 }  // namespace coex::sched

@@ -20,13 +20,18 @@ namespace {
 constexpr double kInf = std::numeric_limits<double>::infinity();
 constexpr size_t kTimer = std::numeric_limits<size_t>::max();  // an event that is no chunk's end
 
-// One program run: the devices' clocks and speed timelines; the policy object lives for the run.
+// One program run: the devices' clocks and speed timelines. As in the executor, one policy object
+// lives for the run and answers whether a launch is split (unsplit_reason), and each split launch
+// gets a policy object of its own (exec/split_runner.cpp): what a policy keeps from one launch to the
+// next must be in the History, here as there.
 class RunState {
  public:
-  RunState(const Scenario& s, const CostModel& cost, Policy& policy, int run)
+  RunState(const Scenario& s, const CostModel& cost, Policy& policy, std::function<std::unique_ptr<Policy>()> make,
+           int run)
       : s_(s),
         cost_(cost),
         policy_(policy),
+        make_launch_policy_(std::move(make)),
         run_(run),
         timelines_(s.devices.size()),
         busy_until_(s.devices.size(), 0.0) {
@@ -58,6 +63,8 @@ class RunState {
   const Scenario& s_;
   const CostModel& cost_;
   Policy& policy_;
+  std::function<std::unique_ptr<Policy>()> make_launch_policy_;
+  std::unique_ptr<Policy> launch_policy_;  // the split launch's
   int run_;
   std::vector<SpeedTimeline> timelines_;
   std::vector<double> busy_until_;  // a device still running an abandoned chunk
@@ -242,9 +249,10 @@ LaunchResult RunState::launch(int index) {
     run_chunk(size_t(s_.home), {home, 0, s_.kernel.groups}, true, t0_, r);
     r.planned_by = "unsplit";
   } else {
-    policy_.begin_launch(shape, offered, 0.0);
-    driver_.emplace(&policy_, home, offered, specified, TakeOverRules{}, s_.take_over);
-    r.planned_by = policy_.planned_by();
+    launch_policy_ = make_launch_policy_();
+    launch_policy_->begin_launch(shape, offered, 0.0);
+    driver_.emplace(launch_policy_.get(), home, offered, specified, TakeOverRules{}, s_.take_over);
+    r.planned_by = launch_policy_->planned_by();
     for (size_t d : offered_slots) step(d, t0_, r);
   }
 
@@ -294,8 +302,8 @@ LaunchResult RunState::launch(int index) {
   r.stalled = never > 0 || (nobody && covered < s_.kernel.groups);
   r.unfinished_groups = r.stalled ? never + (s_.kernel.groups - covered) : 0;
   const bool split = r.not_split.empty();
-  if (r.error.empty() && split) policy_.end_launch(now - t0_);
-  if (split) r.eliminated = policy_.eliminated();
+  if (r.error.empty() && split) launch_policy_->end_launch(now - t0_);
+  if (split) r.eliminated = launch_policy_->eliminated();
 
   std::vector<double> speeds;
   for (const auto& d : s_.devices) speeds.push_back(d.speed);
@@ -317,7 +325,7 @@ LaunchResult RunState::launch(int index) {
   }
   // The whole split launch's time, as the executor reports it (auto weighs later splits against home
   // alone with it).
-  if (split && r.error.empty() && !r.stalled) policy_.launch_measured(r.makespan);
+  if (split && r.error.empty() && !r.stalled) launch_policy_->launch_measured(r.makespan);
   clock_ = std::max(now, t0_ + (std::isfinite(r.makespan) ? r.makespan : 0));
   return r;
 }
@@ -426,7 +434,8 @@ std::vector<LaunchResult> simulate_with(const Scenario& scenario, const PolicyMa
       results.push_back(r);
       return results;
     }
-    RunState state(scenario, cost, *p, run);
+    RunState state(
+        scenario, cost, *p, [&] { return make(profiles, history); }, run);
     for (int l = 0; l < scenario.launches; ++l) {
       results.push_back(state.launch(l));
       if (!results.back().error.empty()) return results;

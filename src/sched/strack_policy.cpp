@@ -118,12 +118,8 @@ void StrackPolicy::on_end(double) {
     if (s.completed > 0) measured[s.index] = {static_cast<double>(s.completed_groups), s.busy_seconds};
   std::map<int, double> next;
   switch (mode_) {
-    case StrackMode::kJitp:
-      next = strack_update(used_, measured, 0.0);
-      break;
-    case StrackMode::kWp:
-      next = strack_update(used_, measured, params().wp_omega);
-      break;
+    case StrackMode::kJitp: next = strack_update(used_, measured, 0.0); break;
+    case StrackMode::kWp: next = strack_update(used_, measured, params().wp_omega); break;
     case StrackMode::kEss: {
       const uint64_t n = static_cast<uint64_t>(params().ess_launches);
       if (launches > n) return;  // frozen
