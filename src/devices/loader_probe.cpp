@@ -96,13 +96,27 @@ std::string opencl_loader_of(const std::string& app) {
   // The app's own dynamic linker lists what the app would load (`ld.so --list`, what ldd runs
   // through two shells: 10 ms a run against 1 ms). Not an ELF program with one: unknown.
   const std::string interpreter = elf_interpreter(path);
-  if (interpreter.empty() || !is_executable_file(interpreter)) return {};
+  const std::string base = interpreter.substr(interpreter.rfind('/') + 1);
+  if (base.compare(0, 2, "ld") != 0 || base.find(".so") == std::string::npos || !is_executable_file(interpreter))
+    return {};  // only a dynamic linker is run (ldd keeps a list of them too)
   int out[2];
-  if (pipe(out) != 0) return {};
+  if (pipe2(out, O_CLOEXEC) != 0) return {};
+  // Both ends above the standard descriptors, which the child's file actions rewire.
+  for (int& fd : out)
+    if (fd <= STDERR_FILENO) {
+      const int moved = fcntl(fd, F_DUPFD_CLOEXEC, STDERR_FILENO + 1);
+      close(fd);
+      fd = moved;
+    }
+  if (out[0] < 0 || out[1] < 0) {
+    for (int fd : out)
+      if (fd >= 0) close(fd);
+    return {};
+  }
   posix_spawn_file_actions_t actions;
   posix_spawn_file_actions_init(&actions);
+  posix_spawn_file_actions_addopen(&actions, STDIN_FILENO, "/dev/null", O_RDONLY, 0);
   posix_spawn_file_actions_adddup2(&actions, out[1], STDOUT_FILENO);
-  posix_spawn_file_actions_addclose(&actions, out[0]);
   posix_spawn_file_actions_addopen(&actions, STDERR_FILENO, "/dev/null", O_WRONLY, 0);
   // coex must not be loaded into the listing.
   std::vector<char*> env;
@@ -117,8 +131,8 @@ std::string opencl_loader_of(const std::string& app) {
   close(out[1]);
   std::string output;
   char buffer[4096];
-  ssize_t n;
-  while (spawned == 0 && (n = read(out[0], buffer, sizeof buffer)) > 0) output.append(buffer, size_t(n));
+  for (ssize_t n; spawned == 0 && ((n = read(out[0], buffer, sizeof buffer)) > 0 || (n < 0 && errno == EINTR));)
+    if (n > 0) output.append(buffer, size_t(n));
   close(out[0]);
   if (spawned != 0) return {};
   int status = 0;

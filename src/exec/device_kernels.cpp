@@ -229,12 +229,15 @@ void prepare_other_devices(Services& services, const std::vector<cl_device_id>& 
   // runs on home alone (`not_split: preparing`). The app's first build waits for the load to end
   // all the same: while the dynamic linker loads, every dladdr in the process waits, and PoCL
   // calls one at the start of each clBuildProgram (pocl_get_private_datadir).
-  const int loader = others.front();
-  post_background_task(services.executor(), loader, [&services, loader] {
-    const auto started = std::chrono::steady_clock::now();
-    kernel::libclang::load(nullptr);
-    if (auto* t = services.trace())
-      t->record("load libclang", "build", loader, t->to_trace_us(started), t->now_us(), {});
+  static std::once_flag posted;  // once per process: later contexts find it loaded
+  std::call_once(posted, [&] {
+    const int loader = others.front();
+    post_background_task(services.executor(), loader, [&services, loader] {
+      const auto started = std::chrono::steady_clock::now();
+      kernel::libclang::load(nullptr);
+      if (auto* t = services.trace())
+        t->record("load libclang", "build", loader, t->to_trace_us(started), t->now_us(), {});
+    });
   });
 }
 
@@ -353,7 +356,10 @@ void prebuild_program(Services& services, std::shared_ptr<model::ProgramRecord> 
 void release_device_builds(const cl_icd_dispatch& cl, model::ProgramRecord& program) {
   std::lock_guard lock(program.mutex);
   for (auto& [key, build] : program.builds) {
-    for (auto& [name, kernel] : build.kernels) cl.clReleaseKernel(kernel);
+    for (auto& [name, kernel] : build.kernels) {
+      forget_first_runs(kernel);
+      cl.clReleaseKernel(kernel);
+    }
     if (build.program) cl.clReleaseProgram(build.program);
   }
   if (program.app_program_for_binary) cl.clReleaseProgram(program.app_program_for_binary);

@@ -1,6 +1,7 @@
 #include "exec/pocl_compiles.h"
 
 #include <chrono>
+#include <iterator>
 #include <map>
 #include <memory>
 #include <set>
@@ -58,6 +59,12 @@ bool first_run_of(int device, cl_kernel kernel, const LaunchGeometry& sub) {
   Compiles& c = compiles();
   std::lock_guard lock(c.mutex);
   return c.ran.insert(key).second;
+}
+
+void forget_first_runs(cl_kernel kernel) {
+  Compiles& c = compiles();
+  std::lock_guard lock(c.mutex);
+  for (auto it = c.ran.begin(); it != c.ran.end();) it = std::get<1>(*it) == kernel ? c.ran.erase(it) : std::next(it);
 }
 
 std::unique_lock<std::mutex> lock_first_run(Services& services, int device, bool first_run) {

@@ -238,10 +238,10 @@ void AutoPolicy::begin_launch(const LaunchShape& shape, const std::vector<int>& 
     if (std::find(paying.begin(), paying.end(), d) == paying.end()) dropped_.push_back(d);
   auto picked = [&](const std::string& name) -> Policy& {
     auto& slot = inner_[name];
-    if (name == "wp+tail" && !slot) {
-      PolicyParams with_tail = params_;
-      with_tail.wp_tail = params_.auto_wp_tail;
-      slot = make_policy("wp", with_tail, history_, profiles_);
+    if (splits_by_shares(name) && !slot) {  // auto's own tail, whatever wp_tail says for plain wp
+      PolicyParams shares = params_;
+      shares.wp_tail = name == "wp+tail" ? params_.auto_wp_tail : 0.0;
+      slot = make_policy("wp", shares, history_, profiles_);
     }
     if (!slot) slot = make_policy(name, params_, history_, profiles_);
     return *slot;

@@ -105,7 +105,7 @@ class AutoPolicy : public Policy {
   PolicyParams params_;
   std::shared_ptr<History> history_;
   std::vector<DeviceProfile> profiles_;
-  std::map<std::string, std::unique_ptr<Policy>> inner_;  // kept across launches: their state carries
+  std::map<std::string, std::unique_ptr<Policy>> inner_;  // by name; what carries across launches is in the History
   Policy* active_ = nullptr;
   std::string choice_;
   std::vector<int> dropped_;

@@ -1,5 +1,6 @@
 #include "sched/strack_policy.h"
 
+#include <algorithm>
 #include <cmath>
 
 #include "sched/hguided_policy.h"
@@ -79,7 +80,8 @@ void StrackPolicy::on_begin(double) {
   const auto split = proportional_split(weights, total);
   // wp_tail: the shares of the launch less its tail are set aside now; the tail goes on demand
   // (choose_size).
-  const auto tail = static_cast<uint64_t>(std::floor(static_cast<double>(total) * params().wp_tail));
+  const double tail_fraction = std::clamp(params().wp_tail, 0.0, 0.9);  // the setting's bounds
+  const auto tail = static_cast<uint64_t>(std::floor(static_cast<double>(total) * tail_fraction));
   const auto set_aside = tail > 0 ? proportional_split(weights, total - tail) : split;
   size_t i = 0;
   for (auto& [device, share] : used_) {

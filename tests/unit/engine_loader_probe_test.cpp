@@ -1,4 +1,5 @@
 #include <gtest/gtest.h>
+#include <unistd.h>
 
 #include <fstream>
 
@@ -38,6 +39,23 @@ TEST(LoaderProbe, LddOfARealProgram) {
   EXPECT_EQ(opencl_loader_of("sh"), "");
   EXPECT_EQ(opencl_loader_of("/no/such/program"), "");
   const std::string interpreter = coex::devices::elf_interpreter("/bin/sh");
+  ASSERT_FALSE(interpreter.empty());
   EXPECT_EQ(interpreter.find("/ld-"), interpreter.rfind('/')) << interpreter;  // .../ld-linux-x86-64.so.2
   EXPECT_EQ(coex::devices::elf_interpreter("/etc/passwd"), "");
+}
+
+// The app tests (built beside the unit tests, in tests/apps) link libOpenCL.so.1: the dynamic
+// linker's listing names the file it would load.
+TEST(LoaderProbe, FindsTheLoaderOfAnOpenCLApp) {
+  char self[4096] = {};
+  const ssize_t n = readlink("/proc/self/exe", self, sizeof self - 1);
+  ASSERT_GT(n, 0);
+  std::string dir(self, size_t(n));
+  dir.resize(dir.rfind('/'));
+  const std::string app = dir + "/apps/vector_add";
+  if (access(app.c_str(), X_OK) != 0) GTEST_SKIP() << app << " is not built";
+  const std::string loader = opencl_loader_of(app);
+  ASSERT_FALSE(loader.empty());
+  EXPECT_EQ(loader.front(), '/');
+  EXPECT_NE(loader.find("libOpenCL.so"), std::string::npos) << loader;
 }

@@ -253,6 +253,7 @@ TEST(AutoPolicy, SimulatedSequenceSigmoidThenWp) {
   s.kernel.groups = 50000;
   s.launches = 3;
   s.params.auto_wp_tail = 0;
+  s.params.wp_tail = 0.4;  // the user's, for plain wp: auto's wp has its own (auto_wp_tail)
   const auto r = simulate_policy(s, "auto");
   EXPECT_EQ(r[0].planned_by, "auto:sigmoid");
   EXPECT_EQ(r[1].planned_by, "auto:wp");
