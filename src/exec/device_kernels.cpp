@@ -110,7 +110,8 @@ model::DeviceBuild& device_build(Services& services, model::ProgramRecord& progr
     }
   }
   if (auto* t = services.trace())
-    t->record("build", "build", device, t->to_trace_us(started), t->now_us(), {{"from_binary", build.from_binary}});
+    t->record("build", "build", device, started, std::chrono::steady_clock::now(),
+              {{"from_binary", build.from_binary}});
   if (build.program)
     services.report().record_build(device,
                                    std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count(),
@@ -236,7 +237,7 @@ void prepare_other_devices(Services& services, const std::vector<cl_device_id>& 
       const auto started = std::chrono::steady_clock::now();
       kernel::libclang::load(nullptr);
       if (auto* t = services.trace())
-        t->record("load libclang", "build", loader, t->to_trace_us(started), t->now_us(), {});
+        t->record("load libclang", "build", loader, started, std::chrono::steady_clock::now());
     });
   });
 }
@@ -335,7 +336,7 @@ void analyse_in_background(Services& services, const std::shared_ptr<model::Prog
   post_background_task(services.executor(), analyser, [&services, program, analyser] {
     const auto started = std::chrono::steady_clock::now();
     analyse_program(*program);
-    if (auto* t = services.trace()) t->record("analysis", "build", analyser, t->to_trace_us(started), t->now_us(), {});
+    if (auto* t = services.trace()) t->record("analysis", "build", analyser, started, std::chrono::steady_clock::now());
   });
 }
 

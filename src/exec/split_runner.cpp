@@ -81,7 +81,7 @@ cl_int set_rewrite_arguments(LaunchJob& job, cl_kernel kernel, uint64_t group_ba
 
 void trace(Services& services, int device, const char* name, const char* category, Clock::time_point begin,
            Clock::time_point end) {
-  if (auto* t = services.trace()) t->record(name, category, device, t->to_trace_us(begin), t->to_trace_us(end));
+  if (auto* t = services.trace()) t->record(name, category, device, begin, end);
 }
 
 void trace(const LaunchJob& job, int device, const char* name, const char* category, Clock::time_point begin,

@@ -48,6 +48,11 @@ class TraceRecorder {
   void record(TraceEvent event);
   void record(const std::string& name, const std::string& category, int track, double begin_us, double end_us,
               nlohmann::json args = nullptr);
+  // The same from two points of the steady clock.
+  void record(const std::string& name, const std::string& category, int track, Clock::time_point begin,
+              Clock::time_point end, nlohmann::json args = nullptr) {
+    record(name, category, track, to_trace_us(begin), to_trace_us(end), std::move(args));
+  }
 
   size_t event_count() const;
   uint64_t dropped_events() const;

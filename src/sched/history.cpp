@@ -169,40 +169,43 @@ uint64_t History::launches(const std::string& kernel_key, uint64_t global_size) 
   return e == entries_.end() ? 0 : e->second.launches;
 }
 
-std::map<int, double> History::shares(const std::string& kernel_key, uint64_t global_size) const {
+template <typename Field>
+Field History::entry_field(const std::string& kernel_key, uint64_t global_size, Field Entry::*field) const {
   std::lock_guard<std::mutex> lock(mutex_);
   auto e = entries_.find({kernel_key, global_size});
-  return e == entries_.end() ? std::map<int, double>{} : e->second.shares;
+  return e == entries_.end() ? Field{} : e->second.*field;
+}
+
+template <typename Field>
+void History::set_entry_field(const std::string& kernel_key, uint64_t global_size, Field Entry::*field,
+                              const Field& value) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  touch(kernel_key, global_size).*field = value;
+  evict_over_capacity();
+}
+
+std::map<int, double> History::shares(const std::string& kernel_key, uint64_t global_size) const {
+  return entry_field(kernel_key, global_size, &Entry::shares);
 }
 
 void History::set_shares(const std::string& kernel_key, uint64_t global_size, const std::map<int, double>& shares) {
-  std::lock_guard<std::mutex> lock(mutex_);
-  touch(kernel_key, global_size).shares = shares;
-  evict_over_capacity();
+  set_entry_field(kernel_key, global_size, &Entry::shares, shares);
 }
 
 History::AutoTrack History::auto_track(const std::string& kernel_key, uint64_t global_size) const {
-  std::lock_guard<std::mutex> lock(mutex_);
-  auto e = entries_.find({kernel_key, global_size});
-  return e == entries_.end() ? AutoTrack{} : e->second.auto_track;
+  return entry_field(kernel_key, global_size, &Entry::auto_track);
 }
 
 void History::set_auto_track(const std::string& kernel_key, uint64_t global_size, const AutoTrack& track) {
-  std::lock_guard<std::mutex> lock(mutex_);
-  touch(kernel_key, global_size).auto_track = track;
-  evict_over_capacity();
+  set_entry_field(kernel_key, global_size, &Entry::auto_track, track);
 }
 
 History::PlbhecTrack History::plbhec_track(const std::string& kernel_key, uint64_t global_size) const {
-  std::lock_guard<std::mutex> lock(mutex_);
-  auto e = entries_.find({kernel_key, global_size});
-  return e == entries_.end() ? PlbhecTrack{} : e->second.plbhec_track;
+  return entry_field(kernel_key, global_size, &Entry::plbhec_track);
 }
 
 void History::set_plbhec_track(const std::string& kernel_key, uint64_t global_size, const PlbhecTrack& track) {
-  std::lock_guard<std::mutex> lock(mutex_);
-  touch(kernel_key, global_size).plbhec_track = track;
-  evict_over_capacity();
+  set_entry_field(kernel_key, global_size, &Entry::plbhec_track, track);
 }
 
 std::optional<bool> History::regular(const std::string& kernel_key) const {

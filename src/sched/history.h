@@ -158,6 +158,12 @@ class History {
 
   Entry& touch(const std::string& kernel_key, uint64_t global_size);  // creates; caller holds the lock
   void evict_over_capacity();
+  // One field of an entry, read (a default one when there is no entry) or written under the lock:
+  // the shares and the policies' tracks.
+  template <typename Field>
+  Field entry_field(const std::string& kernel_key, uint64_t global_size, Field Entry::*field) const;
+  template <typename Field>
+  void set_entry_field(const std::string& kernel_key, uint64_t global_size, Field Entry::*field, const Field& value);
 
   mutable std::mutex mutex_;
   std::string signature_;
