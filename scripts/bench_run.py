@@ -33,6 +33,8 @@ import subprocess
 import sys
 import time
 
+from program_set import benchmark_program
+
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 LINE_PATTERNS = {
     "device": re.compile(r"^device (\d+) (.*)$"),
@@ -473,7 +475,7 @@ def load_set(session):
     for b in spec["benchmarks"]:
         if only and b["name"] not in only:
             continue
-        program = os.path.join(session.args.programs, b["name"])
+        program = benchmark_program(session.args.programs, b)
         if not os.access(program, os.X_OK):
             sys.exit("bench_run: %s is missing; build the benchmarks first" % program)
         scale = b["scales"][session.args.scale]

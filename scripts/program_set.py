@@ -15,6 +15,11 @@ def test_apps(build):
     return [("tests/apps/" + a, [os.path.join(build, "tests", "apps", a)]) for a in names]
 
 
+def benchmark_program(programs_dir, bench):
+    """The program file of an entry of benchmarks/benchmarks.json: its 'program', else its name."""
+    return os.path.join(programs_dir, bench.get("program", bench["name"]))
+
+
 def local_benchmarks(programs_dir):
     """(name, command) of every benchmark with a 'local' size, one rep, built in programs_dir."""
     out = []
@@ -23,7 +28,7 @@ def local_benchmarks(programs_dir):
             scale = bench["scales"].get("local")
             if scale:
                 out.append(("benchmarks/" + bench["name"],
-                            [os.path.join(programs_dir, bench["name"])] + scale["args"] + ["--reps", "1"]))
+                            [benchmark_program(programs_dir, bench)] + scale["args"] + ["--reps", "1"]))
     return out
 
 

@@ -38,7 +38,7 @@ import sys
 import tempfile
 import time
 
-from program_set import ROOT, checksums, vendors_without_nvidia
+from program_set import ROOT, benchmark_program, checksums, vendors_without_nvidia
 
 COMPUTE_CLASSES = ("compute-regular", "irregular")
 
@@ -52,7 +52,7 @@ def testbed_programs(programs_dir, only):
         if not scale or (only and bench["name"] not in only):
             continue
         out.append({"name": bench["name"], "class": bench["class"],
-                    "cmd": [os.path.join(programs_dir, bench["name"])] + scale["args"] + ["--reps", str(scale["reps"])]})
+                    "cmd": [benchmark_program(programs_dir, bench)] + scale["args"] + ["--reps", str(scale["reps"])]})
     return out
 
 
