@@ -79,8 +79,15 @@ cl_int CL_API_CALL enqueue_ndrange(cl_command_queue queue, cl_kernel kernel, cl_
   try {
     // After coex's shutdown (docs/design.md, "Exit": an atexit handler's launch) nothing is split.
     const char* reason = exec::exit_begun() ? "exiting" : nullptr;
-    if (!reason) reason = launch_left_to_driver(queue, kernel, work_dim, global, local, num_wait, wait_list);
-    if (reason) {
+    // A launch that repeats one left on home, without a wait list to check, takes that one's plan.
+    std::optional<exec::LaunchDecision> repeated;
+    if (!reason && num_wait == 0 && !wait_list)
+      repeated = exec::repeated_launch(rt(), queue, kernel, work_dim, offset, global, local);
+    if (!reason && !repeated)
+      reason = launch_left_to_driver(queue, kernel, work_dim, global, local, num_wait, wait_list);
+    if (repeated) {
+      decision = std::move(*repeated);
+    } else if (reason) {
       decision.not_split_reason = reason;
       if (auto record = rt().registries().kernels.find(kernel)) {
         decision.kernel_name = record->name;

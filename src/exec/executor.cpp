@@ -49,6 +49,7 @@ void Executor::set_busy(int device, bool busy, std::function<void()> if_left_beh
       busy_[device] = std::move(if_left_behind);
     else
       busy_.erase(device);
+    left_out_version_.fetch_add(1, std::memory_order_acq_rel);
   }
   busy_changed_.notify_all();
 }
@@ -60,6 +61,7 @@ bool Executor::busy(int device) const {
 
 void Executor::drop(int device, cl_int error) {
   std::lock_guard lock(mutex_);
+  left_out_version_.fetch_add(1, std::memory_order_acq_rel);
   if (dropped_.insert(device).second)
     spdlog::warn("device {}: a sub-launch failed (error {}); coex leaves it out for the rest of the run", device,
                  error);

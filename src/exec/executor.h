@@ -21,6 +21,7 @@
 #include "exec/device_worker.h"
 #include "exec/home_launch_times.h"
 #include "exec/launch_job.h"
+#include "exec/repeated_launches.h"
 #include "exec/services.h"
 #include "sched/history.h"
 #include "sched/policy.h"
@@ -56,6 +57,8 @@ class Executor {
   void drop(int device, cl_int error);
   // Why launches leave `device` out now ("devices_busy", "device_failed"), or null.
   const char* left_out(int device) const;
+  // Changes whenever a device is left out or comes back (exec/repeated_launches.h).
+  uint64_t left_out_version() const { return left_out_version_.load(std::memory_order_acquire); }
   // False once the executor has stopped: a device thread returning later must not call it.
   std::shared_ptr<const std::atomic<bool>> alive() const { return alive_; }
   // COEX_FAULT=stall:<device>: the user event its sub-launches wait for,
@@ -70,6 +73,8 @@ class Executor {
   const sched::Policy& policy() const { return *policy_; }
   // How long unsplit launches took on home (a launch with few work-items may still pay for a split).
   HomeLaunchTimes& home_launch_times() { return home_launch_times_; }
+  // Launches that repeat one left on home take its plan over.
+  RepeatedLaunches& repeated_launches() { return repeated_launches_; }
 
  private:
   static void CL_CALLBACK on_start_marker(cl_event event, cl_int status, void* user_data);
@@ -101,11 +106,13 @@ class Executor {
   std::map<int, std::function<void()>> busy_;  // busy device -> its if_left_behind (set_busy)
   std::condition_variable busy_changed_;
   std::set<int> dropped_;
+  std::atomic<uint64_t> left_out_version_{0};
   std::shared_ptr<std::atomic<bool>> alive_ = std::make_shared<std::atomic<bool>>(true);
   std::map<int, cl_event> stall_events_;
   std::shared_ptr<sched::History> history_;
   std::unique_ptr<sched::Policy> policy_;
   HomeLaunchTimes home_launch_times_;
+  RepeatedLaunches repeated_launches_;
   std::thread dispatcher_;
 };
 

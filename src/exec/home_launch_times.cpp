@@ -49,6 +49,12 @@ bool HomeLaunchTimes::wants_timing(const std::string& key) const {
   return it == measured_.end() || it->second.timed < kTimedLaunches;
 }
 
+bool HomeLaunchTimes::settled(const std::string& key) const {
+  std::lock_guard lock(mutex_);
+  auto it = measured_.find(key);
+  return it != measured_.end() && it->second.count >= kTimedLaunches;
+}
+
 void HomeLaunchTimes::time(const std::string& key, cl_event event, std::chrono::steady_clock::time_point enqueued) {
   {
     std::lock_guard lock(mutex_);

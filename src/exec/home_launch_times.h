@@ -28,6 +28,8 @@ class HomeLaunchTimes {
   std::optional<double> seconds(const std::string& key) const;
   // Whether a launch of `key` is still to be timed: the first kTimedLaunches are.
   bool wants_timing(const std::string& key) const;
+  // Whether all of those were measured: seconds(key) will not change.
+  bool settled(const std::string& key) const;
   // Times the launch behind `event` (coex holds one reference to it, which this takes over) from
   // `enqueued` (taken before the enqueue: a driver may run it inside the call) to its completion: an upper bound, as it
   // includes the wait behind earlier commands of the queue, which the shortest of several launches leaves out.

@@ -10,9 +10,10 @@
 #include "devices/device_set.h"
 #include "exec/device_kernels.h"
 #include "exec/executor.h"
+#include "exec/launch_shape.h"
 #include "exec/policy_binding.h"
 #include "exec/program_analysis.h"
-#include "exec/launch_shape.h"
+#include "exec/repeated_launches.h"
 #include "exec/split_safety.h"
 #include "model/registries.h"
 #include "sched/auto_policy.h"
@@ -124,9 +125,10 @@ struct SplitInFlight {
 const char* policy_keeps_on_home(Services& services, const model::KernelRecord& kernel,
                                  const model::ProgramRecord& program, LaunchJob& job,
                                  const std::vector<int>& participants, int home,
-                                 std::optional<report::GateRecord>& gate) {
+                                 std::optional<report::GateRecord>& gate, std::optional<sched::LaunchShape>& asked) {
   sched::LaunchShape shape =
       launch_shape(job.geometry, history_key(kernel.name, program.source_hash), home, std::nullopt, nullptr);
+  asked = shape;
   std::vector<int> devices = participants;
   if (std::find(devices.begin(), devices.end(), home) == devices.end()) devices.push_back(home);
   sched::GateVerdict verdict;
@@ -148,24 +150,32 @@ const char* policy_keeps_on_home(Services& services, const model::KernelRecord& 
   return nullptr;
 }
 
-}  // namespace
-
-LaunchDecision plan_launch(Services& services, cl_command_queue queue, cl_kernel kernel_handle, cl_uint work_dim,
-                           const size_t* offset, const size_t* global, const size_t* local) {
+// The plan of a launch. `repeat` says whether the decision may serve the launches that repeat this one
+// (exec/repeated_launches.h), and `args` gets the arguments it was made with.
+LaunchDecision plan(Services& services, const std::shared_ptr<model::KernelRecord>& kernel,
+                    const LaunchRequest& request, RepeatableDecision& repeat,
+                    std::vector<model::KernelArgValue>& args) {
+  const cl_command_queue queue = request.queue;
+  const cl_uint work_dim = request.work_dim;
+  const size_t *offset = request.offset, *global = request.global, *local = request.local;
+  const cl_kernel kernel_handle = kernel ? kernel->handle : nullptr;
   LaunchDecision decision;
   auto not_split = [&](const char* reason) {
     decision.not_split_reason = reason;
     return std::move(decision);
   };
+  // A reason that holds until what RepeatedLaunches compares changes.
+  auto lasting = [&](const char* reason) {
+    repeat.keep = true;
+    return not_split(reason);
+  };
 
-  auto kernel = services.registries().kernels.find(kernel_handle);
   auto queue_record = services.registries().queues.find(queue);
   if (!kernel || !queue_record || !kernel->program) return not_split("untracked_kernel");
   decision.kernel_name = kernel->name;
   auto program = kernel->program;
 
   // The app's arguments as they are now: what this launch runs with.
-  std::vector<model::KernelArgValue> args;
   bool exec_info_set = false;
   {
     std::lock_guard lock(kernel->mutex);
@@ -209,19 +219,21 @@ LaunchDecision plan_launch(Services& services, cl_command_queue queue, cl_kernel
     }
   }
   // Without an analysis every buffer argument may be written.
+  repeat.written.assign(args.size(), false);
   for (size_t i = 0; i < args.size(); ++i) {
     bool written = !info || i >= info->args.size() || info->args[i].written;
+    repeat.written[i] = written;
     if (!written || args[i].bytes.size() != sizeof(cl_mem)) continue;
     cl_mem mem = *reinterpret_cast<const cl_mem*>(args[i].bytes.data());
     if (auto record = services.registries().buffers.find(mem)) decision.written_buffers.push_back(record);
   }
 
-  if (const char* reason = origin_reason(program->origin); *reason) return not_split(reason);
+  if (const char* reason = origin_reason(program->origin); *reason) return lasting(reason);
   if (single_device) {
     services.note_home(home);
-    return not_split("single_device");
+    return lasting("single_device");
   }
-  if (exec_info_set) return not_split("svm");
+  if (exec_info_set) return lasting("svm");
   // A launch auto runs on home while it prepares still counts among the kernel's launches (the
   // History's launch numbers, which its probes follow).
   auto preparing_on_home = [&] {
@@ -234,9 +246,9 @@ LaunchDecision plan_launch(Services& services, cl_command_queue queue, cl_kernel
     services.note_home(home);
     return preparing_on_home();
   }
-  if (!info) return not_split("unanalysable");
-  if (!info->not_split_reason.empty()) return not_split(info->not_split_reason.c_str());
-  if (info->args.size() != args.size()) return not_split("unanalysable");
+  if (!info) return lasting("unanalysable");
+  if (!info->not_split_reason.empty()) return lasting(info->not_split_reason.c_str());
+  if (info->args.size() != args.size()) return lasting("unanalysable");
 
   if (home < 0) return not_split("unknown_device");
   services.note_home(home);
@@ -299,11 +311,12 @@ LaunchDecision plan_launch(Services& services, cl_command_queue queue, cl_kernel
     std::string key = home_launch_key(kernel->name, program->source_hash, job->geometry.work_items());
     auto measured = services.executor().home_launch_times().seconds(key);
     if (!measured || *measured < services.settings().min_split_seconds) {
-      if (services.executor().home_launch_times().wants_timing(key)) decision.time_on_home_key = std::move(key);
-      return not_split("too_small");
+      if (services.executor().home_launch_times().wants_timing(key)) decision.time_on_home_key = key;
+      repeat.home_times_key = std::move(key);  // lasting once home's timings are all in
+      return lasting("too_small");
     }
   }
-  if (job->geometry.groups_along_split() < 2) return not_split("too_small");
+  if (job->geometry.groups_along_split() < 2) return lasting("too_small");
 
   // Arguments: every one set; buffers tracked, grouped by root buffer.
   job->bindings.resize(args.size());
@@ -349,6 +362,7 @@ LaunchDecision plan_launch(Services& services, cl_command_queue queue, cl_kernel
   std::string verdict = chunk_verdict(*program, kernel->name, *job, size_t(services.settings().split_check_pieces));
   if (!verdict.empty()) {
     decision.not_split_reason = verdict;
+    repeat.keep = true;
     return decision;
   }
   // Home's build (of a rewritten program: the app's own serves otherwise) is the first of the builds
@@ -356,9 +370,12 @@ LaunchDecision plan_launch(Services& services, cl_command_queue queue, cl_kernel
   // launch on home alone could take much longer (docs/design.md, "One-time costs").
   if (home_building && !wait_for_build(*program, home, true, services.settings().auto_home_build_wait))
     return preparing_on_home();
-  if (const char* reason = policy_keeps_on_home(services, *kernel, *program, *job, may_take_part, home, job->gate)) {
+  std::optional<sched::LaunchShape> asked;
+  if (const char* reason =
+          policy_keeps_on_home(services, *kernel, *program, *job, may_take_part, home, job->gate, asked)) {
     decision.gate = job->gate;
-    return not_split(reason);
+    repeat.policy_shape = std::move(asked);
+    return lasting(reason);
   }
 
   // Capture: from here on the job owns retained buffers and must run.
@@ -385,6 +402,29 @@ LaunchDecision plan_launch(Services& services, cl_command_queue queue, cl_kernel
   job->joiners = building;
   decision.job = std::move(job);
   return decision;
+}
+
+}  // namespace
+
+LaunchDecision plan_launch(Services& services, cl_command_queue queue, cl_kernel kernel_handle, cl_uint work_dim,
+                           const size_t* offset, const size_t* global, const size_t* local) {
+  const LaunchRequest request{queue, work_dim, offset, global, local};
+  auto kernel = services.registries().kernels.find(kernel_handle);
+  RepeatableDecision repeat;
+  if (auto history = services.executor().history()) repeat.evidence = history->evidence_version();
+  repeat.left_out = services.executor().left_out_version();
+  std::vector<model::KernelArgValue> args;
+  LaunchDecision decision = plan(services, kernel, request, repeat, args);
+  if (repeat.keep && !decision.job)
+    services.executor().repeated_launches().remember(services, kernel, request, args, decision, repeat);
+  return decision;
+}
+
+std::optional<LaunchDecision> repeated_launch(Services& services, cl_command_queue queue, cl_kernel kernel,
+                                              cl_uint work_dim, const size_t* offset, const size_t* global,
+                                              const size_t* local) {
+  return services.executor().repeated_launches().find(services, services.registries().kernels.find(kernel),
+                                                      LaunchRequest{queue, work_dim, offset, global, local});
 }
 
 }  // namespace coex::exec

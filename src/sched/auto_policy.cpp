@@ -170,14 +170,24 @@ std::vector<int> auto_paying_devices(const History& history, const LaunchShape& 
   return auto_gate(history, shape, devices, params).devices;
 }
 
+GateEvidence gate_evidence(const History& history, const LaunchShape& shape, const std::vector<int>& devices,
+                           const PolicyParams& params) {
+  GateEvidence evidence;
+  evidence.paying = paying_by_models(history, shape, devices, params);
+  evidence.not_worth_it = split_measured_not_to_pay(history, shape, devices, evidence.paying, params);
+  evidence.split_seconds = history.split_launch_seconds(shape.kernel_key, shape.global_size, evidence.paying);
+  evidence.home_seconds = home_alone_seconds(history, shape);
+  return evidence;
+}
+
 GateVerdict auto_gate(const History& history, const LaunchShape& shape, const std::vector<int>& devices,
-                      const PolicyParams& params) {
+                      const PolicyParams& params, const GateEvidence& evidence) {
   GateVerdict verdict;
-  const std::vector<int> paying = paying_by_models(history, shape, devices, params);
-  const bool not_worth_it = split_measured_not_to_pay(history, shape, devices, paying, params);
+  const std::vector<int>& paying = evidence.paying;
+  const bool not_worth_it = evidence.not_worth_it;
   verdict.measured_devices = paying;
-  verdict.split_seconds = history.split_launch_seconds(shape.kernel_key, shape.global_size, paying);
-  verdict.home_seconds = home_alone_seconds(history, shape);
+  verdict.split_seconds = evidence.split_seconds;
+  verdict.home_seconds = evidence.home_seconds;
   verdict.devices = not_worth_it ? std::vector<int>{shape.home} : paying;
   // A probe lets every device take part, except when the split the models pick was measured not to
   // pay: then it is that split that is made again (and measured), so that one that became worth it
@@ -192,6 +202,11 @@ GateVerdict auto_gate(const History& history, const LaunchShape& shape, const st
   return verdict;
 }
 
+GateVerdict auto_gate(const History& history, const LaunchShape& shape, const std::vector<int>& devices,
+                      const PolicyParams& params) {
+  return auto_gate(history, shape, devices, params, gate_evidence(history, shape, devices, params));
+}
+
 AutoPolicy::AutoPolicy(const PolicyParams& params, std::shared_ptr<History> history,
                        const std::vector<DeviceProfile>& profiles)
     : params_(params), history_(history ? std::move(history) : std::make_shared<History>()), profiles_(profiles) {}
@@ -199,7 +214,7 @@ AutoPolicy::AutoPolicy(const PolicyParams& params, std::shared_ptr<History> hist
 const char* AutoPolicy::unsplit_reason(LaunchShape& shape, const std::vector<int>& devices,
                                        GateVerdict* verdict) const {
   shape.launch_number = history_->plan_launch(shape.kernel_key, shape.global_size);
-  GateVerdict gate = auto_gate(*history_, shape, devices, params_);
+  GateVerdict gate = auto_gate(*history_, shape, devices, params_, memoized_evidence(shape, devices));
   gate.launch = *shape.launch_number;
   const std::vector<int>& paying = gate.devices;
   const char* reason = nullptr;
@@ -214,6 +229,34 @@ const char* AutoPolicy::unsplit_reason(LaunchShape& shape, const std::vector<int
   }
   if (verdict) *verdict = std::move(gate);
   return reason;
+}
+
+bool AutoPolicy::unsplit_again(LaunchShape& shape, const std::string& reason, GateVerdict* verdict) const {
+  if (reason != "one_device_pays") return false;
+  shape.launch_number = history_->next_launch_number(shape.kernel_key, shape.global_size);
+  if (auto_probe(*history_, shape, params_)) return false;  // the gate lets every device take part
+  // Counted as unsplit_reason counts a launch it keeps on home.
+  history_->plan_launch(shape.kernel_key, shape.global_size);
+  history_->note_launch(shape.kernel_key, shape.global_size);
+  if (verdict) verdict->launch = *shape.launch_number;
+  shape.launch_number.reset();
+  return true;
+}
+
+GateEvidence AutoPolicy::memoized_evidence(const LaunchShape& shape, const std::vector<int>& devices) const {
+  // The version is read before the fits: a sample recorded meanwhile makes the next launch fit again.
+  const uint64_t version = history_->evidence_version();
+  EvidenceKey key{shape.kernel_key, shape.global_size, shape.home, devices};
+  {
+    std::lock_guard<std::mutex> lock(evidence_mutex_);
+    auto it = evidence_memo_.find(key);
+    if (it != evidence_memo_.end() && it->second.first == version) return it->second.second;
+  }
+  GateEvidence evidence = gate_evidence(*history_, shape, devices, params_);
+  std::lock_guard<std::mutex> lock(evidence_mutex_);
+  if (evidence_memo_.size() >= kEvidenceMemoEntries) evidence_memo_.clear();
+  evidence_memo_[std::move(key)] = {version, evidence};
+  return evidence;
 }
 
 void AutoPolicy::begin_launch(const LaunchShape& shape, const std::vector<int>& devices, double now) {

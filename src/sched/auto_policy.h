@@ -42,6 +42,9 @@
 
 #include <map>
 #include <memory>
+#include <mutex>
+#include <optional>
+#include <tuple>
 
 #include "sched/history.h"
 #include "sched/policy.h"
@@ -64,6 +67,19 @@ std::vector<int> auto_paying_devices(const History& history, const LaunchShape& 
 // The same, with the measurements it came from (the report's verdict).
 GateVerdict auto_gate(const History& history, const LaunchShape& shape, const std::vector<int>& devices,
                       const PolicyParams& params);
+
+// What the gate reads of the History's fits, apart from the probe rule: it changes only when
+// History::evidence_version() does.
+struct GateEvidence {
+  std::vector<int> paying;    // the devices that pay by their chunk-time models
+  bool not_worth_it = false;  // the split over `paying` was measured not to pay
+  std::optional<double> split_seconds;
+  std::optional<double> home_seconds;
+};
+GateEvidence gate_evidence(const History& history, const LaunchShape& shape, const std::vector<int>& devices,
+                           const PolicyParams& params);
+GateVerdict auto_gate(const History& history, const LaunchShape& shape, const std::vector<int>& devices,
+                      const PolicyParams& params, const GateEvidence& evidence);
 
 class AutoPolicy : public Policy {
  public:
@@ -97,10 +113,19 @@ class AutoPolicy : public Policy {
   // what was known before it. Otherwise the launch is numbered (History::plan_launch).
   const char* unsplit_reason(LaunchShape& shape, const std::vector<int>& devices,
                              GateVerdict* verdict = nullptr) const override;
+  // "one_device_pays" stands while the evidence is unchanged, except at a probe.
+  bool unsplit_again(LaunchShape& shape, const std::string& reason, GateVerdict* verdict) const override;
 
  private:
   // Whether the models say `device` pays beside the devices `paying` in a launch of `shape`.
   bool pays_beside(const LaunchShape& shape, const std::vector<int>& paying, int device) const;
+  // gate_evidence, kept per kernel, size, home and devices until the History's evidence changes.
+  GateEvidence memoized_evidence(const LaunchShape& shape, const std::vector<int>& devices) const;
+
+  using EvidenceKey = std::tuple<std::string, uint64_t, int, std::vector<int>>;
+  static constexpr size_t kEvidenceMemoEntries = 256;
+  mutable std::mutex evidence_mutex_;  // unsplit_reason is called from the app's threads
+  mutable std::map<EvidenceKey, std::pair<uint64_t, GateEvidence>> evidence_memo_;
 
   PolicyParams params_;
   std::shared_ptr<History> history_;

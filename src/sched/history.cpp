@@ -52,6 +52,7 @@ void History::evict_over_capacity() {
     for (auto it = entries_.begin(); it != entries_.end(); ++it)
       if (it->second.last_use < oldest->second.last_use) oldest = it;
     entries_.erase(oldest);
+    ++evidence_;
   }
 }
 
@@ -66,6 +67,7 @@ void History::record_chunk(const std::string& kernel_key, uint64_t global_size, 
   ++d.chunks;
   d.recent.push_back({groups, seconds, std::max(0.0, timing.transfer_seconds)});
   if (d.recent.size() > kMaxSamples) d.recent.erase(d.recent.begin());
+  ++evidence_;
   evict_over_capacity();
 }
 
@@ -95,6 +97,12 @@ uint64_t History::plan_launch(const std::string& kernel_key, uint64_t global_siz
   return number;
 }
 
+uint64_t History::next_launch_number(const std::string& kernel_key, uint64_t global_size) const {
+  std::lock_guard<std::mutex> lock(mutex_);
+  auto e = entries_.find({kernel_key, global_size});
+  return e == entries_.end() ? 0 : std::max(e->second.planned, e->second.launches);
+}
+
 void History::record_split_launch(const std::string& kernel_key, uint64_t global_size, std::vector<int> devices,
                                   double seconds) {
   if (!(seconds >= 0) || !std::isfinite(seconds) || devices.empty()) return;
@@ -103,6 +111,7 @@ void History::record_split_launch(const std::string& kernel_key, uint64_t global
   r.seconds += seconds;
   r.weight += 1;
   ++r.count;
+  ++evidence_;
   evict_over_capacity();
 }
 
@@ -218,12 +227,19 @@ std::optional<bool> History::regular(const std::string& kernel_key) const {
 void History::set_regular(const std::string& kernel_key, bool regular) {
   std::lock_guard<std::mutex> lock(mutex_);
   regular_[kernel_key] = regular;
+  ++evidence_;
+}
+
+uint64_t History::evidence_version() const {
+  std::lock_guard<std::mutex> lock(mutex_);
+  return evidence_;
 }
 
 void History::clear() {
   std::lock_guard<std::mutex> lock(mutex_);
   entries_.clear();
   regular_.clear();
+  ++evidence_;
 }
 
 size_t History::entry_count() const {
@@ -323,6 +339,7 @@ bool History::load(const std::string& path, std::string* error, std::string* not
     entries_ = std::move(entries);
     regular_ = std::move(regular);
     clock_ = clock;
+    ++evidence_;
     evict_over_capacity();
     outcome.state = "loaded";
     outcome.entries = entries_.size();

@@ -70,6 +70,8 @@ class History {
   // (note_launch) only when it ends, and the executor plans the next ones meanwhile; auto's probe rule
   // reads this number so that one probe is one launch (not all those enqueued while it runs).
   uint64_t plan_launch(const std::string& kernel_key, uint64_t global_size);
+  // The number plan_launch would give now, without giving it.
+  uint64_t next_launch_number(const std::string& kernel_key, uint64_t global_size) const;
 
   // The wall time of one whole split launch in which `devices` took part (any order).
   void record_split_launch(const std::string& kernel_key, uint64_t global_size, std::vector<int> devices,
@@ -118,6 +120,13 @@ class History {
   // Whether the kernel's cost per work-group looked regular the last time someone could tell.
   std::optional<bool> regular(const std::string& kernel_key) const;
   void set_regular(const std::string& kernel_key, bool regular);
+
+  // A number that changes whenever what a policy's models are fitted to changes: a chunk sample or a
+  // split launch's time recorded, a kernel's regularity set, an entry dropped, a load or a clear.
+  // Counting launches does not change it (the decay leaves every mean as it was). auto keeps its gate's
+  // fits until it changes: computed again at every launch, they doubled the cost of a launch left on
+  // home (benchmarks/stencil1d: 20,000 launches of a few microseconds).
+  uint64_t evidence_version() const;
 
   void clear();
   size_t entry_count() const;
@@ -171,6 +180,7 @@ class History {
   std::map<std::string, bool> regular_;
   std::map<Key, uint64_t> in_flight_;  // apart from entries_: eviction must not lose a count
   uint64_t clock_ = 0;
+  uint64_t evidence_ = 0;  // evidence_version()
   LoadOutcome last_load_;
 };
 

@@ -116,6 +116,12 @@ struct ChunkTiming {
 //  - unsplit_reason(shape, devices, verdict): why the launch should run on shape.home alone, unsplit,
 //    or null to split it over `devices`. It may number the launch (shape.launch_number), so that the
 //    policy's begin_launch later sees the probe decided here, and say why in `verdict` (when given).
+//  - unsplit_again(shape, reason, verdict): for a launch like an earlier one that unsplit_reason kept on
+//    home for `reason`, with nothing its gate read changed since (the History's evidence version, the
+//    devices taking part): whether that verdict stands for this launch too, so that the planner need
+//    not ask unsplit_reason again (exec/repeated_launches.h). When it does, the launch is counted as
+//    unsplit_reason counts one it keeps on home, and `verdict` gets its number. False (the default):
+//    the launch is planned in full.
 //  - guesses_pace_by_specification(): while nothing is measured, take-over may judge a device slow
 //    by what its specification promises; false: the user fixed the shares, only a stall is taken over.
 // Added for take-over (sched/launch_driver.h):
@@ -153,6 +159,12 @@ class Policy {
     (void)devices;
     (void)verdict;
     return nullptr;
+  }
+  virtual bool unsplit_again(LaunchShape& shape, const std::string& reason, GateVerdict* verdict) const {
+    (void)shape;
+    (void)reason;
+    (void)verdict;
+    return false;
   }
   virtual bool guesses_pace_by_specification() const { return true; }
   virtual bool add_device(int device, double now) {

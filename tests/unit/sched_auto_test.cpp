@@ -27,6 +27,21 @@ void record_line(History& h, const std::string& key, uint64_t size, int device, 
   }
 }
 
+// Device 0 (home): 1 us/group. Device 1: 50 ms per chunk: at 10^4 groups ("k", `home_shape`) home
+// alone takes 10 ms, and only home pays.
+std::shared_ptr<History> history_where_only_home_pays() {
+  auto history = std::make_shared<History>();
+  record_line(*history, "k", 10000 * 64, 0, 0, 1e-6);
+  record_line(*history, "k", 10000 * 64, 1, 0.05, 0.5e-6);
+  return history;
+}
+
+LaunchShape home_shape() {
+  LaunchShape s = shape("k", 10000);
+  s.home = 0;
+  return s;
+}
+
 TEST(AutoChoice, NoHistorySigmoidRepeatedLaunchWp) {
   History h;
   const auto s = shape("k", 1000);
@@ -155,13 +170,9 @@ TEST(AutoGate, ColdHistorySplitsAndNumbersTheLaunch) {
 }
 
 TEST(AutoGate, WarmHistoryWhereOnlyHomePaysRunsOnHome) {
-  auto history = std::make_shared<History>();
-  // Device 0 (home): 1 us/group. Device 1: 50 ms per chunk: at 10^4 groups home alone takes 10 ms.
-  record_line(*history, "k", 10000 * 64, 0, 0, 1e-6);
-  record_line(*history, "k", 10000 * 64, 1, 0.05, 0.5e-6);
+  auto history = history_where_only_home_pays();
   AutoPolicy policy(PolicyParams{}, history, {});
-  LaunchShape s = shape("k", 10000);
-  s.home = 0;
+  LaunchShape s = home_shape();
   EXPECT_STREQ(policy.unsplit_reason(s, {0, 1}), "one_device_pays");
   EXPECT_FALSE(s.launch_number.has_value());
   // Still counted among the kernel's launches, so that the periodic probe comes round.
@@ -170,6 +181,51 @@ TEST(AutoGate, WarmHistoryWhereOnlyHomePaysRunsOnHome) {
   LaunchShape elsewhere = shape("k", 10000);
   elsewhere.home = 1;
   EXPECT_EQ(policy.unsplit_reason(elsewhere, {0, 1}), nullptr);
+}
+
+TEST(AutoGate, AVerdictForHomeStandsForRepeatedLaunchesUntilAProbe) {
+  auto history = history_where_only_home_pays();
+  PolicyParams params;
+  AutoPolicy policy(params, history, {});
+  LaunchShape s = home_shape();
+  GateVerdict first;
+  ASSERT_STREQ(policy.unsplit_reason(s, {0, 1}, &first), "one_device_pays");
+  EXPECT_EQ(first.launch, 0u);
+  // Launches 1 .. probe_interval - 1 repeat it, each counted and numbered as the gate would.
+  const auto interval = static_cast<uint64_t>(params.probe_interval);
+  for (uint64_t launch = 1; launch < interval; ++launch) {
+    LaunchShape again = home_shape();
+    GateVerdict verdict;
+    ASSERT_TRUE(policy.unsplit_again(again, "one_device_pays", &verdict)) << launch;
+    EXPECT_EQ(verdict.launch, launch);
+    EXPECT_FALSE(again.launch_number.has_value());
+  }
+  EXPECT_EQ(history->launches("k", s.global_size), interval);
+  // The probe's launch goes to the gate, and so does any reason that is not the gate's verdict.
+  LaunchShape probe = home_shape();
+  EXPECT_FALSE(policy.unsplit_again(probe, "one_device_pays", nullptr));
+  EXPECT_EQ(history->launches("k", s.global_size), interval);  // not counted: the gate counts it
+  EXPECT_FALSE(policy.unsplit_again(probe, "split_being_measured", nullptr));
+  GateVerdict at_probe;
+  EXPECT_EQ(policy.unsplit_reason(probe, {0, 1}, &at_probe), nullptr);
+  EXPECT_TRUE(at_probe.probe);
+}
+
+TEST(AutoGate, KeptFitsAreFittedAgainWhenTheHistoryLearnsSomething) {
+  auto history = history_where_only_home_pays();
+  AutoPolicy policy(PolicyParams{}, history, {});
+  LaunchShape s = home_shape();
+  ASSERT_STREQ(policy.unsplit_reason(s, {0, 1}), "one_device_pays");
+  // Device 1 turns out fast: 1 ms a chunk and a tenth of home's time per group.
+  for (int i = 0; i < static_cast<int>(History::kMaxSamples); ++i)
+    for (uint64_t g : {100, 400, 1600}) {
+      ChunkTiming t;
+      t.chunk = {1, 0, g};
+      t.end = 0.001 + 1e-7 * static_cast<double>(g);
+      history->record_chunk("k", 10000 * 64, t);
+    }
+  LaunchShape next = home_shape();
+  EXPECT_EQ(policy.unsplit_reason(next, {0, 1}), nullptr);
 }
 
 TEST(AutoPolicy, NamesThePolicyItPickedAndGivesNothingToDroppedDevices) {

@@ -1,14 +1,13 @@
 // History: throughput per (kernel, size, device), split launch times, launch numbers, the cache file,
 // invalidation, thread safety.
 #include <gtest/gtest.h>
+#include <unistd.h>
 
 #include <cmath>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <thread>
-
-#include <unistd.h>
 
 #include "sched/history.h"
 #include "sched/policy_factory.h"
@@ -161,6 +160,41 @@ TEST(History, LaunchNumbersCountLaunchesPlannedAndNotYetEnded) {
   h.split_ended("k", 8);
   h.split_ended("k", 8);  // one too many: stays at 0
   EXPECT_EQ(h.splits_in_flight("k", 8), 0u);
+}
+
+TEST(History, EvidenceVersionChangesWithWhatFitsReadNotWithLaunchCounts) {
+  History h;
+  uint64_t v = h.evidence_version();
+  auto changed = [&] {
+    const uint64_t now = h.evidence_version();
+    const bool moved = now != v;
+    v = now;
+    return moved;
+  };
+  EXPECT_EQ(h.next_launch_number("k", 8), 0u);
+  h.plan_launch("k", 8);
+  EXPECT_EQ(h.next_launch_number("k", 8), 1u);  // what plan_launch gives next, not given
+  EXPECT_EQ(h.plan_launch("k", 8), 1u);
+  h.note_launch("k", 8);
+  h.split_started("k", 8);
+  h.split_ended("k", 8);
+  EXPECT_FALSE(changed());
+  ChunkTiming t;
+  t.chunk = {0, 0, 10};
+  t.end = 0.01;
+  h.record_chunk("k", 8, t);
+  EXPECT_TRUE(changed());
+  h.record_split_launch("k", 8, {0, 1}, 0.02);
+  EXPECT_TRUE(changed());
+  h.note_launch("k", 8);  // decays the sums alike: every mean stays as it was
+  EXPECT_FALSE(changed());
+  EXPECT_NEAR(*h.split_launch_seconds("k", 8, {0, 1}), 0.02, 1e-12);
+  h.set_regular("k", true);
+  EXPECT_TRUE(changed());
+  for (size_t i = 0; i <= History::kMaxEntries; ++i) h.plan_launch("other" + std::to_string(i), 8);
+  EXPECT_TRUE(changed());  // "k" was dropped over capacity
+  h.clear();
+  EXPECT_TRUE(changed());
 }
 
 TEST(History, SplitLaunchTimesAreSavedAndAFileWithoutThemLoads) {

@@ -1,0 +1,95 @@
+// Launches that repeat one left on home (docs/design.md, "Repeated launches"): a program of many small
+// launches enqueues the same kernel with the same geometry and arguments over and over, and the plan
+// of each came out the same, unsplit, at several microseconds apiece (benchmarks/stencil1d: 20,000
+// launches of about 5 us each on PoCL took 1.7x as long under auto). The plan of a launch left on home
+// for a reason that holds until something it read changes is kept, and the next launch with the same
+// queue, geometry and argument values takes it over while nothing changed:
+//  - the History's evidence (sched::History::evidence_version) and the devices left out of launches
+//    (Executor::left_out_version);
+//  - for a policy's verdict, the policy (Policy::unsplit_again: auto's probes come round);
+//  - for "too_small", home's timings of the kernel and size, once all of them are in.
+// Only decisions to run unsplit are kept, and the buffers the launch may write are looked up again at
+// every launch: a stale entry can cost a split, never a result.
+#pragma once
+
+#include <CL/cl.h>
+
+#include <array>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "exec/launch_planner.h"
+#include "model/records.h"
+#include "sched/policy.h"
+
+namespace coex::exec {
+
+class Services;
+
+// The launch as the app enqueued it.
+struct LaunchRequest {
+  cl_command_queue queue = nullptr;
+  cl_uint work_dim = 0;
+  const size_t* offset = nullptr;
+  const size_t* global = nullptr;
+  const size_t* local = nullptr;
+};
+
+// What a plan read that must be the same for another launch to take its decision over.
+struct RepeatableDecision {
+  bool keep = false;  // the decision's reason holds until what is below changes
+  // Read before the plan: a change while it runs makes the next launch plan again.
+  uint64_t evidence = 0;  // sched::History::evidence_version
+  uint64_t left_out = 0;  // Executor::left_out_version
+  // The policy gave the reason: asked again at each launch (Policy::unsplit_again).
+  std::optional<sched::LaunchShape> policy_shape;
+  std::string home_times_key;  // "too_small" while home's timings were not all in: not kept
+  std::vector<bool> written;   // per argument: whether the launch may write it
+};
+
+class RepeatedLaunches {
+ public:
+  // The decision for this launch, when an earlier launch of `kernel` with the same queue, geometry and
+  // argument values was kept on home for a reason that still holds.
+  std::optional<LaunchDecision> find(Services& services, const std::shared_ptr<model::KernelRecord>& kernel,
+                                     const LaunchRequest& request);
+  // Keeps `decision` (made for `request` with `args`) for the launches that repeat it.
+  void remember(Services& services, const std::shared_ptr<model::KernelRecord>& kernel, const LaunchRequest& request,
+                const std::vector<model::KernelArgValue>& args, const LaunchDecision& decision,
+                const RepeatableDecision& repeatable);
+
+  // Per kernel, the last few distinct launches (ping-pong buffers alternate between two).
+  static constexpr size_t kPerKernel = 4;
+  static constexpr size_t kKernels = 256;
+
+ private:
+  struct Entry {
+    cl_command_queue queue = nullptr;
+    cl_uint work_dim = 0;
+    bool has_offset = false, has_local = false;
+    std::array<size_t, 3> offset{}, global{}, local{};
+    std::vector<model::KernelArgValue> args;
+    bool exec_info_set = false;
+    uint64_t evidence = 0;
+    uint64_t left_out = 0;
+    std::string reason;
+    std::string kernel_name;
+    std::optional<sched::LaunchShape> policy_shape;
+    std::optional<report::GateRecord> gate;
+    std::vector<bool> written;
+    bool matches(const LaunchRequest& request) const;
+  };
+  struct PerKernel {
+    std::weak_ptr<model::KernelRecord> kernel;  // the entries are of this record, not of a later one at its address
+    std::vector<Entry> entries;                 // newest first
+  };
+
+  std::mutex mutex_;
+  std::map<const model::KernelRecord*, PerKernel> kernels_;
+};
+
+}  // namespace coex::exec
