@@ -1,6 +1,9 @@
 #include "api/launch_validation.h"
 
 #include "api/handler_util.h"
+#include "devices/device_set.h"
+#include "exec/device_kernels.h"
+#include "model/registries.h"
 
 namespace coex::api {
 namespace {
@@ -21,10 +24,20 @@ const char* launch_left_to_driver(cl_command_queue queue, cl_kernel kernel, cl_u
   if ((num_wait == 0) != (wait_list == nullptr)) return invalid;
   cl_context queue_context = nullptr, kernel_context = nullptr;
   cl_device_id device = nullptr;
-  if (!query(cl().clGetCommandQueueInfo, queue, CL_QUEUE_CONTEXT, queue_context) ||
-      !query(cl().clGetCommandQueueInfo, queue, CL_QUEUE_DEVICE, device) ||
-      !query(cl().clGetKernelInfo, kernel, CL_KERNEL_CONTEXT, kernel_context) || queue_context != kernel_context)
+  // What coex recorded of the queue and the kernel when the app made them; the driver for those it
+  // never saw.
+  auto queue_record = rt().registries().queues.find(queue);
+  auto kernel_record = rt().registries().kernels.find(kernel);
+  if (queue_record && kernel_record && kernel_record->program) {
+    queue_context = queue_record->context;
+    device = queue_record->device;
+    kernel_context = kernel_record->program->context;
+  } else if (!query(cl().clGetCommandQueueInfo, queue, CL_QUEUE_CONTEXT, queue_context) ||
+             !query(cl().clGetCommandQueueInfo, queue, CL_QUEUE_DEVICE, device) ||
+             !query(cl().clGetKernelInfo, kernel, CL_KERNEL_CONTEXT, kernel_context)) {
     return invalid;
+  }
+  if (!queue_context || queue_context != kernel_context) return invalid;
   for (cl_uint i = 0; i < num_wait; ++i) {
     cl_context event_context = nullptr;
     if (!wait_list[i] || !query(cl().clGetEventInfo, wait_list[i], CL_EVENT_CONTEXT, event_context) ||
@@ -33,19 +46,21 @@ const char* launch_left_to_driver(cl_command_queue queue, cl_kernel kernel, cl_u
   }
   if (!local) return nullptr;
   // Group sizes: non-uniform groups (OpenCL 2.0) are left to the driver as well.
-  size_t compiled[3] = {0, 0, 0}, kernel_limit = 0, item_limits[3] = {0, 0, 0};
-  cl().clGetKernelWorkGroupInfo(kernel, device, CL_KERNEL_COMPILE_WORK_GROUP_SIZE, sizeof(compiled), compiled, nullptr);
-  cl().clGetKernelWorkGroupInfo(kernel, device, CL_KERNEL_WORK_GROUP_SIZE, sizeof(kernel_limit), &kernel_limit,
-                                nullptr);
-  query(cl().clGetDeviceInfo, device, CL_DEVICE_MAX_WORK_ITEM_SIZES, item_limits);
+  const model::KernelGroupInfo group = exec::kernel_group_info(cl(), kernel, kernel_record.get(), device);
+  size_t item_limits[3] = {0, 0, 0};
+  if (int index = rt().devices().index_of(device); index >= 0) {
+    for (int d = 0; d < 3; ++d) item_limits[d] = rt().devices().at(index).max_work_item_sizes[d];
+  } else {
+    query(cl().clGetDeviceInfo, device, CL_DEVICE_MAX_WORK_ITEM_SIZES, item_limits);
+  }
   size_t items = 1;
   for (cl_uint d = 0; d < work_dim; ++d) {
     if (local[d] == 0 || global[d] % local[d] != 0) return invalid;
     if (item_limits[d] && local[d] > item_limits[d]) return invalid;
-    if (compiled[0] && local[d] != compiled[d]) return invalid;
+    if (group.compiled[0] && local[d] != group.compiled[d]) return invalid;
     items *= local[d];
   }
-  if (kernel_limit && items > kernel_limit) return invalid;
+  if (group.limit && items > group.limit) return invalid;
   return nullptr;
 }
 

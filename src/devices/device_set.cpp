@@ -61,6 +61,9 @@ DeviceSet::DeviceSet(const cl_icd_dispatch& cl, const std::string& selector) : c
       d.compute_units = device_info<cl_uint>(cl, id, CL_DEVICE_MAX_COMPUTE_UNITS, 1);
       d.clock_mhz = device_info<cl_uint>(cl, id, CL_DEVICE_MAX_CLOCK_FREQUENCY, 0);
       d.max_work_group_size = device_info<size_t>(cl, id, CL_DEVICE_MAX_WORK_GROUP_SIZE, 1);
+      if (cl.clGetDeviceInfo(id, CL_DEVICE_MAX_WORK_ITEM_SIZES, sizeof(d.max_work_item_sizes), d.max_work_item_sizes,
+                             nullptr) != CL_SUCCESS)
+        d.max_work_item_sizes[0] = d.max_work_item_sizes[1] = d.max_work_item_sizes[2] = 0;
       d.base_address_align_bits = device_info<cl_uint>(cl, id, CL_DEVICE_MEM_BASE_ADDR_ALIGN, 8);
       d.global_memory = device_info<cl_ulong>(cl, id, CL_DEVICE_GLOBAL_MEM_SIZE, 0);
       // PoCL 5 names that driver's devices "cpu-minimal-...".

@@ -29,7 +29,8 @@ struct Device {
   cl_uint compute_units = 1;
   cl_uint clock_mhz = 0;
   size_t max_work_group_size = 1;
-  cl_uint base_address_align_bits = 8;  // sub-buffer origins must be multiples of this
+  size_t max_work_item_sizes[3] = {0, 0, 0};  // 0: the driver did not say
+  cl_uint base_address_align_bits = 8;        // sub-buffer origins must be multiples of this
   cl_ulong global_memory = 0;
   bool selected = true;
   // PoCL's "basic" driver ("cpu-minimal" in PoCL 5) deadlocks when a command waits on a user event (pocl/pocl#1177,

@@ -160,6 +160,27 @@ int first_of_kind(Services& services, int device, const std::vector<int>& device
 
 }  // namespace
 
+model::KernelGroupInfo kernel_group_info(const cl_icd_dispatch& cl, cl_kernel kernel, model::KernelRecord* record,
+                                         cl_device_id device) {
+  if (record) {
+    std::lock_guard lock(record->mutex);
+    auto it = record->group_info.find(device);
+    if (it != record->group_info.end()) return it->second;
+  }
+  model::KernelGroupInfo info;
+  if (cl.clGetKernelWorkGroupInfo(kernel, device, CL_KERNEL_COMPILE_WORK_GROUP_SIZE, sizeof(info.compiled),
+                                  info.compiled, nullptr) != CL_SUCCESS)
+    info.compiled[0] = info.compiled[1] = info.compiled[2] = 0;
+  if (cl.clGetKernelWorkGroupInfo(kernel, device, CL_KERNEL_WORK_GROUP_SIZE, sizeof(info.limit), &info.limit,
+                                  nullptr) != CL_SUCCESS)
+    info.limit = 0;
+  if (record) {
+    std::lock_guard lock(record->mutex);
+    record->group_info[device] = info;
+  }
+  return info;
+}
+
 cl_kernel device_kernel(const LaunchJob& job, int device) {
   model::DeviceBuild& build = device_build(*job.services, *job.program, device, device == job.home, job.app_context);
   std::unique_lock lock(build.mutex);

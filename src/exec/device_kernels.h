@@ -15,6 +15,11 @@ namespace coex::exec {
 // A build under way (a prebuild on that device's worker) is waited for.
 cl_kernel device_kernel(const LaunchJob& job, int device);
 
+// What the driver says of the app's kernel on `device` (work-group limits), asked once per kernel and
+// device and kept in `record` (the app's kernel); asked every time without a record.
+model::KernelGroupInfo kernel_group_info(const cl_icd_dispatch& cl, cl_kernel kernel, model::KernelRecord* record,
+                                         cl_device_id device);
+
 // Records that the job's kernel runs a sub-launch on `device` from coex's build there; true the first
 // time. A driver that compiles a kernel at its first launch (PoCL: the work-group function for the
 // local size) makes that sub-launch slow once.

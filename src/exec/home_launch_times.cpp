@@ -49,12 +49,6 @@ bool HomeLaunchTimes::wants_timing(const std::string& key) const {
   return it == measured_.end() || it->second.timed < kTimedLaunches;
 }
 
-bool HomeLaunchTimes::settled(const std::string& key) const {
-  std::lock_guard lock(mutex_);
-  auto it = measured_.find(key);
-  return it != measured_.end() && it->second.count >= kTimedLaunches;
-}
-
 void HomeLaunchTimes::time(const std::string& key, cl_event event, std::chrono::steady_clock::time_point enqueued) {
   {
     std::lock_guard lock(mutex_);
@@ -85,6 +79,7 @@ void HomeLaunchTimes::record(const std::string& key, std::optional<double> secon
   if (seconds) {
     m.shortest = m.count ? std::min(m.shortest, *seconds) : *seconds;
     ++m.count;
+    version_.fetch_add(1, std::memory_order_acq_rel);
   }
   done_.push_back(event);
 }

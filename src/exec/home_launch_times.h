@@ -28,8 +28,8 @@ class HomeLaunchTimes {
   std::optional<double> seconds(const std::string& key) const;
   // Whether a launch of `key` is still to be timed: the first kTimedLaunches are.
   bool wants_timing(const std::string& key) const;
-  // Whether all of those were measured: seconds(key) will not change.
-  bool settled(const std::string& key) const;
+  // Changes whenever a launch's time is recorded (what seconds() says of some key may have changed).
+  uint64_t version() const { return version_.load(std::memory_order_acquire); }
   // Times the launch behind `event` (coex holds one reference to it, which this takes over) from
   // `enqueued` (taken before the enqueue: a driver may run it inside the call) to its completion: an upper bound, as it
   // includes the wait behind earlier commands of the queue, which the shortest of several launches leaves out.
@@ -56,6 +56,7 @@ class HomeLaunchTimes {
   mutable std::mutex mutex_;
   std::map<std::string, Measured> measured_;
   std::vector<cl_event> done_;
+  std::atomic<uint64_t> version_{0};
 };
 
 // The key of a kernel and global size, as the History names it.

@@ -46,18 +46,13 @@ bool is_buffer_kind(kernel::ArgKind kind) {
 // The most work-items per group that every device may run for this kernel, and
 // the group size the kernel was compiled for (reqd_work_group_size), when it
 // has one.
-size_t max_group_size(const Services& services, const devices::DeviceSet& devices, cl_kernel kernel, cl_device_id home,
-                      const std::vector<int>& participants, size_t compiled[3]) {
+size_t max_group_size(const Services& services, const devices::DeviceSet& devices, model::KernelRecord& kernel,
+                      cl_device_id home, const std::vector<int>& participants, size_t compiled[3]) {
   size_t limit = SIZE_MAX;
   for (int index : participants) limit = std::min(limit, devices.at(index).max_work_group_size);
-  size_t kernel_limit = 0;
-  if (services.next().clGetKernelWorkGroupInfo(kernel, home, CL_KERNEL_WORK_GROUP_SIZE, sizeof(kernel_limit),
-                                               &kernel_limit, nullptr) == CL_SUCCESS &&
-      kernel_limit)
-    limit = std::min(limit, kernel_limit);
-  if (services.next().clGetKernelWorkGroupInfo(kernel, home, CL_KERNEL_COMPILE_WORK_GROUP_SIZE, 3 * sizeof(size_t),
-                                               compiled, nullptr) != CL_SUCCESS)
-    compiled[0] = compiled[1] = compiled[2] = 0;
+  const model::KernelGroupInfo info = kernel_group_info(services.next(), kernel.handle, &kernel, home);
+  if (info.limit) limit = std::min(limit, info.limit);
+  for (int d = 0; d < 3; ++d) compiled[d] = info.compiled[d];
   return limit == SIZE_MAX ? 1 : limit;
 }
 
@@ -158,7 +153,6 @@ LaunchDecision plan(Services& services, const std::shared_ptr<model::KernelRecor
   const cl_command_queue queue = request.queue;
   const cl_uint work_dim = request.work_dim;
   const size_t *offset = request.offset, *global = request.global, *local = request.local;
-  const cl_kernel kernel_handle = kernel ? kernel->handle : nullptr;
   LaunchDecision decision;
   auto not_split = [&](const char* reason) {
     decision.not_split_reason = reason;
@@ -294,7 +288,7 @@ LaunchDecision plan(Services& services, const std::shared_ptr<model::KernelRecor
   auto job = std::make_unique<LaunchJob>();
   job->services = &services;
   size_t compiled[3] = {0, 0, 0};
-  size_t limit = max_group_size(services, devices, kernel_handle, queue_record->device, may_take_part, compiled);
+  size_t limit = max_group_size(services, devices, *kernel, queue_record->device, may_take_part, compiled);
   const size_t* local_to_use = local ? local : (compiled[0] ? compiled : nullptr);
   if (!make_geometry(work_dim, offset, global, local_to_use, limit, job->geometry))
     return not_split("invalid_launch");  // the driver gives the app its error code
@@ -312,7 +306,7 @@ LaunchDecision plan(Services& services, const std::shared_ptr<model::KernelRecor
     auto measured = services.executor().home_launch_times().seconds(key);
     if (!measured || *measured < services.settings().min_split_seconds) {
       if (services.executor().home_launch_times().wants_timing(key)) decision.time_on_home_key = key;
-      repeat.home_times_key = std::move(key);  // lasting once home's timings are all in
+      repeat.by_home_times = true;
       return lasting("too_small");
     }
   }
@@ -357,6 +351,17 @@ LaunchDecision plan(Services& services, const std::shared_ptr<model::KernelRecor
     if (binding.written) it->written.add(range);
   }
   capture_footprint_inputs(*info, args, *job);
+  // The policy's gate before the check of the chunks: a launch it keeps on home needs none, and the
+  // check evaluates every footprint of several pieces (most of a plan's time in benchmarks/lu, whose
+  // arguments change at every launch). A launch it would split that the check keeps on home was
+  // numbered all the same; it ends here, and so does its place among the splits in flight.
+  std::optional<sched::LaunchShape> asked;
+  if (const char* reason =
+          policy_keeps_on_home(services, *kernel, *program, *job, may_take_part, home, job->gate, asked)) {
+    decision.gate = job->gate;
+    repeat.policy_shape = std::move(asked);
+    return lasting(reason);
+  }
   // Never wrong (docs/design.md, "What is split"): chunks that read or write what another writes stay
   // on one device, whatever the policy.
   std::string verdict = chunk_verdict(*program, kernel->name, *job, size_t(services.settings().split_check_pieces));
@@ -370,13 +375,6 @@ LaunchDecision plan(Services& services, const std::shared_ptr<model::KernelRecor
   // launch on home alone could take much longer (docs/design.md, "One-time costs").
   if (home_building && !wait_for_build(*program, home, true, services.settings().auto_home_build_wait))
     return preparing_on_home();
-  std::optional<sched::LaunchShape> asked;
-  if (const char* reason =
-          policy_keeps_on_home(services, *kernel, *program, *job, may_take_part, home, job->gate, asked)) {
-    decision.gate = job->gate;
-    repeat.policy_shape = std::move(asked);
-    return lasting(reason);
-  }
 
   // Capture: from here on the job owns retained buffers and must run.
   for (auto& use : job->roots) {
@@ -413,10 +411,11 @@ LaunchDecision plan_launch(Services& services, cl_command_queue queue, cl_kernel
   RepeatableDecision repeat;
   if (auto history = services.executor().history()) repeat.evidence = history->evidence_version();
   repeat.left_out = services.executor().left_out_version();
+  repeat.home_times = services.executor().home_launch_times().version();
   std::vector<model::KernelArgValue> args;
   LaunchDecision decision = plan(services, kernel, request, repeat, args);
   if (repeat.keep && !decision.job)
-    services.executor().repeated_launches().remember(services, kernel, request, args, decision, repeat);
+    services.executor().repeated_launches().remember(kernel, request, args, decision, repeat);
   return decision;
 }
 

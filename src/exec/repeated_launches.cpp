@@ -47,6 +47,7 @@ std::optional<LaunchDecision> RepeatedLaunches::find(Services& services,
   if (!kernel || !request.global) return std::nullopt;
   const uint64_t evidence = evidence_version(services);
   const uint64_t left_out = services.executor().left_out_version();
+  const uint64_t home_times = services.executor().home_launch_times().version();
   // Lock order: the kernel's arguments, then the entries (remember takes only the latter).
   std::lock_guard args_lock(kernel->mutex);
   std::lock_guard lock(mutex_);
@@ -58,7 +59,8 @@ std::optional<LaunchDecision> RepeatedLaunches::find(Services& services,
   }
   for (const Entry& e : it->second.entries) {
     if (!e.matches(request) || e.exec_info_set != kernel->exec_info_set || !same_args(e.args, kernel->args)) continue;
-    if (e.evidence != evidence || e.left_out != left_out) return std::nullopt;
+    if (e.evidence != evidence || e.left_out != left_out || (e.home_times && *e.home_times != home_times))
+      return std::nullopt;
     LaunchDecision decision;
     decision.gate = e.gate;
     if (e.policy_shape) {
@@ -79,12 +81,10 @@ std::optional<LaunchDecision> RepeatedLaunches::find(Services& services,
   return std::nullopt;
 }
 
-void RepeatedLaunches::remember(Services& services, const std::shared_ptr<model::KernelRecord>& kernel,
-                                const LaunchRequest& request, const std::vector<model::KernelArgValue>& args,
-                                const LaunchDecision& decision, const RepeatableDecision& repeatable) {
+void RepeatedLaunches::remember(const std::shared_ptr<model::KernelRecord>& kernel, const LaunchRequest& request,
+                                const std::vector<model::KernelArgValue>& args, const LaunchDecision& decision,
+                                const RepeatableDecision& repeatable) {
   if (!kernel || !request.global || decision.job || !repeatable.keep || !decision.time_on_home_key.empty()) return;
-  if (!repeatable.home_times_key.empty() && !services.executor().home_launch_times().settled(repeatable.home_times_key))
-    return;
   Entry e;
   e.queue = request.queue;
   e.work_dim = request.work_dim;
@@ -99,6 +99,7 @@ void RepeatedLaunches::remember(Services& services, const std::shared_ptr<model:
   }
   e.evidence = repeatable.evidence;
   e.left_out = repeatable.left_out;
+  if (repeatable.by_home_times) e.home_times = repeatable.home_times;
   e.reason = decision.not_split_reason;
   e.kernel_name = decision.kernel_name;
   e.policy_shape = repeatable.policy_shape;

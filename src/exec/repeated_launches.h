@@ -7,7 +7,8 @@
 //  - the History's evidence (sched::History::evidence_version) and the devices left out of launches
 //    (Executor::left_out_version);
 //  - for a policy's verdict, the policy (Policy::unsplit_again: auto's probes come round);
-//  - for "too_small", home's timings of the kernel and size, once all of them are in.
+//  - for "too_small", home's timings (HomeLaunchTimes::version): a launch timed later may show the
+//    kernel long enough to split.
 // Only decisions to run unsplit are kept, and the buffers the launch may write are looked up again at
 // every launch: a stale entry can cost a split, never a result.
 #pragma once
@@ -43,11 +44,12 @@ struct LaunchRequest {
 struct RepeatableDecision {
   bool keep = false;  // the decision's reason holds until what is below changes
   // Read before the plan: a change while it runs makes the next launch plan again.
-  uint64_t evidence = 0;  // sched::History::evidence_version
-  uint64_t left_out = 0;  // Executor::left_out_version
+  uint64_t evidence = 0;    // sched::History::evidence_version
+  uint64_t left_out = 0;    // Executor::left_out_version
+  uint64_t home_times = 0;  // HomeLaunchTimes::version
   // The policy gave the reason: asked again at each launch (Policy::unsplit_again).
   std::optional<sched::LaunchShape> policy_shape;
-  std::string home_times_key;  // "too_small" while home's timings were not all in: not kept
+  bool by_home_times = false;  // "too_small" by home's timings: kept while they are as they were
   std::vector<bool> written;   // per argument: whether the launch may write it
 };
 
@@ -58,7 +60,7 @@ class RepeatedLaunches {
   std::optional<LaunchDecision> find(Services& services, const std::shared_ptr<model::KernelRecord>& kernel,
                                      const LaunchRequest& request);
   // Keeps `decision` (made for `request` with `args`) for the launches that repeat it.
-  void remember(Services& services, const std::shared_ptr<model::KernelRecord>& kernel, const LaunchRequest& request,
+  void remember(const std::shared_ptr<model::KernelRecord>& kernel, const LaunchRequest& request,
                 const std::vector<model::KernelArgValue>& args, const LaunchDecision& decision,
                 const RepeatableDecision& repeatable);
 
@@ -76,6 +78,7 @@ class RepeatedLaunches {
     bool exec_info_set = false;
     uint64_t evidence = 0;
     uint64_t left_out = 0;
+    std::optional<uint64_t> home_times;  // set: the decision read home's timings
     std::string reason;
     std::string kernel_name;
     std::optional<sched::LaunchShape> policy_shape;

@@ -125,14 +125,22 @@ struct KernelArgValue {
   std::vector<uint8_t> bytes;  // the value; empty for __local and SVM arguments
 };
 
+// What clGetKernelWorkGroupInfo says of a kernel on one device: fixed once the kernel exists.
+struct KernelGroupInfo {
+  size_t compiled[3] = {0, 0, 0};  // CL_KERNEL_COMPILE_WORK_GROUP_SIZE (reqd_work_group_size); zeros: none
+  size_t limit = 0;                // CL_KERNEL_WORK_GROUP_SIZE; 0: the driver did not say
+};
+
 struct KernelRecord {
   cl_kernel handle = nullptr;
   std::atomic<int> app_refs{1};
   std::shared_ptr<ProgramRecord> program;
   std::string name;
-  std::mutex mutex;  // guards args: apps may set arguments from several threads
+  std::mutex mutex;  // guards args and group_info: apps may set arguments from several threads
   std::vector<KernelArgValue> args;
   bool exec_info_set = false;  // clSetKernelExecInfo (SVM pointers): not split
+  // Per device, asked of the driver once (a query per launch cost microseconds on NVIDIA's driver).
+  std::map<cl_device_id, KernelGroupInfo> group_info;
 };
 
 // An event coex made for the app (the end marker of a split launch), with the start marker whose

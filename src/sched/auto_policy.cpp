@@ -133,18 +133,30 @@ std::optional<double> home_alone_seconds(const History& history, const LaunchSha
   return std::min(best, m.time(whole));
 }
 
+// A split launch over `devices` and the same launch on home alone: (split, home alone) in seconds, as
+// measured and estimated at this size; where no split over that set was measured at this size, at the
+// nearest larger size of the kernel where one was (with home's estimate recorded then). A split costs
+// about as much at a smaller size while its gain shrinks with the work: a factorization's launches
+// shrink at every step (benchmarks/lu, gram_schmidt), and each new size was split once to be measured.
+std::optional<std::pair<double, double>> split_against_home(const History& history, const LaunchShape& shape,
+                                                            const std::vector<int>& devices) {
+  const auto split = history.split_launch_seconds(shape.kernel_key, shape.global_size, devices);
+  if (!split) return history.split_above(shape.kernel_key, shape.global_size, devices);
+  const auto alone = home_alone_seconds(history, shape);
+  if (!alone) return std::nullopt;
+  return std::make_pair(*split, *alone);
+}
+
 // Whether the split launches over exactly `paying` were measured, whole, to be no faster than
-// (1 - auto_min_gain) x home alone. Not measured yet, or nothing known of home: no verdict, the split
-// is made (and then measured).
+// (1 - auto_min_gain) x home alone (split_against_home). Not measured yet, or nothing known of home: no
+// verdict, the split is made (and then measured).
 bool split_measured_not_to_pay(const History& history, const LaunchShape& shape, const std::vector<int>& devices,
                                const std::vector<int>& paying, const PolicyParams& params) {
   const int home = shape.home;
   if (home < 0 || std::find(devices.begin(), devices.end(), home) == devices.end()) return false;
   if (paying.size() == 1 && paying.front() == home) return false;  // not a split
-  const auto split = history.split_launch_seconds(shape.kernel_key, shape.global_size, paying);
-  if (!split) return false;
-  const auto alone = home_alone_seconds(history, shape);
-  return alone && *split > (1 - params.auto_min_gain) * *alone;
+  const auto measured = split_against_home(history, shape, paying);
+  return measured && measured->first > (1 - params.auto_min_gain) * measured->second;
 }
 
 // Whether the probe of `probed` would cost more than auto_probe_cost of home's time over the launches
@@ -155,12 +167,12 @@ bool split_measured_not_to_pay(const History& history, const LaunchShape& shape,
 bool probe_costs_too_much(const History& history, const LaunchShape& shape, const std::vector<int>& probed,
                           const PolicyParams& params) {
   if (shape.home < 0 || (probed.size() == 1 && probed.front() == shape.home)) return false;
-  const auto split = history.split_launch_seconds(shape.kernel_key, shape.global_size, probed);
-  const auto alone = home_alone_seconds(history, shape);
-  if (!split || !alone) return false;
+  const auto measured = split_against_home(history, shape, probed);
+  if (!measured) return false;
+  const auto [split, alone] = *measured;
   const uint64_t launch = shape.launch_number.value_or(history.launches(shape.kernel_key, shape.global_size));
   const double since = static_cast<double>(std::max<uint64_t>(uint64_t(params.probe_interval), launch / 2));
-  return *split - *alone > params.auto_probe_cost * *alone * since;
+  return split - alone > params.auto_probe_cost * alone * since;
 }
 
 }  // namespace
@@ -349,7 +361,7 @@ bool AutoPolicy::pays_beside(const LaunchShape& shape, const std::vector<int>& p
 
 void AutoPolicy::launch_measured(double seconds) {
   if (!active_ || paying_.empty() || (paying_.size() == 1 && paying_.front() == home_)) return;  // not a split
-  history_->record_split_launch(key_.first, key_.second, paying_, seconds);
+  history_->record_split_launch(key_.first, key_.second, paying_, seconds, home_alone_seconds(*history_, shape_));
 }
 
 std::vector<Chunk> AutoPolicy::take_abandoned() { return active_ ? active_->take_abandoned() : std::vector<Chunk>{}; }

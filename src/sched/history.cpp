@@ -84,6 +84,9 @@ void History::note_launch(const std::string& kernel_key, uint64_t global_size) {
     if (split.weight < 1e-100) continue;  // as above: the mean stays finite
     split.seconds *= kLaunchDecay;
     split.weight *= kLaunchDecay;
+    if (split.alone_weight < 1e-100) continue;
+    split.alone *= kLaunchDecay;
+    split.alone_weight *= kLaunchDecay;
   }
   evict_over_capacity();
 }
@@ -104,15 +107,32 @@ uint64_t History::next_launch_number(const std::string& kernel_key, uint64_t glo
 }
 
 void History::record_split_launch(const std::string& kernel_key, uint64_t global_size, std::vector<int> devices,
-                                  double seconds) {
+                                  double seconds, std::optional<double> home_alone) {
   if (!(seconds >= 0) || !std::isfinite(seconds) || devices.empty()) return;
   std::lock_guard<std::mutex> lock(mutex_);
   SplitRecord& r = touch(kernel_key, global_size).splits[device_set(std::move(devices))];
   r.seconds += seconds;
   r.weight += 1;
   ++r.count;
+  if (home_alone && *home_alone >= 0 && std::isfinite(*home_alone)) {
+    r.alone += *home_alone;
+    r.alone_weight += 1;
+  }
   ++evidence_;
   evict_over_capacity();
+}
+
+std::optional<std::pair<double, double>> History::split_above(const std::string& kernel_key, uint64_t global_size,
+                                                              std::vector<int> devices) const {
+  const std::vector<int> set = device_set(std::move(devices));
+  std::lock_guard<std::mutex> lock(mutex_);
+  for (auto e = entries_.upper_bound({kernel_key, global_size}); e != entries_.end() && e->first.first == kernel_key;
+       ++e) {
+    auto r = e->second.splits.find(set);
+    if (r != e->second.splits.end() && r->second.weight > 0 && r->second.alone_weight > 0)
+      return std::make_pair(r->second.seconds / r->second.weight, r->second.alone / r->second.alone_weight);
+  }
+  return std::nullopt;
 }
 
 std::optional<double> History::split_launch_seconds(const std::string& kernel_key, uint64_t global_size,
@@ -329,6 +349,10 @@ bool History::load(const std::string& path, std::string* error, std::string* not
           r.count = split.at("count").get<uint64_t>();
           if (!(r.seconds >= 0) || !(r.weight > 0) || !std::isfinite(r.seconds) || !std::isfinite(r.weight))
             throw std::runtime_error("a split launch time must be >= 0 with a weight > 0");
+          r.alone = split.value("alone", 0.0);
+          r.alone_weight = split.value("alone_weight", 0.0);
+          if (!(r.alone >= 0) || !(r.alone_weight >= 0) || !std::isfinite(r.alone) || !std::isfinite(r.alone_weight))
+            throw std::runtime_error("home alone's estimate of a split launch must be >= 0");
           e.splits[device_set(split.at("devices").get<std::vector<int>>())] = r;
         }
       entries[{k.at("kernel").get<std::string>(), k.at("global_size").get<uint64_t>()}] = std::move(e);
@@ -414,7 +438,12 @@ bool History::save(const std::string& path, std::string* error) const {
       if (!e.splits.empty()) {
         nlohmann::json splits = nlohmann::json::array();
         for (const auto& [devices, r] : e.splits)
-          splits.push_back({{"devices", devices}, {"seconds", r.seconds}, {"weight", r.weight}, {"count", r.count}});
+          splits.push_back({{"devices", devices},
+                            {"seconds", r.seconds},
+                            {"weight", r.weight},
+                            {"count", r.count},
+                            {"alone", r.alone},
+                            {"alone_weight", r.alone_weight}});
         k["split_launches"] = std::move(splits);
       }
       kernels.push_back(std::move(k));

@@ -26,6 +26,7 @@
 #include <mutex>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "sched/policy.h"
@@ -51,11 +52,11 @@ class History {
 
   // What the last load() found, for the report.
   struct LoadOutcome {
-    std::string file;        // the path given to load(); empty before any load
-    std::string state;       // "loaded", "no_file", "new_device_set" or "unreadable"
-    size_t entries = 0;      // (kernel, size) entries read for this device set
-    size_t other_sets = 0;   // histories of other device sets the file keeps
-    std::string detail;      // the error, when unreadable
+    std::string file;       // the path given to load(); empty before any load
+    std::string state;      // "loaded", "no_file", "new_device_set" or "unreadable"
+    size_t entries = 0;     // (kernel, size) entries read for this device set
+    size_t other_sets = 0;  // histories of other device sets the file keeps
+    std::string detail;     // the error, when unreadable
   };
 
   explicit History(std::string device_signature = "");
@@ -73,12 +74,17 @@ class History {
   // The number plan_launch would give now, without giving it.
   uint64_t next_launch_number(const std::string& kernel_key, uint64_t global_size) const;
 
-  // The wall time of one whole split launch in which `devices` took part (any order).
+  // The wall time of one whole split launch in which `devices` took part (any order), and what the
+  // launch would have taken on home alone by the policy's estimate then, when it had one.
   void record_split_launch(const std::string& kernel_key, uint64_t global_size, std::vector<int> devices,
-                           double seconds);
+                           double seconds, std::optional<double> home_alone = std::nullopt);
   // The decayed mean of those times, or nullopt when no split launch over exactly that set was measured.
   std::optional<double> split_launch_seconds(const std::string& kernel_key, uint64_t global_size,
                                              std::vector<int> devices) const;
+  // At the nearest global size of the kernel above `global_size` where a split over exactly `devices`
+  // was measured beside an estimate of home alone: the decayed means of both (split, home alone).
+  std::optional<std::pair<double, double>> split_above(const std::string& kernel_key, uint64_t global_size,
+                                                       std::vector<int> devices) const;
   // Split launches of that kernel and size planned but not ended (in memory only, not in the file).
   void split_started(const std::string& kernel_key, uint64_t global_size);
   void split_ended(const std::string& kernel_key, uint64_t global_size);
@@ -152,13 +158,15 @@ class History {
     double seconds = 0;  // decayed sums: the mean is seconds / weight
     double weight = 0;
     uint64_t count = 0;
+    double alone = 0;  // decayed sums of home alone's estimates: the mean is alone / alone_weight
+    double alone_weight = 0;
   };
   struct Entry {
     std::map<int, DeviceRecord> devices;
     std::map<int, double> shares;
     std::map<std::vector<int>, SplitRecord> splits;  // by the sorted set of devices taking part
     uint64_t launches = 0;
-    uint64_t planned = 0;  // plan_launch's next number; not in the file (the launches count is)
+    uint64_t planned = 0;      // plan_launch's next number; not in the file (the launches count is)
     AutoTrack auto_track;      // not in the file
     PlbhecTrack plbhec_track;  // not in the file
     uint64_t last_use = 0;

@@ -183,6 +183,34 @@ TEST(AutoGate, WarmHistoryWhereOnlyHomePaysRunsOnHome) {
   EXPECT_EQ(policy.unsplit_reason(elsewhere, {0, 1}), nullptr);
 }
 
+TEST(AutoGate, ASplitThatDidNotPayAtALargerSizeKeepsTheSmallerSizesOnHome) {
+  // Both devices pay by their chunk lines (the same pace); at 10^4 groups the split was measured.
+  auto history = std::make_shared<History>();
+  record_line(*history, "k", 10000 * 64, 0, 0, 1e-6);
+  record_line(*history, "k", 10000 * 64, 1, 0, 1e-6);
+  AutoPolicy policy(PolicyParams{}, history, {});
+  auto reason_at = [&](uint64_t groups) {
+    LaunchShape s = shape("k", groups);
+    s.home = 0;
+    const char* reason = policy.unsplit_reason(s, {0, 1});
+    return std::string(reason ? reason : "split");
+  };
+  EXPECT_EQ(reason_at(5000), "split");                                  // nothing measured yet
+  history->record_split_launch("k", 10000 * 64, {0, 1}, 0.004, 0.010);  // paid
+  EXPECT_EQ(reason_at(5000), "split");
+  auto lost = std::make_shared<History>();
+  record_line(*lost, "k", 10000 * 64, 0, 0, 1e-6);
+  record_line(*lost, "k", 10000 * 64, 1, 0, 1e-6);
+  lost->record_split_launch("k", 10000 * 64, {0, 1}, 0.015, 0.010);  // took longer than home alone
+  AutoPolicy after_loss(PolicyParams{}, lost, {});
+  LaunchShape smaller = shape("k", 5000);
+  smaller.home = 0;
+  EXPECT_STREQ(after_loss.unsplit_reason(smaller, {0, 1}), "one_device_pays");
+  LaunchShape larger = shape("k", 20000);  // nothing measured above it
+  larger.home = 0;
+  EXPECT_EQ(after_loss.unsplit_reason(larger, {0, 1}), nullptr);
+}
+
 TEST(AutoGate, AVerdictForHomeStandsForRepeatedLaunchesUntilAProbe) {
   auto history = history_where_only_home_pays();
   PolicyParams params;

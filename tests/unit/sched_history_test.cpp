@@ -4,6 +4,7 @@
 #include <unistd.h>
 
 #include <cmath>
+#include <cstdio>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
@@ -195,6 +196,36 @@ TEST(History, EvidenceVersionChangesWithWhatFitsReadNotWithLaunchCounts) {
   EXPECT_TRUE(changed());  // "k" was dropped over capacity
   h.clear();
   EXPECT_TRUE(changed());
+}
+
+TEST(History, SplitAboveIsTheNearestLargerSizeMeasuredBesideHomeAlone) {
+  History h;
+  h.record_split_launch("k", 64, {1, 0}, 0.02, 0.01);
+  h.record_split_launch("k", 128, {0, 1}, 0.05, 0.04);
+  h.record_split_launch("k", 256, {0, 1}, 0.07);        // no estimate of home alone: not taken
+  h.record_split_launch("k", 512, {0, 2}, 0.09, 0.08);  // another set
+  h.record_split_launch("j", 1024, {0, 1}, 0.3, 0.2);   // another kernel
+  auto above = h.split_above("k", 32, {0, 1});
+  ASSERT_TRUE(above.has_value());
+  EXPECT_DOUBLE_EQ(above->first, 0.02);
+  EXPECT_DOUBLE_EQ(above->second, 0.01);
+  above = h.split_above("k", 64, {0, 1});  // above, not at
+  ASSERT_TRUE(above.has_value());
+  EXPECT_DOUBLE_EQ(above->first, 0.05);
+  EXPECT_FALSE(h.split_above("k", 128, {0, 1}).has_value());
+  EXPECT_TRUE(h.split_above("k", 128, {2, 0}).has_value());
+  // Decayed alike, and kept in the file.
+  h.note_launch("k", 64);
+  h.record_split_launch("k", 64, {0, 1}, 0.04, 0.03);
+  const std::string path = ::testing::TempDir() + "coex_history_split_above.json";
+  ASSERT_TRUE(h.save(path));
+  History loaded;
+  ASSERT_TRUE(loaded.load(path));
+  above = loaded.split_above("k", 32, {0, 1});
+  ASSERT_TRUE(above.has_value());
+  EXPECT_NEAR(above->first, (0.02 * History::kLaunchDecay + 0.04) / (History::kLaunchDecay + 1), 1e-12);
+  EXPECT_NEAR(above->second, (0.01 * History::kLaunchDecay + 0.03) / (History::kLaunchDecay + 1), 1e-12);
+  std::remove(path.c_str());
 }
 
 TEST(History, SplitLaunchTimesAreSavedAndAFileWithoutThemLoads) {
