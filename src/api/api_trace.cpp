@@ -94,12 +94,14 @@ struct Timing {
 // callback per launch cost about 12 us on NVIDIA's driver, as much as the launch itself in a program
 // of 20,000 small ones (benchmarks/stencil1d took 0.35 s with a report, 0.15 s without, 0.09 s bare).
 // The first kTimedInFull launches of each kernel are timed, then one in kTimedOneIn, whose time counts
-// for all of them (the report's busy seconds are then an estimate). With a trace, every launch is
-// timed: each is drawn on its device's track. 0: not timed.
+// for all of them (the report's busy seconds are then an estimate). A launch's time runs from the end
+// of the launch before it on the device (LastEnds), so the launch before a sampled one is timed as well,
+// for its end only (weight 0): else the sample would count the wait behind 63 launches untimed. With a
+// trace, every launch is timed: each is drawn on its device's track. nullopt: not timed.
 constexpr uint64_t kTimedInFull = 16;
 constexpr uint64_t kTimedOneIn = 64;
-double launch_weight(cl_kernel kernel) {
-  if (g_trace_calls) return 1;
+std::optional<double> launch_weight(cl_kernel kernel) {
+  if (g_trace_calls) return 1.0;
   static std::mutex mutex;
   static std::map<cl_kernel, uint64_t>* const counts = new std::map<cl_kernel, uint64_t>();
   uint64_t n = 0;
@@ -107,8 +109,11 @@ double launch_weight(cl_kernel kernel) {
     std::lock_guard lock(mutex);
     n = (*counts)[kernel]++;
   }
-  if (n < kTimedInFull) return 1;
-  return (n - kTimedInFull) % kTimedOneIn == 0 ? double(kTimedOneIn) : 0;
+  if (n < kTimedInFull) return 1.0;
+  const uint64_t phase = (n - kTimedInFull) % kTimedOneIn;
+  if (phase == kTimedOneIn - 1) return 0.0;  // the end the next one starts from
+  if (phase == 0 && n > kTimedInFull) return double(kTimedOneIn);
+  return std::nullopt;
 }
 
 void record_unsplit(const Timing& timing, Clock::time_point begin, Clock::time_point end) {
@@ -185,9 +190,9 @@ cl_int observe_enqueue(const char* call, cl_kernel kernel, cl_event* event, Enqu
   }
   Unsplit unsplit;
   Unsplit* outer = t_unsplit;
-  double weight = 0;
+  std::optional<double> weight;
   if (g_time_unsplit) record_safely(call, [&] { weight = launch_weight(kernel); });
-  const bool timed = weight > 0;
+  const bool timed = weight.has_value();
   t_unsplit = timed ? &unsplit : nullptr;
   const Clock::time_point enqueued = Clock::now();
   cl_event own = nullptr;
@@ -195,7 +200,7 @@ cl_int observe_enqueue(const char* call, cl_kernel kernel, cl_event* event, Enqu
   const cl_int err = enqueue(event_out);
   t_unsplit = outer;
   if (err == CL_SUCCESS && unsplit.recorded && event_out && *event_out)
-    record_safely(call, [&] { time_unsplit_launch(unsplit, *event_out, enqueued, weight); });
+    record_safely(call, [&] { time_unsplit_launch(unsplit, *event_out, enqueued, *weight); });
   // Through coex's own handler, as the app's release would go: a split launch's event has a record
   // (the start marker it holds) that must leave with it.
   if (own) g_inner.clReleaseEvent(own);
