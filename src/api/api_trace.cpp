@@ -96,10 +96,10 @@ struct Timing {
 // The first kTimedInFull launches of each kernel are timed, then one in kTimedOneIn, whose time counts
 // for all of them (the report's busy seconds are then an estimate). A launch's time runs from the end
 // of the launch before it on the device (LastEnds), so the launch before a sampled one is timed as well,
-// for its end only (weight 0): else the sample would count the wait behind 63 launches untimed. With a
+// for its end only (weight 0): else the sample would count the wait behind the launches untimed. With a
 // trace, every launch is timed: each is drawn on its device's track. nullopt: not timed.
-constexpr uint64_t kTimedInFull = 16;
-constexpr uint64_t kTimedOneIn = 64;
+constexpr uint64_t kTimedInFull = 8;
+constexpr uint64_t kTimedOneIn = 512;
 std::optional<double> launch_weight(cl_kernel kernel) {
   if (g_trace_calls) return 1.0;
   static std::mutex mutex;
