@@ -135,9 +135,11 @@ std::optional<double> home_alone_seconds(const History& history, const LaunchSha
 
 // A split launch over `devices` and the same launch on home alone: (split, home alone) in seconds, as
 // measured and estimated at this size; where no split over that set was measured at this size, at the
-// nearest larger size of the kernel where one was (with home's estimate recorded then). A split costs
-// about as much at a smaller size while its gain shrinks with the work: a factorization's launches
-// shrink at every step (benchmarks/lu, gram_schmidt), and each new size was split once to be measured.
+// nearest larger size of the kernel where one over that set or more devices was (with home's estimate
+// recorded then). A split costs about as much at a smaller size while its gain shrinks with the work,
+// and fewer devices gain less: a factorization's launches shrink at every step (benchmarks/lu,
+// gram_schmidt), and each new size was split once to be measured; over 8 devices, where the models
+// drop a device every few sizes, lu split 99 of its 2,046 launches until any superset counted.
 std::optional<std::pair<double, double>> split_against_home(const History& history, const LaunchShape& shape,
                                                             const std::vector<int>& devices) {
   const auto split = history.split_launch_seconds(shape.kernel_key, shape.global_size, devices);

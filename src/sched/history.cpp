@@ -128,9 +128,18 @@ std::optional<std::pair<double, double>> History::split_above(const std::string&
   std::lock_guard<std::mutex> lock(mutex_);
   for (auto e = entries_.upper_bound({kernel_key, global_size}); e != entries_.end() && e->first.first == kernel_key;
        ++e) {
-    auto r = e->second.splits.find(set);
-    if (r != e->second.splits.end() && r->second.weight > 0 && r->second.alone_weight > 0)
-      return std::make_pair(r->second.seconds / r->second.weight, r->second.alone / r->second.alone_weight);
+    // That set, else the smallest superset measured at that size.
+    const SplitRecord* best = nullptr;
+    size_t best_size = 0;
+    for (const auto& [measured, r] : e->second.splits) {
+      if (!(r.weight > 0) || !(r.alone_weight > 0)) continue;
+      if (!std::includes(measured.begin(), measured.end(), set.begin(), set.end())) continue;
+      if (!best || measured.size() < best_size) {
+        best = &r;
+        best_size = measured.size();
+      }
+    }
+    if (best) return std::make_pair(best->seconds / best->weight, best->alone / best->alone_weight);
   }
   return std::nullopt;
 }

@@ -81,8 +81,9 @@ class History {
   // The decayed mean of those times, or nullopt when no split launch over exactly that set was measured.
   std::optional<double> split_launch_seconds(const std::string& kernel_key, uint64_t global_size,
                                              std::vector<int> devices) const;
-  // At the nearest global size of the kernel above `global_size` where a split over exactly `devices`
-  // was measured beside an estimate of home alone: the decayed means of both (split, home alone).
+  // At the nearest global size of the kernel above `global_size` where a split over `devices`, or over
+  // a set that holds them all (the smallest such), was measured beside an estimate of home alone: the
+  // decayed means of both (split, home alone).
   std::optional<std::pair<double, double>> split_above(const std::string& kernel_key, uint64_t global_size,
                                                        std::vector<int> devices) const;
   // Split launches of that kernel and size planned but not ended (in memory only, not in the file).

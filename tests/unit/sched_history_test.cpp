@@ -214,6 +214,13 @@ TEST(History, SplitAboveIsTheNearestLargerSizeMeasuredBesideHomeAlone) {
   EXPECT_DOUBLE_EQ(above->first, 0.05);
   EXPECT_FALSE(h.split_above("k", 128, {0, 1}).has_value());
   EXPECT_TRUE(h.split_above("k", 128, {2, 0}).has_value());
+  // A set of fewer devices takes the verdict of the smallest superset measured there.
+  h.record_split_launch("k", 2048, {0, 1, 2, 3}, 0.5, 0.4);
+  h.record_split_launch("k", 2048, {0, 1, 2}, 0.3, 0.4);
+  above = h.split_above("k", 1024, {1, 0});
+  ASSERT_TRUE(above.has_value());
+  EXPECT_DOUBLE_EQ(above->first, 0.3);
+  EXPECT_FALSE(h.split_above("k", 1024, {0, 4}).has_value());
   // Decayed alike, and kept in the file.
   h.note_launch("k", 64);
   h.record_split_launch("k", 64, {0, 1}, 0.04, 0.03);
