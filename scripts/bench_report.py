@@ -24,6 +24,7 @@ import sys
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 SLOWDOWN_LIMIT = 1.03   # the target: never more than 3% slower than T_best
+SLOWDOWN_ALLOWANCE_S = 0.05  # ... plus 50 ms (never slower: T_coex <= 1.03 x T_best + 50 ms)
 EFFICIENCY_TARGET = 0.9  # the target: geomean on the compute-bound regular set
 JACOBI_TARGET = 1.7      # the target: iterative stencil on 2 GPUs
 MIN_LAUNCH_S = 0.1       # the target: one launch >= 100 ms on one H200
@@ -252,10 +253,16 @@ def target_rows(results, metrics, policies):
         worst = max(slow) if slow else None
         jac = next((m["policies"].get(policy, {}) for m in metrics if m["class"] == "iterative"), {})
         covered = sum(1 for m in metrics if m["policies"].get(policy, {}).get("ok"))
-        rows.append("| %s | %s | %s | %s | %s / %s | %d of %d |" % (
+        # Never slower: T_coex <= 1.03 x T_best + 50 ms; those over, by how much beyond that.
+        timed = [(m["name"], m["t_best"], m["policies"][policy]["total"]) for m in metrics
+                 if m.get("t_best") and m["policies"].get(policy, {}).get("total")]
+        over = ["%s (+%.0f ms)" % (name, 1000 * (t - SLOWDOWN_LIMIT * best - SLOWDOWN_ALLOWANCE_S))
+                for name, best, t in timed if t > SLOWDOWN_LIMIT * best + SLOWDOWN_ALLOWANCE_S]
+        never = "%d of %d%s" % (len(timed) - len(over), len(timed), "; over: " + ", ".join(over) if over else "")
+        rows.append("| %s | %s | %s | %s | %s | %s / %s | %d of %d |" % (
             policy, f(eff, 2), f(eff_k, 2),
             "–" if not worst else "%.2f× (%s)%s" % (worst[0], worst[1], " **over 3%**" if worst[0] > SLOWDOWN_LIMIT else ""),
-            f(jac.get("speedup"), 2, "×"), f(jac.get("speedup_k"), 2, "×"), covered, len(metrics)))
+            never, f(jac.get("speedup"), 2, "×"), f(jac.get("speedup_k"), 2, "×"), covered, len(metrics)))
     return rows
 
 
@@ -291,11 +298,14 @@ def markdown(results, metrics, plot_links):
 
     out += ["## Targets", "",
             "Efficiency is the geometric mean over the compute-bound regular set (target ≥ %.1f); the worst "
-            "slowdown is max T_coex / T_best over all benchmarks (target ≤ %.2f); the iterative stencil's "
-            "speed-up target is ≥ %.1f× on 2 GPUs. Whole app / kernels only." % (
-                EFFICIENCY_TARGET, SLOWDOWN_LIMIT, JACOBI_TARGET), "",
-            "| policy | efficiency (app) | efficiency (kernels) | worst slowdown (app) | jacobi speed-up (app / kernels) | benchmarks run |",
-            "|---|---|---|---|---|---|"]
+            "slowdown is max T_coex / T_best over all benchmarks (target ≤ %.2f); never slower counts the "
+            "benchmarks with T_coex ≤ %.2f × T_best + %.0f ms (the target for the short programs, whose "
+            "whole run is a few hundredths of a second); the iterative stencil's speed-up target is ≥ %.1f× "
+            "on 2 GPUs. Whole app / kernels only." % (
+                EFFICIENCY_TARGET, SLOWDOWN_LIMIT, SLOWDOWN_LIMIT, 1000 * SLOWDOWN_ALLOWANCE_S, JACOBI_TARGET), "",
+            "| policy | efficiency (app) | efficiency (kernels) | worst slowdown (app) | never slower (app) | "
+            "jacobi speed-up (app / kernels) | benchmarks run |",
+            "|---|---|---|---|---|---|---|"]
     out += target_rows(results, metrics, policies)
     out.append("")
 
