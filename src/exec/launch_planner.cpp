@@ -175,6 +175,7 @@ LaunchDecision plan(Services& services, const std::shared_ptr<model::KernelRecor
     std::lock_guard lock(kernel->mutex);
     args = kernel->args;
     exec_info_set = kernel->exec_info_set;
+    repeat.exec_info_set = exec_info_set;
   }
   devices::DeviceSet& devices = services.devices();
   int home = devices.index_of(queue_record->device);
@@ -366,6 +367,9 @@ LaunchDecision plan(Services& services, const std::shared_ptr<model::KernelRecor
   // on one device, whatever the policy.
   std::string verdict = chunk_verdict(*program, kernel->name, *job, size_t(services.settings().split_check_pieces));
   if (!verdict.empty()) {
+    // The gate numbered it as a split: it is counted as a launch run on home, as preparing_on_home does.
+    if (auto history = services.executor().history(); history && job->launch_number)
+      history->note_launch(history_key(kernel->name, program->source_hash), job->geometry.work_items());
     decision.not_split_reason = verdict;
     repeat.keep = true;
     return decision;

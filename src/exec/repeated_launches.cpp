@@ -93,10 +93,7 @@ void RepeatedLaunches::remember(const std::shared_ptr<model::KernelRecord>& kern
   e.offset = sizes_of(request.offset, request.work_dim, &e.has_offset);
   e.local = sizes_of(request.local, request.work_dim, &e.has_local);
   e.args = args;
-  {
-    std::lock_guard args_lock(kernel->mutex);
-    e.exec_info_set = kernel->exec_info_set;
-  }
+  e.exec_info_set = repeatable.exec_info_set;
   e.evidence = repeatable.evidence;
   e.left_out = repeatable.left_out;
   if (repeatable.by_home_times) e.home_times = repeatable.home_times;

@@ -49,7 +49,9 @@ struct RepeatableDecision {
   uint64_t home_times = 0;  // HomeLaunchTimes::version
   // The policy gave the reason: asked again at each launch (Policy::unsplit_again).
   std::optional<sched::LaunchShape> policy_shape;
-  bool by_home_times = false;  // "too_small" by home's timings: kept while they are as they were
+  bool by_home_times = false;
+  bool exec_info_set = false;  // the kernel's, read with its arguments  // "too_small" by home's timings: kept while
+                               // they are as they were
   std::vector<bool> written;   // per argument: whether the launch may write it
 };
 

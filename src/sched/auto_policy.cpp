@@ -57,7 +57,10 @@ std::string auto_choice(const History& history, const LaunchShape& shape, const 
 }
 
 bool auto_probe(const History& history, const LaunchShape& shape, const PolicyParams& params) {
-  const uint64_t launches = shape.launch_number.value_or(history.launches(shape.kernel_key, shape.global_size));
+  // Not value_or: the History is asked only when the launch has no number (History::count_unsplit_launch
+  // calls this with a number, under the History's lock).
+  const uint64_t launches =
+      shape.launch_number ? *shape.launch_number : history.launches(shape.kernel_key, shape.global_size);
   const uint64_t interval = static_cast<uint64_t>(params.probe_interval);
   // Probes at interval x 1, 2, 4, 8, ...: a device that never pays costs ever less.
   return launches > 0 && launches % interval == 0 && ((launches / interval) & (launches / interval - 1)) == 0;
@@ -247,20 +250,22 @@ const char* AutoPolicy::unsplit_reason(LaunchShape& shape, const std::vector<int
 
 bool AutoPolicy::unsplit_again(LaunchShape& shape, const std::string& reason, GateVerdict* verdict) const {
   if (reason != "one_device_pays") return false;
-  shape.launch_number = history_->next_launch_number(shape.kernel_key, shape.global_size);
-  if (auto_probe(*history_, shape, params_)) return false;  // the gate lets every device take part
-  // Counted as unsplit_reason counts a launch it keeps on home.
-  history_->plan_launch(shape.kernel_key, shape.global_size);
-  history_->note_launch(shape.kernel_key, shape.global_size);
-  if (verdict) verdict->launch = *shape.launch_number;
-  shape.launch_number.reset();
+  // Counted as unsplit_reason counts a launch it keeps on home, unless it is a probe's (the gate lets
+  // every device take part).
+  const auto number = history_->count_unsplit_launch(shape.kernel_key, shape.global_size, [&](uint64_t n) {
+    LaunchShape numbered = shape;
+    numbered.launch_number = n;
+    return auto_probe(*history_, numbered, params_);
+  });
+  if (!number) return false;
+  if (verdict) verdict->launch = *number;
   return true;
 }
 
 GateEvidence AutoPolicy::memoized_evidence(const LaunchShape& shape, const std::vector<int>& devices) const {
   // The version is read before the fits: a sample recorded meanwhile makes the next launch fit again.
   const uint64_t version = history_->evidence_version();
-  EvidenceKey key{shape.kernel_key, shape.global_size, shape.home, devices};
+  EvidenceKey key{shape.kernel_key, shape.global_size, shape.total_groups, shape.home, devices};
   {
     std::lock_guard<std::mutex> lock(evidence_mutex_);
     auto it = evidence_memo_.find(key);

@@ -122,7 +122,8 @@ class AutoPolicy : public Policy {
   // gate_evidence, kept per kernel, size, home and devices until the History's evidence changes.
   GateEvidence memoized_evidence(const LaunchShape& shape, const std::vector<int>& devices) const;
 
-  using EvidenceKey = std::tuple<std::string, uint64_t, int, std::vector<int>>;
+  // Kernel, global size, work-groups along the split dimension (the fits read them), home, devices.
+  using EvidenceKey = std::tuple<std::string, uint64_t, uint64_t, int, std::vector<int>>;
   static constexpr size_t kEvidenceMemoEntries = 256;
   mutable std::mutex evidence_mutex_;  // unsplit_reason is called from the app's threads
   mutable std::map<EvidenceKey, std::pair<uint64_t, GateEvidence>> evidence_memo_;

@@ -73,7 +73,23 @@ void History::record_chunk(const std::string& kernel_key, uint64_t global_size, 
 
 void History::note_launch(const std::string& kernel_key, uint64_t global_size) {
   std::lock_guard<std::mutex> lock(mutex_);
+  count_launch(touch(kernel_key, global_size));
+  evict_over_capacity();
+}
+
+std::optional<uint64_t> History::count_unsplit_launch(const std::string& kernel_key, uint64_t global_size,
+                                                      const std::function<bool(uint64_t)>& declines) {
+  std::lock_guard<std::mutex> lock(mutex_);
   Entry& e = touch(kernel_key, global_size);
+  const uint64_t number = std::max(e.planned, e.launches);
+  if (declines(number)) return std::nullopt;
+  e.planned = number + 1;
+  count_launch(e);
+  evict_over_capacity();
+  return number;
+}
+
+void History::count_launch(Entry& e) {
   ++e.launches;
   for (auto& [device, d] : e.devices) {
     if (d.groups < 1e-100) continue;  // a device long absent: its (negligible) weight stays finite
@@ -88,7 +104,6 @@ void History::note_launch(const std::string& kernel_key, uint64_t global_size) {
     split.alone *= kLaunchDecay;
     split.alone_weight *= kLaunchDecay;
   }
-  evict_over_capacity();
 }
 
 uint64_t History::plan_launch(const std::string& kernel_key, uint64_t global_size) {
@@ -98,12 +113,6 @@ uint64_t History::plan_launch(const std::string& kernel_key, uint64_t global_siz
   e.planned = number + 1;
   evict_over_capacity();
   return number;
-}
-
-uint64_t History::next_launch_number(const std::string& kernel_key, uint64_t global_size) const {
-  std::lock_guard<std::mutex> lock(mutex_);
-  auto e = entries_.find({kernel_key, global_size});
-  return e == entries_.end() ? 0 : std::max(e->second.planned, e->second.launches);
 }
 
 void History::record_split_launch(const std::string& kernel_key, uint64_t global_size, std::vector<int> devices,

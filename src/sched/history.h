@@ -22,6 +22,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <mutex>
 #include <optional>
@@ -71,8 +72,11 @@ class History {
   // (note_launch) only when it ends, and the executor plans the next ones meanwhile; auto's probe rule
   // reads this number so that one probe is one launch (not all those enqueued while it runs).
   uint64_t plan_launch(const std::string& kernel_key, uint64_t global_size);
-  // The number plan_launch would give now, without giving it.
-  uint64_t next_launch_number(const std::string& kernel_key, uint64_t global_size) const;
+  // plan_launch and note_launch at once, for a launch run unsplit, unless `declines` says no to the
+  // number it would get (auto: a probe's): nullopt, and nothing counted. One step, so that two threads
+  // cannot both take the number before a probe's and leave the probe to neither.
+  std::optional<uint64_t> count_unsplit_launch(const std::string& kernel_key, uint64_t global_size,
+                                               const std::function<bool(uint64_t)>& declines);
 
   // The wall time of one whole split launch in which `devices` took part (any order), and what the
   // launch would have taken on home alone by the policy's estimate then, when it had one.
@@ -175,6 +179,7 @@ class History {
   using Key = std::pair<std::string, uint64_t>;
 
   Entry& touch(const std::string& kernel_key, uint64_t global_size);  // creates; caller holds the lock
+  void count_launch(Entry& e);  // note_launch's count and decay; caller holds the lock
   void evict_over_capacity();
   // One field of an entry, read (a default one when there is no entry) or written under the lock:
   // the shares and the policies' tracks.

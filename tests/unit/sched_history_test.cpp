@@ -172,10 +172,13 @@ TEST(History, EvidenceVersionChangesWithWhatFitsReadNotWithLaunchCounts) {
     v = now;
     return moved;
   };
-  EXPECT_EQ(h.next_launch_number("k", 8), 0u);
   h.plan_launch("k", 8);
-  EXPECT_EQ(h.next_launch_number("k", 8), 1u);  // what plan_launch gives next, not given
-  EXPECT_EQ(h.plan_launch("k", 8), 1u);
+  // A launch run unsplit is numbered and counted at once, unless its number is declined.
+  EXPECT_FALSE(h.count_unsplit_launch("k", 8, [](uint64_t n) { return n == 1; }).has_value());
+  EXPECT_EQ(h.launches("k", 8), 0u);
+  EXPECT_EQ(h.count_unsplit_launch("k", 8, [](uint64_t) { return false; }), std::optional<uint64_t>(1));
+  EXPECT_EQ(h.launches("k", 8), 1u);
+  EXPECT_EQ(h.plan_launch("k", 8), 2u);
   h.note_launch("k", 8);
   h.split_started("k", 8);
   h.split_ended("k", 8);
