@@ -253,6 +253,7 @@ void Executor::stop() {
   // their tasks (a build under way; those not begun are skipped once the exit has begun).
   bool abandoned = false;
   for (auto& [device, worker] : workers) abandoned |= busy(device) && !stall_events.count(device);
+  note_busy_devices_checked();
   if (abandoned)
     spdlog::info("waiting up to {} s at exit for devices still running a sub-launch they were taken over in",
                  kStalledWorkerWaitSeconds);

@@ -47,6 +47,14 @@ void arm_exit_guard() {
 
 bool exit_begun() { return exit_waits().begun.load(); }
 
+namespace {
+std::atomic<bool> g_busy_devices_checked{false};
+}  // namespace
+
+bool busy_devices_checked() { return g_busy_devices_checked.load(); }
+
+void note_busy_devices_checked() { g_busy_devices_checked.store(true); }
+
 void begin_exit() { exit_waits().begun.store(true); }
 
 void run_exit_waits() {

@@ -32,6 +32,11 @@ void arm_exit_guard();
 // is skipped from then on, and launches are no longer split.
 bool exit_begun();
 void begin_exit();
+// Whether coex's shutdown has looked for devices still in a sub-launch they were taken over in
+// (Executor::stop): COEX_FAULT=late_start holds its sub-launch until then, so that the wait at exit
+// is always there to be tested (a tiny sub-launch begun at exit_begun could end before the look).
+bool busy_devices_checked();
+void note_busy_devices_checked();
 
 // Runs the registered waits (from the guard, or the atexit handlers); the first call runs them,
 // later ones return at once.

@@ -108,12 +108,13 @@ struct DeviceTask {
 enum class ChunkOutcome { Done, Failed, Abandoned, Cancelled };
 
 // COEX_FAULT=late_start:<device>: the sub-launch goes on only once another device has taken it over
-// and the process has begun to exit, when the app has released everything (20 s at most).
+// and coex's shutdown has seen the device still busy, when the app has released everything (20 s at
+// most).
 void start_late(DeviceTask& t) {
   const auto until = Clock::now() + std::chrono::seconds(20);
   while (!t.progress.taken_over(t.device) && Clock::now() < until)
     std::this_thread::sleep_for(std::chrono::milliseconds(1));
-  while (!exit_begun() && Clock::now() < until) std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  while (!busy_devices_checked() && Clock::now() < until) std::this_thread::sleep_for(std::chrono::milliseconds(1));
 }
 
 // One chunk: the part of its footprint the device lacks, then the sub-launch,
