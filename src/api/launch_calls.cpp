@@ -9,6 +9,7 @@
 #include "exec/exit_guard.h"
 #include "exec/home_sync.h"
 #include "exec/launch_planner.h"
+#include "exec/repeated_launches.h"
 #include "report/report.h"
 
 namespace coex::api {
@@ -35,13 +36,8 @@ void run_unsplit_bookkeeping(const exec::LaunchDecision& decision, cl_command_qu
 
 // Every tracked buffer among the kernel's arguments: what a launch coex knows nothing about may write.
 std::vector<std::shared_ptr<model::BufferRecord>> buffer_arguments(model::KernelRecord& kernel) {
-  std::vector<std::shared_ptr<model::BufferRecord>> out;
   std::lock_guard lock(kernel.mutex);
-  for (const auto& arg : kernel.args)
-    if (arg.bytes.size() == sizeof(cl_mem))
-      if (auto record = rt().registries().buffers.find(*reinterpret_cast<const cl_mem*>(arg.bytes.data())))
-        out.push_back(record);
-  return out;
+  return exec::written_buffers(rt(), kernel.args, {});
 }
 
 // A kernel that runs unsplit on home reads its buffers there: home first gets what other devices

@@ -215,13 +215,8 @@ LaunchDecision plan(Services& services, const std::shared_ptr<model::KernelRecor
   }
   // Without an analysis every buffer argument may be written.
   repeat.written.assign(args.size(), false);
-  for (size_t i = 0; i < args.size(); ++i) {
-    bool written = !info || i >= info->args.size() || info->args[i].written;
-    repeat.written[i] = written;
-    if (!written || args[i].bytes.size() != sizeof(cl_mem)) continue;
-    cl_mem mem = *reinterpret_cast<const cl_mem*>(args[i].bytes.data());
-    if (auto record = services.registries().buffers.find(mem)) decision.written_buffers.push_back(record);
-  }
+  for (size_t i = 0; i < args.size(); ++i) repeat.written[i] = !info || i >= info->args.size() || info->args[i].written;
+  decision.written_buffers = written_buffers(services, args, repeat.written);
 
   if (const char* reason = origin_reason(program->origin); *reason) return lasting(reason);
   if (single_device) {
@@ -413,13 +408,10 @@ LaunchDecision plan_launch(Services& services, cl_command_queue queue, cl_kernel
   const LaunchRequest request{queue, work_dim, offset, global, local};
   auto kernel = services.registries().kernels.find(kernel_handle);
   RepeatableDecision repeat;
-  if (auto history = services.executor().history()) repeat.evidence = history->evidence_version();
-  repeat.left_out = services.executor().left_out_version();
-  repeat.home_times = services.executor().home_launch_times().version();
+  repeat.versions = PlanVersions::now(services);
   std::vector<model::KernelArgValue> args;
   LaunchDecision decision = plan(services, kernel, request, repeat, args);
-  if (repeat.keep && !decision.job)
-    services.executor().repeated_launches().remember(kernel, request, args, decision, repeat);
+  services.executor().repeated_launches().remember(kernel, request, args, decision, repeat);
   return decision;
 }
 

@@ -26,12 +26,27 @@ std::array<size_t, 3> sizes_of(const size_t* sizes, cl_uint work_dim, bool* give
   return out;
 }
 
-uint64_t evidence_version(Services& services) {
-  auto history = services.executor().history();
-  return history ? history->evidence_version() : 0;
+}  // namespace
+
+PlanVersions PlanVersions::now(Services& services) {
+  PlanVersions v;
+  if (auto history = services.executor().history()) v.evidence = history->evidence_version();
+  v.left_out = services.executor().left_out_version();
+  v.home_times = services.executor().home_launch_times().version();
+  return v;
 }
 
-}  // namespace
+std::vector<std::shared_ptr<model::BufferRecord>> written_buffers(Services& services,
+                                                                  const std::vector<model::KernelArgValue>& args,
+                                                                  const std::vector<bool>& written) {
+  std::vector<std::shared_ptr<model::BufferRecord>> out;
+  for (size_t i = 0; i < args.size(); ++i) {
+    if ((i < written.size() && !written[i]) || args[i].bytes.size() != sizeof(cl_mem)) continue;
+    if (auto record = services.registries().buffers.find(*reinterpret_cast<const cl_mem*>(args[i].bytes.data())))
+      out.push_back(record);
+  }
+  return out;
+}
 
 bool RepeatedLaunches::Entry::matches(const LaunchRequest& request) const {
   bool given = false;
@@ -45,9 +60,7 @@ std::optional<LaunchDecision> RepeatedLaunches::find(Services& services,
                                                      const std::shared_ptr<model::KernelRecord>& kernel,
                                                      const LaunchRequest& request) {
   if (!kernel || !request.global) return std::nullopt;
-  const uint64_t evidence = evidence_version(services);
-  const uint64_t left_out = services.executor().left_out_version();
-  const uint64_t home_times = services.executor().home_launch_times().version();
+  const PlanVersions now = PlanVersions::now(services);
   // Lock order: the kernel's arguments, then the entries (remember takes only the latter).
   std::lock_guard args_lock(kernel->mutex);
   std::lock_guard lock(mutex_);
@@ -59,7 +72,8 @@ std::optional<LaunchDecision> RepeatedLaunches::find(Services& services,
   }
   for (const Entry& e : it->second.entries) {
     if (!e.matches(request) || e.exec_info_set != kernel->exec_info_set || !same_args(e.args, kernel->args)) continue;
-    if (e.evidence != evidence || e.left_out != left_out || (e.home_times && *e.home_times != home_times))
+    if (e.versions.evidence != now.evidence || e.versions.left_out != now.left_out ||
+        (e.by_home_times && e.versions.home_times != now.home_times))
       return std::nullopt;
     LaunchDecision decision;
     decision.gate = e.gate;
@@ -71,11 +85,7 @@ std::optional<LaunchDecision> RepeatedLaunches::find(Services& services,
     }
     decision.not_split_reason = e.reason;
     decision.kernel_name = e.kernel_name;
-    for (size_t i = 0; i < e.args.size() && i < e.written.size(); ++i) {
-      if (!e.written[i] || e.args[i].bytes.size() != sizeof(cl_mem)) continue;
-      cl_mem mem = *reinterpret_cast<const cl_mem*>(e.args[i].bytes.data());
-      if (auto record = services.registries().buffers.find(mem)) decision.written_buffers.push_back(record);
-    }
+    decision.written_buffers = written_buffers(services, e.args, e.written);
     return decision;
   }
   return std::nullopt;
@@ -94,9 +104,8 @@ void RepeatedLaunches::remember(const std::shared_ptr<model::KernelRecord>& kern
   e.local = sizes_of(request.local, request.work_dim, &e.has_local);
   e.args = args;
   e.exec_info_set = repeatable.exec_info_set;
-  e.evidence = repeatable.evidence;
-  e.left_out = repeatable.left_out;
-  if (repeatable.by_home_times) e.home_times = repeatable.home_times;
+  e.versions = repeatable.versions;
+  e.by_home_times = repeatable.by_home_times;
   e.reason = decision.not_split_reason;
   e.kernel_name = decision.kernel_name;
   e.policy_shape = repeatable.policy_shape;

@@ -40,20 +40,30 @@ struct LaunchRequest {
   const size_t* local = nullptr;
 };
 
-// What a plan read that must be the same for another launch to take its decision over.
-struct RepeatableDecision {
-  bool keep = false;  // the decision's reason holds until what is below changes
-  // Read before the plan: a change while it runs makes the next launch plan again.
+// The versions of what a plan reads besides the launch itself.
+struct PlanVersions {
   uint64_t evidence = 0;    // sched::History::evidence_version
   uint64_t left_out = 0;    // Executor::left_out_version
   uint64_t home_times = 0;  // HomeLaunchTimes::version
+  static PlanVersions now(Services& services);
+};
+
+// What a plan read that must be the same for another launch to take its decision over.
+struct RepeatableDecision {
+  bool keep = false;      // the decision's reason holds until what is below changes
+  PlanVersions versions;  // read before the plan: a change while it runs makes the next launch plan again
   // The policy gave the reason: asked again at each launch (Policy::unsplit_again).
   std::optional<sched::LaunchShape> policy_shape;
-  bool by_home_times = false;
-  bool exec_info_set = false;  // the kernel's, read with its arguments  // "too_small" by home's timings: kept while
-                               // they are as they were
+  bool by_home_times = false;  // "too_small" by home's timings: kept while they are as they were
+  bool exec_info_set = false;  // the kernel's, read with its arguments
   std::vector<bool> written;   // per argument: whether the launch may write it
 };
+
+// The tracked buffers among `args` that the launch may write: `written[i]` false leaves argument i
+// out; arguments beyond `written` count as written (nothing is known of them).
+std::vector<std::shared_ptr<model::BufferRecord>> written_buffers(Services& services,
+                                                                  const std::vector<model::KernelArgValue>& args,
+                                                                  const std::vector<bool>& written);
 
 class RepeatedLaunches {
  public:
@@ -78,9 +88,8 @@ class RepeatedLaunches {
     std::array<size_t, 3> offset{}, global{}, local{};
     std::vector<model::KernelArgValue> args;
     bool exec_info_set = false;
-    uint64_t evidence = 0;
-    uint64_t left_out = 0;
-    std::optional<uint64_t> home_times;  // set: the decision read home's timings
+    PlanVersions versions;
+    bool by_home_times = false;  // the decision read home's timings: their version counts too
     std::string reason;
     std::string kernel_name;
     std::optional<sched::LaunchShape> policy_shape;
