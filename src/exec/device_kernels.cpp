@@ -19,6 +19,8 @@
 #include "kernel/libclang_api.h"
 #include "report/report.h"
 #include "report/trace.h"
+#include "sched/split_math.h"
+#include "sched/take_over.h"
 
 namespace coex::exec {
 namespace {
@@ -348,17 +350,49 @@ bool worth_preparing(Services& services, const model::ProgramRecord& program,
 
 }  // namespace
 
+void prepare_analysis(Services& services, const std::shared_ptr<model::ProgramRecord>& program, int device) {
+  {
+    std::lock_guard lock(program->mutex);
+    if (program->analysis_posted) return;
+    program->analysis_posted = true;
+  }
+  post_background_task(services.executor(), device, [&services, program, device] {
+    const auto started = std::chrono::steady_clock::now();
+    analyse_program(*program);
+    if (auto* t = services.trace()) t->record("analysis", "build", device, started, std::chrono::steady_clock::now());
+  });
+}
+
 void analyse_in_background(Services& services, const std::shared_ptr<model::ProgramRecord>& program,
                            const std::vector<cl_device_id>& app_devices) {
   int home = -1;
   std::vector<int> others;
   if (!worth_preparing(services, *program, app_devices, home, others)) return;
-  const int analyser = others.front();
-  post_background_task(services.executor(), analyser, [&services, program, analyser] {
-    const auto started = std::chrono::steady_clock::now();
-    analyse_program(*program);
-    if (auto* t = services.trace()) t->record("analysis", "build", analyser, started, std::chrono::steady_clock::now());
-  });
+  prepare_analysis(services, program, others.front());
+}
+
+bool others_slower_by_specification(Services& services, int home, const std::vector<int>& devices) {
+  const std::vector<sched::DeviceProfile> profiles = services.devices().profiles();
+  auto weight = [&](int device) {
+    for (const auto& p : profiles)
+      if (p.index == device) return sched::spec_weight(p, false);
+    return 0.0;
+  };
+  const double home_weight = weight(home);
+  const double factor = sched::TakeOverRules{}.slow_by_specification;
+  bool any = false;
+  for (int device : devices) {
+    if (device == home) continue;
+    any = true;
+    if (weight(device) * factor >= home_weight) return false;
+  }
+  return any;
+}
+
+bool builds_wait_for_home_times(Services& services, int home, const std::vector<int>& devices,
+                                bool home_measured_long) {
+  return !home_measured_long && !services.executor().policy().waits_for_preparation() &&
+         others_slower_by_specification(services, home, devices);
 }
 
 void prebuild_program(Services& services, std::shared_ptr<model::ProgramRecord> program, cl_context app_context,
@@ -372,6 +406,7 @@ void prebuild_program(Services& services, std::shared_ptr<model::ProgramRecord> 
   }
   keep_app_program_for_binary(services, *program, home);
   others.insert(others.begin(), home);
+  if (builds_wait_for_home_times(services, home, others, false)) return;  // nothing measured at a build
   prepare_program(services, program, app_context, home, others);
 }
 

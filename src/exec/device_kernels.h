@@ -32,10 +32,22 @@ bool first_launch_from_build(const LaunchJob& job, int device);
 void analyse_in_background(Services& services, const std::shared_ptr<model::ProgramRecord>& program,
                            const std::vector<cl_device_id>& app_devices);
 
+// Whether every device of `devices` but home promises, by its specification, more than the take-over
+// rules' factor (sched::TakeOverRules::slow_by_specification) times less than home: a CPU beside a GPU.
+bool others_slower_by_specification(Services& services, int home, const std::vector<int>& devices);
+
+// Whether coex's builds for the devices other than home wait until a launch was measured long enough
+// on home (`home_measured_long`): under a policy that does not wait for preparation (auto), where every
+// other device is much slower than home by its specification. Only such a launch may be split there
+// (launch_planner.cpp, the too_small rule); a build begun before would cost CPU time beside the app's
+// device and hold the app's exit, for nothing when no launch is long (docs/design.md, "One-time costs").
+bool builds_wait_for_home_times(Services& services, int home, const std::vector<int>& devices, bool home_measured_long);
+
 // At the app's successful clBuildProgram: analyses the program and builds it for every device coex
 // would split its kernels over, each on that device's worker thread, so that the first split launch
 // finds them ready instead of building them one after another. Only for a program built for one
-// device (the home); nothing when the program has no kernel that may be split.
+// device (the home); nothing when the program has no kernel that may be split, nor while the builds
+// wait for home's times (builds_wait_for_home_times).
 void prebuild_program(Services& services, std::shared_ptr<model::ProgramRecord> program, cl_context app_context,
                       const std::vector<cl_device_id>& app_devices);
 
@@ -44,6 +56,10 @@ void prebuild_program(Services& services, std::shared_ptr<model::ProgramRecord> 
 // off the app's path, home's first on its platform.
 void prepare_program(Services& services, const std::shared_ptr<model::ProgramRecord>& program, cl_context app_context,
                      int home, const std::vector<int>& devices);
+
+// Posts the analysis alone of the program, once, to the worker of `device`: for launches that run on
+// home while the builds wait (builds_wait_for_home_times).
+void prepare_analysis(Services& services, const std::shared_ptr<model::ProgramRecord>& program, int device);
 
 // The devices of `devices` whose build of the program has finished (built or failed), after
 // prepare_program for the others; none while the analysis has not run. Never waits.

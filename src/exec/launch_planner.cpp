@@ -17,8 +17,6 @@
 #include "exec/split_safety.h"
 #include "model/registries.h"
 #include "sched/auto_policy.h"
-#include "sched/split_math.h"
-#include "sched/take_over.h"
 
 namespace coex::exec {
 namespace {
@@ -54,26 +52,6 @@ size_t max_group_size(const Services& services, const devices::DeviceSet& device
   if (info.limit) limit = std::min(limit, info.limit);
   for (int d = 0; d < 3; ++d) compiled[d] = info.compiled[d];
   return limit == SIZE_MAX ? 1 : limit;
-}
-
-// Whether every device of `devices` but home promises, by its specification, more than the take-over
-// rules' factor (sched::TakeOverRules::slow_by_specification) times less than home.
-bool others_slower_by_specification(Services& services, int home, const std::vector<int>& devices) {
-  const std::vector<sched::DeviceProfile> profiles = services.devices().profiles();
-  auto weight = [&](int device) {
-    for (const auto& p : profiles)
-      if (p.index == device) return sched::spec_weight(p, false);
-    return 0.0;
-  };
-  const double home_weight = weight(home);
-  const double factor = sched::TakeOverRules{}.slow_by_specification;
-  bool any = false;
-  for (int device : devices) {
-    if (device == home) continue;
-    any = true;
-    if (weight(device) * factor >= home_weight) return false;
-  }
-  return any;
 }
 
 // What FootprintModel::evaluate needs of this launch: its geometry as the app
@@ -193,10 +171,10 @@ LaunchDecision plan(Services& services, const std::shared_ptr<model::KernelRecor
   uint64_t launch_items = 1;
   for (cl_uint d = 0; d < work_dim && d < 3 && global; ++d) launch_items *= global[d];
   const std::string home_key = home_launch_key(kernel->name, program->source_hash, launch_items);
-  const bool waits_for_preparation = single_device || services.executor().policy().waits_for_preparation() || [&] {
-    auto measured = services.executor().home_launch_times().seconds(home_key);
-    return measured && *measured >= services.settings().auto_wait_seconds;
-  }();
+  const std::optional<double> measured_on_home = services.executor().home_launch_times().seconds(home_key);
+  const bool waits_for_preparation = single_device || services.executor().policy().waits_for_preparation() ||
+                                     (measured_on_home && *measured_on_home >= services.settings().auto_wait_seconds);
+  const bool home_measured_long = measured_on_home && *measured_on_home >= services.settings().min_split_seconds;
   auto all_devices = [&] {
     std::vector<int> all = participants;
     if (std::find(all.begin(), all.end(), home) == all.end()) all.push_back(home);
@@ -209,7 +187,11 @@ LaunchDecision plan(Services& services, const std::shared_ptr<model::KernelRecor
         analysis_ready(*program)) {
       info = analysed_kernel(*program, kernel->name);
     } else {
-      prepare_program(services, program, queue_record->context, home, all_devices());
+      const std::vector<int> all = all_devices();
+      if (!builds_wait_for_home_times(services, home, all, home_measured_long))
+        prepare_program(services, program, queue_record->context, home, all);
+      else if (auto other = std::find_if(all.begin(), all.end(), [&](int d) { return d != home; }); other != all.end())
+        prepare_analysis(services, program, *other);
       preparing = true;
     }
   }
@@ -254,6 +236,16 @@ LaunchDecision plan(Services& services, const std::shared_ptr<model::KernelRecor
                                     }),
                      participants.end());
   if (fewer_than_two()) return not_split(left_out ? left_out : "single_device");
+  // Few work-items, or every other device much slower than home by its specification: split only once
+  // a launch of this kernel and size was measured long enough on home (below). In the second case the
+  // other devices' builds wait for that launch too (builds_wait_for_home_times), so the launch is kept
+  // on home before it could ask for them.
+  auto too_small = [&](const std::string& key) {
+    if (services.executor().home_launch_times().wants_timing(key)) decision.time_on_home_key = key;
+    repeat.by_home_times = true;
+    return lasting("too_small");
+  };
+  if (builds_wait_for_home_times(services, home, all_devices(), home_measured_long)) return too_small(home_key);
   // Under a policy that does not wait for preparation (auto) a device other than home is never
   // waited for: one whose build has not finished joins the split when it has, if the policy hands
   // out chunks on demand (split_runner.cpp), else sits the launch out. Home is waited for once its
@@ -300,11 +292,7 @@ LaunchDecision plan(Services& services, const std::shared_ptr<model::KernelRecor
   if (job->geometry.work_items() < uint64_t(services.settings().min_split_work_items) || others_much_slower) {
     std::string key = home_launch_key(kernel->name, program->source_hash, job->geometry.work_items());
     auto measured = services.executor().home_launch_times().seconds(key);
-    if (!measured || *measured < services.settings().min_split_seconds) {
-      if (services.executor().home_launch_times().wants_timing(key)) decision.time_on_home_key = key;
-      repeat.by_home_times = true;
-      return lasting("too_small");
-    }
+    if (!measured || *measured < services.settings().min_split_seconds) return too_small(key);
   }
   if (job->geometry.groups_along_split() < 2) return lasting("too_small");
 

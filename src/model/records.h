@@ -111,6 +111,7 @@ struct ProgramRecord {
   int app_binary_device = -1;
   // The builds posted to a device's worker and not begun yet, or begun (then in `builds` too).
   std::set<std::pair<int, bool>> builds_posted;
+  bool analysis_posted = false;  // the analysis alone, posted to a worker (exec::prepare_analysis)
   // By kernel name, then by what the verdict depends on (exec/split_safety.h's conflict_key): whether
   // a launch's chunks may run on different devices, empty when they may, else the report's reason.
   // Learnt at enqueue from the footprints, or at the end of a split that found a conflict. Under mutex.

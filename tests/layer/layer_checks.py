@@ -142,6 +142,39 @@ class Checks:
         expect("1" not in split[0]["work_items"] and split[0].get("cold"),
                "the first split launch waited for device 1's build: %s" % split[0])
 
+    def check_deferred_builds(self):
+        # Beside a device much slower by its specification (a CPU beside a GPU; here PoCL's basic
+        # device beside its pthread device with 8 compute units, the app's), auto builds nothing
+        # for the slower one until a launch was measured long enough on home (docs/design.md,
+        # "One-time costs"): vector_add's short launches leave no build on its track, long_items'
+        # first launch (tens of milliseconds) leads to one, begun after that launch ended.
+        env = {"POCL_DEVICES": "pthread basic", "POCL_MAX_PTHREAD_COUNT": "8", "POCL_CPU_MAX_CU_COUNT": "8",
+               "COEX_POLICY": "auto"}
+        rc, out, err = run([self.coex, "devices"], env)
+        homes = [int(l.split()[0]) for l in out.splitlines() if l[:1].isdigit() and "pthread" in l]
+        expect(rc == 0 and len(homes) == 1, "coex devices:\n%s%s" % (out, err))
+        home = homes[0]
+        other = 1 - home
+        env["APP_DEVICE"] = str(home)
+        trace = os.path.join(self.tmp, "deferred-builds-trace.json")
+        for app, built in ((("apps", "vector_add"), False), (("layer", "long_items"), True)):
+            path = os.path.join(self.build, "tests", *app)
+            rc, bare, _ = run([path], env)
+            expect(rc == 0, "%s fails bare" % app[1])
+            history = os.path.join(self.tmp, "deferred-builds-%s.json" % app[1])
+            rc, out, err = run([path], dict(env, COEX_TRACE=trace, COEX_CACHE=history), self.layer)
+            expect(rc == 0 and out == bare, "%s: exit %d, output:\n%s\nstderr:\n%s" % (app[1], rc, out, err))
+            with open(trace) as f:
+                events = [e for e in json.load(f)["traceEvents"] if e.get("ph") == "X"]
+            builds = [e for e in events if e.get("name") == "build" and e["tid"] == other]
+            if not built:
+                expect(not builds, "%s: device %d was built for: %s" % (app[1], other, builds))
+                continue
+            first_launch = min((e for e in events if e.get("cat") == "kernel" and e["tid"] == home),
+                               key=lambda e: e["ts"])
+            expect(len(builds) == 1 and builds[0]["ts"] >= first_launch["ts"] + first_launch["dur"],
+                   "%s: device %d's builds %s, home's first launch %s" % (app[1], other, builds, first_launch))
+
     def check_sub_launch_failure(self):
         err = self.under_coex({"COEX_FAULT": "fail:1", "COEX_REPORT": self.report, "COEX_LOG": "warn"})
         expect("failed" in err, "the failed sub-launch was not logged:\n" + err)

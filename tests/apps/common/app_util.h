@@ -98,14 +98,41 @@ static inline void* app_alloc(size_t bytes) {
   return p;
 }
 
-/* The first GPU of any platform, else the first device of the first platform: under coex this
- * device is the "home" device that the app's objects live on. */
+/* The device numbered `index` over all platforms, in the order `coex devices` lists them. */
+static inline int app_device_at(cl_platform_id* platforms, cl_uint num_platforms, unsigned index,
+                                cl_platform_id* platform_out, cl_device_id* device_out) {
+  for (cl_uint p = 0; p < num_platforms; ++p) {
+    cl_uint n = 0;
+    if (clGetDeviceIDs(platforms[p], CL_DEVICE_TYPE_ALL, 0, NULL, &n) != CL_SUCCESS) continue;
+    if (index < n) {
+      cl_device_id* ids = (cl_device_id*)malloc(n * sizeof(cl_device_id));
+      APP_CHECK(clGetDeviceIDs(platforms[p], CL_DEVICE_TYPE_ALL, n, ids, NULL));
+      *platform_out = platforms[p];
+      *device_out = ids[index];
+      free(ids);
+      return 1;
+    }
+    index -= n;
+  }
+  return 0;
+}
+
+/* The device APP_DEVICE names (its index as `coex devices` prints it), else the first GPU of any
+ * platform, else the first device of the first platform: under coex this device is the "home"
+ * device that the app's objects live on. */
 static inline void app_pick_device(cl_platform_id* platform_out, cl_device_id* device_out) {
   cl_uint num_platforms = 0;
   APP_CHECK(clGetPlatformIDs(0, NULL, &num_platforms));
   if (num_platforms == 0) app_die(CL_INVALID_PLATFORM, "clGetPlatformIDs (no platform)", __FILE__, __LINE__);
   cl_platform_id* platforms = (cl_platform_id*)malloc(num_platforms * sizeof(cl_platform_id));
   APP_CHECK(clGetPlatformIDs(num_platforms, platforms, NULL));
+  const char* wanted = getenv("APP_DEVICE");
+  if (wanted && *wanted) {
+    if (!app_device_at(platforms, num_platforms, (unsigned)atoi(wanted), platform_out, device_out))
+      app_die(CL_DEVICE_NOT_FOUND, "APP_DEVICE names no device", __FILE__, __LINE__);
+    free(platforms);
+    return;
+  }
   for (cl_uint p = 0; p < num_platforms; ++p) {
     cl_device_id gpu = NULL;
     cl_uint n = 0;
