@@ -95,6 +95,7 @@ def bench_metrics(bench):
     best = min(measured, key=lambda k: measured[k]["total"])
     m["best"] = best
     m["t_best"] = measured[best]["total"]
+    m["t_best_wall"] = median([r["wall"] for r in bare if r["device"] == best and r.get("wall")])
     m["t_best_k"] = min(v["kernel"] for v in measured.values() if v["kernel"])
     m["s_max"] = sum(m["t_best"] / v["total"] for v in measured.values())
     m["s_max_k"] = sum(m["t_best_k"] / v["kernel"] for v in measured.values() if v["kernel"])
@@ -113,6 +114,8 @@ def bench_metrics(bench):
                 p["kernel"] = median([r["time_kernels"] for r in good])
                 cold = [r for r in good if r.get("cold")]
                 p["cold_total"] = cold[0]["time_total"] if cold else None
+                p["wall"] = median([r["wall"] for r in good if r.get("wall")])
+                p["cold_wall"] = cold[0].get("wall") if cold else None
                 p["speedup"] = ratio(m["t_best"], p["total"])
                 p["speedup_k"] = ratio(m["t_best_k"], p["kernel"])
                 p["efficiency"] = ratio(p["speedup"], m["s_max"])
@@ -253,17 +256,22 @@ def target_rows(results, metrics, policies):
         worst = max(slow) if slow else None
         jac = next((m["policies"].get(policy, {}) for m in metrics if m["class"] == "iterative"), {})
         covered = sum(1 for m in metrics if m["policies"].get(policy, {}).get("ok"))
-        # Never slower: T_coex <= 1.03 x T_best + 50 ms; those over, by how much beyond that.
-        timed = [(m["name"], m["t_best"], m["policies"][policy]["total"]) for m in metrics
-                 if m.get("t_best") and m["policies"].get(policy, {}).get("total")]
-        over = ["%s (+%.0f ms)" % (name, 1000 * (t - SLOWDOWN_LIMIT * best - SLOWDOWN_ALLOWANCE_S))
-                for name, best, t in timed if t > SLOWDOWN_LIMIT * best + SLOWDOWN_ALLOWANCE_S]
-        never = "%d of %d%s" % (len(timed) - len(over), len(timed), "; over: " + ", ".join(over) if over else "")
-        rows.append("| %s | %s | %s | %s | %s | %s / %s | %d of %d |" % (
+        rows.append("| %s | %s | %s | %s | %s | %s | %s | %s / %s | %d of %d |" % (
             policy, f(eff, 2), f(eff_k, 2),
             "–" if not worst else "%.2f× (%s)%s" % (worst[0], worst[1], " **over 3%**" if worst[0] > SLOWDOWN_LIMIT else ""),
-            never, f(jac.get("speedup"), 2, "×"), f(jac.get("speedup_k"), 2, "×"), covered, len(metrics)))
+            never_slower(metrics, policy, "t_best", "total"), never_slower(metrics, policy, "t_best_wall", "wall"),
+            never_slower(metrics, policy, "t_best_wall", "cold_wall"),
+            f(jac.get("speedup"), 2, "×"), f(jac.get("speedup_k"), 2, "×"), covered, len(metrics)))
     return rows
+
+
+def never_slower(metrics, policy, best_key, coex_key):
+    """How many benchmarks meet T_coex <= 1.03 x T_best + 50 ms, with those over and by how much beyond it."""
+    timed = [(m["name"], m[best_key], m["policies"][policy][coex_key]) for m in metrics
+             if m.get(best_key) and m["policies"].get(policy, {}).get(coex_key)]
+    over = ["%s (+%.0f ms)" % (name, 1000 * (t - SLOWDOWN_LIMIT * best - SLOWDOWN_ALLOWANCE_S))
+            for name, best, t in timed if t > SLOWDOWN_LIMIT * best + SLOWDOWN_ALLOWANCE_S]
+    return "%d of %d%s" % (len(timed) - len(over), len(timed), "; over: " + ", ".join(over) if over else "")
 
 
 def markdown(results, metrics, plot_links):
@@ -300,12 +308,13 @@ def markdown(results, metrics, plot_links):
             "Efficiency is the geometric mean over the compute-bound regular set (target ≥ %.1f); the worst "
             "slowdown is max T_coex / T_best over all benchmarks (target ≤ %.2f); never slower counts the "
             "benchmarks with T_coex ≤ %.2f × T_best + %.0f ms (the target for the short programs, whose "
-            "whole run is a few hundredths of a second); the iterative stencil's speed-up target is ≥ %.1f× "
-            "on 2 GPUs. Whole app / kernels only." % (
+            "whole run is a few hundredths of a second): by time_total (medians), by wall time from start to "
+            "exit (medians), and by the wall time of the first run, from an empty History; the iterative "
+            "stencil's speed-up target is ≥ %.1f× on 2 GPUs. Whole app / kernels only." % (
                 EFFICIENCY_TARGET, SLOWDOWN_LIMIT, SLOWDOWN_LIMIT, 1000 * SLOWDOWN_ALLOWANCE_S, JACOBI_TARGET), "",
             "| policy | efficiency (app) | efficiency (kernels) | worst slowdown (app) | never slower (app) | "
-            "jacobi speed-up (app / kernels) | benchmarks run |",
-            "|---|---|---|---|---|---|---|"]
+            "never slower (wall) | never slower (wall, first run) | jacobi speed-up (app / kernels) | benchmarks run |",
+            "|---|---|---|---|---|---|---|---|---|"]
     out += target_rows(results, metrics, policies)
     out.append("")
 

@@ -245,17 +245,25 @@ void prepare_other_devices(Services& services, const std::vector<cl_device_id>& 
   int home = -1;
   std::vector<int> others;
   if (!home_and_others(services.devices(), app_devices, home, others)) return;
-  for (int device : others)
-    post_background_task(services.executor(), device, [&services, device] { services.devices().shadow_queue(device); });
+  // Devices that get no build before a long launch (builds_wait_for_home_times) get their context
+  // with their first build.
+  std::vector<int> all = others;
+  all.push_back(home);
+  if (!builds_wait_for_home_times(services, home, all, std::nullopt))
+    for (int device : others)
+      post_background_task(services.executor(), device,
+                           [&services, device] { services.devices().shadow_queue(device); });
   // libclang comes with an LLVM of its own (docs/kernel-analysis.md, "Loading libclang"): 15 to
   // 25 ms to load. Loaded now, while the app builds its programs, the analysis that clBuildProgram
   // posts to the same worker is more often done before the app's first launch, which otherwise
   // runs on home alone (`not_split: preparing`). The app's first build waits for the load to end
   // all the same: while the dynamic linker loads, every dladdr in the process waits, and PoCL
   // calls one at the start of each clBuildProgram (pocl_get_private_datadir).
+  // On home's worker, as the analysis (analyse_in_background): the others' start with their
+  // contexts, which on PoCL include its start (tens of milliseconds); home's has nothing to do yet.
   static std::once_flag posted;  // once per process: later contexts find it loaded
   std::call_once(posted, [&] {
-    const int loader = others.front();
+    const int loader = home;
     post_background_task(services.executor(), loader, [&services, loader] {
       const auto started = std::chrono::steady_clock::now();
       kernel::libclang::load(nullptr);
@@ -368,31 +376,48 @@ void analyse_in_background(Services& services, const std::shared_ptr<model::Prog
   int home = -1;
   std::vector<int> others;
   if (!worth_preparing(services, *program, app_devices, home, others)) return;
-  prepare_analysis(services, program, others.front());
+  prepare_analysis(services, program, home);
 }
 
-bool others_slower_by_specification(Services& services, int home, const std::vector<int>& devices) {
-  const std::vector<sched::DeviceProfile> profiles = services.devices().profiles();
-  auto weight = [&](int device) {
-    for (const auto& p : profiles)
-      if (p.index == device) return sched::spec_weight(p, false);
-    return 0.0;
-  };
-  const double home_weight = weight(home);
+namespace {
+
+// Each device's relative speed by its specification (sched::spec_weight), 0 for one not listed.
+double weight_by_specification(const std::vector<sched::DeviceProfile>& profiles, int device) {
+  for (const auto& p : profiles)
+    if (p.index == device) return sched::spec_weight(p, false);
+  return 0.0;
+}
+
+// Whether every device of `devices` but home promises, by its specification, more than the take-over
+// rules' factor (sched::TakeOverRules::slow_by_specification) times less than home.
+bool others_slower_by_specification(const std::vector<sched::DeviceProfile>& profiles, int home,
+                                    const std::vector<int>& devices) {
+  const double home_weight = weight_by_specification(profiles, home);
   const double factor = sched::TakeOverRules{}.slow_by_specification;
   bool any = false;
   for (int device : devices) {
     if (device == home) continue;
     any = true;
-    if (weight(device) * factor >= home_weight) return false;
+    if (weight_by_specification(profiles, device) * factor >= home_weight) return false;
   }
   return any;
 }
 
+}  // namespace
+
 bool builds_wait_for_home_times(Services& services, int home, const std::vector<int>& devices,
-                                bool home_measured_long) {
-  return !home_measured_long && !services.executor().policy().waits_for_preparation() &&
-         others_slower_by_specification(services, home, devices);
+                                std::optional<double> home_seconds) {
+  if (services.executor().policy().waits_for_preparation()) return false;
+  const std::vector<sched::DeviceProfile> profiles = services.devices().profiles();
+  if (!others_slower_by_specification(profiles, home, devices)) return false;
+  if (!home_seconds) return true;
+  double all = 0, others = 0;
+  for (int device : devices) {
+    const double weight = weight_by_specification(profiles, device);
+    all += weight;
+    if (device != home) others += weight;
+  }
+  return !(all > 0 && *home_seconds * others / all >= services.settings().min_split_seconds);
 }
 
 void prebuild_program(Services& services, std::shared_ptr<model::ProgramRecord> program, cl_context app_context,
@@ -406,7 +431,7 @@ void prebuild_program(Services& services, std::shared_ptr<model::ProgramRecord> 
   }
   keep_app_program_for_binary(services, *program, home);
   others.insert(others.begin(), home);
-  if (builds_wait_for_home_times(services, home, others, false)) return;  // nothing measured at a build
+  if (builds_wait_for_home_times(services, home, others, std::nullopt)) return;  // nothing measured yet
   prepare_program(services, program, app_context, home, others);
 }
 

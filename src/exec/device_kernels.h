@@ -3,6 +3,7 @@
 #include <CL/cl_icd.h>
 
 #include <memory>
+#include <optional>
 #include <vector>
 
 #include "exec/launch_job.h"
@@ -26,22 +27,23 @@ model::KernelGroupInfo kernel_group_info(const cl_icd_dispatch& cl, cl_kernel ke
 bool first_launch_from_build(const LaunchJob& job, int device);
 
 // At the app's clBuildProgram, before the driver builds: the analysis (a libclang parse of tens of
-// milliseconds) starts on another device's worker, so that the app's first launch, right after its
+// milliseconds) starts on home's worker, so that the app's first launch, right after its
 // build, finds it done and can be split (docs/design.md, "One-time costs"). Same conditions as
 // prebuild_program.
 void analyse_in_background(Services& services, const std::shared_ptr<model::ProgramRecord>& program,
                            const std::vector<cl_device_id>& app_devices);
 
-// Whether every device of `devices` but home promises, by its specification, more than the take-over
-// rules' factor (sched::TakeOverRules::slow_by_specification) times less than home: a CPU beside a GPU.
-bool others_slower_by_specification(Services& services, int home, const std::vector<int>& devices);
-
-// Whether coex's builds for the devices other than home wait until a launch was measured long enough
-// on home (`home_measured_long`): under a policy that does not wait for preparation (auto), where every
-// other device is much slower than home by its specification. Only such a launch may be split there
-// (launch_planner.cpp, the too_small rule); a build begun before would cost CPU time beside the app's
-// device and hold the app's exit, for nothing when no launch is long (docs/design.md, "One-time costs").
-bool builds_wait_for_home_times(Services& services, int home, const std::vector<int>& devices, bool home_measured_long);
+// Whether a launch stays on home, and coex's builds for the devices other than home wait, until a
+// launch of its kernel and size is measured longer on home (`home_seconds`, the shortest measured;
+// none yet: nullopt). Under a policy that does not wait for preparation (auto), where every other
+// device promises, by its specification, more than TakeOverRules::slow_by_specification times less
+// than home (a CPU beside a GPU): they could save at most the share of the launch their
+// specification promises, so a split may pay only where that share of home's time is at least
+// min_split_seconds (beside an H100 the CPU promises 1.5%: launches of 0.66 s and more). A build
+// begun before would cost CPU time beside the app's device and hold the app's exit, for nothing when
+// no launch is that long (docs/design.md, "Size by time").
+bool builds_wait_for_home_times(Services& services, int home, const std::vector<int>& devices,
+                                std::optional<double> home_seconds);
 
 // At the app's successful clBuildProgram: analyses the program and builds it for every device coex
 // would split its kernels over, each on that device's worker thread, so that the first split launch

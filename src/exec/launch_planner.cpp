@@ -174,7 +174,6 @@ LaunchDecision plan(Services& services, const std::shared_ptr<model::KernelRecor
   const std::optional<double> measured_on_home = services.executor().home_launch_times().seconds(home_key);
   const bool waits_for_preparation = single_device || services.executor().policy().waits_for_preparation() ||
                                      (measured_on_home && *measured_on_home >= services.settings().auto_wait_seconds);
-  const bool home_measured_long = measured_on_home && *measured_on_home >= services.settings().min_split_seconds;
   auto all_devices = [&] {
     std::vector<int> all = participants;
     if (std::find(all.begin(), all.end(), home) == all.end()) all.push_back(home);
@@ -188,10 +187,10 @@ LaunchDecision plan(Services& services, const std::shared_ptr<model::KernelRecor
       info = analysed_kernel(*program, kernel->name);
     } else {
       const std::vector<int> all = all_devices();
-      if (!builds_wait_for_home_times(services, home, all, home_measured_long))
+      if (!builds_wait_for_home_times(services, home, all, measured_on_home))
         prepare_program(services, program, queue_record->context, home, all);
-      else if (auto other = std::find_if(all.begin(), all.end(), [&](int d) { return d != home; }); other != all.end())
-        prepare_analysis(services, program, *other);
+      else
+        prepare_analysis(services, program, home);
       preparing = true;
     }
   }
@@ -237,15 +236,15 @@ LaunchDecision plan(Services& services, const std::shared_ptr<model::KernelRecor
                      participants.end());
   if (fewer_than_two()) return not_split(left_out ? left_out : "single_device");
   // Few work-items, or every other device much slower than home by its specification: split only once
-  // a launch of this kernel and size was measured long enough on home (below). In the second case the
-  // other devices' builds wait for that launch too (builds_wait_for_home_times), so the launch is kept
-  // on home before it could ask for them.
+  // a launch of this kernel and size was measured long enough on home. In the second case "long
+  // enough" is weighed by the share the others promise, and their builds wait for that launch too
+  // (builds_wait_for_home_times), so the launch is kept on home before it could ask for them.
   auto too_small = [&](const std::string& key) {
     if (services.executor().home_launch_times().wants_timing(key)) decision.time_on_home_key = key;
     repeat.by_home_times = true;
     return lasting("too_small");
   };
-  if (builds_wait_for_home_times(services, home, all_devices(), home_measured_long)) return too_small(home_key);
+  if (builds_wait_for_home_times(services, home, all_devices(), measured_on_home)) return too_small(home_key);
   // Under a policy that does not wait for preparation (auto) a device other than home is never
   // waited for: one whose build has not finished joins the split when it has, if the policy hands
   // out chunks on demand (split_runner.cpp), else sits the launch out. Home is waited for once its
@@ -281,15 +280,9 @@ LaunchDecision plan(Services& services, const std::shared_ptr<model::KernelRecor
   if (!make_geometry(work_dim, offset, global, local_to_use, limit, job->geometry))
     return not_split("invalid_launch");  // the driver gives the app its error code
   if (!local && compiled[0]) job->geometry.local_given = false;
-  // Few work-items: split only once a launch of this kernel and size was measured long enough on home.
-  // The same under auto, whatever the size, where every other device is much slower than home by its
-  // specification (a CPU beside a GPU): it could take a small share at most, and short launches
-  // lose far more to the split than it brings (benchmarks/lu beside an H100: 4,094 launches of at
-  // most tens of microseconds, 0.02 s bare, took 0.2 to 4 s under auto, each first launch of a
-  // size split).
-  const bool others_much_slower = !services.executor().policy().waits_for_preparation() &&
-                                  others_slower_by_specification(services, home, may_take_part);
-  if (job->geometry.work_items() < uint64_t(services.settings().min_split_work_items) || others_much_slower) {
+  // Few work-items: split only once a launch of this kernel and size was measured long enough on home
+  // (the rule for devices much slower than home, above, is the same one weighed by their share).
+  if (job->geometry.work_items() < uint64_t(services.settings().min_split_work_items)) {
     std::string key = home_launch_key(kernel->name, program->source_hash, job->geometry.work_items());
     auto measured = services.executor().home_launch_times().seconds(key);
     if (!measured || *measured < services.settings().min_split_seconds) return too_small(key);

@@ -145,11 +145,13 @@ class Checks:
     def check_deferred_builds(self):
         # Beside a device much slower by its specification (a CPU beside a GPU; here PoCL's basic
         # device beside its pthread device with 8 compute units, the app's), auto builds nothing
-        # for the slower one until a launch was measured long enough on home (docs/design.md,
-        # "One-time costs"): vector_add's short launches leave no build on its track, long_items'
-        # first launch (tens of milliseconds) leads to one, begun after that launch ended.
+        # for the slower one until a launch measured on home was long enough for the share the
+        # slower one promises (1/9) to be worth min_split_seconds (docs/design.md, "Size by time"):
+        # vector_add's short launches leave no build on its track, long_items' first launch (over
+        # 0.1 s here) leads to one, begun after that launch ended. min_split_seconds at 4 ms: a
+        # launch of 36 ms is long enough.
         env = {"POCL_DEVICES": "pthread basic", "POCL_MAX_PTHREAD_COUNT": "8", "POCL_CPU_MAX_CU_COUNT": "8",
-               "COEX_POLICY": "auto"}
+               "COEX_POLICY": "auto", "COEX_MIN_SPLIT_SECONDS": "0.004"}
         rc, out, err = run([self.coex, "devices"], env)
         homes = [int(l.split()[0]) for l in out.splitlines() if l[:1].isdigit() and "pthread" in l]
         expect(rc == 0 and len(homes) == 1, "coex devices:\n%s%s" % (out, err))
