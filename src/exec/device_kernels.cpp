@@ -2,6 +2,7 @@
 
 #include <spdlog/spdlog.h>
 
+#include <algorithm>
 #include <chrono>
 #include <functional>
 #include <mutex>
@@ -245,14 +246,11 @@ void prepare_other_devices(Services& services, const std::vector<cl_device_id>& 
   int home = -1;
   std::vector<int> others;
   if (!home_and_others(services.devices(), app_devices, home, others)) return;
-  // Devices that get no build before a long launch (builds_wait_for_home_times) get their context
-  // with their first build.
+  // A device held back (devices_held_back) gets its context with its first build.
   std::vector<int> all = others;
   all.push_back(home);
-  if (!builds_wait_for_home_times(services, home, all, std::nullopt))
-    for (int device : others)
-      post_background_task(services.executor(), device,
-                           [&services, device] { services.devices().shadow_queue(device); });
+  for (int device : devices_without(others, devices_held_back(services, home, all, std::nullopt)))
+    post_background_task(services.executor(), device, [&services, device] { services.devices().shadow_queue(device); });
   // libclang comes with an LLVM of its own (docs/kernel-analysis.md, "Loading libclang"): 15 to
   // 25 ms to load. Loaded now, while the app builds its programs, the analysis that clBuildProgram
   // posts to the same worker is more often done before the app's first launch, which otherwise
@@ -388,36 +386,33 @@ double weight_by_specification(const std::vector<sched::DeviceProfile>& profiles
   return 0.0;
 }
 
-// Whether every device of `devices` but home promises, by its specification, more than the take-over
-// rules' factor (sched::TakeOverRules::slow_by_specification) times less than home.
-bool others_slower_by_specification(const std::vector<sched::DeviceProfile>& profiles, int home,
-                                    const std::vector<int>& devices) {
-  const double home_weight = weight_by_specification(profiles, home);
-  const double factor = sched::TakeOverRules{}.slow_by_specification;
-  bool any = false;
-  for (int device : devices) {
-    if (device == home) continue;
-    any = true;
-    if (weight_by_specification(profiles, device) * factor >= home_weight) return false;
-  }
-  return any;
-}
-
 }  // namespace
 
-bool builds_wait_for_home_times(Services& services, int home, const std::vector<int>& devices,
-                                std::optional<double> home_seconds) {
-  if (services.executor().policy().waits_for_preparation()) return false;
+std::vector<int> devices_held_back(Services& services, int home, const std::vector<int>& devices,
+                                   std::optional<double> home_seconds) {
+  std::vector<int> held;
+  if (services.executor().policy().waits_for_preparation()) return held;
   const std::vector<sched::DeviceProfile> profiles = services.devices().profiles();
-  if (!others_slower_by_specification(profiles, home, devices)) return false;
-  if (!home_seconds) return true;
-  double all = 0, others = 0;
+  const double home_weight = weight_by_specification(profiles, home);
+  const double factor = sched::TakeOverRules{}.slow_by_specification;
+  double all = 0;
+  for (int device : devices) all += weight_by_specification(profiles, device);
   for (int device : devices) {
+    if (device == home) continue;
     const double weight = weight_by_specification(profiles, device);
-    all += weight;
-    if (device != home) others += weight;
+    if (weight * factor >= home_weight) continue;
+    if (home_seconds && all > 0 && *home_seconds * weight / all >= services.settings().min_split_seconds) continue;
+    held.push_back(device);
   }
-  return !(all > 0 && *home_seconds * others / all >= services.settings().min_split_seconds);
+  return held;
+}
+
+std::vector<int> devices_without(std::vector<int> devices, const std::vector<int>& held_back) {
+  devices.erase(
+      std::remove_if(devices.begin(), devices.end(),
+                     [&](int d) { return std::find(held_back.begin(), held_back.end(), d) != held_back.end(); }),
+      devices.end());
+  return devices;
 }
 
 void prebuild_program(Services& services, std::shared_ptr<model::ProgramRecord> program, cl_context app_context,
@@ -431,8 +426,8 @@ void prebuild_program(Services& services, std::shared_ptr<model::ProgramRecord> 
   }
   keep_app_program_for_binary(services, *program, home);
   others.insert(others.begin(), home);
-  if (builds_wait_for_home_times(services, home, others, std::nullopt)) return;  // nothing measured yet
-  prepare_program(services, program, app_context, home, others);
+  others = devices_without(others, devices_held_back(services, home, others, std::nullopt));  // nothing measured yet
+  if (others.size() > 1) prepare_program(services, program, app_context, home, others);
 }
 
 void release_device_builds(const cl_icd_dispatch& cl, model::ProgramRecord& program) {

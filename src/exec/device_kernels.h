@@ -33,23 +33,26 @@ bool first_launch_from_build(const LaunchJob& job, int device);
 void analyse_in_background(Services& services, const std::shared_ptr<model::ProgramRecord>& program,
                            const std::vector<cl_device_id>& app_devices);
 
-// Whether a launch stays on home, and coex's builds for the devices other than home wait, until a
-// launch of its kernel and size is measured longer on home (`home_seconds`, the shortest measured;
-// none yet: nullopt). Under a policy that does not wait for preparation (auto), where every other
-// device promises, by its specification, more than TakeOverRules::slow_by_specification times less
-// than home (a CPU beside a GPU): they could save at most the share of the launch their
-// specification promises, so a split may pay only where that share of home's time is at least
-// min_split_seconds (beside an H100 the CPU promises 1.5%: launches of 0.66 s and more). A build
-// begun before would cost CPU time beside the app's device and hold the app's exit, for nothing when
-// no launch is that long (docs/design.md, "Size by time").
-bool builds_wait_for_home_times(Services& services, int home, const std::vector<int>& devices,
-                                std::optional<double> home_seconds);
+// The devices of `devices` that sit a launch out, with no build posted for them nor context made, until
+// a launch of its kernel and size is measured longer on home (`home_seconds`, the shortest measured;
+// none yet: nullopt). Under a policy that does not wait for preparation (auto), a device that
+// promises, by its specification, more than TakeOverRules::slow_by_specification times less than home
+// (a CPU beside a GPU) could save at most the share of the launch its specification promises, so a
+// split may pay there only where that share of home's time is at least min_split_seconds (beside an
+// H100 the CPU promises 1.5%: launches of 0.66 s and more). A build begun before would cost CPU time
+// beside the app's device and hold the app's exit, for nothing when no launch is that long
+// (docs/design.md, "Size by time"). With no device left but home, the launch is `too_small`.
+std::vector<int> devices_held_back(Services& services, int home, const std::vector<int>& devices,
+                                   std::optional<double> home_seconds);
+
+// `devices` without those of `held_back`.
+std::vector<int> devices_without(std::vector<int> devices, const std::vector<int>& held_back);
 
 // At the app's successful clBuildProgram: analyses the program and builds it for every device coex
 // would split its kernels over, each on that device's worker thread, so that the first split launch
 // finds them ready instead of building them one after another. Only for a program built for one
-// device (the home); nothing when the program has no kernel that may be split, nor while the builds
-// wait for home's times (builds_wait_for_home_times).
+// device (the home); nothing when the program has no kernel that may be split, nor for the devices
+// held back (devices_held_back).
 void prebuild_program(Services& services, std::shared_ptr<model::ProgramRecord> program, cl_context app_context,
                       const std::vector<cl_device_id>& app_devices);
 
@@ -60,7 +63,7 @@ void prepare_program(Services& services, const std::shared_ptr<model::ProgramRec
                      int home, const std::vector<int>& devices);
 
 // Posts the analysis alone of the program, once, to the worker of `device`: for launches that run on
-// home while the builds wait (builds_wait_for_home_times).
+// home while every other device is held back (devices_held_back).
 void prepare_analysis(Services& services, const std::shared_ptr<model::ProgramRecord>& program, int device);
 
 // The devices of `devices` whose build of the program has finished (built or failed), after

@@ -187,8 +187,9 @@ LaunchDecision plan(Services& services, const std::shared_ptr<model::KernelRecor
       info = analysed_kernel(*program, kernel->name);
     } else {
       const std::vector<int> all = all_devices();
-      if (!builds_wait_for_home_times(services, home, all, measured_on_home))
-        prepare_program(services, program, queue_record->context, home, all);
+      const std::vector<int> to_build = devices_without(all, devices_held_back(services, home, all, measured_on_home));
+      if (to_build.size() > 1)
+        prepare_program(services, program, queue_record->context, home, to_build);
       else
         prepare_analysis(services, program, home);
       preparing = true;
@@ -236,15 +237,20 @@ LaunchDecision plan(Services& services, const std::shared_ptr<model::KernelRecor
                      participants.end());
   if (fewer_than_two()) return not_split(left_out ? left_out : "single_device");
   // Few work-items, or every other device much slower than home by its specification: split only once
-  // a launch of this kernel and size was measured long enough on home. In the second case "long
-  // enough" is weighed by the share the others promise, and their builds wait for that launch too
-  // (builds_wait_for_home_times), so the launch is kept on home before it could ask for them.
+  // a launch of this kernel and size was measured long enough on home. A device much slower than home
+  // sits the launch out until home's time, weighed by the share it promises, is long enough, and its
+  // build waits for that launch too (devices_held_back): with none left but home, the launch is kept
+  // there before it could ask for a build.
   auto too_small = [&](const std::string& key) {
     if (services.executor().home_launch_times().wants_timing(key)) decision.time_on_home_key = key;
     repeat.by_home_times = true;
     return lasting("too_small");
   };
-  if (builds_wait_for_home_times(services, home, all_devices(), measured_on_home)) return too_small(home_key);
+  if (const std::vector<int> held = devices_held_back(services, home, all_devices(), measured_on_home); !held.empty()) {
+    participants = devices_without(participants, held);
+    repeat.by_home_times = true;  // a decision without them holds until home's times change
+    if (fewer_than_two()) return too_small(home_key);
+  }
   // Under a policy that does not wait for preparation (auto) a device other than home is never
   // waited for: one whose build has not finished joins the split when it has, if the policy hands
   // out chunks on demand (split_runner.cpp), else sits the launch out. Home is waited for once its

@@ -143,39 +143,50 @@ class Checks:
                "the first split launch waited for device 1's build: %s" % split[0])
 
     def check_deferred_builds(self):
-        # Beside a device much slower by its specification (a CPU beside a GPU; here PoCL's basic
-        # device beside its pthread device with 8 compute units, the app's), auto builds nothing
-        # for the slower one until a launch measured on home was long enough for the share the
-        # slower one promises (1/9) to be worth min_split_seconds (docs/design.md, "Size by time"):
-        # vector_add's short launches leave no build on its track, long_items' first launch (over
-        # 0.1 s here) leads to one, begun after that launch ended. min_split_seconds at 4 ms: a
-        # launch of 36 ms is long enough.
-        env = {"POCL_DEVICES": "pthread basic", "POCL_MAX_PTHREAD_COUNT": "8", "POCL_CPU_MAX_CU_COUNT": "8",
-               "COEX_POLICY": "auto", "COEX_MIN_SPLIT_SECONDS": "0.004"}
-        rc, out, err = run([self.coex, "devices"], env)
-        homes = [int(l.split()[0]) for l in out.splitlines() if l[:1].isdigit() and "pthread" in l]
-        expect(rc == 0 and len(homes) == 1, "coex devices:\n%s%s" % (out, err))
-        home = homes[0]
-        other = 1 - home
-        env["APP_DEVICE"] = str(home)
-        trace = os.path.join(self.tmp, "deferred-builds-trace.json")
-        for app, built in ((("apps", "vector_add"), False), (("layer", "long_items"), True)):
-            path = os.path.join(self.build, "tests", *app)
-            rc, bare, _ = run([path], env)
-            expect(rc == 0, "%s fails bare" % app[1])
-            history = os.path.join(self.tmp, "deferred-builds-%s.json" % app[1])
-            rc, out, err = run([path], dict(env, COEX_TRACE=trace, COEX_CACHE=history), self.layer)
-            expect(rc == 0 and out == bare, "%s: exit %d, output:\n%s\nstderr:\n%s" % (app[1], rc, out, err))
-            with open(trace) as f:
-                events = [e for e in json.load(f)["traceEvents"] if e.get("ph") == "X"]
-            builds = [e for e in events if e.get("name") == "build" and e["tid"] == other]
-            if not built:
-                expect(not builds, "%s: device %d was built for: %s" % (app[1], other, builds))
-                continue
-            first_launch = min((e for e in events if e.get("cat") == "kernel" and e["tid"] == home),
-                               key=lambda e: e["ts"])
-            expect(len(builds) == 1 and builds[0]["ts"] >= first_launch["ts"] + first_launch["dur"],
-                   "%s: device %d's builds %s, home's first launch %s" % (app[1], other, builds, first_launch))
+        # A device much slower than home by its specification (a CPU beside a GPU; here PoCL's basic
+        # device beside its pthread devices with 8 compute units, the app's among them) sits auto's
+        # launches out, unbuilt, until a launch measured on home is long enough for the share it
+        # promises (1/9 beside one such device) to be worth min_split_seconds (docs/design.md, "Size
+        # by time"): vector_add's short launches leave no build on its track, long_items' first
+        # launch (over 0.1 s here) leads to one, begun after that launch ended. min_split_seconds at
+        # 4 ms: a launch of 36 ms is long enough. With a second pthread device, vector_add's launches
+        # are split over the two, and the basic device still gets no build nor sub-launch.
+        for devices in ("pthread basic", "pthread pthread basic"):
+            env = {"POCL_DEVICES": devices, "POCL_MAX_PTHREAD_COUNT": "8", "POCL_CPU_MAX_CU_COUNT": "8",
+                   "COEX_POLICY": "auto", "COEX_MIN_SPLIT_SECONDS": "0.004"}
+            rc, out, err = run([self.coex, "devices"], env)
+            rows = [l.split() for l in out.splitlines() if l[:1].isdigit()]
+            fast = [int(r[0]) for r in rows if any("pthread" in c for c in r)]
+            slow = [int(r[0]) for r in rows if any("basic" in c for c in r)]
+            expect(rc == 0 and len(slow) == 1 and len(fast) == devices.count("pthread"),
+                   "coex devices:\n%s%s" % (out, err))
+            home, other = fast[0], slow[0]
+            env["APP_DEVICE"] = str(home)
+            apps = [(("apps", "vector_add"), False)]
+            if len(fast) == 1:
+                apps.append((("layer", "long_items"), True))
+            for app, built in apps:
+                what = "%s on %s" % (app[1], devices)
+                path = os.path.join(self.build, "tests", *app)
+                rc, bare, _ = run([path], env)
+                expect(rc == 0, "%s fails bare" % what)
+                trace = os.path.join(self.tmp, "deferred-builds-trace.json")
+                history = os.path.join(self.tmp, "deferred-builds-%s-%d.json" % (app[1], len(fast)))
+                rc, out, err = run([path], dict(env, COEX_TRACE=trace, COEX_CACHE=history), self.layer)
+                expect(rc == 0 and out == bare, "%s: exit %d, output:\n%s\nstderr:\n%s" % (what, rc, out, err))
+                with open(trace) as f:
+                    events = [e for e in json.load(f)["traceEvents"] if e.get("ph") == "X"]
+                builds = [e for e in events if e.get("name") == "build" and e["tid"] == other]
+                kernels = {e["tid"] for e in events if e.get("cat") == "kernel"}
+                if len(fast) > 1:
+                    expect(kernels == set(fast), "%s: sub-launches on %s, expected %s" % (what, kernels, fast))
+                if not built:
+                    expect(not builds, "%s: device %d was built for: %s" % (what, other, builds))
+                    continue
+                first_launch = min((e for e in events if e.get("cat") == "kernel" and e["tid"] == home),
+                                   key=lambda e: e["ts"])
+                expect(len(builds) == 1 and builds[0]["ts"] >= first_launch["ts"] + first_launch["dur"],
+                       "%s: device %d's builds %s, home's first launch %s" % (what, other, builds, first_launch))
 
     def check_sub_launch_failure(self):
         err = self.under_coex({"COEX_FAULT": "fail:1", "COEX_REPORT": self.report, "COEX_LOG": "warn"})
