@@ -46,13 +46,29 @@ History::Entry& History::touch(const std::string& kernel_key, uint64_t global_si
   return e;
 }
 
+bool History::holds_evidence(const Entry& e) {
+  return !e.devices.empty() || !e.shares.empty() || !e.splits.empty() || e.auto_track.wp_launches ||
+         e.auto_track.remeasure || !e.auto_track.shares_choice.empty() || e.plbhec_track.reprofile ||
+         !e.plbhec_track.models.empty();
+}
+
+// The least recently used entry goes, one with launch counts only before any with evidence: a program
+// of thousands of sizes (benchmarks/lu: 4,094 launches, each of a size of its own) would otherwise
+// drop the split times measured at its first, largest sizes, that keep the smaller ones on home
+// (split_above), and change the evidence version at every launch.
 void History::evict_over_capacity() {
   while (entries_.size() > kMaxEntries) {
-    auto oldest = entries_.begin();
-    for (auto it = entries_.begin(); it != entries_.end(); ++it)
-      if (it->second.last_use < oldest->second.last_use) oldest = it;
-    entries_.erase(oldest);
-    ++evidence_;
+    auto oldest = entries_.end();
+    auto oldest_counts_only = entries_.end();
+    for (auto it = entries_.begin(); it != entries_.end(); ++it) {
+      if (oldest == entries_.end() || it->second.last_use < oldest->second.last_use) oldest = it;
+      if (!holds_evidence(it->second) &&
+          (oldest_counts_only == entries_.end() || it->second.last_use < oldest_counts_only->second.last_use))
+        oldest_counts_only = it;
+    }
+    auto victim = oldest_counts_only != entries_.end() ? oldest_counts_only : oldest;
+    if (holds_evidence(victim->second)) ++evidence_;
+    entries_.erase(victim);
   }
 }
 

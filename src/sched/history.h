@@ -181,6 +181,9 @@ class History {
   Entry& touch(const std::string& kernel_key, uint64_t global_size);  // creates; caller holds the lock
   void count_launch(Entry& e);  // note_launch's count and decay; caller holds the lock
   void evict_over_capacity();
+  // Whether an entry holds what a policy's verdicts read (samples, shares, split times, tracks), more
+  // than launch counts.
+  static bool holds_evidence(const Entry& e);
   // One field of an entry, read (a default one when there is no entry) or written under the lock:
   // the shares and the policies' tracks.
   template <typename Field>

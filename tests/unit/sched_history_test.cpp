@@ -195,8 +195,13 @@ TEST(History, EvidenceVersionChangesWithWhatFitsReadNotWithLaunchCounts) {
   EXPECT_NEAR(*h.split_launch_seconds("k", 8, {0, 1}), 0.02, 1e-12);
   h.set_regular("k", true);
   EXPECT_TRUE(changed());
+  // Entries with launch counts only go first when over capacity, and change nothing a fit reads.
   for (size_t i = 0; i <= History::kMaxEntries; ++i) h.plan_launch("other" + std::to_string(i), 8);
-  EXPECT_TRUE(changed());  // "k" was dropped over capacity
+  EXPECT_FALSE(changed());
+  EXPECT_TRUE(h.split_launch_seconds("k", 8, {0, 1}).has_value());
+  for (size_t i = 0; i <= History::kMaxEntries; ++i) h.record_chunk("measured" + std::to_string(i), 8, t);
+  EXPECT_TRUE(changed());  // "k", the least recently used of the entries with evidence, was dropped
+  EXPECT_FALSE(h.split_launch_seconds("k", 8, {0, 1}).has_value());
   h.clear();
   EXPECT_TRUE(changed());
 }
@@ -367,6 +372,21 @@ TEST(History, MissingFileIsEmptyMalformedFileIsAnError) {
   EXPECT_FALSE(h.load((dir / "wrong.json").string(), &error));
   EXPECT_EQ(h.entry_count(), 0u);
   std::filesystem::remove_all(dir);
+}
+
+TEST(History, ASplitAtALargeSizeOutlivesThousandsOfSmallerSizesLaunchedSince) {
+  // A factorization's launches shrink one size at a time (benchmarks/lu: 2,047 sizes per kernel):
+  // the split measured at its first size keeps deciding for the smaller ones, whose entries hold
+  // launch counts only, and the evidence version stays put while those come and go.
+  History h;
+  h.record_split_launch("lu_update", 1u << 22, {0, 1}, 0.05, 0.01);
+  const uint64_t v = h.evidence_version();
+  for (uint64_t size = (1u << 22) - 1; size > (1u << 22) - 3 * History::kMaxEntries; --size) {
+    ASSERT_TRUE(h.split_above("lu_update", size, {0, 1}).has_value()) << size;
+    ASSERT_TRUE(h.count_unsplit_launch("lu_update", size, [](uint64_t) { return false; }).has_value());
+  }
+  EXPECT_EQ(h.entry_count(), History::kMaxEntries);
+  EXPECT_EQ(h.evidence_version(), v);
 }
 
 TEST(History, EvictsLeastRecentlyUsedOverCapacity) {
