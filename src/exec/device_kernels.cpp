@@ -219,10 +219,12 @@ namespace {
 // exited while coex still built for its other device) or the device sits out. coex's shutdown
 // (Executor::stop) waits for a task under way. The app's thread arms the exit guard, so that the
 // shutdown runs before the compiler's statics made during a build are destroyed (exec/exit_guard.h).
-void post_background_task(Executor& executor, int device, std::function<void()> task) {
+// `uses_device` false: a task that only uses the worker's thread (the analysis, libclang's load) runs
+// even while the device sits out, since launches wait for it.
+void post_background_task(Executor& executor, int device, std::function<void()> task, bool uses_device = true) {
   arm_exit_guard();
-  executor.worker(device).post([&executor, device, task = std::move(task)] {
-    if (!exit_begun() && !executor.left_out(device)) task();
+  executor.worker(device).post([&executor, device, uses_device, task = std::move(task)] {
+    if (!exit_begun() && !(uses_device && executor.left_out(device))) task();
   });
 }
 
@@ -362,11 +364,15 @@ void prepare_analysis(Services& services, const std::shared_ptr<model::ProgramRe
     if (program->analysis_posted) return;
     program->analysis_posted = true;
   }
-  post_background_task(services.executor(), device, [&services, program, device] {
-    const auto started = std::chrono::steady_clock::now();
-    analyse_program(*program);
-    if (auto* t = services.trace()) t->record("analysis", "build", device, started, std::chrono::steady_clock::now());
-  });
+  post_background_task(
+      services.executor(), device,
+      [&services, program, device] {
+        const auto started = std::chrono::steady_clock::now();
+        analyse_program(*program);
+        if (auto* t = services.trace())
+          t->record("analysis", "build", device, started, std::chrono::steady_clock::now());
+      },
+      false);
 }
 
 void analyse_in_background(Services& services, const std::shared_ptr<model::ProgramRecord>& program,
@@ -389,7 +395,8 @@ double weight_by_specification(const std::vector<sched::DeviceProfile>& profiles
 }  // namespace
 
 std::vector<int> devices_held_back(Services& services, int home, const std::vector<int>& devices,
-                                   std::optional<double> home_seconds) {
+                                   std::optional<double> home_seconds,
+                                   const std::function<std::optional<double>(const std::vector<int>&)>& split_seconds) {
   std::vector<int> held;
   if (services.executor().policy().waits_for_preparation()) return held;
   const std::vector<sched::DeviceProfile> profiles = services.devices().profiles();
@@ -397,10 +404,23 @@ std::vector<int> devices_held_back(Services& services, int home, const std::vect
   const double factor = sched::TakeOverRules{}.slow_by_specification;
   double all = 0;
   for (int device : devices) all += weight_by_specification(profiles, device);
+  auto slow = [&](int device) {
+    return device != home && weight_by_specification(profiles, device) * factor < home_weight;
+  };
+  if (!home_seconds && split_seconds && home_weight > 0) {
+    std::vector<int> others;  // the devices a split goes to while the slow ones sit out
+    double weight = 0;
+    for (int device : devices)
+      if (!slow(device)) {
+        others.push_back(device);
+        weight += weight_by_specification(profiles, device);
+      }
+    if (others.size() > 1)
+      if (auto seconds = split_seconds(others)) home_seconds = *seconds * weight / home_weight;
+  }
   for (int device : devices) {
-    if (device == home) continue;
+    if (!slow(device)) continue;
     const double weight = weight_by_specification(profiles, device);
-    if (weight * factor >= home_weight) continue;
     if (home_seconds && all > 0 && *home_seconds * weight / all >= services.settings().min_split_seconds) continue;
     held.push_back(device);
   }

@@ -36,10 +36,10 @@ std::string home_launch_key(const std::string& kernel_name, uint64_t source_hash
   return history_key(kernel_name, source_hash) + "@" + std::to_string(global_size);
 }
 
-std::optional<double> HomeLaunchTimes::seconds(const std::string& key) const {
+std::optional<double> HomeLaunchTimes::seconds(const std::string& key, int at_least) const {
   std::lock_guard lock(mutex_);
   auto it = measured_.find(key);
-  if (it == measured_.end() || it->second.count == 0) return std::nullopt;
+  if (it == measured_.end() || it->second.count == 0 || it->second.count < at_least) return std::nullopt;
   return it->second.shortest;
 }
 

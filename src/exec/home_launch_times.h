@@ -24,8 +24,8 @@ class HomeLaunchTimes {
   HomeLaunchTimes(const cl_icd_dispatch& cl, std::shared_ptr<const std::atomic<bool>> alive)
       : cl_(cl), alive_(std::move(alive)) {}
 
-  // The shortest measured launch of `key` (kernel and global size), if any.
-  std::optional<double> seconds(const std::string& key) const;
+  // The shortest measured launch of `key` (kernel and global size), once `at_least` were measured.
+  std::optional<double> seconds(const std::string& key, int at_least = 1) const;
   // Whether a launch of `key` is still to be timed: the first kTimedLaunches are.
   bool wants_timing(const std::string& key) const;
   // Changes whenever a launch's time is recorded (what seconds() says of some key may have changed).

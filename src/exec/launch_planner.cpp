@@ -187,7 +187,8 @@ LaunchDecision plan(Services& services, const std::shared_ptr<model::KernelRecor
       info = analysed_kernel(*program, kernel->name);
     } else {
       const std::vector<int> all = all_devices();
-      const std::vector<int> to_build = devices_without(all, devices_held_back(services, home, all, measured_on_home));
+      const std::vector<int> to_build = devices_without(
+          all, devices_held_back(services, home, all, services.executor().home_launch_times().seconds(home_key, 2)));
       if (to_build.size() > 1)
         prepare_program(services, program, queue_record->context, home, to_build);
       else
@@ -246,7 +247,16 @@ LaunchDecision plan(Services& services, const std::shared_ptr<model::KernelRecor
     repeat.by_home_times = true;
     return lasting("too_small");
   };
-  if (const std::vector<int> held = devices_held_back(services, home, all_devices(), measured_on_home); !held.empty()) {
+  // Home's time once two launches were measured: the first includes the driver's first run of the
+  // kernel, and a device let in on it would be built for nothing when the next ones are shorter.
+  const std::optional<double> settled_on_home = services.executor().home_launch_times().seconds(home_key, 2);
+  auto split_seconds = [&](const std::vector<int>& devices) -> std::optional<double> {
+    auto history = services.executor().history();
+    if (!history) return std::nullopt;
+    return history->split_launch_seconds(history_key(kernel->name, program->source_hash), launch_items, devices);
+  };
+  if (const std::vector<int> held = devices_held_back(services, home, all_devices(), settled_on_home, split_seconds);
+      !held.empty()) {
     participants = devices_without(participants, held);
     repeat.by_home_times = true;  // a decision without them holds until home's times change
     if (fewer_than_two()) return too_small(home_key);

@@ -55,12 +55,15 @@ bool History::holds_evidence(const Entry& e) {
 // The least recently used entry goes, one with launch counts only before any with evidence: a program
 // of thousands of sizes (benchmarks/lu: 4,094 launches, each of a size of its own) would otherwise
 // drop the split times measured at its first, largest sizes, that keep the smaller ones on home
-// (split_above), and change the evidence version at every launch.
+// (split_above), and change the evidence version at every launch. Never the entry just used (the
+// caller's): among entries that all hold evidence, a new one would go at once, its launches never
+// counted.
 void History::evict_over_capacity() {
   while (entries_.size() > kMaxEntries) {
     auto oldest = entries_.end();
     auto oldest_counts_only = entries_.end();
     for (auto it = entries_.begin(); it != entries_.end(); ++it) {
+      if (it->second.last_use == clock_) continue;
       if (oldest == entries_.end() || it->second.last_use < oldest->second.last_use) oldest = it;
       if (!holds_evidence(it->second) &&
           (oldest_counts_only == entries_.end() || it->second.last_use < oldest_counts_only->second.last_use))

@@ -389,6 +389,17 @@ TEST(History, ASplitAtALargeSizeOutlivesThousandsOfSmallerSizesLaunchedSince) {
   EXPECT_EQ(h.evidence_version(), v);
 }
 
+TEST(History, ANewEntryAmongEntriesWithEvidenceKeepsItsLaunchCounts) {
+  // Over capacity with every other entry holding evidence, the entry of the launch at hand stays:
+  // its launch numbers (which auto's probes follow) go on from one launch to the next.
+  History h;
+  for (size_t i = 0; i < History::kMaxEntries; ++i) h.record_chunk("measured" + std::to_string(i), 8, timing(0, 1, 1));
+  for (uint64_t n = 0; n < 4; ++n) EXPECT_EQ(h.plan_launch("new", 8), n);
+  EXPECT_EQ(h.count_unsplit_launch("new", 8, [](uint64_t) { return false; }), std::optional<uint64_t>(4));
+  EXPECT_EQ(h.launches("new", 8), 1u);
+  EXPECT_EQ(h.entry_count(), History::kMaxEntries);
+}
+
 TEST(History, EvictsLeastRecentlyUsedOverCapacity) {
   History h;
   for (size_t i = 0; i < History::kMaxEntries + 10; ++i) {
