@@ -81,6 +81,7 @@ DeviceSet::DeviceSet(const cl_icd_dispatch& cl, const std::string& selector) : c
     d.selected = terms && config::device_selected(*terms, candidate);
   }
   if (!terms) spdlog::error("COEX_DEVICES \"{}\": {}; no device selected", selector, selector_error_);
+  profiles_ = make_profiles();
 }
 
 DeviceSet::~DeviceSet() = default;  // shadows live until the process ends: see Runtime::shutdown
@@ -115,7 +116,7 @@ bool DeviceSet::note_home(int index) {
   return true;
 }
 
-std::vector<sched::DeviceProfile> DeviceSet::profiles() const {
+std::vector<sched::DeviceProfile> DeviceSet::make_profiles() const {
   std::vector<sched::DeviceProfile> out;
   for (const auto& d : devices_) {
     sched::DeviceProfile p;

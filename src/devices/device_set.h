@@ -66,7 +66,8 @@ class DeviceSet {
   std::vector<report::ReportDevice> report_entries() const;
   // Records that `index` is the home device of a launch; true the first time for that device.
   bool note_home(int index);
-  std::vector<sched::DeviceProfile> profiles() const;
+  // What the policies know of each device (made once: the planner reads it at every launch it plans).
+  const std::vector<sched::DeviceProfile>& profiles() const { return profiles_; }
   const std::string& selector_error() const { return selector_error_; }
 
   // coex's own context and in-order queue on a device, for devices other than a launch's home.
@@ -99,9 +100,11 @@ class DeviceSet {
     bool failed = false;
   };
   Shadow& ensure_shadow(int index);
+  std::vector<sched::DeviceProfile> make_profiles() const;
 
   const cl_icd_dispatch& cl_;
   std::vector<Device> devices_;
+  std::vector<sched::DeviceProfile> profiles_;
   std::string selector_error_;
   mutable std::mutex mutex_;
   std::map<int, Shadow> shadows_;

@@ -399,7 +399,7 @@ std::vector<int> devices_held_back(Services& services, int home, const std::vect
                                    const std::function<std::optional<double>(const std::vector<int>&)>& split_seconds) {
   std::vector<int> held;
   if (services.executor().policy().waits_for_preparation()) return held;
-  const std::vector<sched::DeviceProfile> profiles = services.devices().profiles();
+  const std::vector<sched::DeviceProfile>& profiles = services.devices().profiles();
   const double home_weight = weight_by_specification(profiles, home);
   const double factor = sched::TakeOverRules{}.slow_by_specification;
   double all = 0;
