@@ -383,29 +383,18 @@ void analyse_in_background(Services& services, const std::shared_ptr<model::Prog
   prepare_analysis(services, program, home);
 }
 
-namespace {
-
-// Each device's relative speed by its specification (sched::spec_weight), 0 for one not listed.
-double weight_by_specification(const std::vector<sched::DeviceProfile>& profiles, int device) {
-  for (const auto& p : profiles)
-    if (p.index == device) return sched::spec_weight(p, false);
-  return 0.0;
-}
-
-}  // namespace
-
 std::vector<int> devices_held_back(Services& services, int home, const std::vector<int>& devices,
                                    std::optional<double> home_seconds,
                                    const std::function<std::optional<double>(const std::vector<int>&)>& split_seconds) {
   std::vector<int> held;
   if (services.executor().policy().waits_for_preparation()) return held;
   const std::vector<sched::DeviceProfile>& profiles = services.devices().profiles();
-  const double home_weight = weight_by_specification(profiles, home);
+  const double home_weight = sched::spec_weight_of(profiles, home);
   const double factor = sched::TakeOverRules{}.slow_by_specification;
   double all = 0;
-  for (int device : devices) all += weight_by_specification(profiles, device);
+  for (int device : devices) all += sched::spec_weight_of(profiles, device);
   auto slow = [&](int device) {
-    return device != home && weight_by_specification(profiles, device) * factor < home_weight;
+    return device != home && sched::spec_weight_of(profiles, device) * factor < home_weight;
   };
   if (!home_seconds && split_seconds && home_weight > 0) {
     std::vector<int> others;  // the devices a split goes to while the slow ones sit out
@@ -413,14 +402,14 @@ std::vector<int> devices_held_back(Services& services, int home, const std::vect
     for (int device : devices)
       if (!slow(device)) {
         others.push_back(device);
-        weight += weight_by_specification(profiles, device);
+        weight += sched::spec_weight_of(profiles, device);
       }
     if (others.size() > 1)
       if (auto seconds = split_seconds(others)) home_seconds = *seconds * weight / home_weight;
   }
   for (int device : devices) {
     if (!slow(device)) continue;
-    const double weight = weight_by_specification(profiles, device);
+    const double weight = sched::spec_weight_of(profiles, device);
     if (home_seconds && all > 0 && *home_seconds * weight / all >= services.settings().min_split_seconds) continue;
     held.push_back(device);
   }

@@ -157,6 +157,12 @@ double spec_weight(const DeviceProfile& profile, bool memory_bound) {
   return std::max(1u, profile.compute_units) * clock * (profile.is_gpu ? kGpuLanesPerCpuCore : 1.0) * share;
 }
 
+double spec_weight_of(const std::vector<DeviceProfile>& profiles, int device) {
+  for (const auto& p : profiles)
+    if (p.index == device) return spec_weight(p, false);
+  return 0.0;
+}
+
 uint64_t ceil_groups(double groups) {
   if (!(groups > 0)) return 0;
   if (groups >= 9.0e18) return uint64_t{9000000000000000000u};  // beyond any launch; keeps the cast defined

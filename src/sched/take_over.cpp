@@ -58,11 +58,7 @@ void TakeOver::leave_behind(int device) {
   if (d.state == State::Cancelled) d.state = State::Abandoned;
 }
 
-double TakeOver::specification(int device) const {
-  for (const auto& p : profiles_)
-    if (p.index == device) return spec_weight(p, false);
-  return 0;
-}
+double TakeOver::specification(int device) const { return spec_weight_of(profiles_, device); }
 
 int TakeOver::pick_victim(int thief, double now) const {
   const Device& me = devices_.at(thief);
