@@ -171,9 +171,10 @@ LaunchDecision plan(Services& services, const std::shared_ptr<model::KernelRecor
   uint64_t launch_items = 1;
   for (cl_uint d = 0; d < work_dim && d < 3 && global; ++d) launch_items *= global[d];
   const std::string home_key = home_launch_key(kernel->name, program->source_hash, launch_items);
-  const std::optional<double> measured_on_home = services.executor().home_launch_times().seconds(home_key);
-  const bool waits_for_preparation = single_device || services.executor().policy().waits_for_preparation() ||
-                                     (measured_on_home && *measured_on_home >= services.settings().auto_wait_seconds);
+  const bool waits_for_preparation = single_device || services.executor().policy().waits_for_preparation() || [&] {
+    auto measured = services.executor().home_launch_times().seconds(home_key);
+    return measured && *measured >= services.settings().auto_wait_seconds;
+  }();
   auto all_devices = [&] {
     std::vector<int> all = participants;
     if (std::find(all.begin(), all.end(), home) == all.end()) all.push_back(home);
