@@ -51,8 +51,13 @@ def testbed_programs(programs_dir, only):
         scale = bench["scales"].get("testbed")
         if not scale or (only and bench["name"] not in only):
             continue
+        program = benchmark_program(programs_dir, bench)
+        # The mixed set's size, where the program has one: the same time per launch on its 4-thread
+        # home as the testbed size on one single-threaded device (docs/testbed.md).
+        mixed = bench["scales"].get("testbed-mixed", scale)
         out.append({"name": bench["name"], "class": bench["class"],
-                    "cmd": [benchmark_program(programs_dir, bench)] + scale["args"] + ["--reps", str(scale["reps"])]})
+                    "cmd": [program] + scale["args"] + ["--reps", str(scale["reps"])],
+                    "mixed_cmd": [program] + mixed["args"] + ["--reps", str(mixed["reps"])]})
     return out
 
 
@@ -238,14 +243,16 @@ def main():
         if args.mixed:
             m = args.mixed
             env = threads_env(dict(env0, POCL_DEVICES=" ".join([args.threaded] + [args.driver] * m)), m)
-            record(prog, "mixed-home", m, None, bare(prog, threads_env(dict(env0, POCL_DEVICES=args.threaded), m)),
-                   reference)
+            sized = dict(prog, cmd=prog["mixed_cmd"])
+            alone = record(sized, "mixed-home", m, None,
+                           bare(sized, threads_env(dict(env0, POCL_DEVICES=args.threaded), m)),
+                           reference if sized["cmd"] == prog["cmd"] else None)
             # The threaded device is home: PoCL lists its devices by driver, not in POCL_DEVICES' order
             # (the single-threaded ones first), so the program is told which it is.
-            home = dict(prog, cmd=prog["cmd"] + ["--device", str(threaded_index(coex, env, args))])
+            home = dict(sized, cmd=sized["cmd"] + ["--device", str(threaded_index(coex, env, args))])
             prime_coex(home, env)
             for policy in policies:
-                coex_run(home, env, "mixed", m, policy, reference)
+                coex_run(home, env, "mixed", m, policy, alone.get("checksums"))
 
     meta = {"command": args.command, "machine": platform.node(), "cpus": os.cpu_count(), "pocl_cache": args.pocl_cache,
             "driver": args.driver, "threaded": args.threaded, "mixed": args.mixed, "devices": counts,
@@ -323,8 +330,9 @@ def write_tables(meta, progs, runs, out):
             cells.append("%s (%s)" % (fmt(geomean([v[0] for v in vals])), fmt(geomean([v[1] for v in vals]))))
         lines.append("| %d | %s |" % (n, " | ".join(cells)))
     if meta["mixed"]:
-        lines += ["", "Mixed set: `%s` with %d threads (home) + %d single-threaded devices; speed-up over that "
-                  "threaded device alone:" % (meta["threaded"], meta["mixed"], meta["mixed"]), "",
+        lines += ["", "Mixed set: `%s` with %d threads (home) + %d single-threaded devices, at the programs' "
+                  "`testbed-mixed` size where they have one; speed-up over that threaded device alone, whole run "
+                  "(by time_kernels in brackets):" % (meta["threaded"], meta["mixed"], meta["mixed"]), "",
                   "| program | class | threaded alone (s) | " + " | ".join(policies) + " |",
                   "|---|---|---|" + "---|" * len(policies)]
         mixed_geo = {}
@@ -336,13 +344,15 @@ def write_tables(meta, progs, runs, out):
             for policy in policies:
                 r = find(prog["name"], "mixed", meta["mixed"], policy)
                 wall = alone["wall"] / r["wall"] if r else None
-                cells.append(fmt(wall))
+                kern = alone["kernels"] / r["kernels"] if r and r.get("kernels") and alone.get("kernels") else None
+                cells.append("%s (%s)" % (fmt(wall), fmt(kern)))
                 if prog["class"] in COMPUTE_CLASSES:
-                    mixed_geo.setdefault(policy, []).append(wall)
+                    mixed_geo.setdefault(policy, []).append((wall, kern))
             lines.append("| %s | %s | %s | %s |" % (prog["name"], prog["class"], fmt(alone["wall"], 3),
                                                      " | ".join(cells)))
         lines.append("| **geomean, compute-bound** | | | %s |" % " | ".join(
-            fmt(geomean(mixed_geo.get(p, []))) for p in policies))
+            "%s (%s)" % (fmt(geomean([v[0] for v in mixed_geo.get(p, [])])),
+                         fmt(geomean([v[1] for v in mixed_geo.get(p, [])]))) for p in policies))
     lines += ["", "Splits per coex run (split / launches, reasons): testbed.json, `report`."]
     with open(os.path.join(out, "testbed.md"), "w") as f:
         f.write("\n".join(lines) + "\n")
