@@ -68,6 +68,10 @@ bool auto_probe(const History& history, const LaunchShape& shape, const PolicyPa
 
 namespace {
 
+// home_alone_seconds extrapolates its line to the whole launch only from chunks whose sizes span at
+// least this part of it (1 / kLineSpanOfLaunch).
+constexpr double kLineSpanOfLaunch = 8.0;
+
 // The devices of `devices` that pay for their overhead by their chunk-time models.
 std::vector<int> paying_by_models(const History& history, const LaunchShape& shape, const std::vector<int>& devices,
                                   const PolicyParams& params) {
@@ -119,21 +123,29 @@ std::vector<int> paying_by_models(const History& history, const LaunchShape& sha
 // the smaller of the fitted line (a + b * x) at the whole launch and the best chunk scaled up to it:
 // (a + b * x) * W / x >= a + b * W, so each chunk scaled up bounds the launch from above, and the
 // smallest bound holds against a slow first chunk (a kernel built at its first launch) that pulls the
-// least-squares line up for as long as it is among the samples. Only this size: another global size
+// least-squares line up for as long as it is among the samples. The line only where the chunks' sizes
+// span an eighth of the launch or more: from a narrow span its slope is noise, and extrapolated it can
+// fall far below home alone (benchmarks/nbody on a 4-thread CPU beside 4 single-threaded devices: chunks
+// of 3 and 4 groups of 64, taking 25 to 37 ms as the other devices' threads came and went, put home alone
+// at 0.16 s; it took 0.41 s, and the split of 0.25 s was dropped). Only this size: another global size
 // has other work-groups. nullopt: no home, or no chunk of it at this size.
 std::optional<double> home_alone_seconds(const History& history, const LaunchShape& shape) {
   if (shape.home < 0) return std::nullopt;
   const double whole = static_cast<double>(shape.total_groups);
   std::vector<std::pair<double, double>> points;
   double best = std::numeric_limits<double>::infinity();
+  double smallest = std::numeric_limits<double>::infinity(), largest = 0;
   for (const auto& s : history.samples(shape.kernel_key, shape.global_size, shape.home)) {
     const double compute = std::max(0.0, s.seconds - s.transfer_seconds);
     points.emplace_back(s.groups, compute);
     if (s.groups > 0) best = std::min(best, compute * whole / s.groups);
+    smallest = std::min(smallest, s.groups);
+    largest = std::max(largest, s.groups);
   }
   const AffineModel m = fit_affine(points);
   if (!m.valid) return std::nullopt;
-  return std::min(best, m.time(whole));
+  const bool line_holds = largest - smallest >= whole / kLineSpanOfLaunch;
+  return line_holds ? std::min(best, m.time(whole)) : best;
 }
 
 // A split launch over `devices` and the same launch on home alone: (split, home alone) in seconds, as

@@ -143,6 +143,36 @@ TEST(AutoSplitCost, ASlowFirstChunkOfHomeDoesNotMakeHomeAloneLookSlow) {
   EXPECT_EQ(auto_paying_devices(other_size, shape(0), {0, 1}, PolicyParams{}), (std::vector<int>{0, 1}));
 }
 
+TEST(AutoSplitCost, HomeAloneIsNotExtrapolatedFromChunksOfNearlyOneSize) {
+  // A 4-thread CPU home beside single-threaded devices (benchmarks/nbody, 64 groups): its chunks in
+  // split launches were of 2 and 4 groups, 25 to 34 ms (two groups run on two of its threads at once,
+  // as long as one alone; the others' threads came and went). A line through them meets the whole
+  // launch near 0.19 s; the chunks scaled up say 0.46 s at best. Split launches of 0.25 s pay.
+  constexpr uint64_t kFew = 64;
+  LaunchShape s = shape(0);
+  s.total_groups = kFew;
+  const std::pair<uint64_t, double> home_chunks[] = {{4, 0.034}, {4, 0.0305}, {4, 0.0291}, {4, 0.0339},
+                                                     {4, 0.0287}, {4, 0.0298}, {4, 0.0300}, {2, 0.0255}};
+  History h;
+  for (const auto& [groups, seconds] : home_chunks) {
+    ChunkTiming t;
+    t.chunk = {0, 0, groups};
+    t.end = seconds;
+    h.record_chunk("k", kSize, t);
+  }
+  for (uint64_t g : {1, 1, 1, 2}) {
+    ChunkTiming t;
+    t.chunk = {1, 0, g};
+    t.end = 0.028 * static_cast<double>(g);
+    h.record_chunk("k", kSize, t);
+  }
+  const GateEvidence evidence = gate_evidence(h, s, {0, 1}, PolicyParams{});
+  ASSERT_TRUE(evidence.home_seconds.has_value());
+  EXPECT_NEAR(*evidence.home_seconds, 0.0287 / 4 * kFew, 1e-9);  // the best chunk, scaled up
+  h.record_split_launch("k", kSize, {0, 1}, 0.25);
+  EXPECT_EQ(auto_paying_devices(h, s, {0, 1}, PolicyParams{}), (std::vector<int>{0, 1}));
+}
+
 TEST(AutoSplitCost, ProbesFollowTheLaunchNumberGivenAtEnqueue) {
   History h;
   for (int i = 0; i < 14; ++i) h.note_launch("k", kSize);
