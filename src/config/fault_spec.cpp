@@ -8,7 +8,8 @@ namespace coex::config {
 
 const char* const kFaultGrammar =
     "empty, fail:<device index>, stall:<device index>, stall_upload:<device index>, late_start:<device index>, "
-    "build:<device index>, slow_build:<device index> or hung_upload:<device index>; fail, stall, stall_upload, "
+    "build:<device index>, slow_build:<device index>, hung_upload:<device index> or slow_analysis; fail, stall, "
+    "stall_upload, "
     "hung_upload and late_start take an optional "
     "@<n>: from the device's n-th "
     "sub-launch on";
@@ -20,6 +21,14 @@ std::optional<FaultSpec> parse_fault_spec(const std::string& text, std::string* 
   const size_t colon = spec.find(':');
   const std::string kind = to_lower(trim(spec.substr(0, colon)));
   std::string index = colon == std::string::npos ? "" : trim(spec.substr(colon + 1));
+  if (kind == "slow_analysis") {  // not a device's: every program's analysis
+    if (colon != std::string::npos) {
+      if (error) *error = "slow_analysis takes no device index";
+      return std::nullopt;
+    }
+    fault.kind = FaultSpec::Kind::SlowAnalysis;
+    return fault;
+  }
   std::string from;
   if (const size_t at = index.find('@'); at != std::string::npos) {
     from = trim(index.substr(at + 1));
@@ -46,7 +55,10 @@ std::optional<FaultSpec> parse_fault_spec(const std::string& text, std::string* 
   } else if (kind == "slow_build") {
     fault.kind = FaultSpec::Kind::SlowBuild;
   } else {
-    if (error) *error = "the fault kind must be fail, stall, stall_upload, hung_upload, late_start, build or slow_build";
+    if (error)
+      *error =
+          "the fault kind must be fail, stall, stall_upload, hung_upload, late_start, build, slow_build or "
+          "slow_analysis";
     return std::nullopt;
   }
   bool digits = !index.empty() && index.size() <= 6;

@@ -10,9 +10,10 @@
 // process began to exit (the app has released everything by then: the
 // abandoned sub-launch must still find its objects); "build:<index>" makes
 // coex's build of a program for that device fail; "slow_build:<index>" makes each of those builds
-// begin a second late (a device still building when launches come). "fail:<index>@<n>" and "stall:<index>@<n>":
-// from the device's n-th sub-launch on (the earlier ones leave results on the
-// device, resident_results.h). Empty: no fault.
+// begin a second late (a device still building when launches come); "slow_analysis" (no index) makes
+// each program's analysis begin a second late (launches that come meanwhile). "fail:<index>@<n>" and
+// "stall:<index>@<n>": from the device's n-th sub-launch on (the earlier ones leave results on the device,
+// resident_results.h). Empty: no fault.
 #pragma once
 
 #include <cstdint>
@@ -25,10 +26,11 @@ struct FaultSpec {
   // Fail: the device's sub-launches fail; Stall: they never start;
   // StallUpload: their preparation never ends; HungUpload: it lasts 20 s, deaf to a cancel; LateStart: they reach the
   // driver only once taken over and the process exiting; Build: coex's build
-  // of the program for that device fails; SlowBuild: it begins a second late.
-  enum class Kind { None, Fail, Stall, StallUpload, HungUpload, LateStart, Build, SlowBuild };
+  // of the program for that device fails; SlowBuild: it begins a second late; SlowAnalysis: the
+  // analysis of each program begins a second late.
+  enum class Kind { None, Fail, Stall, StallUpload, HungUpload, LateStart, Build, SlowBuild, SlowAnalysis };
   Kind kind = Kind::None;
-  int64_t device = -1;           // coex device index; -1 with Kind::None
+  int64_t device = -1;           // coex device index; -1 with Kind::None and Kind::SlowAnalysis
   uint64_t from_sub_launch = 1;  // the first of the device's sub-launches that the fault hits
 };
 

@@ -31,7 +31,8 @@ COEX_SETTING(Bool, disable, false, (),
              "Pure pass-through: every OpenCL call goes straight to the driver and coex records nothing.")
 COEX_SETTING(Int, min_split_work_items, 4096, (0, kNoIntLimit),
              "Launches with fewer work-items than this are not split (the report counts them under `not_split`): "
-             "below it, moving data costs more than a second device saves.")
+             "below it, moving data costs more than a second device saves. On a GPU as the app's device, this many "
+             "for each CPU core the GPU counts for (compute units x 8): 4.3 million on an H100.")
 COEX_SETTING(Double, min_split_seconds, 0.01, (0.0, kNoLimit),
              "A launch with fewer work-items than `min_split_work_items` is split all the same once an unsplit "
              "launch of its kernel and size was measured to take at least this many seconds on the app's device "
@@ -223,6 +224,12 @@ COEX_SETTING(Double, auto_wait_seconds, 0.05, (0.0, kNoLimit),
              "devices) only when an unsplit launch of its kernel and size was measured to take at least this many "
              "seconds on the app's device; until then launches run unsplit on the app's device while coex "
              "prepares off their path (`not_split: preparing`), and are timed.")
+COEX_SETTING(Double, auto_analysis_wait, 0.1, (0.0, kNoLimit),
+             "auto: the first launch of a program that coex could split waits up to this many seconds for coex's "
+             "analysis of the program (a libclang parse begun at clBuildProgram, tens of milliseconds) when at "
+             "least two devices would take part and it has at least `min_split_work_items` for the app's device; "
+             "beyond, and for the program's later launches until it ends, launches run unsplit on the app's device "
+             "(`not_split: preparing`).")
 COEX_SETTING(Double, auto_home_build_wait, 0.1, (0.0, kNoLimit),
              "auto: a launch coex would split, whose kernel needs coex's rewritten program, waits up to this many "
              "seconds for coex's build of it on the app's device once the analysis is done (the other devices join the "
@@ -235,7 +242,8 @@ COEX_SETTING(Grammar, fault, "", (kFaultGrammar, &check_fault_spec),
              "upload before each of them last until another device takes the chunk over, `hung_upload:<index>` "
              "makes it last 20 s and not look at the take-over (a server gone away), `late_start:<index>` "
              "makes them reach the driver only once taken over and the app exiting, `build:<index>` makes "
-             "coex's build of each program for that device fail, so that error paths can be tested on real "
+             "coex's build of each program for that device fail, `slow_build:<index>` makes each of them begin "
+             "a second late, `slow_analysis` each program's analysis, so that error paths can be tested on real "
              "drivers. A stalled device that is not the home device is taken over and left out. Empty in "
              "normal use.")
 

@@ -26,6 +26,19 @@
 namespace coex::exec {
 namespace {
 
+// The delay of the slow_build and slow_analysis faults (testing aids), cut short when the process exits.
+void wait_a_second_unless_exiting() {
+  const auto until = std::chrono::steady_clock::now() + std::chrono::milliseconds(1000);
+  while (!exit_begun() && std::chrono::steady_clock::now() < until)
+    std::this_thread::sleep_for(std::chrono::milliseconds(5));
+}
+
+// COEX_FAULT=slow_analysis: the analysis begins a second late.
+void slow_analysis_fault(Services& services) {
+  if (config::fault_injected(services.settings().fault, config::FaultSpec::Kind::SlowAnalysis, -1))
+    wait_a_second_unless_exiting();
+}
+
 std::string build_log(const cl_icd_dispatch& cl, cl_program program, cl_device_id device) {
   size_t size = 0;
   cl.clGetProgramBuildInfo(program, device, CL_PROGRAM_BUILD_LOG, 0, nullptr, &size);
@@ -83,11 +96,8 @@ model::DeviceBuild& device_build(Services& services, model::ProgramRecord& progr
   // `found->ref_count > 0` in pocl_release_dlhandle_cache with POCL_DEVICES="cpu cpu"; docs/gpu.md).
   if (d.is_pocl()) options += " -DCOEX_BUILD_FOR_DEVICE=" + std::to_string(device);
   // COEX_FAULT=slow_build:<index> (a testing aid): the build begins a second late.
-  if (config::fault_injected(services.settings().fault, config::FaultSpec::Kind::SlowBuild, device)) {
-    const auto until = std::chrono::steady_clock::now() + std::chrono::milliseconds(1000);
-    while (!exit_begun() && std::chrono::steady_clock::now() < until)
-      std::this_thread::sleep_for(std::chrono::milliseconds(5));
-  }
+  if (config::fault_injected(services.settings().fault, config::FaultSpec::Kind::SlowBuild, device))
+    wait_a_second_unless_exiting();
   auto started = std::chrono::steady_clock::now();
   cl_int err = CL_SUCCESS;
   {
@@ -301,7 +311,7 @@ void prepare_program(Services& services, const std::shared_ptr<model::ProgramRec
     const int after = in_app_context ? -1 : first_of_kind(services, device, devices);
     post_background_task(services.executor(), device,
                          [&services, program, app_context, device, home, in_app_context, after_home, after, held] {
-                           if (!analyse_program(*program)) return;
+                           if (!analyse_program(*program, [&services] { slow_analysis_fault(services); })) return;
                            if (after_home) wait_for_build_of(services, *program, home, true);
                            if (after >= 0) wait_for_build_of(services, *program, after, after == home);
                            device_build(services, *program, device, in_app_context, app_context);
@@ -368,7 +378,7 @@ void prepare_analysis(Services& services, const std::shared_ptr<model::ProgramRe
       services.executor(), device,
       [&services, program, device] {
         const auto started = std::chrono::steady_clock::now();
-        analyse_program(*program);
+        analyse_program(*program, [&services] { slow_analysis_fault(services); });
         if (auto* t = services.trace())
           t->record("analysis", "build", device, started, std::chrono::steady_clock::now());
       },

@@ -17,9 +17,18 @@
 #include "exec/split_safety.h"
 #include "model/registries.h"
 #include "sched/auto_policy.h"
+#include "sched/split_math.h"
 
 namespace coex::exec {
 namespace {
+
+// sched::min_split_items_on for the device numbered `home`.
+uint64_t min_split_items(Services& services, int home) {
+  const uint64_t configured = uint64_t(services.settings().min_split_work_items);
+  for (const auto& profile : services.devices().profiles())
+    if (profile.index == home) return sched::min_split_items_on(profile, configured);
+  return configured;
+}
 
 const char* origin_reason(model::ProgramOrigin origin) {
   switch (origin) {
@@ -194,7 +203,14 @@ LaunchDecision plan(Services& services, const std::shared_ptr<model::KernelRecor
         prepare_program(services, program, queue_record->context, home, to_build);
       else
         prepare_analysis(services, program, home);
-      preparing = true;
+      // The program's first launch large enough to be split waits for the analysis, briefly: it
+      // usually ends tens of milliseconds after the app's clBuildProgram, and a launch run on home
+      // meanwhile can be most of a short program (benchmarks/binomial over 8 devices: its first of
+      // three launches, 0.64 s on home alone).
+      preparing = !(to_build.size() > 1 && launch_items >= min_split_items(services, home) &&
+                    !program->analysis_waited.exchange(true) &&
+                    wait_for_analysis(*program, services.settings().auto_analysis_wait));
+      if (!preparing) info = analysed_kernel(*program, kernel->name);
     }
   }
   // Without an analysis every buffer argument may be written.
@@ -297,9 +313,10 @@ LaunchDecision plan(Services& services, const std::shared_ptr<model::KernelRecor
   if (!make_geometry(work_dim, offset, global, local_to_use, limit, job->geometry))
     return not_split("invalid_launch");  // the driver gives the app its error code
   if (!local && compiled[0]) job->geometry.local_given = false;
-  // Few work-items: split only once a launch of this kernel and size was measured long enough on home
-  // (the rule for devices much slower than home, above, is the same one weighed by their share).
-  if (job->geometry.work_items() < uint64_t(services.settings().min_split_work_items)) {
+  // Few work-items for home's width: split only once a launch of this kernel and size was measured
+  // long enough on home (the rule for devices much slower than home, above, is the same one weighed by
+  // their share).
+  if (job->geometry.work_items() < min_split_items(services, home)) {
     std::string key = home_launch_key(kernel->name, program->source_hash, job->geometry.work_items());
     auto measured = services.executor().home_launch_times().seconds(key);
     if (!measured || *measured < services.settings().min_split_seconds) return too_small(key);

@@ -24,7 +24,7 @@ std::condition_variable& done_signal() {
 // The libclang parse runs without program.mutex held: the app's threads take it at every launch
 // (launch_planner.cpp) and must not wait tens of milliseconds for an analysis they do not need yet.
 // The first caller claims the analysis (`analysed`); later ones wait for its end.
-void analyse_once(model::ProgramRecord& program) {
+void analyse_once(model::ProgramRecord& program, const std::function<void()>& before_parse) {
   std::string source, options;
   bool mine = false;
   {
@@ -41,6 +41,7 @@ void analyse_once(model::ProgramRecord& program) {
     done_signal().wait(lock, [&] { return program.analysis_done.load(std::memory_order_acquire); });
     return;
   }
+  if (before_parse) before_parse();
   kernel::ProgramInfo info = kernel::analyze_program(source, options);
   if (!info.parse_error.empty())
     spdlog::info("program {}: kernel analysis failed: {}", static_cast<void*>(program.handle), info.parse_error);
@@ -61,9 +62,9 @@ void analyse_once(model::ProgramRecord& program) {
 
 }  // namespace
 
-bool analyse_program(model::ProgramRecord& program) {
+bool analyse_program(model::ProgramRecord& program, const std::function<void()>& before_parse) {
   if (program.origin != model::ProgramOrigin::Source) return false;
-  analyse_once(program);
+  analyse_once(program, before_parse);
   for (const auto& k : program.info.kernels)
     if (k.not_split_reason.empty()) return true;
   return false;
@@ -71,12 +72,17 @@ bool analyse_program(model::ProgramRecord& program) {
 
 const kernel::KernelInfo* analysed_kernel(model::ProgramRecord& program, const std::string& kernel_name) {
   if (program.origin != model::ProgramOrigin::Source) return nullptr;
-  analyse_once(program);
+  analyse_once(program, {});
   return program.info.find(kernel_name);
 }
 
 bool analysis_ready(const model::ProgramRecord& program) {
   return program.analysis_done.load(std::memory_order_acquire);
+}
+
+bool wait_for_analysis(const model::ProgramRecord& program, double seconds) {
+  std::unique_lock lock(done_mutex());
+  return done_signal().wait_for(lock, std::chrono::duration<double>(seconds), [&] { return analysis_ready(program); });
 }
 
 }  // namespace coex::exec

@@ -1,5 +1,6 @@
 #pragma once
 
+#include <functional>
 #include <string>
 
 #include "kernel/kernel_analysis.h"
@@ -9,7 +10,8 @@ namespace coex::exec {
 
 // Runs the program's analysis now (clBuildProgram's prebuild), once per program (libclang parse),
 // with the rewritten source prepared when some kernel needs it. True when some kernel may be split.
-bool analyse_program(model::ProgramRecord& program);
+// `before_parse` runs first on the thread that makes the analysis (a testing aid's delay).
+bool analyse_program(model::ProgramRecord& program, const std::function<void()>& before_parse = {});
 
 // The analysis of `kernel_name` in `program` (analyse_program's, run first if it has not run). Null
 // when the kernel is not in the analysis.
@@ -17,5 +19,8 @@ const kernel::KernelInfo* analysed_kernel(model::ProgramRecord& program, const s
 
 // Whether the analysis has run (without waiting for one under way, as analysed_kernel would).
 bool analysis_ready(const model::ProgramRecord& program);
+
+// Waits up to `seconds` for the analysis to have run (posted to a worker); whether it has.
+bool wait_for_analysis(const model::ProgramRecord& program, double seconds);
 
 }  // namespace coex::exec

@@ -477,6 +477,8 @@ cl_int run_split(Executor& executor, LaunchJob& job) {
       try {
         cl_kernel kernel = device_kernel(job, device);
         if (!kernel || !ensure_shadows(job, device)) return progress->finished(device);
+        // This launch is cold already (it has a joiner); the next one with this device is not for it.
+        first_launch_from_build(job, device);
         DeviceQueues queues{devices.shadow_queue(device), home_queue};
         DeviceTask task{job, executor, device, queues, kernel, t0, *worker_ptr, *progress};
         SplitProgress::Step ask;

@@ -98,6 +98,8 @@ struct ProgramRecord {
   std::mutex mutex;
   bool analysed = false;
   std::atomic<bool> analysis_done{false};
+  // A launch has waited for the analysis (auto_analysis_wait): the later ones of the program do not.
+  std::atomic<bool> analysis_waited{false};
   kernel::ProgramInfo info;
   std::string rewritten_source;
   // By (coex device index, built in the app's own context): the home device builds there, so that

@@ -150,6 +150,13 @@ uint64_t occupancy_floor(const DeviceProfile& profile, uint64_t groups_per_slice
   return std::max<uint64_t>(1, (groups + per_slice - 1) / per_slice);
 }
 
+uint64_t min_split_items_on(const DeviceProfile& home, uint64_t min_split_work_items) {
+  if (!home.is_gpu) return min_split_work_items;
+  const double lanes = std::max(1u, home.compute_units) * kGpuLanesPerCpuCore;
+  const double items = static_cast<double>(min_split_work_items) * lanes;
+  return items >= 9.0e18 ? uint64_t{9000000000000000000u} : static_cast<uint64_t>(items);
+}
+
 double spec_weight(const DeviceProfile& profile, bool memory_bound) {
   const double share = profile.remote ? kRemoteSpecShare : 1.0;
   if (memory_bound && profile.mem_bandwidth_gbs > 0) return profile.mem_bandwidth_gbs * share;

@@ -65,6 +65,13 @@ uint64_t occupancy_floor(const DeviceProfile& profile, uint64_t groups_per_slice
 // 86 ms for its upload (benchmarks/blur).
 inline constexpr double kGpuLanesPerCpuCore = 8.0;
 
+// Fewer work-items than this on `home` and a launch is first timed there before it is split
+// (docs/design.md, "Size by time"): `min_split_work_items` is a CPU device's, and a GPU home needs it
+// for every CPU core it counts for (compute units x kGpuLanesPerCpuCore), since it runs that many
+// work-items at once. benchmarks/lu's update kernel on an H100 (4.2 million work-items, about 20 us)
+// was split at each new size while another H100 sat beside it, 15 to 37 ms a split.
+uint64_t min_split_items_on(const DeviceProfile& home, uint64_t min_split_work_items);
+
 // The share of its specification a remote device (DeviceProfile::remote) counts for in spec_weight.
 // Its compute units are its server's, but each of its chunks also pays a network round trip per
 // command and moves its bytes at the network's speed: over loopback, 0.11 ms per command and

@@ -142,6 +142,33 @@ class Checks:
         expect("1" not in split[0]["work_items"] and split[0].get("cold"),
                "the first split launch waited for device 1's build: %s" % split[0])
 
+    def check_analysis_wait(self):
+        # Under auto the program's first launch that could be split waits up to auto_analysis_wait for
+        # coex's analysis of the program (docs/design.md, "One-time costs"). With the analysis a second
+        # late (COEX_FAULT=slow_analysis), vector_add's first launch runs on home unsplit
+        # (`not_split: preparing`) under a wait of 0.2 s, and is split under one of 30 s; the output
+        # is the bare one either way.
+        app = os.path.join(self.build, "tests", "apps", "vector_add")
+        rc, bare, _ = run([app])
+        expect(rc == 0, "vector_add fails bare")
+        for wait, splits in (("0.2", False), ("30", True)):
+            trace = os.path.join(self.tmp, "analysis-wait-%s-trace.json" % wait)
+            env = {"COEX_POLICY": "auto", "COEX_AUTO_ANALYSIS_WAIT": wait, "COEX_FAULT": "slow_analysis",
+                   "COEX_TRACE": trace, "COEX_CACHE": os.path.join(self.tmp, "analysis-wait-%s.json" % wait)}
+            rc, out, err = run([app], env, self.layer)
+            expect(rc == 0 and out == bare, "exit %d, output:\n%s\nstderr:\n%s" % (rc, out, err))
+            with open(trace) as f:
+                events = json.load(f)["traceEvents"]
+            launches = sorted((e for e in events if e.get("ph") == "X" and e.get("cat") == "launch"),
+                              key=lambda e: e["ts"])
+            expect(launches, "no launch in the trace")
+            first = launches[0]["args"]
+            if splits:
+                expect(first.get("split"), "with a wait of %s s the first launch was not split: %s" % (wait, first))
+            else:
+                expect(first.get("not_split") == "preparing",
+                       "with a wait of %s s the first launch did not run on home: %s" % (wait, first))
+
     def check_deferred_builds(self):
         # A device much slower than home by its specification (a CPU beside a GPU; here PoCL's basic
         # device beside its pthread devices with 8 compute units, the app's among them) sits auto's

@@ -140,6 +140,21 @@ TEST(SpecWeight, RemoteDeviceCountsForLess) {
   EXPECT_LT(kRemoteSpecShare, 1.0);
 }
 
+TEST(MinSplitItems, CpuHomeAsConfiguredGpuHomeForEveryCoreItCountsFor) {
+  DeviceProfile cpu;
+  cpu.is_cpu = true;
+  cpu.compute_units = 16;
+  EXPECT_EQ(min_split_items_on(cpu, 4096), 4096u);
+  DeviceProfile h100;
+  h100.is_gpu = true;
+  h100.compute_units = 132;
+  // 132 multiprocessors x 8 CPU cores each: benchmarks/lu's 2048 x 2048 update (4,194,304 items) is timed first.
+  EXPECT_EQ(min_split_items_on(h100, 4096), 4325376u);
+  EXPECT_GT(min_split_items_on(h100, 4096), uint64_t{2048} * 2048);
+  EXPECT_EQ(min_split_items_on(h100, 0), 0u);  // 0 still splits every launch
+  EXPECT_EQ(min_split_items_on(h100, uint64_t{1} << 62), uint64_t{9000000000000000000u});  // no overflow
+}
+
 TEST(CoefficientOfVariation, PopulationSigmaOverMean) {
   EXPECT_NEAR(coefficient_of_variation({1, 2, 3}), std::sqrt(2.0 / 3.0) / 2.0, 1e-12);
   EXPECT_EQ(coefficient_of_variation({5}), 0);
