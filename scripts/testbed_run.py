@@ -247,6 +247,9 @@ def main():
             alone = record(sized, "mixed-home", m, None,
                            bare(sized, threads_env(dict(env0, POCL_DEVICES=args.threaded), m)),
                            reference if sized["cmd"] == prog["cmd"] else None)
+            # The same cores as one threaded device: the limit of the mixed set's speed-up.
+            record(sized, "mixed-limit", m, None,
+                   bare(sized, threads_env(dict(env0, POCL_DEVICES=args.threaded), 2 * m)), alone.get("checksums"))
             # The threaded device is home: PoCL lists its devices by driver, not in POCL_DEVICES' order
             # (the single-threaded ones first), so the program is told which it is.
             home = dict(sized, cmd=sized["cmd"] + ["--device", str(threaded_index(coex, env, args))])
@@ -332,17 +335,20 @@ def write_tables(meta, progs, runs, out):
     if meta["mixed"]:
         lines += ["", "Mixed set: `%s` with %d threads (home) + %d single-threaded devices, at the programs' "
                   "`testbed-mixed` size where they have one; speed-up over that threaded device alone, whole run "
-                  "(by time_kernels in brackets):" % (meta["threaded"], meta["mixed"], meta["mixed"]), "",
-                  "| program | class | threaded alone (s) | " + " | ".join(policies) + " |",
-                  "|---|---|---|" + "---|" * len(policies)]
+                  "(by time_kernels in brackets); last, the threaded device with as many threads as the set "
+                  "has (%d): the limit for those cores:" % (meta["threaded"], meta["mixed"], meta["mixed"],
+                                                            2 * meta["mixed"]), "",
+                  "| program | class | threaded alone (s) | " + " | ".join(policies) + " | `%s` %d threads |" % (
+                      meta["threaded"], 2 * meta["mixed"]),
+                  "|---|---|---|" + "---|" * (len(policies) + 1)]
         mixed_geo = {}
         for prog in progs:
             alone = find(prog["name"], "mixed-home", meta["mixed"], None)
             if not alone:
                 continue
             cells = []
-            for policy in policies:
-                r = find(prog["name"], "mixed", meta["mixed"], policy)
+            for policy in policies + [None]:
+                r = find(prog["name"], "mixed" if policy else "mixed-limit", meta["mixed"], policy)
                 wall = alone["wall"] / r["wall"] if r else None
                 kern = alone["kernels"] / r["kernels"] if r and r.get("kernels") and alone.get("kernels") else None
                 cells.append("%s (%s)" % (fmt(wall), fmt(kern)))
@@ -352,7 +358,7 @@ def write_tables(meta, progs, runs, out):
                                                      " | ".join(cells)))
         lines.append("| **geomean, compute-bound** | | | %s |" % " | ".join(
             "%s (%s)" % (fmt(geomean([v[0] for v in mixed_geo.get(p, [])])),
-                         fmt(geomean([v[1] for v in mixed_geo.get(p, [])]))) for p in policies))
+                         fmt(geomean([v[1] for v in mixed_geo.get(p, [])]))) for p in policies + [None]))
     lines += ["", "Splits per coex run (split / launches, reasons): testbed.json, `report`."]
     with open(os.path.join(out, "testbed.md"), "w") as f:
         f.write("\n".join(lines) + "\n")
