@@ -30,6 +30,7 @@ struct HomeLaunchTimes::Timing {
   std::string key;
   Clock::time_point enqueued;
   std::shared_ptr<const std::atomic<bool>> alive;
+  std::shared_ptr<std::atomic<bool>> recorded;
 };
 
 std::string home_launch_key(const std::string& kernel_name, uint64_t source_hash, uint64_t global_size) {
@@ -54,7 +55,12 @@ void HomeLaunchTimes::time(const std::string& key, cl_event event, std::chrono::
     std::lock_guard lock(mutex_);
     ++measured_[key].timed;
   }
-  auto* timing = new Timing{this, key, enqueued, alive_};
+  auto recorded = std::make_shared<std::atomic<bool>>(false);
+  if (cl_.clRetainEvent(event) == CL_SUCCESS) {
+    std::lock_guard lock(pending_mutex_);
+    pending_.push_back({key, event, enqueued, recorded});
+  }
+  auto* timing = new Timing{this, key, enqueued, alive_, recorded};
   if (cl_.clSetEventCallback(event, CL_COMPLETE, on_complete, timing) != CL_SUCCESS) {
     delete timing;
     std::lock_guard lock(mutex_);
@@ -66,7 +72,9 @@ void CL_CALLBACK HomeLaunchTimes::on_complete(cl_event event, cl_int status, voi
   auto* timing = static_cast<Timing*>(user_data);
   if (*timing->alive) {
     double seconds = std::chrono::duration<double>(Clock::now() - timing->enqueued).count();
-    timing->owner->record(timing->key, status == CL_COMPLETE ? std::optional<double>(seconds) : std::nullopt, event);
+    const bool first = !timing->recorded->exchange(true);  // settle() may have recorded it
+    timing->owner->record(timing->key, status == CL_COMPLETE && first ? std::optional<double>(seconds) : std::nullopt,
+                          event);
   } else {
     keep_until_exit(event);
   }
@@ -74,17 +82,54 @@ void CL_CALLBACK HomeLaunchTimes::on_complete(cl_event event, cl_int status, voi
 }
 
 void HomeLaunchTimes::record(const std::string& key, std::optional<double> seconds, cl_event event) {
+  if (seconds) record_time(key, *seconds);
   std::lock_guard lock(mutex_);
-  Measured& m = measured_[key];
-  if (seconds) {
-    m.shortest = m.count ? std::min(m.shortest, *seconds) : *seconds;
-    ++m.count;
-    version_.fetch_add(1, std::memory_order_acq_rel);
-  }
   done_.push_back(event);
 }
 
+void HomeLaunchTimes::record_time(const std::string& key, double seconds) {
+  std::lock_guard lock(mutex_);
+  Measured& m = measured_[key];
+  m.shortest = m.count ? std::min(m.shortest, seconds) : seconds;
+  ++m.count;
+  version_.fetch_add(1, std::memory_order_acq_rel);
+}
+
+void HomeLaunchTimes::settle(const std::string& key) {
+  std::lock_guard lock(pending_mutex_);
+  for (Pending& p : pending_) {
+    if (p.key != key || p.recorded->load()) continue;
+    cl_int status = CL_QUEUED;
+    if (cl_.clGetEventInfo(p.event, CL_EVENT_COMMAND_EXECUTION_STATUS, sizeof status, &status, nullptr) != CL_SUCCESS ||
+        status != CL_COMPLETE)
+      continue;
+    if (!p.recorded->exchange(true)) record_time(key, std::chrono::duration<double>(Clock::now() - p.enqueued).count());
+  }
+  drop_recorded_pending();
+}
+
+void HomeLaunchTimes::drop_recorded_pending() {
+  std::vector<Pending> kept;
+  for (Pending& p : pending_) {
+    if (p.recorded->load())
+      cl_.clReleaseEvent(p.event);
+    else
+      kept.push_back(std::move(p));
+  }
+  pending_.swap(kept);
+}
+
+std::optional<double> HomeLaunchTimes::settled_seconds(const std::string& key, int at_least) {
+  if (auto known = seconds(key, at_least)) return known;
+  settle(key);
+  return seconds(key, at_least);
+}
+
 void HomeLaunchTimes::release_done() {
+  {
+    std::lock_guard lock(pending_mutex_);
+    drop_recorded_pending();
+  }
   std::vector<cl_event> done;
   {
     std::lock_guard lock(mutex_);

@@ -197,8 +197,8 @@ LaunchDecision plan(Services& services, const std::shared_ptr<model::KernelRecor
       info = analysed_kernel(*program, kernel->name);
     } else {
       const std::vector<int> all = all_devices();
-      const std::vector<int> to_build = devices_without(
-          all, devices_held_back(services, home, all, services.executor().home_launch_times().seconds(home_key, 2)));
+      const std::optional<double> on_home = services.executor().home_launch_times().settled_seconds(home_key, 2);
+      const std::vector<int> to_build = devices_without(all, devices_held_back(services, home, all, on_home));
       if (to_build.size() > 1)
         prepare_program(services, program, queue_record->context, home, to_build);
       else
@@ -266,7 +266,7 @@ LaunchDecision plan(Services& services, const std::shared_ptr<model::KernelRecor
   };
   // Home's time once two launches were measured: the first includes the driver's first run of the
   // kernel, and a device let in on it would be built for nothing when the next ones are shorter.
-  const std::optional<double> settled_on_home = services.executor().home_launch_times().seconds(home_key, 2);
+  const std::optional<double> settled_on_home = services.executor().home_launch_times().settled_seconds(home_key, 2);
   auto split_seconds = [&](const std::vector<int>& devices) -> std::optional<double> {
     auto history = services.executor().history();
     if (!history) return std::nullopt;
@@ -318,7 +318,7 @@ LaunchDecision plan(Services& services, const std::shared_ptr<model::KernelRecor
   // their share).
   if (job->geometry.work_items() < min_split_items(services, home)) {
     std::string key = home_launch_key(kernel->name, program->source_hash, job->geometry.work_items());
-    auto measured = services.executor().home_launch_times().seconds(key);
+    auto measured = services.executor().home_launch_times().settled_seconds(key);
     if (!measured || *measured < services.settings().min_split_seconds) return too_small(key);
   }
   if (job->geometry.groups_along_split() < 2) return lasting("too_small");
