@@ -62,6 +62,7 @@ void HomeLaunchTimes::time(const std::string& key, cl_event event, std::chrono::
   }
   auto* timing = new Timing{this, key, enqueued, alive_, recorded};
   if (cl_.clSetEventCallback(event, CL_COMPLETE, on_complete, timing) != CL_SUCCESS) {
+    recorded->store(true);  // not timed: settle() must not time it late
     delete timing;
     std::lock_guard lock(mutex_);
     done_.push_back(event);
@@ -100,15 +101,17 @@ void HomeLaunchTimes::settle(const std::string& key) {
   for (Pending& p : pending_) {
     if (p.key != key || p.recorded->load()) continue;
     cl_int status = CL_QUEUED;
-    if (cl_.clGetEventInfo(p.event, CL_EVENT_COMMAND_EXECUTION_STATUS, sizeof status, &status, nullptr) != CL_SUCCESS ||
-        status != CL_COMPLETE)
+    if (cl_.clGetEventInfo(p.event, CL_EVENT_COMMAND_EXECUTION_STATUS, sizeof status, &status, nullptr) != CL_SUCCESS)
       continue;
+    if (status < 0) p.recorded->store(true);  // failed: no time
+    if (status != CL_COMPLETE) continue;
     if (!p.recorded->exchange(true)) record_time(key, std::chrono::duration<double>(Clock::now() - p.enqueued).count());
   }
   drop_recorded_pending();
 }
 
 void HomeLaunchTimes::drop_recorded_pending() {
+  if (std::none_of(pending_.begin(), pending_.end(), [](const Pending& p) { return p.recorded->load(); })) return;
   std::vector<Pending> kept;
   for (Pending& p : pending_) {
     if (p.recorded->load())

@@ -3,7 +3,9 @@
 #include <spdlog/spdlog.h>
 
 #include <algorithm>
+#include <functional>
 #include <memory>
+#include <optional>
 #include <string>
 
 #include "config/settings.h"
@@ -21,6 +23,20 @@
 
 namespace coex::exec {
 namespace {
+
+// Under auto, the seconds a first split of `bytes` over `sharing` would spend moving the other
+// devices' share to them (sched::others_transfer_seconds), where that is at least min_split_seconds
+// and the History has no split of the launch over `sharing` at its size: such a launch is timed on
+// home first (docs/design.md, "Size by time"). nullopt otherwise.
+std::optional<double> first_split_moves(
+    Services& services, int home, std::vector<int> sharing, uint64_t bytes,
+    const std::function<std::optional<double>(const std::vector<int>&)>& split_seconds) {
+  if (services.executor().policy().waits_for_preparation()) return std::nullopt;
+  if (std::find(sharing.begin(), sharing.end(), home) == sharing.end()) sharing.push_back(home);
+  const double moves = sched::others_transfer_seconds(services.devices().profiles(), home, sharing, bytes);
+  if (moves < services.settings().min_split_seconds || split_seconds(sharing)) return std::nullopt;
+  return moves;
+}
 
 // sched::min_split_items_on for the device numbered `home`.
 uint64_t min_split_items(Services& services, int home) {
@@ -180,6 +196,12 @@ LaunchDecision plan(Services& services, const std::shared_ptr<model::KernelRecor
   uint64_t launch_items = 1;
   for (cl_uint d = 0; d < work_dim && d < 3 && global; ++d) launch_items *= global[d];
   const std::string home_key = home_launch_key(kernel->name, program->source_hash, launch_items);
+  // The History's time of a split of this launch over `devices`, at this size.
+  auto split_seconds = [&](const std::vector<int>& devices) -> std::optional<double> {
+    auto history = services.executor().history();
+    if (!history) return std::nullopt;
+    return history->split_launch_seconds(history_key(kernel->name, program->source_hash), launch_items, devices);
+  };
   const bool waits_for_preparation = single_device || services.executor().policy().waits_for_preparation() || [&] {
     auto measured = services.executor().home_launch_times().seconds(home_key);
     return measured && *measured >= services.settings().auto_wait_seconds;
@@ -207,7 +229,16 @@ LaunchDecision plan(Services& services, const std::shared_ptr<model::KernelRecor
       // usually ends tens of milliseconds after the app's clBuildProgram, and a launch run on home
       // meanwhile can be most of a short program (benchmarks/binomial over 8 devices: its first of
       // three launches, 0.64 s on home alone).
+      // Not a launch that much data keeps on home until it is timed (below): the buffers' sizes stand
+      // in for what it reads.
+      uint64_t buffer_bytes = 0;
+      for (const auto& arg : args) {
+        if (!arg.set || arg.local || arg.svm || arg.bytes.size() != sizeof(cl_mem)) continue;
+        if (auto record = services.registries().buffers.find(*reinterpret_cast<const cl_mem*>(arg.bytes.data())))
+          buffer_bytes += record->size;
+      }
       preparing = !(to_build.size() > 1 && launch_items >= min_split_items(services, home) &&
+                    !first_split_moves(services, home, to_build, buffer_bytes, split_seconds) &&
                     !program->analysis_waited.exchange(true) &&
                     wait_for_analysis(*program, services.settings().auto_analysis_wait));
       if (!preparing) info = analysed_kernel(*program, kernel->name);
@@ -267,11 +298,6 @@ LaunchDecision plan(Services& services, const std::shared_ptr<model::KernelRecor
   // Home's time once two launches were measured: the first includes the driver's first run of the
   // kernel, and a device let in on it would be built for nothing when the next ones are shorter.
   const std::optional<double> settled_on_home = services.executor().home_launch_times().settled_seconds(home_key, 2);
-  auto split_seconds = [&](const std::vector<int>& devices) -> std::optional<double> {
-    auto history = services.executor().history();
-    if (!history) return std::nullopt;
-    return history->split_launch_seconds(history_key(kernel->name, program->source_hash), launch_items, devices);
-  };
   if (const std::vector<int> held = devices_held_back(services, home, all_devices(), settled_on_home, split_seconds);
       !held.empty()) {
     participants = devices_without(participants, held);
@@ -362,6 +388,25 @@ LaunchDecision plan(Services& services, const std::shared_ptr<model::KernelRecor
     if (binding.written) it->written.add(range);
   }
   capture_footprint_inputs(*info, args, *job);
+  // Much data for the other devices to read: a first split would move it before it could gain
+  // anything (benchmarks/saxpy and jacobi beside a second H100: 1 GiB buffers and launches of about a
+  // millisecond, whose first runs lost 0.4 to 0.5 s to one split). Under auto such a launch is timed
+  // on home first, and split once home takes as long as those moves.
+  {
+    std::vector<coherence::IntervalSet> read(job->roots.size());
+    for (size_t i = 0; i < job->bindings.size(); ++i) {
+      const ArgBinding& b = job->bindings[i];
+      if (b.kind == ArgBinding::Kind::Buffer && info->args[i].read)
+        read[size_t(b.root)].add(coherence::ByteRange{b.origin, b.origin + b.size});
+    }
+    uint64_t bytes = 0;
+    for (const auto& set : read) bytes += set.total();
+    if (const auto moves = first_split_moves(services, home, may_take_part, bytes, split_seconds)) {
+      std::string key = home_launch_key(kernel->name, program->source_hash, job->geometry.work_items());
+      auto measured = services.executor().home_launch_times().settled_seconds(key);
+      if (!measured || *measured < *moves) return too_small(key);
+    }
+  }
   // The policy's gate before the check of the chunks: a launch it keeps on home needs none, and the
   // check evaluates every footprint of several pieces (most of a plan's time in benchmarks/lu, whose
   // arguments change at every launch). A launch it would split that the check keeps on home was

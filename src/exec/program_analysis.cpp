@@ -2,9 +2,12 @@
 
 #include <spdlog/spdlog.h>
 
+#include <algorithm>
 #include <chrono>
 #include <condition_variable>
 #include <mutex>
+
+#include "exec/exit_guard.h"
 
 namespace coex::exec {
 
@@ -81,8 +84,15 @@ bool analysis_ready(const model::ProgramRecord& program) {
 }
 
 bool wait_for_analysis(const model::ProgramRecord& program, double seconds) {
+  // In steps: an analysis skipped at exit never signals.
+  const auto until = std::chrono::steady_clock::now() + std::chrono::duration_cast<std::chrono::steady_clock::duration>(
+                                                            std::chrono::duration<double>(std::min(seconds, 3600.0)));
   std::unique_lock lock(done_mutex());
-  return done_signal().wait_for(lock, std::chrono::duration<double>(seconds), [&] { return analysis_ready(program); });
+  while (!analysis_ready(program)) {
+    if (exit_begun() || std::chrono::steady_clock::now() >= until) return false;
+    done_signal().wait_for(lock, std::chrono::milliseconds(10));
+  }
+  return true;
 }
 
 }  // namespace coex::exec

@@ -477,13 +477,14 @@ cl_int run_split(Executor& executor, LaunchJob& job) {
       try {
         cl_kernel kernel = device_kernel(job, device);
         if (!kernel || !ensure_shadows(job, device)) return progress->finished(device);
-        // This launch is cold already (it has a joiner); the next one with this device is not for it.
-        first_launch_from_build(job, device);
         DeviceQueues queues{devices.shadow_queue(device), home_queue};
         DeviceTask task{job, executor, device, queues, kernel, t0, *worker_ptr, *progress};
         SplitProgress::Step ask;
         ask.kind = SplitProgress::Step::Kind::Wait;  // its first step: from the driver, now
         result = run_on_device(task, ask, std::nullopt);
+        // This launch is cold already (it has a joiner); once the device ran the kernel here, the
+        // next one with it is not cold for it.
+        if (result && result->ran) first_launch_from_build(job, device);
       } catch (...) {
         result = DeviceRun{};
         result->error = CL_OUT_OF_HOST_MEMORY;

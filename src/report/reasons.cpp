@@ -26,10 +26,12 @@ const std::pair<const char*, const char*> kMeanings[] = {
      "cpu-minimal driver) coex could hold its split behind them only by blocking the app"},
     // The scheduler
     {"too_small",
-     "fewer work-items than min_split_work_items, or under auto every other device much slower "
-     "than the app's device by its specification (coex builds nothing for them meanwhile), and, "
-     "once timed on the app's device, shorter than min_split_seconds; or a single work-group "
-     "along the split dimension: moving the data would cost more than a second device saves"},
+     "fewer work-items than min_split_work_items (on a GPU, per CPU core it counts for), or under "
+     "auto every other device much slower than the app's device by its specification (coex builds "
+     "nothing for them meanwhile) or more data for them to receive than min_split_seconds moves, "
+     "and, once timed on the app's device, shorter than min_split_seconds (and than those moves); "
+     "or a single work-group along the split dimension: moving the data would cost more than a "
+     "second device saves"},
     {"one_device_pays",
      "auto: the measured or modelled times say the app's device alone is faster (the "
      "history file keeps these measurements across runs)"},

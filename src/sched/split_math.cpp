@@ -157,6 +157,22 @@ uint64_t min_split_items_on(const DeviceProfile& home, uint64_t min_split_work_i
   return items >= 9.0e18 ? uint64_t{9000000000000000000u} : static_cast<uint64_t>(items);
 }
 
+double others_transfer_seconds(const std::vector<DeviceProfile>& profiles, int home, const std::vector<int>& devices,
+                               uint64_t bytes) {
+  double all = 0;
+  for (int device : devices) all += spec_weight_of(profiles, device);
+  if (!(all > 0)) return 0;
+  double seconds = 0;
+  for (int device : devices) {
+    if (device == home) continue;
+    double gbs = kNominalTransferGBs;
+    for (const auto& p : profiles)
+      if (p.index == device && p.h2d_gbs > 0) gbs = p.h2d_gbs;
+    seconds = std::max(seconds, static_cast<double>(bytes) * spec_weight_of(profiles, device) / all / (gbs * 1e9));
+  }
+  return seconds;
+}
+
 double spec_weight(const DeviceProfile& profile, bool memory_bound) {
   const double share = profile.remote ? kRemoteSpecShare : 1.0;
   if (memory_bound && profile.mem_bandwidth_gbs > 0) return profile.mem_bandwidth_gbs * share;

@@ -72,6 +72,17 @@ inline constexpr double kGpuLanesPerCpuCore = 8.0;
 // was split at each new size while another H100 sat beside it, 15 to 37 ms a split.
 uint64_t min_split_items_on(const DeviceProfile& home, uint64_t min_split_work_items);
 
+// Bytes a second, host to device, that a first split's transfers are guessed at before any is
+// measured (DeviceProfile::h2d_gbs where known): the app's own pageable writes reached 7 GB/s on the
+// H100 machine, coex's upload of benchmarks/matmul's B to a second H100 3.8 GB/s.
+inline constexpr double kNominalTransferGBs = 8.0;
+
+// Seconds the devices of `devices` other than `home` would take to receive their share (by
+// spec_weight) of `bytes`, at their h2d_gbs or kNominalTransferGBs: what a first split must move
+// before it can gain anything. 0 without other devices.
+double others_transfer_seconds(const std::vector<DeviceProfile>& profiles, int home, const std::vector<int>& devices,
+                               uint64_t bytes);
+
 // The share of its specification a remote device (DeviceProfile::remote) counts for in spec_weight.
 // Its compute units are its server's, but each of its chunks also pays a network round trip per
 // command and moves its bytes at the network's speed: over loopback, 0.11 ms per command and

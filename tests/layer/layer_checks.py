@@ -169,6 +169,32 @@ class Checks:
                 expect(first.get("not_split") == "preparing",
                        "with a wait of %s s the first launch did not run on home: %s" % (wait, first))
 
+    def check_data_first_timed(self):
+        # Under auto a launch whose data the other devices would take longer to receive (at
+        # kNominalTransferGBs) than min_split_seconds runs on home first and is timed (docs/design.md,
+        # "Size by time"): vector_add's 12 MiB first launch with min_split_seconds at 0.1 ms. Under
+        # static, which does not time first, it is split; the output is the bare one either way.
+        app = os.path.join(self.build, "tests", "apps", "vector_add")
+        rc, bare, _ = run([app])
+        expect(rc == 0, "vector_add fails bare")
+        for policy, splits in (("auto", False), ("static", True)):
+            trace = os.path.join(self.tmp, "data-first-%s-trace.json" % policy)
+            env = {"COEX_POLICY": policy, "COEX_MIN_SPLIT_SECONDS": "0.0001", "COEX_AUTO_ANALYSIS_WAIT": "30",
+                   "COEX_TRACE": trace, "COEX_CACHE": os.path.join(self.tmp, "data-first-%s.json" % policy)}
+            rc, out, err = run([app], env, self.layer)
+            expect(rc == 0 and out == bare, "exit %d, output:\n%s\nstderr:\n%s" % (rc, out, err))
+            with open(trace) as f:
+                events = json.load(f)["traceEvents"]
+            launches = sorted((e for e in events if e.get("ph") == "X" and e.get("cat") == "launch"),
+                              key=lambda e: e["ts"])
+            expect(launches, "no launch in the trace")
+            first = launches[0]["args"]
+            if splits:
+                expect(first.get("split"), "under %s the first launch was not split: %s" % (policy, first))
+            else:
+                expect(first.get("not_split") == "too_small",
+                       "under %s the first launch was not timed on home: %s" % (policy, first))
+
     def check_deferred_builds(self):
         # A device much slower than home by its specification (a CPU beside a GPU; here PoCL's basic
         # device beside its pthread devices with 8 compute units, the app's among them) sits auto's

@@ -155,6 +155,22 @@ TEST(MinSplitItems, CpuHomeAsConfiguredGpuHomeForEveryCoreItCountsFor) {
   EXPECT_EQ(min_split_items_on(h100, uint64_t{1} << 62), uint64_t{9000000000000000000u});  // no overflow
 }
 
+TEST(OthersTransferSeconds, TheirShareOfTheBytesAtTheNominalRateTheSlowestLast) {
+  DeviceProfile gpu;
+  gpu.is_gpu = true;
+  gpu.compute_units = 132;
+  gpu.clock_mhz = 1980;
+  std::vector<DeviceProfile> profiles(2, gpu);
+  profiles[1].index = 1;
+  const uint64_t bytes = uint64_t{2} << 30;  // saxpy's x and y
+  // Two equal GPUs: the other receives half, 1 GiB at 8 GB/s.
+  EXPECT_NEAR(others_transfer_seconds(profiles, 0, {0, 1}, bytes), (1u << 30) / (kNominalTransferGBs * 1e9), 1e-12);
+  profiles[1].h2d_gbs = 16;  // measured: twice as fast
+  EXPECT_NEAR(others_transfer_seconds(profiles, 0, {0, 1}, bytes), (1u << 30) / 16e9, 1e-12);
+  EXPECT_EQ(others_transfer_seconds(profiles, 0, {0}, bytes), 0.0);  // home alone moves nothing
+  EXPECT_EQ(others_transfer_seconds(profiles, 0, {}, bytes), 0.0);
+}
+
 TEST(CoefficientOfVariation, PopulationSigmaOverMean) {
   EXPECT_NEAR(coefficient_of_variation({1, 2, 3}), std::sqrt(2.0 / 3.0) / 2.0, 1e-12);
   EXPECT_EQ(coefficient_of_variation({5}), 0);
