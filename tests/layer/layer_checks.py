@@ -142,27 +142,31 @@ class Checks:
         expect("1" not in split[0]["work_items"] and split[0].get("cold"),
                "the first split launch waited for device 1's build: %s" % split[0])
 
+    def vector_add_first_launch(self, tag, env):
+        """vector_add under coex with `env` (and a trace): its output must be the bare one; the args
+        of its first launch's slice in the trace."""
+        app = os.path.join(self.build, "tests", "apps", "vector_add")
+        rc, bare, _ = run([app])
+        expect(rc == 0, "vector_add fails bare")
+        trace = os.path.join(self.tmp, "%s-trace.json" % tag)
+        env = dict(env, COEX_TRACE=trace, COEX_CACHE=os.path.join(self.tmp, "%s-history.json" % tag))
+        rc, out, err = run([app], env, self.layer)
+        expect(rc == 0 and out == bare, "exit %d, output:\n%s\nstderr:\n%s" % (rc, out, err))
+        with open(trace) as f:
+            events = json.load(f)["traceEvents"]
+        launches = sorted((e for e in events if e.get("ph") == "X" and e.get("cat") == "launch"),
+                          key=lambda e: e["ts"])
+        expect(launches, "no launch in the trace")
+        return launches[0]["args"]
+
     def check_analysis_wait(self):
         # Under auto the program's first launch that could be split waits up to auto_analysis_wait for
         # coex's analysis of the program (docs/design.md, "One-time costs"). With the analysis a second
         # late (COEX_FAULT=slow_analysis), vector_add's first launch runs on home unsplit
-        # (`not_split: preparing`) under a wait of 0.2 s, and is split under one of 30 s; the output
-        # is the bare one either way.
-        app = os.path.join(self.build, "tests", "apps", "vector_add")
-        rc, bare, _ = run([app])
-        expect(rc == 0, "vector_add fails bare")
+        # (`not_split: preparing`) under a wait of 0.2 s, and is split under one of 30 s.
         for wait, splits in (("0.2", False), ("30", True)):
-            trace = os.path.join(self.tmp, "analysis-wait-%s-trace.json" % wait)
-            env = {"COEX_POLICY": "auto", "COEX_AUTO_ANALYSIS_WAIT": wait, "COEX_FAULT": "slow_analysis",
-                   "COEX_TRACE": trace, "COEX_CACHE": os.path.join(self.tmp, "analysis-wait-%s.json" % wait)}
-            rc, out, err = run([app], env, self.layer)
-            expect(rc == 0 and out == bare, "exit %d, output:\n%s\nstderr:\n%s" % (rc, out, err))
-            with open(trace) as f:
-                events = json.load(f)["traceEvents"]
-            launches = sorted((e for e in events if e.get("ph") == "X" and e.get("cat") == "launch"),
-                              key=lambda e: e["ts"])
-            expect(launches, "no launch in the trace")
-            first = launches[0]["args"]
+            first = self.vector_add_first_launch("analysis-wait-" + wait, {
+                "COEX_POLICY": "auto", "COEX_AUTO_ANALYSIS_WAIT": wait, "COEX_FAULT": "slow_analysis"})
             if splits:
                 expect(first.get("split"), "with a wait of %s s the first launch was not split: %s" % (wait, first))
             else:
@@ -170,25 +174,13 @@ class Checks:
                        "with a wait of %s s the first launch did not run on home: %s" % (wait, first))
 
     def check_data_first_timed(self):
-        # Under auto a launch whose data the other devices would take longer to receive (at
+        # Under auto a launch whose read data the other devices would take longer to receive (at
         # kNominalTransferGBs) than min_split_seconds runs on home first and is timed (docs/design.md,
-        # "Size by time"): vector_add's 12 MiB first launch with min_split_seconds at 0.1 ms. Under
-        # static, which does not time first, it is split; the output is the bare one either way.
-        app = os.path.join(self.build, "tests", "apps", "vector_add")
-        rc, bare, _ = run([app])
-        expect(rc == 0, "vector_add fails bare")
+        # "Size by time"): vector_add's first launch (8 MiB read) with min_split_seconds at 0.1 ms.
+        # Under static, which does not time first, it is split.
         for policy, splits in (("auto", False), ("static", True)):
-            trace = os.path.join(self.tmp, "data-first-%s-trace.json" % policy)
-            env = {"COEX_POLICY": policy, "COEX_MIN_SPLIT_SECONDS": "0.0001", "COEX_AUTO_ANALYSIS_WAIT": "30",
-                   "COEX_TRACE": trace, "COEX_CACHE": os.path.join(self.tmp, "data-first-%s.json" % policy)}
-            rc, out, err = run([app], env, self.layer)
-            expect(rc == 0 and out == bare, "exit %d, output:\n%s\nstderr:\n%s" % (rc, out, err))
-            with open(trace) as f:
-                events = json.load(f)["traceEvents"]
-            launches = sorted((e for e in events if e.get("ph") == "X" and e.get("cat") == "launch"),
-                              key=lambda e: e["ts"])
-            expect(launches, "no launch in the trace")
-            first = launches[0]["args"]
+            first = self.vector_add_first_launch("data-first-" + policy, {
+                "COEX_POLICY": policy, "COEX_MIN_SPLIT_SECONDS": "0.0001", "COEX_AUTO_ANALYSIS_WAIT": "30"})
             if splits:
                 expect(first.get("split"), "under %s the first launch was not split: %s" % (policy, first))
             else:
