@@ -151,7 +151,7 @@ TEST(AutoSplitCost, HomeAloneIsNotExtrapolatedFromChunksOfNearlyOneSize) {
   constexpr uint64_t kFew = 64;
   LaunchShape s = shape(0);
   s.total_groups = kFew;
-  const std::pair<uint64_t, double> home_chunks[] = {{4, 0.034}, {4, 0.0305}, {4, 0.0291}, {4, 0.0339},
+  const std::pair<uint64_t, double> home_chunks[] = {{4, 0.034},  {4, 0.0305}, {4, 0.0291}, {4, 0.0339},
                                                      {4, 0.0287}, {4, 0.0298}, {4, 0.0300}, {2, 0.0255}};
   History h;
   for (const auto& [groups, seconds] : home_chunks) {
