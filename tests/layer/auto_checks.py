@@ -1,0 +1,146 @@
+#!/usr/bin/env python3
+"""How auto treats a program's first launches (docs/design.md, "Size by time" and "One-time costs"):
+a device still building joins late, the first launch waits for the analysis, a launch with much data
+is timed on home first, a device much slower than home gets no build. The same runner as
+layer_checks.py: each check runs a test app bare and under coex on real PoCL devices.
+Usage: auto_checks.py --build DIR --source DIR CHECK
+"""
+import json
+import os
+import re
+import sys
+
+import layer_checks
+from layer_checks import expect, run
+
+
+class AutoChecks(layer_checks.Checks):
+    def check_late_joiner(self):
+        # Device 1's build begins a second late (COEX_FAULT=slow_build:1). Under auto the app's
+        # launches do not wait for it (docs/design.md, "One-time costs"): they are split from the
+        # start, home taking the work device 1 would join for; the output is the bare one.
+        app = os.path.join(self.build, "tests", "apps", "matmul")
+        rc, bare, _ = run([app])
+        expect(rc == 0, "matmul fails bare")
+        trace = os.path.join(self.tmp, "late-joiner-trace.json")
+        env = {"COEX_POLICY": "auto", "COEX_FAULT": "slow_build:1", "COEX_TRACE": trace,
+               "COEX_CACHE": os.path.join(self.tmp, "late-joiner-history.json")}
+        rc, out, err = run([app], env, self.layer)
+        expect(rc == 0 and out == bare, "exit %d, output:\n%s\nstderr:\n%s" % (rc, out, err))
+        with open(trace) as f:
+            events = json.load(f)["traceEvents"]
+        launches = [e["args"] for e in events if e.get("ph") == "X" and e.get("cat") == "launch"]
+        split = [a for a in launches if a.get("split")]
+        expect(split, "no launch was split: %s" % launches)
+        expect("1" not in split[0]["work_items"] and split[0].get("cold"),
+               "the first split launch waited for device 1's build: %s" % split[0])
+
+    def vector_add_first_launch(self, tag, env):
+        """vector_add under coex with `env` (and a trace): its output must be the bare one; the args
+        of its first launch's slice in the trace."""
+        app = os.path.join(self.build, "tests", "apps", "vector_add")
+        rc, bare, _ = run([app])
+        expect(rc == 0, "vector_add fails bare")
+        trace = os.path.join(self.tmp, "%s-trace.json" % tag)
+        env = dict(env, COEX_TRACE=trace, COEX_CACHE=os.path.join(self.tmp, "%s-history.json" % tag))
+        rc, out, err = run([app], env, self.layer)
+        expect(rc == 0 and out == bare, "exit %d, output:\n%s\nstderr:\n%s" % (rc, out, err))
+        with open(trace) as f:
+            events = json.load(f)["traceEvents"]
+        launches = sorted((e for e in events if e.get("ph") == "X" and e.get("cat") == "launch"),
+                          key=lambda e: e["ts"])
+        expect(launches, "no launch in the trace")
+        return launches[0]["args"]
+
+    def check_analysis_wait(self):
+        # Under auto the program's first launch that could be split waits up to auto_analysis_wait for
+        # coex's analysis of the program (docs/design.md, "One-time costs"). With the analysis a second
+        # late (COEX_FAULT=slow_analysis), vector_add's first launch runs on home unsplit
+        # (`not_split: preparing`) under a wait of 0.2 s, and is split under one of 30 s.
+        for wait, splits in (("0.2", False), ("30", True)):
+            first = self.vector_add_first_launch("analysis-wait-" + wait, {
+                "COEX_POLICY": "auto", "COEX_AUTO_ANALYSIS_WAIT": wait, "COEX_FAULT": "slow_analysis"})
+            if splits:
+                expect(first.get("split"), "with a wait of %s s the first launch was not split: %s" % (wait, first))
+            else:
+                expect(first.get("not_split") == "preparing",
+                       "with a wait of %s s the first launch did not run on home: %s" % (wait, first))
+
+    def check_data_first_timed(self):
+        # Under auto a launch whose read data the other devices would take longer to receive (at
+        # kNominalTransferGBs) than min_split_seconds runs on home first and is timed (docs/design.md,
+        # "Size by time"): vector_add's first launch (8 MiB read) with min_split_seconds at 0.1 ms.
+        # Under static, which does not time first, it is split.
+        for policy, splits in (("auto", False), ("static", True)):
+            first = self.vector_add_first_launch("data-first-" + policy, {
+                "COEX_POLICY": policy, "COEX_MIN_SPLIT_SECONDS": "0.0001", "COEX_AUTO_ANALYSIS_WAIT": "30"})
+            if splits:
+                expect(first.get("split"), "under %s the first launch was not split: %s" % (policy, first))
+            else:
+                expect(first.get("not_split") == "too_small",
+                       "under %s the first launch was not timed on home: %s" % (policy, first))
+
+    def check_deferred_builds(self):
+        # A device much slower than home by its specification (a CPU beside a GPU; here PoCL's basic
+        # device beside its pthread devices with 8 compute units, the app's among them) sits auto's
+        # launches out, unbuilt, until two launches measured on home are long enough for the share
+        # it promises (1/9 beside one such device) to be worth min_split_seconds (docs/design.md,
+        # "Size by time"): vector_add's short launches leave no build nor sub-launch on its track;
+        # long_items' launches lead to one build, begun after the first launch ended, once
+        # min_split_seconds is a third of that share of them (taken from a run that splits nothing).
+        # With a second pthread device, vector_add's launches are split over the two, and the basic
+        # device still gets no build nor sub-launch. PoCL 5 names the drivers cpu and cpu-minimal.
+        for devices in ("pthread basic", "pthread pthread basic"):
+            env = {"POCL_DEVICES": devices, "POCL_MAX_PTHREAD_COUNT": "8", "POCL_CPU_MAX_CU_COUNT": "8",
+                   "COEX_POLICY": "auto", "COEX_MIN_SPLIT_SECONDS": "0.004"}
+            rc, out, err = run([self.coex, "devices"], env)
+            rows = [l for l in out.splitlines() if l[:1].isdigit()]
+            slow = [int(l.split()[0]) for l in rows if " basic-" in l or " cpu-minimal-" in l]
+            fast = [int(l.split()[0]) for l in rows if " pthread-" in l or re.search(r" cpu-(?!minimal)", l)]
+            expect(rc == 0 and len(slow) == 1 and len(fast) == devices.count("pthread"),
+                   "coex devices:\n%s%s" % (out, err))
+            home, other = fast[0], slow[0]
+            env["APP_DEVICE"] = str(home)
+            apps = [(("apps", "vector_add"), False)]
+            if len(fast) == 1:
+                apps.append((("layer", "long_items"), True))
+            for app, built in apps:
+                what = "%s on %s" % (app[1], devices)
+                path = os.path.join(self.build, "tests", *app)
+                rc, bare, _ = run([path], env)
+                expect(rc == 0, "%s fails bare" % what)
+                trace = os.path.join(self.tmp, "deferred-builds-trace.json")
+                history = os.path.join(self.tmp, "deferred-builds-%s-%d.json" % (app[1], len(fast)))
+
+                def traced(extra):
+                    rc, out, err = run([path], dict(env, COEX_TRACE=trace, COEX_CACHE=history, **extra), self.layer)
+                    expect(rc == 0 and out == bare, "%s: exit %d, output:\n%s\nstderr:\n%s" % (what, rc, out, err))
+                    with open(trace) as f:
+                        return [e for e in json.load(f)["traceEvents"] if e.get("ph") == "X"]
+
+                if built:
+                    events = traced({"COEX_MIN_SPLIT_SECONDS": "1000"})
+                    home_launches = sorted((e for e in events if e.get("cat") == "kernel" and e["tid"] == home),
+                                           key=lambda e: e["ts"])
+                    expect(len(home_launches) >= 2, "%s: home's launches %s" % (what, home_launches))
+                    seconds = min(e["dur"] for e in home_launches[:2]) / 1e6
+                    os.remove(history)
+                    events = traced({"COEX_MIN_SPLIT_SECONDS": "%.6f" % (seconds / 9 / 3)})
+                else:
+                    events = traced({})
+                builds = [e for e in events if e.get("name") == "build" and e["tid"] == other]
+                kernels = {e["tid"] for e in events if e.get("cat") == "kernel"}
+                if len(fast) > 1:
+                    expect(kernels == set(fast), "%s: sub-launches on %s, expected %s" % (what, kernels, fast))
+                if not built:
+                    expect(not builds and other not in kernels,
+                           "%s: device %d was built for (%s) or ran sub-launches" % (what, other, builds))
+                    continue
+                first_launch = min((e for e in events if e.get("cat") == "kernel" and e["tid"] == home),
+                                   key=lambda e: e["ts"])
+                expect(len(builds) == 1 and builds[0]["ts"] >= first_launch["ts"] + first_launch["dur"],
+                       "%s: device %d's builds %s, home's first launch %s" % (what, other, builds, first_launch))
+
+
+if __name__ == "__main__":
+    sys.exit(layer_checks.main(AutoChecks, "coex-auto-check-"))
