@@ -41,9 +41,8 @@ std::optional<double> first_split_moves(
 // sched::min_split_items_on for the device numbered `home`.
 uint64_t min_split_items(Services& services, int home) {
   const uint64_t configured = uint64_t(services.settings().min_split_work_items);
-  for (const auto& profile : services.devices().profiles())
-    if (profile.index == home) return sched::min_split_items_on(profile, configured);
-  return configured;
+  const sched::DeviceProfile* profile = sched::find_profile(services.devices().profiles(), home);
+  return profile ? sched::min_split_items_on(*profile, configured) : configured;
 }
 
 const char* origin_reason(model::ProgramOrigin origin) {
@@ -232,11 +231,7 @@ LaunchDecision plan(Services& services, const std::shared_ptr<model::KernelRecor
       // Not a launch that much data keeps on home until it is timed (below): the buffers' sizes stand
       // in for what it reads.
       uint64_t buffer_bytes = 0;
-      for (const auto& arg : args) {
-        if (!arg.set || arg.local || arg.svm || arg.bytes.size() != sizeof(cl_mem)) continue;
-        if (auto record = services.registries().buffers.find(*reinterpret_cast<const cl_mem*>(arg.bytes.data())))
-          buffer_bytes += record->size;
-      }
+      for (const auto& record : written_buffers(services, args, {})) buffer_bytes += record->size;
       preparing = !(to_build.size() > 1 && launch_items >= min_split_items(services, home) &&
                     !first_split_moves(services, home, to_build, buffer_bytes, split_seconds) &&
                     !program->analysis_waited.exchange(true) &&

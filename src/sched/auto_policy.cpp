@@ -126,8 +126,8 @@ std::vector<int> paying_by_models(const History& history, const LaunchShape& sha
 // least-squares line up for as long as it is among the samples. The line only where the chunks' sizes
 // span an eighth of the launch or more: from a narrow span its slope is noise, and extrapolated it can
 // fall far below home alone (benchmarks/nbody on a 4-thread CPU beside 4 single-threaded devices: chunks
-// of 3 and 4 groups of 64, taking 25 to 37 ms as the other devices' threads came and went, put home alone
-// at 0.16 s; it took 0.41 s, and the split of 0.25 s was dropped). Only this size: another global size
+// of a few of its 64 groups, taking 25 to 37 ms as the other devices' threads came and went, put home
+// alone at 0.16 s; it took 0.41 s, and the split of 0.25 s was dropped). Only this size: another global size
 // has other work-groups. nullopt: no home, or no chunk of it at this size.
 std::optional<double> home_alone_seconds(const History& history, const LaunchShape& shape) {
   if (shape.home < 0) return std::nullopt;

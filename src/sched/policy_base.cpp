@@ -14,8 +14,7 @@ PolicyBase::PolicyBase(std::string name, const PolicyParams& params, std::shared
       profiles_(profiles) {}
 
 const DeviceProfile& PolicyBase::profile(int device) const {
-  for (const auto& p : profiles_)
-    if (p.index == device) return p;
+  if (const DeviceProfile* p = find_profile(profiles_, device)) return *p;
   static const DeviceProfile unknown;  // only before begin_launch, which adds a profile per device
   return profiles_.empty() ? unknown : profiles_.front();
 }

@@ -165,9 +165,8 @@ double others_transfer_seconds(const std::vector<DeviceProfile>& profiles, int h
   double seconds = 0;
   for (int device : devices) {
     if (device == home) continue;
-    double gbs = kNominalTransferGBs;
-    for (const auto& p : profiles)
-      if (p.index == device && p.h2d_gbs > 0) gbs = p.h2d_gbs;
+    const DeviceProfile* profile = find_profile(profiles, device);
+    const double gbs = profile && profile->h2d_gbs > 0 ? profile->h2d_gbs : kNominalTransferGBs;
     seconds = std::max(seconds, static_cast<double>(bytes) * spec_weight_of(profiles, device) / all / (gbs * 1e9));
   }
   return seconds;
@@ -181,9 +180,14 @@ double spec_weight(const DeviceProfile& profile, bool memory_bound) {
 }
 
 double spec_weight_of(const std::vector<DeviceProfile>& profiles, int device) {
+  const DeviceProfile* profile = find_profile(profiles, device);
+  return profile ? spec_weight(*profile, false) : 0.0;
+}
+
+const DeviceProfile* find_profile(const std::vector<DeviceProfile>& profiles, int device) {
   for (const auto& p : profiles)
-    if (p.index == device) return spec_weight(p, false);
-  return 0.0;
+    if (p.index == device) return &p;
+  return nullptr;
 }
 
 uint64_t ceil_groups(double groups) {

@@ -96,6 +96,8 @@ inline constexpr double kRemoteSpecShare = 0.5;
 double spec_weight(const DeviceProfile& profile, bool memory_bound);
 // spec_weight (compute-bound) of the device numbered `device` among `profiles`; 0 for one not listed.
 double spec_weight_of(const std::vector<DeviceProfile>& profiles, int device);
+// The profile of the device numbered `device` among `profiles`; null for one not listed.
+const DeviceProfile* find_profile(const std::vector<DeviceProfile>& profiles, int device);
 
 // ceil() of a group count computed in floating point, forgiving the rounding noise of products such
 // as 0.07 * 10000 = 700.0000000000001 (which must give 700, not 701).

@@ -14,6 +14,16 @@ import layer_checks
 from layer_checks import expect, run
 
 
+def expect_first_launch(first, not_split, when):
+    """The first launch's trace args `first` show it split (`not_split` None) or run on home for the
+    reason `not_split`."""
+    if not_split is None:
+        expect(first.get("split"), "%s the first launch was not split: %s" % (when, first))
+    else:
+        expect(first.get("not_split") == not_split,
+               "%s the first launch did not run on home (%s): %s" % (when, not_split, first))
+
+
 class AutoChecks(layer_checks.Checks):
     def check_late_joiner(self):
         # Device 1's build begins a second late (COEX_FAULT=slow_build:1). Under auto the app's
@@ -60,11 +70,7 @@ class AutoChecks(layer_checks.Checks):
         for wait, splits in (("0.2", False), ("30", True)):
             first = self.vector_add_first_launch("analysis-wait-" + wait, {
                 "COEX_POLICY": "auto", "COEX_AUTO_ANALYSIS_WAIT": wait, "COEX_FAULT": "slow_analysis"})
-            if splits:
-                expect(first.get("split"), "with a wait of %s s the first launch was not split: %s" % (wait, first))
-            else:
-                expect(first.get("not_split") == "preparing",
-                       "with a wait of %s s the first launch did not run on home: %s" % (wait, first))
+            expect_first_launch(first, None if splits else "preparing", "with a wait of %s s" % wait)
 
     def check_data_first_timed(self):
         # Under auto a launch whose read data the other devices would take longer to receive (at
@@ -74,11 +80,7 @@ class AutoChecks(layer_checks.Checks):
         for policy, splits in (("auto", False), ("static", True)):
             first = self.vector_add_first_launch("data-first-" + policy, {
                 "COEX_POLICY": policy, "COEX_MIN_SPLIT_SECONDS": "0.0001", "COEX_AUTO_ANALYSIS_WAIT": "30"})
-            if splits:
-                expect(first.get("split"), "under %s the first launch was not split: %s" % (policy, first))
-            else:
-                expect(first.get("not_split") == "too_small",
-                       "under %s the first launch was not timed on home: %s" % (policy, first))
+            expect_first_launch(first, None if splits else "too_small", "under " + policy)
 
     def check_deferred_builds(self):
         # A device much slower than home by its specification (a CPU beside a GPU; here PoCL's basic

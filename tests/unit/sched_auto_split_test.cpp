@@ -145,8 +145,8 @@ TEST(AutoSplitCost, ASlowFirstChunkOfHomeDoesNotMakeHomeAloneLookSlow) {
 
 TEST(AutoSplitCost, HomeAloneIsNotExtrapolatedFromChunksOfNearlyOneSize) {
   // A 4-thread CPU home beside single-threaded devices (benchmarks/nbody, 64 groups): its chunks in
-  // split launches were of 2 and 4 groups, 25 to 34 ms (two groups run on two of its threads at once,
-  // as long as one alone; the others' threads came and went). A line through them meets the whole
+  // split launches of nearly one size, here 2 and 4 groups, 25 to 34 ms (two groups run on two of its
+  // threads at once, as long as one alone; the others' threads came and went). A line through them meets the whole
   // launch near 0.19 s; the chunks scaled up say 0.46 s at best. Split launches of 0.25 s pay.
   constexpr uint64_t kFew = 64;
   LaunchShape s = shape(0);
