@@ -32,6 +32,7 @@ import json
 import math
 import os
 import platform
+import resource
 import shutil
 import subprocess
 import sys
@@ -99,9 +100,14 @@ def run_once(cmd, env, timeout):
     if fresh_cache:
         env = dict(env, POCL_CACHE_DIR=tempfile.mkdtemp(prefix="coex-testbed-pocl-"))
     started = time.monotonic()
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
     try:
         p = subprocess.run(cmd, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, timeout=timeout)
         wall = time.monotonic() - started
+        # The CPU time of the run and what it waited for (the app under `coex run`): beside the wall
+        # time, it tells work done from cores left idle or spent spinning.
+        after = resource.getrusage(resource.RUSAGE_CHILDREN)
+        cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
     except subprocess.TimeoutExpired:
         return {"status": "timeout", "wall": timeout}
     finally:
@@ -112,7 +118,7 @@ def run_once(cmd, env, timeout):
         if line.startswith("time_kernels "):
             kernels = float(line.split()[1])
     return {"status": "ok" if p.returncode == 0 else "exit %d" % p.returncode, "wall": wall, "kernels": kernels,
-            "checksums": checksums(p.stdout), "stderr_tail": p.stderr[-600:] if p.returncode else ""}
+            "cpu": cpu, "checksums": checksums(p.stdout), "stderr_tail": p.stderr[-600:] if p.returncode else ""}
 
 
 def report_summary(path):
@@ -193,8 +199,9 @@ def main():
         if entry["status"] != "ok":
             failures.append(entry)
         runs.append(entry)
-        print("%-15s %-9s N=%-2s %-8s %s wall %.3f s kernels %s %s" % (
+        print("%-15s %-9s N=%-2s %-8s %s wall %.3f s kernels %s cpu %s %s" % (
             prog["name"], setup, n, policy or "-", entry["status"], entry["wall"], fmt(entry.get("kernels"), 3),
+            fmt(entry.get("cpu"), 2),
             json.dumps(entry.get("report", {}))), flush=True)
         return entry
 

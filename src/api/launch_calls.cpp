@@ -16,14 +16,15 @@ namespace coex::api {
 namespace {
 
 // A launch that runs unsplit on home writes there: every other copy of what it may write is stale.
-void run_unsplit_bookkeeping(const exec::LaunchDecision& decision, cl_command_queue queue, uint64_t work_items) {
+// The decision's reason and gate move into the report's record (this runs at every such launch).
+void run_unsplit_bookkeeping(exec::LaunchDecision&& decision, cl_command_queue queue, uint64_t work_items) {
   for (const auto& record : decision.written_buffers) {
     std::lock_guard lock(record->state->mutex());
     record->state->app_wrote(record->origin, record->origin + record->size);
   }
   report::LaunchRecord launch;
-  launch.not_split_reason = decision.not_split_reason;
-  launch.gate = decision.gate;
+  launch.not_split_reason = std::move(decision.not_split_reason);
+  launch.gate = std::move(decision.gate);
   if (auto queue_record = rt().registries().queues.find(queue)) {
     int home = rt().devices().index_of(queue_record->device);
     if (home >= 0) {
@@ -31,7 +32,8 @@ void run_unsplit_bookkeeping(const exec::LaunchDecision& decision, cl_command_qu
       launch.per_device.push_back({home, work_items, 0});
     }
   }
-  rt().report().record_launch(decision.kernel_name.empty() ? "(untracked)" : decision.kernel_name, launch);
+  static const std::string kUntracked = "(untracked)";
+  rt().report().record_launch(decision.kernel_name.empty() ? kUntracked : decision.kernel_name, launch);
 }
 
 // Every tracked buffer among the kernel's arguments: what a launch coex knows nothing about may write.
@@ -125,7 +127,7 @@ cl_int CL_API_CALL enqueue_ndrange(cl_command_queue queue, cl_kernel kernel, cl_
     record_safely("clEnqueueNDRangeKernel", [&] {
       uint64_t items = global ? 1 : 0;
       for (cl_uint d = 0; d < work_dim && global; ++d) items *= global[d];
-      run_unsplit_bookkeeping(decision, queue, items);
+      run_unsplit_bookkeeping(std::move(decision), queue, items);
     });
   return err;
 }
@@ -142,7 +144,7 @@ cl_int CL_API_CALL enqueue_task(cl_command_queue queue, cl_kernel kernel, cl_uin
         decision.kernel_name = record->name;
         decision.written_buffers = buffer_arguments(*record);  // a task may write any of them
       }
-      run_unsplit_bookkeeping(decision, queue, 1);
+      run_unsplit_bookkeeping(std::move(decision), queue, 1);
     });
   return err;
 }

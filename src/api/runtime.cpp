@@ -24,7 +24,7 @@
 namespace coex::api {
 namespace {
 
-Runtime* g_runtime = nullptr;
+std::atomic<Runtime*> g_runtime{nullptr};
 std::once_flag g_runtime_once;
 std::atomic<const cl_icd_dispatch*> g_preload_table{nullptr};
 cl_icd_dispatch g_libopencl{};
@@ -65,9 +65,15 @@ nlohmann::json history_section(const config::Settings& settings, const exec::Exe
 
 }  // namespace
 
+// get(), devices() and executor() are on the path of every intercepted call, several times a launch:
+// once made, each object is published through an atomic pointer and read with one load, where
+// std::call_once costs a pthread_once and stores to thread-locals at every call (about 80 instructions;
+// docs/performance.md, "Launches left on home").
 Runtime& Runtime::get() {
-  std::call_once(g_runtime_once, [] { g_runtime = new Runtime(); });  // never freed: see shutdown()
-  return *g_runtime;
+  if (Runtime* made = g_runtime.load(std::memory_order_acquire)) return *made;
+  // Never freed: see shutdown().
+  std::call_once(g_runtime_once, [] { g_runtime.store(new Runtime(), std::memory_order_release); });
+  return *g_runtime.load(std::memory_order_acquire);
 }
 
 void Runtime::init(LoadMode mode, const cl_icd_dispatch& next) {
@@ -119,6 +125,7 @@ void Runtime::init(LoadMode mode, const cl_icd_dispatch& next) {
 }
 
 devices::DeviceSet& Runtime::devices() {
+  if (devices::DeviceSet* made = devices_made_.load(std::memory_order_acquire)) return *made;
   std::call_once(devices_once_, [this] {
     devices_ = std::make_unique<devices::DeviceSet>(next_, settings_.devices);
     // Again now that the drivers are loaded: exit handlers run in reverse order, so coex's threads
@@ -130,12 +137,17 @@ devices::DeviceSet& Runtime::devices() {
     if (trace_)
       for (const auto& device : devices_->all())
         trace_->set_track_name(device.index, report::device_track_name(device.index, device.name, false));
+    devices_made_.store(devices_.get(), std::memory_order_release);
   });
   return *devices_;
 }
 
 exec::Executor& Runtime::executor() {
-  std::call_once(executor_once_, [this] { executor_ = std::make_unique<exec::Executor>(*this); });
+  if (exec::Executor* made = executor_made_.load(std::memory_order_acquire)) return *made;
+  std::call_once(executor_once_, [this] {
+    executor_ = std::make_unique<exec::Executor>(*this);
+    executor_made_.store(executor_.get(), std::memory_order_release);
+  });
   return *executor_;
 }
 
@@ -229,7 +241,7 @@ const cl_icd_dispatch& entry_table_for_preload() {
 }
 
 void shutdown() {
-  if (g_runtime) g_runtime->shutdown();
+  if (Runtime* made = g_runtime.load(std::memory_order_acquire)) made->shutdown();
 }
 
 }  // namespace coex::api

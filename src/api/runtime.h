@@ -60,6 +60,8 @@ class Runtime final : public exec::Services {
   std::once_flag devices_once_, executor_once_;
   std::unique_ptr<devices::DeviceSet> devices_;
   std::unique_ptr<exec::Executor> executor_;
+  std::atomic<devices::DeviceSet*> devices_made_{nullptr};  // devices_, once made (the fast path)
+  std::atomic<exec::Executor*> executor_made_{nullptr};     // executor_, once made
   std::atomic<bool> shut_down_{false};
   std::mutex outputs_mutex_;                  // one writer of the files at a time
   std::atomic<bool> noticed_{false};          // the start notice was decided (printed or not)

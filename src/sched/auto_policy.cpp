@@ -56,14 +56,20 @@ std::string auto_choice(const History& history, const LaunchShape& shape, const 
   return few_chunks ? "boyer" : "sigmoid";
 }
 
-bool auto_probe(const History& history, const LaunchShape& shape, const PolicyParams& params) {
-  // Not value_or: the History is asked only when the launch has no number (History::count_unsplit_launch
-  // calls this with a number, under the History's lock).
-  const uint64_t launches =
-      shape.launch_number ? *shape.launch_number : history.launches(shape.kernel_key, shape.global_size);
+namespace {
+
+// Probes at probe_interval x 1, 2, 4, 8, ...: a device that never pays costs ever less.
+bool is_probe_number(uint64_t launches, const PolicyParams& params) {
   const uint64_t interval = static_cast<uint64_t>(params.probe_interval);
-  // Probes at interval x 1, 2, 4, 8, ...: a device that never pays costs ever less.
   return launches > 0 && launches % interval == 0 && ((launches / interval) & (launches / interval - 1)) == 0;
+}
+
+}  // namespace
+
+bool auto_probe(const History& history, const LaunchShape& shape, const PolicyParams& params) {
+  // Not value_or: the History is asked only when the launch has no number.
+  return is_probe_number(
+      shape.launch_number ? *shape.launch_number : history.launches(shape.kernel_key, shape.global_size), params);
 }
 
 namespace {
@@ -264,11 +270,9 @@ bool AutoPolicy::unsplit_again(LaunchShape& shape, const std::string& reason, Ga
   if (reason != "one_device_pays") return false;
   // Counted as unsplit_reason counts a launch it keeps on home, unless it is a probe's (the gate lets
   // every device take part).
-  const auto number = history_->count_unsplit_launch(shape.kernel_key, shape.global_size, [&](uint64_t n) {
-    LaunchShape numbered = shape;
-    numbered.launch_number = n;
-    return auto_probe(*history_, numbered, params_);
-  });
+  // Called under the History's lock, with the launch's number: the History is not asked again.
+  const auto number = history_->count_unsplit_launch(shape.kernel_key, shape.global_size,
+                                                     [&](uint64_t n) { return is_probe_number(n, params_); });
   if (!number) return false;
   if (verdict) verdict->launch = *number;
   return true;

@@ -287,10 +287,7 @@ void History::set_regular(const std::string& kernel_key, bool regular) {
   ++evidence_;
 }
 
-uint64_t History::evidence_version() const {
-  std::lock_guard<std::mutex> lock(mutex_);
-  return evidence_;
-}
+uint64_t History::evidence_version() const { return evidence_.load(std::memory_order_acquire); }
 
 void History::clear() {
   std::lock_guard<std::mutex> lock(mutex_);

@@ -18,9 +18,10 @@
 // neither reads nor destroys the history of this one. The kernel key contains a hash of the source, so
 // a changed source finds no entries; the stale ones are dropped when the cache is over capacity (least
 // recently used first).
-// Thread-safe: every member locks.
+// Thread-safe: every member locks, except evidence_version(), an atomic read.
 #pragma once
 
+#include <atomic>
 #include <cstdint>
 #include <functional>
 #include <map>
@@ -197,7 +198,9 @@ class History {
   std::map<std::string, bool> regular_;
   std::map<Key, uint64_t> in_flight_;  // apart from entries_: eviction must not lose a count
   uint64_t clock_ = 0;
-  uint64_t evidence_ = 0;  // evidence_version()
+  // evidence_version(): changed under mutex_, read without it (every launch that repeats one left on
+  // home reads it: exec/repeated_launches.h).
+  std::atomic<uint64_t> evidence_{0};
   LoadOutcome last_load_;
 };
 
