@@ -73,40 +73,46 @@ cl_int read_into_host_copy(Services& services, const RootUse& use, cl_command_qu
 
 namespace {
 
-// The bytes of the launch's inputs that no chunk writes, up to this many in all, are read into the host
-// copy before any device starts (add_few_untouched_inputs).
-constexpr uint64_t kFewUntouchedInputBytes = uint64_t(4) << 20;
+// The bytes the launch reads, up to this many in all, are read into the host copy before any device
+// starts (add_few_inputs).
+constexpr uint64_t kFewInputBytes = uint64_t(4) << 20;
 
-// The inputs no chunk writes are read by each device's own thread while home computes
-// (read_untouched_bytes), chunk by chunk. On PoCL's CPU devices such a read waits for home's running
-// sub-launch (its threads finish a kernel's work-groups before they serve another queue): under
-// hguided, binomial's chunks on the devices other than home waited up to 0.24 s of a 0.5 s launch
-// for its 20 KiB of option parameters. When they are few, the whole launch's are read now, once,
-// before home's first chunk, and no chunk waits for them.
-void add_few_untouched_inputs(LaunchJob& job, const std::map<int, ChunkFootprint>& first_chunks,
-                              const std::vector<int>& joiners, const ChunkFootprint& whole_launch,
-                              std::vector<IntervalSet>& wanted) {
+// What the chunks of devices other than home read and their device lacks comes from the host copy; what
+// the host copy lacks, each device's own thread reads from home while home computes, chunk by chunk:
+// the bytes no chunk writes through home's SideReads queue (read_untouched_bytes), the bytes a chunk
+// may write as they were before the launch through home's queue or its backup (read_pre_launch_bytes).
+// On PoCL's CPU devices such a read waits for home's running sub-launch (its threads finish a kernel's
+// work-groups before they serve another queue): under hguided, binomial's chunks on the devices other
+// than home waited up to 0.24 s of a 0.5 s launch for its 20 KiB of option parameters; with those read
+// up front, on two basic PoCL devices under auto, every chunk of the second device still waited for
+// home's running chunk, for the 4 KiB of its results (one work-item of each group stores: the analysis
+// cannot prove the stores cover their range, nor that one work-item alone writes each byte, so each
+// chunk's results are diffed against their bytes before the launch). When the bytes are few, the whole
+// launch's are read now, once, before home's first chunk: those a chunk may write as they were before
+// the launch, which is what another device's chunk reads of them or diffs against, and no chunk waits.
+void add_few_inputs(LaunchJob& job, const std::map<int, ChunkFootprint>& first_chunks, const std::vector<int>& joiners,
+                    const ChunkFootprint& whole_launch, std::vector<IntervalSet>& wanted) {
   const bool others_take_part =
       !joiners.empty() ||
       std::any_of(first_chunks.begin(), first_chunks.end(), [&](const auto& entry) { return entry.first != job.home; });
   if (!others_take_part) return;
-  std::vector<IntervalSet> untouched(job.roots.size());
+  std::vector<IntervalSet> inputs(job.roots.size());
   uint64_t total = 0;
   for (size_t k = 0; k < job.roots.size(); ++k) {
     // Without side reads (launch_writes empty) no device reads beside home: nothing waits there.
     if (k >= job.home_backup.launch_writes.size() || k >= whole_launch.roots.size()) continue;
-    untouched[k] = whole_launch.roots[k].need;
-    untouched[k].subtract(job.home_backup.launch_writes[k]);
+    inputs[k] = whole_launch.roots[k].need;
+    inputs[k].add(whole_launch.roots[k].diffed_writes);  // their twins: the bytes before the launch
     auto& state = *job.roots[k].root->state;
     std::lock_guard lock(state.mutex());
-    untouched[k].subtract(state.host_valid());
+    inputs[k].subtract(state.host_valid());
     // Bytes only a device holds (resident results) stay there: the chunks that need them fetch them
     // from it, or run where they are.
-    for (const auto& [holder, shadow] : state.shadows()) untouched[k].subtract(shadow.sole);
-    total += untouched[k].total();
-    if (total > kFewUntouchedInputBytes) return;
+    for (const auto& [holder, shadow] : state.shadows()) inputs[k].subtract(shadow.sole);
+    total += inputs[k].total();
+    if (total > kFewInputBytes) return;
   }
-  for (size_t k = 0; k < job.roots.size(); ++k) wanted[k].add(untouched[k]);
+  for (size_t k = 0; k < job.roots.size(); ++k) wanted[k].add(inputs[k]);
 }
 
 }  // namespace
@@ -139,7 +145,7 @@ std::vector<IntervalSet> host_copy_wanted(LaunchJob& job, const std::map<int, Ch
     }
     if (k < whole_launch.roots.size()) wanted[k].add(whole_launch.roots[k].unknown_writes);
   }
-  add_few_untouched_inputs(job, first_chunks, joiners, whole_launch, wanted);
+  add_few_inputs(job, first_chunks, joiners, whole_launch, wanted);
   return wanted;
 }
 

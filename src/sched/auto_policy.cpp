@@ -133,23 +133,33 @@ std::vector<int> paying_by_models(const History& history, const LaunchShape& sha
 // span an eighth of the launch or more: from a narrow span its slope is noise, and extrapolated it can
 // fall far below home alone (benchmarks/nbody on a 4-thread CPU beside 4 single-threaded devices: chunks
 // of a few of its 64 groups, taking 25 to 37 ms as the other devices' threads came and went, put home
-// alone at 0.16 s; it took 0.41 s, and the split of 0.25 s was dropped). Only this size: another global size
-// has other work-groups. nullopt: no home, or no chunk of it at this size.
+// alone at 0.16 s; it took 0.41 s, and the split of 0.25 s was dropped). Both bounds hold only where
+// a work-group costs about the same wherever it lies: on a kernel known to be irregular (sigmoid saw
+// its chunks' paces vary) the cheapest chunk says where it ran, and home alone is its chunks' mean
+// pace over the whole launch, as kernel_model takes it (benchmarks/mandel_uniform on two basic PoCL
+// devices of the 2-core development machine: group rows of 2 to 8 ms, home alone put at 33 ms from a
+// row of 2.1 ms, where it took 83 ms; the split of 38 ms was dropped). Only this size: another global
+// size has other work-groups. nullopt: no home, or no chunk of it at this size.
 std::optional<double> home_alone_seconds(const History& history, const LaunchShape& shape) {
   if (shape.home < 0) return std::nullopt;
   const double whole = static_cast<double>(shape.total_groups);
   std::vector<std::pair<double, double>> points;
   double best = std::numeric_limits<double>::infinity();
   double smallest = std::numeric_limits<double>::infinity(), largest = 0;
+  double all_groups = 0, all_compute = 0;
   for (const auto& s : history.samples(shape.kernel_key, shape.global_size, shape.home)) {
     const double compute = std::max(0.0, s.seconds - s.transfer_seconds);
     points.emplace_back(s.groups, compute);
     if (s.groups > 0) best = std::min(best, compute * whole / s.groups);
     smallest = std::min(smallest, s.groups);
     largest = std::max(largest, s.groups);
+    all_groups += s.groups;
+    all_compute += compute;
   }
   const AffineModel m = fit_affine(points);
   if (!m.valid) return std::nullopt;
+  const auto regular = history.regular(shape.kernel_key);
+  if (regular.has_value() && !*regular && all_groups > 0) return all_compute * whole / all_groups;
   const bool line_holds = largest - smallest >= whole / kLineSpanOfLaunch;
   return line_holds ? std::min(best, m.time(whole)) : best;
 }

@@ -173,6 +173,45 @@ TEST(AutoSplitCost, HomeAloneIsNotExtrapolatedFromChunksOfNearlyOneSize) {
   EXPECT_EQ(auto_paying_devices(h, s, {0, 1}, PolicyParams{}), (std::vector<int>{0, 1}));
 }
 
+TEST(AutoSplitCost, HomeAloneOfAnIrregularKernelIsItsChunksMeanPace) {
+  // benchmarks/mandel_uniform on two basic PoCL devices (16 group rows, 2 to 8 ms each): home's chunks
+  // in two split launches; the cheapest row scaled up says 34 ms, where home alone took 83 ms. Once
+  // the kernel is known to be irregular, home alone is the chunks' mean pace (60 ms here), and the
+  // split launches of 38 ms pay.
+  constexpr uint64_t kRows = 16;
+  LaunchShape s = shape(0);
+  s.total_groups = kRows;
+  const std::pair<uint64_t, double> home_chunks[] = {{2, 0.0063}, {1, 0.0021}, {1, 0.0021}, {1, 0.0021}, {3, 0.0090},
+                                                     {2, 0.0166}, {1, 0.0062}, {1, 0.0026}, {1, 0.0021}};
+  History h;
+  double groups = 0, seconds = 0;
+  for (const auto& [g, t] : home_chunks) {
+    ChunkTiming timing;
+    timing.chunk = {0, 0, g};
+    timing.end = t;
+    h.record_chunk("k", kSize, timing);
+    groups += static_cast<double>(g);
+    seconds += t;
+  }
+  for (uint64_t g : {2, 3, 1, 2}) {
+    ChunkTiming timing;
+    timing.chunk = {1, 0, g};
+    timing.end = 0.005 * static_cast<double>(g);
+    h.record_chunk("k", kSize, timing);
+  }
+  h.record_split_launch("k", kSize, {0, 1}, 0.038);
+  const GateEvidence regular_or_unknown = gate_evidence(h, s, {0, 1}, PolicyParams{});
+  ASSERT_TRUE(regular_or_unknown.home_seconds.has_value());
+  EXPECT_NEAR(*regular_or_unknown.home_seconds, 0.0021 * kRows, 1e-9);  // the best chunk, scaled up
+  EXPECT_EQ(auto_paying_devices(h, s, {0, 1}, PolicyParams{}), (std::vector<int>{0}));
+
+  h.set_regular("k", false);
+  const GateEvidence irregular = gate_evidence(h, s, {0, 1}, PolicyParams{});
+  ASSERT_TRUE(irregular.home_seconds.has_value());
+  EXPECT_NEAR(*irregular.home_seconds, seconds / groups * kRows, 1e-9);
+  EXPECT_EQ(auto_paying_devices(h, s, {0, 1}, PolicyParams{}), (std::vector<int>{0, 1}));
+}
+
 TEST(AutoSplitCost, ProbesFollowTheLaunchNumberGivenAtEnqueue) {
   History h;
   for (int i = 0; i < 14; ++i) h.note_launch("k", kSize);
