@@ -7,7 +7,6 @@
 #include <vector>
 
 #include "exec/executor.h"
-#include "exec/launch_shape.h"
 
 namespace coex::exec {
 namespace {
@@ -33,8 +32,8 @@ struct HomeLaunchTimes::Timing {
   std::shared_ptr<std::atomic<bool>> recorded;
 };
 
-std::string home_launch_key(const std::string& kernel_name, uint64_t source_hash, uint64_t global_size) {
-  return history_key(kernel_name, source_hash) + "@" + std::to_string(global_size);
+std::string home_launch_key(const std::string& kernel_key, uint64_t global_size) {
+  return kernel_key + "@" + std::to_string(global_size);
 }
 
 std::optional<double> HomeLaunchTimes::seconds(const std::string& key, int at_least) const {

@@ -81,7 +81,7 @@ class HomeLaunchTimes {
   std::vector<Pending> pending_;
 };
 
-// The key of a kernel and global size, as the History names it.
-std::string home_launch_key(const std::string& kernel_name, uint64_t source_hash, uint64_t global_size);
+// The key of a kernel and global size: the History's key of the kernel (history_key) and the size.
+std::string home_launch_key(const std::string& kernel_key, uint64_t global_size);
 
 }  // namespace coex::exec

@@ -119,12 +119,10 @@ struct SplitInFlight {
 // reason; when it splits, the launch's number (History::plan_launch) goes with the job, so that the
 // policy makes the probe the planner saw and later launches do not take it for theirs, and the job
 // counts among the History's splits in flight while it lives.
-const char* policy_keeps_on_home(Services& services, const model::KernelRecord& kernel,
-                                 const model::ProgramRecord& program, LaunchJob& job,
+const char* policy_keeps_on_home(Services& services, const std::string& kernel_key, LaunchJob& job,
                                  const std::vector<int>& participants, int home,
                                  std::optional<report::GateRecord>& gate, std::optional<sched::LaunchShape>& asked) {
-  sched::LaunchShape shape =
-      launch_shape(job.geometry, history_key(kernel.name, program.source_hash), home, std::nullopt, nullptr);
+  sched::LaunchShape shape = launch_shape(job.geometry, kernel_key, home, std::nullopt, nullptr);
   asked = shape;
   std::vector<int> devices = participants;
   if (std::find(devices.begin(), devices.end(), home) == devices.end()) devices.push_back(home);
@@ -194,12 +192,18 @@ LaunchDecision plan(Services& services, const std::shared_ptr<model::KernelRecor
   // next ones wait.
   uint64_t launch_items = 1;
   for (cl_uint d = 0; d < work_dim && d < 3 && global; ++d) launch_items *= global[d];
-  const std::string home_key = home_launch_key(kernel->name, program->source_hash, launch_items);
+  // Made once per plan: a launch of a new size (a factorization's, each smaller than the last) is
+  // planned in full, and each of these strings cost about a thousand instructions to make.
+  const std::string kernel_key = history_key(kernel->name, program->source_hash);
+  const std::string home_key = home_launch_key(kernel_key, launch_items);
+  auto home_key_of = [&](uint64_t items) {
+    return items == launch_items ? home_key : home_launch_key(kernel_key, items);
+  };
   // The History's time of a split of this launch over `devices`, at this size.
   auto split_seconds = [&](const std::vector<int>& devices) -> std::optional<double> {
     auto history = services.executor().history();
     if (!history) return std::nullopt;
-    return history->split_launch_seconds(history_key(kernel->name, program->source_hash), launch_items, devices);
+    return history->split_launch_seconds(kernel_key, launch_items, devices);
   };
   const bool waits_for_preparation = single_device || services.executor().policy().waits_for_preparation() || [&] {
     auto measured = services.executor().home_launch_times().seconds(home_key);
@@ -253,8 +257,7 @@ LaunchDecision plan(Services& services, const std::shared_ptr<model::KernelRecor
   // A launch auto runs on home while it prepares still counts among the kernel's launches (the
   // History's launch numbers, which its probes follow).
   auto preparing_on_home = [&] {
-    if (auto history = services.executor().history())
-      history->note_launch(history_key(kernel->name, program->source_hash), launch_items);
+    if (auto history = services.executor().history()) history->note_launch(kernel_key, launch_items);
     if (services.executor().home_launch_times().wants_timing(home_key)) decision.time_on_home_key = home_key;
     return not_split("preparing");
   };
@@ -338,7 +341,7 @@ LaunchDecision plan(Services& services, const std::shared_ptr<model::KernelRecor
   // long enough on home (the rule for devices much slower than home, above, is the same one weighed by
   // their share).
   if (job->geometry.work_items() < min_split_items(services, home)) {
-    std::string key = home_launch_key(kernel->name, program->source_hash, job->geometry.work_items());
+    std::string key = home_key_of(job->geometry.work_items());
     auto measured = services.executor().home_launch_times().settled_seconds(key);
     if (!measured || *measured < services.settings().min_split_seconds) return too_small(key);
   }
@@ -397,7 +400,7 @@ LaunchDecision plan(Services& services, const std::shared_ptr<model::KernelRecor
     uint64_t bytes = 0;
     for (const auto& set : read) bytes += set.total();
     if (const auto moves = first_split_moves(services, home, may_take_part, bytes, split_seconds)) {
-      std::string key = home_launch_key(kernel->name, program->source_hash, job->geometry.work_items());
+      std::string key = home_key_of(job->geometry.work_items());
       auto measured = services.executor().home_launch_times().settled_seconds(key);
       if (!measured || *measured < *moves) return too_small(key);
     }
@@ -407,8 +410,7 @@ LaunchDecision plan(Services& services, const std::shared_ptr<model::KernelRecor
   // arguments change at every launch). A launch it would split that the check keeps on home was
   // numbered all the same; it ends here, and so does its place among the splits in flight.
   std::optional<sched::LaunchShape> asked;
-  if (const char* reason =
-          policy_keeps_on_home(services, *kernel, *program, *job, may_take_part, home, job->gate, asked)) {
+  if (const char* reason = policy_keeps_on_home(services, kernel_key, *job, may_take_part, home, job->gate, asked)) {
     decision.gate = job->gate;
     repeat.policy_shape = std::move(asked);
     return lasting(reason);
@@ -419,7 +421,7 @@ LaunchDecision plan(Services& services, const std::shared_ptr<model::KernelRecor
   if (!verdict.empty()) {
     // The gate numbered it as a split: it is counted as a launch run on home, as preparing_on_home does.
     if (auto history = services.executor().history(); history && job->launch_number)
-      history->note_launch(history_key(kernel->name, program->source_hash), job->geometry.work_items());
+      history->note_launch(kernel_key, job->geometry.work_items());
     decision.not_split_reason = verdict;
     repeat.keep = true;
     return decision;

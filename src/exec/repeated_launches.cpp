@@ -18,6 +18,18 @@ bool same_args(const std::vector<model::KernelArgValue>& a, const std::vector<mo
   return true;
 }
 
+// FNV-1a over the arguments' values: which launches were seen once (RepeatedLaunches::remember).
+uint64_t args_hash(const std::vector<model::KernelArgValue>& args) {
+  uint64_t h = 14695981039346656037ull;
+  auto mix = [&h](uint64_t byte) { h = (h ^ byte) * 1099511628211ull; };
+  for (const auto& arg : args) {
+    mix(uint64_t(arg.set) | uint64_t(arg.local) << 1 | uint64_t(arg.svm) << 2);
+    mix(arg.size);
+    for (uint8_t byte : arg.bytes) mix(byte);
+  }
+  return h;
+}
+
 // The request's sizes along its dimensions (zeros beyond them); `given` says whether the app passed any.
 std::array<size_t, 3> sizes_of(const size_t* sizes, cl_uint work_dim, bool* given) {
   std::array<size_t, 3> out{};
@@ -48,12 +60,28 @@ std::vector<std::shared_ptr<model::BufferRecord>> written_buffers(Services& serv
   return out;
 }
 
-bool RepeatedLaunches::Entry::matches(const LaunchRequest& request) const {
+RepeatedLaunches::Geometry RepeatedLaunches::Geometry::of(const LaunchRequest& request) {
+  Geometry g;
+  g.queue = request.queue;
+  g.work_dim = request.work_dim;
+  bool global_given = false;
+  g.global = sizes_of(request.global, request.work_dim, &global_given);
+  g.offset = sizes_of(request.offset, request.work_dim, &g.has_offset);
+  g.local = sizes_of(request.local, request.work_dim, &g.has_local);
+  return g;
+}
+
+bool RepeatedLaunches::Geometry::matches(const LaunchRequest& request) const {
   bool given = false;
   if (request.queue != queue || request.work_dim != work_dim) return false;
   if (sizes_of(request.global, request.work_dim, &given) != global || !given) return false;
   if (sizes_of(request.offset, request.work_dim, &given) != offset || given != has_offset) return false;
   return sizes_of(request.local, request.work_dim, &given) == local && given == has_local;
+}
+
+bool RepeatedLaunches::Geometry::operator==(const Geometry& o) const {
+  return queue == o.queue && work_dim == o.work_dim && has_offset == o.has_offset && has_local == o.has_local &&
+         offset == o.offset && global == o.global && local == o.local;
 }
 
 std::optional<LaunchDecision> RepeatedLaunches::find(Services& services,
@@ -71,7 +99,8 @@ std::optional<LaunchDecision> RepeatedLaunches::find(Services& services,
     return std::nullopt;
   }
   for (const Entry& e : it->second.entries) {
-    if (!e.matches(request) || e.exec_info_set != kernel->exec_info_set || !same_args(e.args, kernel->args)) continue;
+    if (!e.geometry.matches(request) || e.exec_info_set != kernel->exec_info_set || !same_args(e.args, kernel->args))
+      continue;
     if (e.versions.evidence != now.evidence || e.versions.left_out != now.left_out ||
         (e.by_home_times && e.versions.home_times != now.home_times))
       return std::nullopt;
@@ -95,13 +124,23 @@ void RepeatedLaunches::remember(const std::shared_ptr<model::KernelRecord>& kern
                                 const std::vector<model::KernelArgValue>& args, const LaunchDecision& decision,
                                 const RepeatableDecision& repeatable) {
   if (!kernel || !request.global || decision.job || !repeatable.keep || !decision.time_on_home_key.empty()) return;
+  const Geometry geometry = Geometry::of(request);
+  const std::pair<Geometry, uint64_t> launch{geometry, args_hash(args)};
+  {
+    std::lock_guard lock(mutex_);
+    if (kernels_.size() >= kKernels && !kernels_.count(kernel.get())) kernels_.clear();
+    PerKernel& per = kernels_[kernel.get()];
+    if (per.kernel.lock() != kernel) per = PerKernel{kernel, {}, {}};
+    auto seen = std::find(per.seen.begin(), per.seen.end(), launch);
+    if (seen == per.seen.end()) {
+      per.seen.insert(per.seen.begin(), launch);
+      if (per.seen.size() > kPerKernel) per.seen.resize(kPerKernel);
+      return;
+    }
+    per.seen.erase(seen);
+  }
   Entry e;
-  e.queue = request.queue;
-  e.work_dim = request.work_dim;
-  bool global_given = false;
-  e.global = sizes_of(request.global, request.work_dim, &global_given);
-  e.offset = sizes_of(request.offset, request.work_dim, &e.has_offset);
-  e.local = sizes_of(request.local, request.work_dim, &e.has_local);
+  e.geometry = geometry;
   e.args = args;
   e.exec_info_set = repeatable.exec_info_set;
   e.versions = repeatable.versions;
@@ -115,10 +154,10 @@ void RepeatedLaunches::remember(const std::shared_ptr<model::KernelRecord>& kern
   std::lock_guard lock(mutex_);
   if (kernels_.size() >= kKernels && !kernels_.count(kernel.get())) kernels_.clear();
   PerKernel& per = kernels_[kernel.get()];
-  if (per.kernel.lock() != kernel) per = PerKernel{kernel, {}};
+  if (per.kernel.lock() != kernel) per = PerKernel{kernel, {}, {}};
   auto& entries = per.entries;
   entries.erase(std::remove_if(entries.begin(), entries.end(),
-                               [&](const Entry& old) { return old.matches(request) && same_args(old.args, args); }),
+                               [&](const Entry& old) { return old.geometry == geometry && same_args(old.args, args); }),
                 entries.end());
   entries.insert(entries.begin(), std::move(e));
   if (entries.size() > kPerKernel) entries.resize(kPerKernel);

@@ -71,7 +71,10 @@ class RepeatedLaunches {
   // argument values was kept on home for a reason that still holds.
   std::optional<LaunchDecision> find(Services& services, const std::shared_ptr<model::KernelRecord>& kernel,
                                      const LaunchRequest& request);
-  // Keeps `decision` (made for `request` with `args`) for the launches that repeat it.
+  // Keeps `decision` (made for `request` with `args`) for the launches that repeat it, from the second
+  // launch with its queue, geometry and arguments on: a factorization's launches change size or
+  // arguments at every launch (benchmarks/gram_schmidt: a column index) and repeat none, and keeping
+  // each of their plans cost about 5,000 instructions a launch.
   void remember(const std::shared_ptr<model::KernelRecord>& kernel, const LaunchRequest& request,
                 const std::vector<model::KernelArgValue>& args, const LaunchDecision& decision,
                 const RepeatableDecision& repeatable);
@@ -81,11 +84,18 @@ class RepeatedLaunches {
   static constexpr size_t kKernels = 256;
 
  private:
-  struct Entry {
+  // The queue and geometry of a launch.
+  struct Geometry {
     cl_command_queue queue = nullptr;
     cl_uint work_dim = 0;
     bool has_offset = false, has_local = false;
     std::array<size_t, 3> offset{}, global{}, local{};
+    static Geometry of(const LaunchRequest& request);
+    bool matches(const LaunchRequest& request) const;
+    bool operator==(const Geometry& other) const;
+  };
+  struct Entry {
+    Geometry geometry;
     std::vector<model::KernelArgValue> args;
     bool exec_info_set = false;
     PlanVersions versions;
@@ -95,11 +105,13 @@ class RepeatedLaunches {
     std::optional<sched::LaunchShape> policy_shape;
     std::optional<report::GateRecord> gate;
     std::vector<bool> written;
-    bool matches(const LaunchRequest& request) const;
   };
   struct PerKernel {
     std::weak_ptr<model::KernelRecord> kernel;  // the entries are of this record, not of a later one at its address
     std::vector<Entry> entries;                 // newest first
+    // Launches planned once and not kept (remember), by geometry and a hash of their arguments: a
+    // plan is kept from the second launch with both on. Newest first, at most kPerKernel.
+    std::vector<std::pair<Geometry, uint64_t>> seen;
   };
 
   std::mutex mutex_;
