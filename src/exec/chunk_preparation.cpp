@@ -73,46 +73,61 @@ cl_int read_into_host_copy(Services& services, const RootUse& use, cl_command_qu
 
 namespace {
 
-// The bytes the launch reads, up to this many in all, are read into the host copy before any device
-// starts (add_few_inputs).
+// Up to this many bytes in all are read into the host copy before any device starts (add_few_inputs).
 constexpr uint64_t kFewInputBytes = uint64_t(4) << 20;
 
 // What the chunks of devices other than home read and their device lacks comes from the host copy; what
 // the host copy lacks, each device's own thread reads from home while home computes, chunk by chunk:
 // the bytes no chunk writes through home's SideReads queue (read_untouched_bytes), the bytes a chunk
-// may write as they were before the launch through home's queue or its backup (read_pre_launch_bytes).
-// On PoCL's CPU devices such a read waits for home's running sub-launch (its threads finish a kernel's
-// work-groups before they serve another queue): under hguided, binomial's chunks on the devices other
-// than home waited up to 0.24 s of a 0.5 s launch for its 20 KiB of option parameters; with those read
-// up front, on two basic PoCL devices under auto, every chunk of the second device still waited for
-// home's running chunk, for the 4 KiB of its results (one work-item of each group stores: the analysis
-// cannot prove the stores cover their range, nor that one work-item alone writes each byte, so each
-// chunk's results are diffed against their bytes before the launch). When the bytes are few, the whole
-// launch's are read now, once, before home's first chunk: those a chunk may write as they were before
-// the launch, which is what another device's chunk reads of them or diffs against, and no chunk waits.
+// may write as they were before the launch from home's backup or through home's queue
+// (read_pre_launch_bytes). On PoCL's CPU devices such a read waits for home's running sub-launch (its
+// threads finish a kernel's work-groups before they serve another queue): under hguided, binomial's
+// chunks on the devices other than home waited up to 0.24 s of a 0.5 s launch for its 20 KiB of option
+// parameters; with those read up front, on two basic PoCL devices under auto, every chunk of the second
+// device still waited for home's running chunk, for the 4 KiB of its results (one work-item of each
+// group stores: the analysis cannot prove that the stores cover their range, nor that one work-item
+// alone writes each byte, so each chunk's results are diffed against their bytes before the launch).
+// When they are few, they are read now, once, before home's first chunk, and no chunk waits: first the
+// bytes no chunk writes, then, if they fit too, the pre-launch bytes of those a chunk may write and the
+// launch does not read (what another device's chunk keeps where it skips them, or diffs against). Bytes
+// the launch reads and writes (in place) are left out: home keeps them in its backup before its chunks
+// overwrite them (keep_home_bytes), and a rerun after a failure reads them there.
 void add_few_inputs(LaunchJob& job, const std::map<int, ChunkFootprint>& first_chunks, const std::vector<int>& joiners,
                     const ChunkFootprint& whole_launch, std::vector<IntervalSet>& wanted) {
   const bool others_take_part =
       !joiners.empty() ||
       std::any_of(first_chunks.begin(), first_chunks.end(), [&](const auto& entry) { return entry.first != job.home; });
   if (!others_take_part) return;
-  std::vector<IntervalSet> inputs(job.roots.size());
-  uint64_t total = 0;
+  const HomeBackup& kept = job.home_backup;
+  std::vector<IntervalSet> untouched(job.roots.size()), written(job.roots.size());
+  uint64_t untouched_total = 0, written_total = 0;
   for (size_t k = 0; k < job.roots.size(); ++k) {
-    // Without side reads (launch_writes empty) no device reads beside home: nothing waits there.
-    if (k >= job.home_backup.launch_writes.size() || k >= whole_launch.roots.size()) continue;
-    inputs[k] = whole_launch.roots[k].need;
-    inputs[k].add(whole_launch.roots[k].diffed_writes);  // their twins: the bytes before the launch
-    auto& state = *job.roots[k].root->state;
-    std::lock_guard lock(state.mutex());
-    inputs[k].subtract(state.host_valid());
-    // Bytes only a device holds (resident results) stay there: the chunks that need them fetch them
-    // from it, or run where they are.
-    for (const auto& [holder, shadow] : state.shadows()) inputs[k].subtract(shadow.sole);
-    total += inputs[k].total();
-    if (total > kFewInputBytes) return;
+    // Without side reads (launch_writes empty) the other devices read what they lack through home's
+    // queue, and every first chunk's inputs are read up front (host_copy_wanted).
+    if (k >= kept.launch_writes.size() || k >= kept.launch_reads.size() || k >= whole_launch.roots.size()) continue;
+    IntervalSet lacked = whole_launch.roots[k].need;
+    lacked.add(whole_launch.roots[k].diffed_writes);  // their twins
+    {
+      auto& state = *job.roots[k].root->state;
+      std::lock_guard lock(state.mutex());
+      lacked.subtract(state.host_valid());
+      // Bytes only a device holds (resident results) stay there: the chunks that need them fetch them
+      // from it, or run where they are.
+      for (const auto& [holder, shadow] : state.shadows()) lacked.subtract(shadow.sole);
+    }
+    untouched[k] = lacked;
+    untouched[k].subtract(kept.launch_writes[k]);
+    written[k] = intersection(lacked, kept.launch_writes[k]);
+    written[k].subtract(kept.launch_reads[k]);
+    untouched_total += untouched[k].total();
+    written_total += written[k].total();
+    if (untouched_total > kFewInputBytes) return;
   }
-  for (size_t k = 0; k < job.roots.size(); ++k) wanted[k].add(inputs[k]);
+  const bool written_fit = untouched_total + written_total <= kFewInputBytes;
+  for (size_t k = 0; k < job.roots.size(); ++k) {
+    wanted[k].add(untouched[k]);
+    if (written_fit) wanted[k].add(written[k]);
+  }
 }
 
 }  // namespace

@@ -132,12 +132,16 @@ void RepeatedLaunches::remember(const std::shared_ptr<model::KernelRecord>& kern
     PerKernel& per = kernels_[kernel.get()];
     if (per.kernel.lock() != kernel) per = PerKernel{kernel, {}, {}};
     auto seen = std::find(per.seen.begin(), per.seen.end(), launch);
-    if (seen == per.seen.end()) {
+    // An entry of this launch whose versions went stale (find gave nothing) is replaced at once.
+    const bool kept_before = std::any_of(per.entries.begin(), per.entries.end(), [&](const Entry& old) {
+      return old.geometry == geometry && same_args(old.args, args);
+    });
+    if (seen == per.seen.end() && !kept_before) {
       per.seen.insert(per.seen.begin(), launch);
       if (per.seen.size() > kPerKernel) per.seen.resize(kPerKernel);
       return;
     }
-    per.seen.erase(seen);
+    if (seen != per.seen.end()) per.seen.erase(seen);
   }
   Entry e;
   e.geometry = geometry;

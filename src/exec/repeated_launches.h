@@ -2,8 +2,9 @@
 // launches enqueues the same kernel with the same geometry and arguments over and over, and the plan
 // of each came out the same, unsplit, at several microseconds apiece (benchmarks/stencil1d: 20,000
 // launches of about 5 us each on PoCL took 1.7x as long under auto). The plan of a launch left on home
-// for a reason that holds until something it read changes is kept, and the next launch with the same
-// queue, geometry and argument values takes it over while nothing changed:
+// for a reason that holds until something it read changes is kept (from the second launch with its
+// queue, geometry and argument values on: remember), and the next launch with the same ones takes it
+// over while nothing changed:
 //  - the History's evidence (sched::History::evidence_version) and the devices left out of launches
 //    (Executor::left_out_version);
 //  - for a policy's verdict, the policy (Policy::unsplit_again: auto's probes come round);

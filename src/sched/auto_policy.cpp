@@ -136,10 +136,10 @@ std::vector<int> paying_by_models(const History& history, const LaunchShape& sha
 // alone at 0.16 s; it took 0.41 s, and the split of 0.25 s was dropped). Both bounds hold only where
 // a work-group costs about the same wherever it lies: on a kernel known to be irregular (sigmoid saw
 // its chunks' paces vary) the cheapest chunk says where it ran, and home alone is its chunks' mean
-// pace over the whole launch, as kernel_model takes it (benchmarks/mandel_uniform on two basic PoCL
-// devices of the 2-core development machine: group rows of 2 to 8 ms, home alone put at 33 ms from a
-// row of 2.1 ms, where it took 83 ms; the split of 38 ms was dropped). Only this size: another global
-// size has other work-groups. nullopt: no home, or no chunk of it at this size.
+// pace over the whole launch, as kernel_model takes a share's cost (benchmarks/mandel_uniform on two
+// basic PoCL devices of the 2-core development machine: group rows of 2 to 8 ms, home alone put at
+// 33 ms from a row of 2.1 ms, where it took 83 ms; the split of 38 ms was dropped). Only this size:
+// another global size has other work-groups. nullopt: no home, or no chunk of it at this size.
 std::optional<double> home_alone_seconds(const History& history, const LaunchShape& shape) {
   if (shape.home < 0) return std::nullopt;
   const double whole = static_cast<double>(shape.total_groups);
