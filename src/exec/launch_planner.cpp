@@ -196,9 +196,6 @@ LaunchDecision plan(Services& services, const std::shared_ptr<model::KernelRecor
   // planned in full, and each of these strings cost about a thousand instructions to make.
   const std::string kernel_key = history_key(kernel->name, program->source_hash);
   const std::string home_key = home_launch_key(kernel_key, launch_items);
-  auto home_key_of = [&](uint64_t items) {
-    return items == launch_items ? home_key : home_launch_key(kernel_key, items);
-  };
   // The History's time of a split of this launch over `devices`, at this size.
   auto split_seconds = [&](const std::vector<int>& devices) -> std::optional<double> {
     auto history = services.executor().history();
@@ -288,8 +285,8 @@ LaunchDecision plan(Services& services, const std::shared_ptr<model::KernelRecor
   // sits the launch out until home's time, weighed by the share it promises, is long enough, and its
   // build waits for that launch too (devices_held_back): with none left but home, the launch is kept
   // there before it could ask for a build.
-  auto too_small = [&](const std::string& key) {
-    if (services.executor().home_launch_times().wants_timing(key)) decision.time_on_home_key = key;
+  auto too_small = [&] {
+    if (services.executor().home_launch_times().wants_timing(home_key)) decision.time_on_home_key = home_key;
     repeat.by_home_times = true;
     return lasting("too_small");
   };
@@ -300,7 +297,7 @@ LaunchDecision plan(Services& services, const std::shared_ptr<model::KernelRecor
       !held.empty()) {
     participants = devices_without(participants, held);
     repeat.by_home_times = true;  // a decision without them holds until home's times change
-    if (fewer_than_two()) return too_small(home_key);
+    if (fewer_than_two()) return too_small();
   }
   // Under a policy that does not wait for preparation (auto) a device other than home is never
   // waited for: one whose build has not finished joins the split when it has, if the policy hands
@@ -341,9 +338,8 @@ LaunchDecision plan(Services& services, const std::shared_ptr<model::KernelRecor
   // long enough on home (the rule for devices much slower than home, above, is the same one weighed by
   // their share).
   if (job->geometry.work_items() < min_split_items(services, home)) {
-    std::string key = home_key_of(job->geometry.work_items());
-    auto measured = services.executor().home_launch_times().settled_seconds(key);
-    if (!measured || *measured < services.settings().min_split_seconds) return too_small(key);
+    auto measured = services.executor().home_launch_times().settled_seconds(home_key);
+    if (!measured || *measured < services.settings().min_split_seconds) return too_small();
   }
   if (job->geometry.groups_along_split() < 2) return lasting("too_small");
 
@@ -400,9 +396,8 @@ LaunchDecision plan(Services& services, const std::shared_ptr<model::KernelRecor
     uint64_t bytes = 0;
     for (const auto& set : read) bytes += set.total();
     if (const auto moves = first_split_moves(services, home, may_take_part, bytes, split_seconds)) {
-      std::string key = home_key_of(job->geometry.work_items());
-      auto measured = services.executor().home_launch_times().settled_seconds(key);
-      if (!measured || *measured < *moves) return too_small(key);
+      auto measured = services.executor().home_launch_times().settled_seconds(home_key);
+      if (!measured || *measured < *moves) return too_small();
     }
   }
   // The policy's gate before the check of the chunks: a launch it keeps on home needs none, and the

@@ -126,23 +126,23 @@ void RepeatedLaunches::remember(const std::shared_ptr<model::KernelRecord>& kern
   if (!kernel || !request.global || decision.job || !repeatable.keep || !decision.time_on_home_key.empty()) return;
   const Geometry geometry = Geometry::of(request);
   const std::pair<Geometry, uint64_t> launch{geometry, args_hash(args)};
-  {
-    std::lock_guard lock(mutex_);
-    if (kernels_.size() >= kKernels && !kernels_.count(kernel.get())) kernels_.clear();
-    PerKernel& per = kernels_[kernel.get()];
-    if (per.kernel.lock() != kernel) per = PerKernel{kernel, {}, {}};
-    auto seen = std::find(per.seen.begin(), per.seen.end(), launch);
-    // An entry of this launch whose versions went stale (find gave nothing) is replaced at once.
-    const bool kept_before = std::any_of(per.entries.begin(), per.entries.end(), [&](const Entry& old) {
-      return old.geometry == geometry && same_args(old.args, args);
-    });
-    if (seen == per.seen.end() && !kept_before) {
-      per.seen.insert(per.seen.begin(), launch);
-      if (per.seen.size() > kPerKernel) per.seen.resize(kPerKernel);
-      return;
-    }
-    if (seen != per.seen.end()) per.seen.erase(seen);
+  std::lock_guard lock(mutex_);
+  if (kernels_.size() >= kKernels && !kernels_.count(kernel.get())) kernels_.clear();
+  PerKernel& per = kernels_[kernel.get()];
+  if (per.kernel.lock() != kernel) per = PerKernel{kernel, {}, {}};
+  auto& entries = per.entries;
+  // An entry of this launch whose versions went stale (find gave nothing) is replaced at once.
+  auto stale = std::remove_if(entries.begin(), entries.end(),
+                              [&](const Entry& old) { return old.geometry == geometry && same_args(old.args, args); });
+  const bool kept_before = stale != entries.end();
+  entries.erase(stale, entries.end());
+  auto seen = std::find(per.seen.begin(), per.seen.end(), launch);
+  if (seen == per.seen.end() && !kept_before) {
+    per.seen.insert(per.seen.begin(), launch);
+    if (per.seen.size() > kPerKernel) per.seen.resize(kPerKernel);
+    return;
   }
+  if (seen != per.seen.end()) per.seen.erase(seen);
   Entry e;
   e.geometry = geometry;
   e.args = args;
@@ -154,15 +154,6 @@ void RepeatedLaunches::remember(const std::shared_ptr<model::KernelRecord>& kern
   e.policy_shape = repeatable.policy_shape;
   e.gate = decision.gate;
   e.written = repeatable.written;
-
-  std::lock_guard lock(mutex_);
-  if (kernels_.size() >= kKernels && !kernels_.count(kernel.get())) kernels_.clear();
-  PerKernel& per = kernels_[kernel.get()];
-  if (per.kernel.lock() != kernel) per = PerKernel{kernel, {}, {}};
-  auto& entries = per.entries;
-  entries.erase(std::remove_if(entries.begin(), entries.end(),
-                               [&](const Entry& old) { return old.geometry == geometry && same_args(old.args, args); }),
-                entries.end());
   entries.insert(entries.begin(), std::move(e));
   if (entries.size() > kPerKernel) entries.resize(kPerKernel);
 }
