@@ -261,8 +261,12 @@ void prepare_other_devices(Services& services, const std::vector<cl_device_id>& 
   // A device held back (devices_held_back) gets its context with its first build.
   std::vector<int> all = others;
   all.push_back(home);
-  for (int device : devices_without(others, devices_held_back(services, home, all, std::nullopt)))
+  const std::vector<int> kept = devices_without(others, devices_held_back(services, home, all, std::nullopt));
+  for (int device : kept)
     post_background_task(services.executor(), device, [&services, device] { services.devices().shadow_queue(device); });
+  // With every other device held back nothing is analysed before a launch lets one in
+  // (analyse_in_background): the load below would only stall the app's build and first launches.
+  if (kept.empty()) return;
   // libclang comes with an LLVM of its own (docs/kernel-analysis.md, "Loading libclang"): 15 to
   // 25 ms to load. Loaded now, while the app builds its programs, the analysis that clBuildProgram
   // posts to the same worker is more often done before the app's first launch, which otherwise
@@ -390,6 +394,12 @@ void analyse_in_background(Services& services, const std::shared_ptr<model::Prog
   int home = -1;
   std::vector<int> others;
   if (!worth_preparing(services, *program, app_devices, home, others)) return;
+  // Beside devices all held back (a CPU beside a GPU) no launch is split before one was timed long on
+  // home, and loading libclang holds the dynamic linker's lock for tens of milliseconds, which the
+  // driver's compiles on the app's thread wait for (docs/kernel-analysis.md, "Loading libclang"):
+  // the planner asks for the analysis once a launch lets a device in.
+  others.insert(others.begin(), home);
+  if (devices_without(others, devices_held_back(services, home, others, std::nullopt)).size() < 2) return;
   prepare_analysis(services, program, home);
 }
 

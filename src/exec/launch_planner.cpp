@@ -212,19 +212,26 @@ LaunchDecision plan(Services& services, const std::shared_ptr<model::KernelRecor
     return all;
   };
   bool preparing = false;
+  bool others_held_back = false;
   const kernel::KernelInfo* info = nullptr;
   if (!single_device) {
-    if (waits_for_preparation || home < 0 || program->origin != model::ProgramOrigin::Source ||
-        analysis_ready(*program)) {
-      info = analysed_kernel(*program, kernel->name);
-    } else {
+    const bool analysed = home < 0 || program->origin != model::ProgramOrigin::Source || analysis_ready(*program);
+    std::vector<int> to_build;
+    if (!analysed && !services.executor().policy().waits_for_preparation()) {
       const std::vector<int> all = all_devices();
       const std::optional<double> on_home = services.executor().home_launch_times().settled_seconds(home_key, 2);
-      const std::vector<int> to_build = devices_without(all, devices_held_back(services, home, all, on_home));
-      if (to_build.size() > 1)
-        prepare_program(services, program, queue_record->context, home, to_build);
-      else
-        prepare_analysis(services, program, home);
+      to_build = devices_without(all, devices_held_back(services, home, all, on_home, split_seconds));
+      // With every other device held back the launch stays on home (too_small, below) and nothing is
+      // prepared: not even the analysis, whose load of libclang would stall the driver on the app's
+      // thread (analyse_in_background), nor, once home's launches were timed long, a wait for it.
+      others_held_back = to_build.size() < 2;
+    }
+    if (others_held_back) {
+      // no info: the launch runs on home as too_small
+    } else if (waits_for_preparation || analysed) {
+      info = analysed_kernel(*program, kernel->name);
+    } else {
+      prepare_program(services, program, queue_record->context, home, to_build);
       // The program's first launch large enough to be split waits for the analysis, briefly: it
       // usually ends tens of milliseconds after the app's clBuildProgram, and a launch run on home
       // meanwhile can be most of a short program (benchmarks/binomial over 8 devices: its first of
@@ -233,7 +240,7 @@ LaunchDecision plan(Services& services, const std::shared_ptr<model::KernelRecor
       // in for what it reads.
       uint64_t buffer_bytes = 0;
       for (const auto& record : written_buffers(services, args, {})) buffer_bytes += record->size;
-      preparing = !(to_build.size() > 1 && launch_items >= min_split_items(services, home) &&
+      preparing = !(launch_items >= min_split_items(services, home) &&
                     !first_split_moves(services, home, to_build, buffer_bytes, split_seconds) &&
                     !program->analysis_waited.exchange(true) &&
                     wait_for_analysis(*program, services.settings().auto_analysis_wait));
@@ -258,9 +265,19 @@ LaunchDecision plan(Services& services, const std::shared_ptr<model::KernelRecor
     if (services.executor().home_launch_times().wants_timing(home_key)) decision.time_on_home_key = home_key;
     return not_split("preparing");
   };
-  if (preparing) {
+  // Few work-items, or every other device much slower than home by its specification: split only once
+  // a launch of this kernel and size was measured long enough on home. A device much slower than home
+  // sits the launch out until home's time, weighed by the share it promises, is long enough, and its
+  // build waits for that launch too (devices_held_back): with none left but home, the launch is kept
+  // there before it could ask for a build.
+  auto too_small = [&] {
+    if (services.executor().home_launch_times().wants_timing(home_key)) decision.time_on_home_key = home_key;
+    repeat.by_home_times = true;
+    return lasting("too_small");
+  };
+  if (preparing || others_held_back) {
     services.note_home(home);
-    return preparing_on_home();
+    return preparing ? preparing_on_home() : too_small();
   }
   if (!info) return lasting("unanalysable");
   if (!info->not_split_reason.empty()) return lasting(info->not_split_reason.c_str());
@@ -280,16 +297,6 @@ LaunchDecision plan(Services& services, const std::shared_ptr<model::KernelRecor
                                     }),
                      participants.end());
   if (fewer_than_two()) return not_split(left_out ? left_out : "single_device");
-  // Few work-items, or every other device much slower than home by its specification: split only once
-  // a launch of this kernel and size was measured long enough on home. A device much slower than home
-  // sits the launch out until home's time, weighed by the share it promises, is long enough, and its
-  // build waits for that launch too (devices_held_back): with none left but home, the launch is kept
-  // there before it could ask for a build.
-  auto too_small = [&] {
-    if (services.executor().home_launch_times().wants_timing(home_key)) decision.time_on_home_key = home_key;
-    repeat.by_home_times = true;
-    return lasting("too_small");
-  };
   // Home's time once two launches were measured: the first includes the driver's first run of the
   // kernel, and a device let in on it would be built for nothing when the next ones are shorter.
   const std::optional<double> settled_on_home = services.executor().home_launch_times().settled_seconds(home_key, 2);

@@ -137,14 +137,20 @@ class AutoChecks(layer_checks.Checks):
                 kernels = {e["tid"] for e in events if e.get("cat") == "kernel"}
                 if len(fast) > 1:
                     expect(kernels == set(fast), "%s: sub-launches on %s, expected %s" % (what, kernels, fast))
+                # With every device but home held back, coex neither loads libclang nor analyses the
+                # program: the load would stall the driver's compile on the app's thread.
+                analyses = [e for e in events if e.get("name") in ("analysis", "load libclang")]
                 if not built:
                     expect(not builds and other not in kernels,
                            "%s: device %d was built for (%s) or ran sub-launches" % (what, other, builds))
+                    expect(bool(analyses) == (len(fast) > 1), "%s: analyses %s" % (what, analyses))
                     continue
                 first_launch = min((e for e in events if e.get("cat") == "kernel" and e["tid"] == home),
                                    key=lambda e: e["ts"])
                 expect(len(builds) == 1 and builds[0]["ts"] >= first_launch["ts"] + first_launch["dur"],
                        "%s: device %d's builds %s, home's first launch %s" % (what, other, builds, first_launch))
+                expect(all(e["ts"] >= first_launch["ts"] + first_launch["dur"] for e in analyses),
+                       "%s: analyses %s, home's first launch %s" % (what, analyses, first_launch))
 
 
 if __name__ == "__main__":
