@@ -152,16 +152,17 @@ exec::Executor& Runtime::executor() {
 }
 
 void Runtime::note_home(int device) {
-  if (!devices().note_home(device)) return;
-  report_->set_devices(devices_->report_entries());
-  if (trace_ && device >= 0 && size_t(device) < devices_->all().size())
-    trace_->set_track_name(device, report::device_track_name(device, devices_->at(device).name, true));
+  devices::DeviceSet& set = devices();
+  if (!set.note_home(device)) return;
+  report_->set_devices(set.report_entries());
+  if (trace_ && device >= 0 && size_t(device) < set.all().size())
+    trace_->set_track_name(device, report::device_track_name(device, set.at(device).name, true));
   if (noticed_.exchange(true)) return;
   // The first launch's home: now coex knows whether it can split anything, and says so once.
   bool splits = false;
-  std::string line = start_notice(*devices_, device, settings_, "", splits);
+  std::string line = start_notice(set, device, settings_, "", splits);
   std::string why;
-  if (splits && !kernel::libclang::load(&why)) line = start_notice(*devices_, device, settings_, why, splits);
+  if (splits && !kernel::libclang::load(&why)) line = start_notice(set, device, settings_, why, splits);
   announced_split_ = splits;
   notice(spdlog::level::warn, line);
 }
@@ -174,7 +175,9 @@ void Runtime::shutdown() {
   if (shut_down_.exchange(true)) return;
   exec::begin_exit();
   if (!report_) return;
-  if (executor_) executor_->stop();
+  // executor_ is made under executor_once_ by whichever thread launches first: read it only through
+  // the pointer that executor() publishes.
+  if (exec::Executor* made = executor_made_.load(std::memory_order_acquire)) made->stop();
   wait_for_timed_launches(200);
   const std::string report_path = write_outputs();
   if (!active_ || !noticed_) return;  // no launch: nothing to tell
@@ -190,7 +193,7 @@ std::string Runtime::write_outputs() {
   const std::string report_path = report::expand_pid(settings_.report, pid);
   const std::string trace_path = report::expand_pid(settings_.trace, pid);
   report_->set_pid(pid);
-  if (active_) report_->set_history(history_section(settings_, executor_.get()));
+  if (active_) report_->set_history(history_section(settings_, executor_made_.load(std::memory_order_acquire)));
   if (trace_ && !trace_path.empty()) report_->set_trace_file(trace_path);
   if (!report_path.empty()) {
     std::string error;
