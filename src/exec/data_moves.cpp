@@ -134,7 +134,6 @@ uint64_t merge_changes(LaunchJob& job, const std::map<int, DeviceChanges>& chang
                        uint64_t& fetched, cl_int* error) {
   uint64_t moved = 0;
   *error = CL_SUCCESS;
-  cl_int first_fetch_error = CL_SUCCESS;
   for (size_t k = 0; k < job.roots.size(); ++k) {
     RootUse& use = job.roots[k];
     auto& state = *use.root->state;
@@ -170,28 +169,36 @@ uint64_t merge_changes(LaunchJob& job, const std::map<int, DeviceChanges>& chang
     // forgets every other copy), or the buffer is the app's host memory.
     home_lacks.add(state.home_lacks());
     // Written home at once, what only a device held comes to the host copy first (this launch's
-    // resident results too). When that fetch fails, the bytes stay recorded where they are, as in a
-    // lazy merge, so that a later read tries again (and fails with the driver's error) rather than
-    // read stale bytes.
+    // resident results too). When that fetch or the write home fails, the bytes stay recorded where
+    // they are, as in a lazy merge, so that a later read tries again (and fails with the driver's
+    // error) rather than read stale bytes; and the other roots are merged all the same: each root's
+    // state must say where this launch's bytes are (docs/design.md, "A launch"), or the host copy
+    // and the shadows count bytes current that home's in-place writes and the other devices' changes
+    // made stale.
     const bool lazily = merge_lazily(*job.services, state, use);
-    const cl_int fetch_error = lazily ? CL_SUCCESS : fetch_sole(*job.services, state, home_lacks, fetched);
-    if (first_fetch_error == CL_SUCCESS) first_fetch_error = fetch_error;
-    if (lazily || fetch_error != CL_SUCCESS) {
-      state.home_lacks() = home_lacks;
-      state.lacks_device = job.home_device;
-      state.update_care();
-    } else {
+    cl_int home_error = lazily ? CL_SUCCESS : fetch_sole(*job.services, state, home_lacks, fetched);
+    if (!lazily && home_error == CL_SUCCESS) {
       // Bridged gaps send bytes the host copy holds current: home has the same ones already.
       for (const auto& r : bridge_gaps_within(home_lacks, kBridgeGap, state.host_valid())) {
-        *error = cl(job).clEnqueueWriteBuffer(home_queue, use.root->handle, CL_FALSE, r.begin, r.size(), host + r.begin,
-                                              0, nullptr, nullptr);
-        if (*error != CL_SUCCESS) return moved;
+        home_error = cl(job).clEnqueueWriteBuffer(home_queue, use.root->handle, CL_FALSE, r.begin, r.size(),
+                                                  host + r.begin, 0, nullptr, nullptr);
+        if (home_error != CL_SUCCESS) break;
         moved += r.size();
       }
-      if (!home_lacks.empty() && (*error = cl(job).clFinish(home_queue)) != CL_SUCCESS) return moved;
-      state.home_lacks().clear();
-      state.update_care();
+      // Waited for also after a failed enqueue: the writes enqueued before it read the host copy.
+      if (!home_lacks.empty()) {
+        const cl_int finished = cl(job).clFinish(home_queue);
+        if (home_error == CL_SUCCESS) home_error = finished;
+      }
     }
+    if (*error == CL_SUCCESS) *error = home_error;
+    if (lazily || home_error != CL_SUCCESS) {
+      state.home_lacks() = home_lacks;
+      state.lacks_device = job.home_device;
+    } else {
+      state.home_lacks().clear();
+    }
+    state.update_care();
     // A device's copy is current over all it wrote (it held the bytes its chunks skip, or they wrote
     // them all), except where others changed bytes: split_ended takes those away.
     for (const auto& [device, device_writes] : writes) {
@@ -200,7 +207,6 @@ uint64_t merge_changes(LaunchJob& job, const std::map<int, DeviceChanges>& chang
     }
     state.split_ended(use.generation_at_enqueue, job.home, by_device);
   }
-  if (*error == CL_SUCCESS) *error = first_fetch_error;
   return moved;
 }
 

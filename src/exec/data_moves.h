@@ -111,8 +111,10 @@ uint64_t read_back_changes(LaunchJob& job, int device, cl_command_queue queue, c
 
 // Applies every device's changes to the host copy, leaves what home lacks there (lazy home,
 // home_sync.h) or writes it to the app's buffers when the app asked for home meanwhile, and updates
-// which copies are current: each device keeps what it wrote, less what others changed. Returns bytes
-// moved home; what it fetched first from devices that alone held it goes to `fetched`.
+// which copies are current: each device keeps what it wrote, less what others changed. A root whose
+// write home fails keeps what home lacks recorded, and the other roots are merged all the same;
+// `error` is the first failure. Returns bytes moved home; what it fetched first from devices that
+// alone held it goes to `fetched`.
 uint64_t merge_changes(LaunchJob& job, const std::map<int, DeviceChanges>& changes,
                        const std::map<int, std::vector<RootWrites>>& writes, cl_command_queue home_queue,
                        uint64_t& fetched, cl_int* error);
