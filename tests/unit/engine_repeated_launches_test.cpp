@@ -1,0 +1,204 @@
+// RepeatedLaunches (exec/repeated_launches.h; docs/design.md, "Repeated launches"): which launches take
+// an earlier plan over. The plan's versions come from a real Executor, so the test runs on this
+// machine's OpenCL driver, loaded as coex loads it when preloaded (api/libopencl_table.h); the
+// Services are the real objects api::Runtime hands in, made here without the rest of the runtime.
+// Without an OpenCL device the test is skipped.
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <cstring>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "api/libopencl_table.h"
+#include "config/settings.h"
+#include "devices/device_set.h"
+#include "exec/executor.h"
+#include "exec/repeated_launches.h"
+#include "exec/services.h"
+#include "model/registries.h"
+#include "report/report.h"
+
+namespace coex::exec {
+namespace {
+
+class LocalServices final : public Services {
+ public:
+  // False, with a reason, when no OpenCL driver or device is there.
+  bool start(std::string* why) {
+    if (!api::load_libopencl_table(table_, why)) return false;
+    // Not the user's History; one per process (ctest runs each test in its own).
+    settings_.cache = ::testing::TempDir() + "/coex_repeated_launches_history." + std::to_string(::getpid()) + ".json";
+    devices_ = std::make_unique<devices::DeviceSet>(table_, settings_.devices);
+    if (devices_->all().empty()) {
+      *why = "no OpenCL device";
+      return false;
+    }
+    executor_ = std::make_unique<Executor>(*this);
+    return true;
+  }
+  ~LocalServices() override { executor_.reset(); }  // its threads stop before the rest goes
+
+  const cl_icd_dispatch& next() const override { return table_; }
+  const config::Settings& settings() const override { return settings_; }
+  devices::DeviceSet& devices() override { return *devices_; }
+  model::Registries& registries() override { return registries_; }
+  report::ReportRecorder& report() override { return report_; }
+  report::TraceRecorder* trace() override { return nullptr; }
+  Executor& executor() override { return *executor_; }
+  void note_home(int) override {}
+
+ private:
+  cl_icd_dispatch table_{};
+  config::Settings settings_;
+  model::Registries registries_;
+  report::ReportRecorder report_;
+  std::unique_ptr<devices::DeviceSet> devices_;
+  std::unique_ptr<Executor> executor_;
+};
+
+model::KernelArgValue int_arg(int value) {
+  model::KernelArgValue arg;
+  arg.set = true;
+  arg.size = sizeof value;
+  arg.bytes.resize(sizeof value);
+  std::memcpy(arg.bytes.data(), &value, sizeof value);
+  return arg;
+}
+
+class RepeatedLaunchesTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    std::string why;
+    if (!services_.start(&why)) GTEST_SKIP() << why;
+    const cl_icd_dispatch& cl = services_.next();
+    cl_device_id device = services_.devices().at(0).id;
+    cl_int err = CL_SUCCESS;
+    context_ = cl.clCreateContext(nullptr, 1, &device, nullptr, nullptr, &err);
+    ASSERT_EQ(err, CL_SUCCESS);
+    for (cl_command_queue& queue : queues_) {
+      queue = cl.clCreateCommandQueue(context_, device, 0, &err);
+      ASSERT_EQ(err, CL_SUCCESS);
+    }
+    kernel_->name = "step";
+    kernel_->args = {int_arg(7), int_arg(8)};
+  }
+  void TearDown() override {
+    const cl_icd_dispatch& cl = services_.next();
+    for (cl_command_queue queue : queues_)
+      if (queue) cl.clReleaseCommandQueue(queue);
+    if (context_) cl.clReleaseContext(context_);
+  }
+
+  LaunchRequest request(cl_command_queue queue) const { return LaunchRequest{queue, 1, nullptr, &global_, &local_}; }
+
+  // The planner's side: a launch of the kernel with its current arguments, planned unsplit as too small
+  // (a reason that lasts), with the versions as they are now.
+  void planned(const LaunchRequest& launch, bool by_home_times = false) {
+    LaunchDecision decision;
+    decision.not_split_reason = "too_small";
+    decision.kernel_name = kernel_->name;
+    RepeatableDecision repeatable;
+    repeatable.keep = true;
+    repeatable.versions = PlanVersions::now(services_);
+    repeatable.by_home_times = by_home_times;
+    repeatable.written = {false, false};
+    repeated_.remember(kernel_, launch, kernel_->args, decision, repeatable);
+  }
+  bool taken_over(const LaunchRequest& launch) {
+    auto decision = repeated_.find(services_, kernel_, launch);
+    if (decision) {
+      EXPECT_EQ(decision->not_split_reason, "too_small");
+      EXPECT_EQ(decision->kernel_name, "step");
+      EXPECT_FALSE(decision->job);
+    }
+    return decision.has_value();
+  }
+
+  LocalServices services_;
+  cl_context context_ = nullptr;
+  cl_command_queue queues_[2] = {nullptr, nullptr};
+  std::shared_ptr<model::KernelRecord> kernel_ = std::make_shared<model::KernelRecord>();
+  size_t global_ = 1024, local_ = 64;
+  RepeatedLaunches repeated_;
+};
+
+TEST_F(RepeatedLaunchesTest, APlanIsKeptFromTheSecondLaunchWithTheSameQueueGeometryAndArguments) {
+  planned(request(queues_[0]));
+  EXPECT_FALSE(taken_over(request(queues_[0])));  // the first launch is only noted
+  planned(request(queues_[0]));
+  EXPECT_TRUE(taken_over(request(queues_[0])));
+  EXPECT_TRUE(taken_over(request(queues_[0])));  // and kept
+  // Another queue or geometry is another launch.
+  EXPECT_FALSE(taken_over(request(queues_[1])));
+  size_t other_global = 2048;
+  EXPECT_FALSE(taken_over(LaunchRequest{queues_[0], 1, nullptr, &other_global, &local_}));
+  EXPECT_FALSE(taken_over(LaunchRequest{queues_[0], 1, nullptr, &global_, nullptr}));
+}
+
+TEST_F(RepeatedLaunchesTest, OneLaunchOfEachQueueIsNotARepeat) {
+  planned(request(queues_[0]));
+  planned(request(queues_[1]));
+  EXPECT_FALSE(taken_over(request(queues_[0])));
+  EXPECT_FALSE(taken_over(request(queues_[1])));
+}
+
+TEST_F(RepeatedLaunchesTest, ALaunchWhoseArgumentsChangedDoesNotTakeThePlanOver) {
+  planned(request(queues_[0]));
+  planned(request(queues_[0]));
+  ASSERT_TRUE(taken_over(request(queues_[0])));
+  kernel_->args[1] = int_arg(9);  // clSetKernelArg: a column index, say
+  EXPECT_FALSE(taken_over(request(queues_[0])));
+  // Its own first launch is only noted, though the queue and geometry were kept before.
+  planned(request(queues_[0]));
+  EXPECT_FALSE(taken_over(request(queues_[0])));
+  planned(request(queues_[0]));
+  EXPECT_TRUE(taken_over(request(queues_[0])));
+  // The earlier arguments' plan is still there (ping-pong buffers alternate between two).
+  kernel_->args[1] = int_arg(8);
+  EXPECT_TRUE(taken_over(request(queues_[0])));
+  // An argument the same in its bytes but set another way (a __local size) is another launch.
+  kernel_->args[1].local = true;
+  EXPECT_FALSE(taken_over(request(queues_[0])));
+}
+
+TEST_F(RepeatedLaunchesTest, AnEntryGoneStaleIsReplacedAtOnce) {
+  planned(request(queues_[0]));
+  planned(request(queues_[0]));
+  ASSERT_TRUE(taken_over(request(queues_[0])));
+  // A device left out and back: what the plan read changed.
+  services_.executor().set_busy(1, true);
+  services_.executor().set_busy(1, false);
+  EXPECT_FALSE(taken_over(request(queues_[0])));
+  // Planned again, the launch is kept at once: it was a repeat already.
+  planned(request(queues_[0]));
+  EXPECT_TRUE(taken_over(request(queues_[0])));
+}
+
+TEST_F(RepeatedLaunchesTest, HomeTimingsMatterOnlyToAPlanThatReadThem) {
+  planned(request(queues_[0]), /*by_home_times=*/true);
+  planned(request(queues_[0]), /*by_home_times=*/true);
+  planned(request(queues_[1]));
+  planned(request(queues_[1]));
+  ASSERT_TRUE(taken_over(request(queues_[0])));
+  ASSERT_TRUE(taken_over(request(queues_[1])));
+  // A launch on home timed: a user event stands for it, complete at once.
+  const cl_icd_dispatch& cl = services_.next();
+  cl_int err = CL_SUCCESS;
+  cl_event event = cl.clCreateUserEvent(context_, &err);
+  ASSERT_EQ(err, CL_SUCCESS);
+  HomeLaunchTimes& times = services_.executor().home_launch_times();
+  const uint64_t before = times.version();
+  times.time("step/1024", event, std::chrono::steady_clock::now());  // takes the event's reference over
+  ASSERT_EQ(cl.clSetUserEventStatus(event, CL_COMPLETE), CL_SUCCESS);
+  times.settle("step/1024");
+  ASSERT_NE(times.version(), before);
+  EXPECT_FALSE(taken_over(request(queues_[0])));
+  EXPECT_TRUE(taken_over(request(queues_[1])));
+  times.release_done();
+}
+
+}  // namespace
+}  // namespace coex::exec
