@@ -6,6 +6,7 @@
 
 #include "config/settings.h"
 #include "devices/device_set.h"
+#include "kernel/libclang_api.h"
 #include "report/report.h"
 
 namespace coex::api {
@@ -52,9 +53,7 @@ std::string start_notice(const devices::DeviceSet& devices, int home, const conf
     return "coex: " + selector_text(settings) + " leaves out the app's device (" + device_label(app_device) +
            "): launches are not split; add its index, e.g. COEX_DEVICES=\"" + with_home + "\" (" + listing + ")";
   }
-  if (!why_no_analysis.empty())
-    return "coex: no kernel can be analysed, so nothing is split (" + why_no_analysis +
-           "); install libclang 14 or newer (Debian: libclang1-14)";
+  if (!why_no_analysis.empty()) return kernel::libclang::missing_notice(why_no_analysis);
   splits = true;
   std::string names;
   for (int index : selected) {

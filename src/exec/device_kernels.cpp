@@ -277,6 +277,7 @@ void prepare_other_devices(Services& services, const std::vector<cl_device_id>& 
   // contexts, which on PoCL include its start (tens of milliseconds); home's has nothing to do yet.
   static std::once_flag posted;  // once per process: later contexts find it loaded
   std::call_once(posted, [&] {
+    kernel::libclang::load_wanted();
     const int loader = home;
     post_background_task(services.executor(), loader, [&services, loader] {
       const auto started = std::chrono::steady_clock::now();

@@ -6,6 +6,7 @@
 
 #include <cstdlib>
 #include <cstring>
+#include <atomic>
 #include <condition_variable>
 #include <mutex>
 #include <vector>
@@ -24,6 +25,7 @@ bool g_tried = false;
 bool g_loaded = false;
 std::string g_failure;
 std::string g_version;
+std::atomic<bool> g_wanted{false};
 
 // g++ says so with __SANITIZE_*__, clang 14 only through __has_feature.
 #if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
@@ -97,6 +99,15 @@ bool resolve_all(void* handle, std::string& missing) {
 }
 
 }  // namespace
+
+void load_wanted() { g_wanted.store(true, std::memory_order_release); }
+
+bool is_load_wanted() { return g_wanted.load(std::memory_order_acquire); }
+
+std::string missing_notice(const std::string& why) {
+  return "coex: no kernel can be analysed, so nothing is split (" + why +
+         "); install libclang 14 or newer (Debian: libclang1-14)";
+}
 
 void set_preferred_path(const std::string& path) {
   std::lock_guard lock(g_mutex);

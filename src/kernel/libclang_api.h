@@ -47,6 +47,14 @@ COEX_LIBCLANG_FUNCTIONS(COEX_LIBCLANG_DECLARE)
 // libclang-N.so.1 (N = 14..24) the dynamic linker finds, else /usr/lib/llvm-N/lib/libclang.so.1,
 // else libclang.so.1. False, with the reason, when none has every function listed above.
 bool load(std::string* why_not = nullptr);
+// Said when a load is posted to run in the background (exec/device_kernels.cpp): the first launch's
+// notice then waits for it, to tell the user when no kernel can be analysed. Where nothing asked for
+// libclang yet (every device but home held back) the notice loads nothing: a load on the app's thread
+// would hold the dynamic linker's lock there for tens of milliseconds.
+void load_wanted();
+bool is_load_wanted();
+// What the user is told when no libclang could be loaded (`why`: load()'s reason).
+std::string missing_notice(const std::string& why);
 // A path tried first (a setting may point at a libclang of its own); before the first load().
 void set_preferred_path(const std::string& path);
 // "clang version 16.0.6 ..." of the loaded library; "" before load() succeeded.
