@@ -162,7 +162,8 @@ void Runtime::note_home(int device) {
   bool splits = false;
   std::string line = start_notice(set, device, settings_, "", splits);
   std::string why;
-  if (splits && kernel::libclang::is_load_wanted() && !kernel::libclang::load(&why)) line = start_notice(set, device, settings_, why, splits);
+  if (splits && kernel::libclang::is_load_wanted() && !kernel::libclang::load(&why))
+    line = start_notice(set, device, settings_, why, splits);
   announced_split_ = splits;
   notice(spdlog::level::warn, line);
 }

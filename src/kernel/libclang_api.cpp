@@ -4,10 +4,10 @@
 #include <dlfcn.h>
 #include <pthread.h>
 
-#include <cstdlib>
-#include <cstring>
 #include <atomic>
 #include <condition_variable>
+#include <cstdlib>
+#include <cstring>
 #include <mutex>
 #include <vector>
 
