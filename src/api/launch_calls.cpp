@@ -25,12 +25,12 @@ void run_unsplit_bookkeeping(exec::LaunchDecision&& decision, cl_command_queue q
   report::LaunchRecord launch;
   launch.not_split_reason = std::move(decision.not_split_reason);
   launch.gate = std::move(decision.gate);
-  if (auto queue_record = rt().registries().queues.find(queue)) {
-    int home = rt().devices().index_of(queue_record->device);
-    if (home >= 0) {
-      rt().note_home(home);
-      launch.per_device.push_back({home, work_items, 0});
-    }
+  int home = decision.home;  // planned or repeated: no lookup of the queue
+  if (home < 0)
+    if (auto queue_record = rt().registries().queues.find(queue)) home = rt().devices().index_of(queue_record->device);
+  if (home >= 0) {
+    rt().note_home(home);
+    launch.per_device.push_back({home, work_items, 0});
   }
   static const std::string kUntracked = "(untracked)";
   rt().report().record_launch(decision.kernel_name.empty() ? kUntracked : decision.kernel_name, launch);

@@ -179,6 +179,7 @@ LaunchDecision plan(Services& services, const std::shared_ptr<model::KernelRecor
   }
   devices::DeviceSet& devices = services.devices();
   int home = devices.index_of(queue_record->device);
+  decision.home = home;
   std::vector<int> participants = devices.selected();
   // Home runs its share even when the selection leaves it out.
   auto fewer_than_two = [&] {

@@ -23,6 +23,7 @@ struct LaunchDecision {
   // known yet: the caller times it under this key (exec/home_launch_times.h).
   std::string time_on_home_key;
   std::optional<report::GateRecord> gate;  // kept on home by the policy's gate (auto): what it saw
+  int home = -1;  // the index of the launch's queue's device, where the plan looked it up
 };
 
 LaunchDecision plan_launch(Services& services, cl_command_queue queue, cl_kernel kernel, cl_uint work_dim,

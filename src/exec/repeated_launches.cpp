@@ -84,6 +84,27 @@ bool RepeatedLaunches::Geometry::operator==(const Geometry& o) const {
          offset == o.offset && global == o.global && local == o.local;
 }
 
+std::vector<std::shared_ptr<model::BufferRecord>> RepeatedLaunches::written_buffers_of(Services& services,
+                                                                                       Entry& e) {
+  const uint64_t version = services.registries().buffers.version();
+  std::vector<std::shared_ptr<model::BufferRecord>> out;
+  if (e.written_records_known && e.buffers_version == version) {
+    out.reserve(e.written_records.size());
+    bool all = true;
+    for (const auto& weak : e.written_records) {
+      auto record = weak.lock();
+      all = all && record;
+      if (record) out.push_back(std::move(record));
+    }
+    if (all) return out;  // else a record went between the version and the locks: look them up
+  }
+  out = written_buffers(services, e.args, e.written);
+  e.written_records.assign(out.begin(), out.end());
+  e.buffers_version = version;  // read before the lookups: a change during them makes the next look again
+  e.written_records_known = true;
+  return out;
+}
+
 std::optional<LaunchDecision> RepeatedLaunches::find(Services& services,
                                                      const std::shared_ptr<model::KernelRecord>& kernel,
                                                      const LaunchRequest& request) {
@@ -98,7 +119,7 @@ std::optional<LaunchDecision> RepeatedLaunches::find(Services& services,
     kernels_.erase(it);
     return std::nullopt;
   }
-  for (const Entry& e : it->second.entries) {
+  for (Entry& e : it->second.entries) {
     if (!e.geometry.matches(request) || e.exec_info_set != kernel->exec_info_set || !same_args(e.args, kernel->args))
       continue;
     if (e.versions.evidence != now.evidence || e.versions.left_out != now.left_out ||
@@ -114,7 +135,8 @@ std::optional<LaunchDecision> RepeatedLaunches::find(Services& services,
     }
     decision.not_split_reason = e.reason;
     decision.kernel_name = e.kernel_name;
-    decision.written_buffers = written_buffers(services, e.args, e.written);
+    decision.home = e.home;
+    decision.written_buffers = written_buffers_of(services, e);
     return decision;
   }
   return std::nullopt;
@@ -154,6 +176,7 @@ void RepeatedLaunches::remember(const std::shared_ptr<model::KernelRecord>& kern
   e.policy_shape = repeatable.policy_shape;
   e.gate = decision.gate;
   e.written = repeatable.written;
+  e.home = decision.home;
   entries.insert(entries.begin(), std::move(e));
   if (entries.size() > kPerKernel) entries.resize(kPerKernel);
 }

@@ -106,6 +106,13 @@ class RepeatedLaunches {
     std::optional<sched::LaunchShape> policy_shape;
     std::optional<report::GateRecord> gate;
     std::vector<bool> written;
+    int home = -1;
+    // The records of the written buffers, as the registry gave them at `buffers_version`: while no
+    // buffer was created or released since, a repeat takes them instead of looking each up again.
+    // Weak: an entry must not keep a released buffer's record (and its host copy) alive.
+    std::vector<std::weak_ptr<model::BufferRecord>> written_records;
+    uint64_t buffers_version = 0;
+    bool written_records_known = false;
   };
   struct PerKernel {
     std::weak_ptr<model::KernelRecord> kernel;  // the entries are of this record, not of a later one at its address
@@ -114,6 +121,9 @@ class RepeatedLaunches {
     // plan is kept from the second launch with both on. Newest first, at most kPerKernel.
     std::vector<std::pair<Geometry, uint64_t>> seen;
   };
+
+  // The entry's written buffers, from its cached records while the buffers' registry is unchanged.
+  static std::vector<std::shared_ptr<model::BufferRecord>> written_buffers_of(Services& services, Entry& e);
 
   std::mutex mutex_;
   std::map<const model::KernelRecord*, PerKernel> kernels_;

@@ -2,6 +2,8 @@
 // path: every launch looks up its kernel, queue and buffers) share the lock; writers take it alone.
 #pragma once
 
+#include <atomic>
+#include <cstdint>
 #include <memory>
 #include <mutex>
 #include <shared_mutex>
@@ -18,6 +20,7 @@ class Registry {
   void insert(Handle handle, Ptr record) {
     std::unique_lock lock(mutex_);
     records_[handle] = std::move(record);
+    version_.fetch_add(1, std::memory_order_release);
   }
   // The record, or null for a handle coex never saw (created before coex loaded, or not a handle).
   Ptr find(Handle handle) const {
@@ -31,8 +34,11 @@ class Registry {
     if (it == records_.end()) return nullptr;
     Ptr record = std::move(it->second);
     records_.erase(it);
+    version_.fetch_add(1, std::memory_order_release);
     return record;
   }
+  // Changes at every insert and erase: what find returned for a handle holds while it is unchanged.
+  uint64_t version() const { return version_.load(std::memory_order_acquire); }
   size_t size() const {
     std::shared_lock lock(mutex_);
     return records_.size();
@@ -48,6 +54,7 @@ class Registry {
  private:
   mutable std::shared_mutex mutex_;
   std::unordered_map<Handle, Ptr> records_;
+  std::atomic<uint64_t> version_{0};
 };
 
 }  // namespace coex::model

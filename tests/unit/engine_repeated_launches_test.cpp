@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include <chrono>
+#include <cstdint>
 #include <cstring>
 #include <memory>
 #include <string>
@@ -198,6 +199,47 @@ TEST_F(RepeatedLaunchesTest, HomeTimingsMatterOnlyToAPlanThatReadThem) {
   EXPECT_FALSE(taken_over(request(queues_[0])));
   EXPECT_TRUE(taken_over(request(queues_[1])));
   times.release_done();
+}
+
+TEST_F(RepeatedLaunchesTest, ARepeatsWrittenBuffersFollowTheBufferRegistry) {
+  // The kernel's second argument is a buffer it writes; the handle needs no driver object behind it.
+  cl_mem handle = reinterpret_cast<cl_mem>(uintptr_t{0x1000});
+  model::KernelArgValue buffer_arg;
+  buffer_arg.set = true;
+  buffer_arg.size = sizeof handle;
+  buffer_arg.bytes.resize(sizeof handle);
+  std::memcpy(buffer_arg.bytes.data(), &handle, sizeof handle);
+  kernel_->args[1] = buffer_arg;
+  auto first = std::make_shared<model::BufferRecord>();
+  first->handle = handle;
+  services_.registries().buffers.insert(handle, first);
+  auto written = [&]() -> std::vector<std::shared_ptr<model::BufferRecord>> {
+    auto decision = repeated_.find(services_, kernel_, request(queues_[0]));
+    EXPECT_TRUE(decision.has_value());
+    return decision ? decision->written_buffers : std::vector<std::shared_ptr<model::BufferRecord>>{};
+  };
+  for (int i = 0; i < 2; ++i) {
+    LaunchDecision decision;
+    decision.not_split_reason = "too_small";
+    decision.kernel_name = kernel_->name;
+    RepeatableDecision repeatable;
+    repeatable.keep = true;
+    repeatable.versions = PlanVersions::now(services_);
+    repeatable.written = {false, true};
+    repeated_.remember(kernel_, request(queues_[0]), kernel_->args, decision, repeatable);
+  }
+  EXPECT_EQ(written(), std::vector<std::shared_ptr<model::BufferRecord>>{first});
+  EXPECT_EQ(written(), std::vector<std::shared_ptr<model::BufferRecord>>{first});  // from the entry's records
+  // The app releases the buffer: the repeat writes nothing coex tracks.
+  services_.registries().buffers.erase(handle);
+  EXPECT_TRUE(written().empty());
+  // A new buffer at the same address is the one written, not the released one an entry remembered.
+  auto second = std::make_shared<model::BufferRecord>();
+  second->handle = handle;
+  services_.registries().buffers.insert(handle, second);
+  EXPECT_EQ(written(), std::vector<std::shared_ptr<model::BufferRecord>>{second});
+  EXPECT_EQ(written(), std::vector<std::shared_ptr<model::BufferRecord>>{second});
+  services_.registries().buffers.erase(handle);
 }
 
 }  // namespace
