@@ -97,7 +97,7 @@ class RepeatedLaunchesTest : public ::testing::Test {
 
   // The planner's side: a launch of the kernel with its current arguments, planned unsplit as too small
   // (a reason that lasts), with the versions as they are now.
-  void planned(const LaunchRequest& launch, bool by_home_times = false) {
+  void planned(const LaunchRequest& launch, bool by_home_times = false, std::vector<bool> written = {false, false}) {
     LaunchDecision decision;
     decision.not_split_reason = "too_small";
     decision.kernel_name = kernel_->name;
@@ -105,7 +105,7 @@ class RepeatedLaunchesTest : public ::testing::Test {
     repeatable.keep = true;
     repeatable.versions = PlanVersions::now(services_);
     repeatable.by_home_times = by_home_times;
-    repeatable.written = {false, false};
+    repeatable.written = std::move(written);
     repeated_.remember(kernel_, launch, kernel_->args, decision, repeatable);
   }
   bool taken_over(const LaunchRequest& launch) {
@@ -218,16 +218,7 @@ TEST_F(RepeatedLaunchesTest, ARepeatsWrittenBuffersFollowTheBufferRegistry) {
     EXPECT_TRUE(decision.has_value());
     return decision ? decision->written_buffers : std::vector<std::shared_ptr<model::BufferRecord>>{};
   };
-  for (int i = 0; i < 2; ++i) {
-    LaunchDecision decision;
-    decision.not_split_reason = "too_small";
-    decision.kernel_name = kernel_->name;
-    RepeatableDecision repeatable;
-    repeatable.keep = true;
-    repeatable.versions = PlanVersions::now(services_);
-    repeatable.written = {false, true};
-    repeated_.remember(kernel_, request(queues_[0]), kernel_->args, decision, repeatable);
-  }
+  for (int i = 0; i < 2; ++i) planned(request(queues_[0]), false, {false, true});
   EXPECT_EQ(written(), std::vector<std::shared_ptr<model::BufferRecord>>{first});
   EXPECT_EQ(written(), std::vector<std::shared_ptr<model::BufferRecord>>{first});  // from the entry's records
   // The app releases the buffer: the repeat writes nothing coex tracks.
