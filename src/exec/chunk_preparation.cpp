@@ -6,6 +6,7 @@
 #include <stdexcept>
 #include <string>
 
+#include "devices/device_set.h"
 #include "exec/byte_diff.h"
 #include "exec/data_moves.h"
 #include "exec/home_backup.h"
@@ -73,8 +74,19 @@ cl_int read_into_host_copy(Services& services, const RootUse& use, cl_command_qu
 
 namespace {
 
-// Up to this many bytes in all are read into the host copy before any device starts (add_few_inputs).
+// Up to this many bytes in all are read into the host copy before any device starts (add_few_inputs):
+// about a millisecond over PCIe from a GPU home. From a CPU home a read is a copy in memory, and what is
+// not read up front waits, chunk by chunk, for home's running chunk: there the cap is larger (the
+// mixed set's matmul at 1,024 reads 8 MiB of matrices).
 constexpr uint64_t kFewInputBytes = uint64_t(4) << 20;
+constexpr uint64_t kFewInputBytesFromCpu = uint64_t(32) << 20;
+
+uint64_t few_input_bytes(const LaunchJob& job) {
+  const devices::DeviceSet& devices = job.services->devices();
+  const bool cpu_home = job.home >= 0 && size_t(job.home) < devices.all().size() &&
+                        (devices.at(job.home).type & CL_DEVICE_TYPE_CPU);
+  return cpu_home ? kFewInputBytesFromCpu : kFewInputBytes;
+}
 
 // What the chunks of devices other than home read and their device lacks comes from the host copy; what
 // the host copy lacks, each device's own thread reads from home while home computes, chunk by chunk:
@@ -99,6 +111,7 @@ void add_few_inputs(LaunchJob& job, const std::map<int, ChunkFootprint>& first_c
       std::any_of(first_chunks.begin(), first_chunks.end(), [&](const auto& entry) { return entry.first != job.home; });
   if (!others_take_part) return;
   const HomeBackup& kept = job.home_backup;
+  const uint64_t few = few_input_bytes(job);
   std::vector<IntervalSet> untouched(job.roots.size()), written(job.roots.size());
   uint64_t untouched_total = 0, written_total = 0;
   for (size_t k = 0; k < job.roots.size(); ++k) {
@@ -121,9 +134,9 @@ void add_few_inputs(LaunchJob& job, const std::map<int, ChunkFootprint>& first_c
     written[k].subtract(kept.launch_reads[k]);
     untouched_total += untouched[k].total();
     written_total += written[k].total();
-    if (untouched_total > kFewInputBytes) return;
+    if (untouched_total > few) return;
   }
-  const bool written_fit = untouched_total + written_total <= kFewInputBytes;
+  const bool written_fit = untouched_total + written_total <= few;
   for (size_t k = 0; k < job.roots.size(); ++k) {
     wanted[k].add(untouched[k]);
     if (written_fit) wanted[k].add(written[k]);
