@@ -83,8 +83,8 @@ constexpr uint64_t kFewInputBytesFromCpu = uint64_t(32) << 20;
 
 uint64_t few_input_bytes(const LaunchJob& job) {
   const devices::DeviceSet& devices = job.services->devices();
-  const bool cpu_home = job.home >= 0 && size_t(job.home) < devices.all().size() &&
-                        (devices.at(job.home).type & CL_DEVICE_TYPE_CPU);
+  const bool cpu_home =
+      job.home >= 0 && size_t(job.home) < devices.all().size() && (devices.at(job.home).type & CL_DEVICE_TYPE_CPU);
   return cpu_home ? kFewInputBytesFromCpu : kFewInputBytes;
 }
 
