@@ -43,7 +43,9 @@ const std::pair<const char*, const char*> kMeanings[] = {
      "measured; launches meanwhile ran on the app's device"},
     // Failures, which fall back to the app's device with the same bytes
     {"sub_launch_failed", "a sub-launch failed; the launch ran again whole on the app's device"},
-    {"merge_failed", "merging the devices' results failed; the launch ran again on the app's device"},
+    {"merge_failed",
+     "a driver call failed while the devices' results were merged; the launch's event carries the driver's "
+     "error, and the bytes not merged stay recorded where they are"},
     {"coex_error", "coex could not plan the launch (logged); it ran unsplit"},
     {"exiting", "enqueued after coex shut down at the app's exit (an atexit handler's launch)"},
     // The launch
