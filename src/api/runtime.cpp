@@ -162,8 +162,10 @@ void Runtime::note_home(int device) {
   bool splits = false;
   std::string line = start_notice(set, device, settings_, "", splits);
   std::string why;
-  if (splits && kernel::libclang::is_load_wanted() && !kernel::libclang::load(&why))
+  if (splits && kernel::libclang::is_load_wanted() && !kernel::libclang::load(&why)) {
     line = start_notice(set, device, settings_, why, splits);
+    kernel::libclang::claim_missing_notice();
+  }
   announced_split_ = splits;
   notice(spdlog::level::warn, line);
 }

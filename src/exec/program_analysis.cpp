@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <chrono>
 #include <condition_variable>
+#include <cstdio>
 #include <mutex>
 
 #include "exec/exit_guard.h"
@@ -50,11 +51,12 @@ void analyse_once(model::ProgramRecord& program, const std::function<void()>& be
   if (!info.parse_error.empty())
     spdlog::info("program {}: kernel analysis failed: {}", static_cast<void*>(program.handle), info.parse_error);
   // The first launch's notice says so where libclang was loaded before it; an analysis first asked
-  // for by a later launch (every other device held back until then) says it here, once.
-  static std::once_flag no_libclang_told;
+  // for by a later launch (every other device held back until then) says it here, once, as a notice
+  // (a line of its own on stderr, shown at the default level, warn).
   std::string why_no_libclang;
-  if (!kernel::libclang::is_load_wanted() && !kernel::libclang::load(&why_no_libclang))
-    std::call_once(no_libclang_told, [&] { spdlog::warn("{}", kernel::libclang::missing_notice(why_no_libclang)); });
+  if (!kernel::libclang::load(&why_no_libclang) && kernel::libclang::claim_missing_notice() &&
+      spdlog::default_logger()->should_log(spdlog::level::warn))
+    std::fprintf(stderr, "%s\n", kernel::libclang::missing_notice(why_no_libclang).c_str());
   bool needs_rewrite = false;
   for (const auto& k : info.kernels) needs_rewrite |= k.uses_launch_builtins && k.not_split_reason.empty();
   std::string rewritten = needs_rewrite ? kernel::rewrite_for_split(source, info) : std::string();

@@ -45,6 +45,7 @@ PlanVersions PlanVersions::now(Services& services) {
   if (auto history = services.executor().history()) v.evidence = history->evidence_version();
   v.left_out = services.executor().left_out_version();
   v.home_times = services.executor().home_launch_times().version();
+  v.queues = services.registries().queues.version();
   return v;
 }
 
@@ -122,7 +123,7 @@ std::optional<LaunchDecision> RepeatedLaunches::find(Services& services,
   for (Entry& e : it->second.entries) {
     if (!e.geometry.matches(request) || e.exec_info_set != kernel->exec_info_set || !same_args(e.args, kernel->args))
       continue;
-    if (e.versions.evidence != now.evidence || e.versions.left_out != now.left_out ||
+    if (e.versions.evidence != now.evidence || e.versions.left_out != now.left_out || e.versions.queues != now.queues ||
         (e.by_home_times && e.versions.home_times != now.home_times))
       return std::nullopt;
     LaunchDecision decision;

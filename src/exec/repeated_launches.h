@@ -46,6 +46,9 @@ struct PlanVersions {
   uint64_t evidence = 0;    // sched::History::evidence_version
   uint64_t left_out = 0;    // Executor::left_out_version
   uint64_t home_times = 0;  // HomeLaunchTimes::version
+  // Registries::queues' version: an entry matches a launch by its queue's handle, which a queue made
+  // after another's release may reuse on another device.
+  uint64_t queues = 0;
   static PlanVersions now(Services& services);
 };
 

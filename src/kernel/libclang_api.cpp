@@ -26,6 +26,7 @@ bool g_loaded = false;
 std::string g_failure;
 std::string g_version;
 std::atomic<bool> g_wanted{false};
+std::atomic<bool> g_missing_told{false};
 
 // g++ says so with __SANITIZE_*__, clang 14 only through __has_feature.
 #if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
@@ -103,6 +104,8 @@ bool resolve_all(void* handle, std::string& missing) {
 void load_wanted() { g_wanted.store(true, std::memory_order_release); }
 
 bool is_load_wanted() { return g_wanted.load(std::memory_order_acquire); }
+
+bool claim_missing_notice() { return !g_missing_told.exchange(true); }
 
 std::string missing_notice(const std::string& why) {
   return "coex: no kernel can be analysed, so nothing is split (" + why +

@@ -55,6 +55,9 @@ void load_wanted();
 bool is_load_wanted();
 // What the user is told when no libclang could be loaded (`why`: load()'s reason).
 std::string missing_notice(const std::string& why);
+// True for the first caller only: whoever tells the user that libclang is missing (the first launch's
+// notice, or the first analysis asked for later) claims it, so that it is told once.
+bool claim_missing_notice();
 // A path tried first (a setting may point at a libclang of its own); before the first load().
 void set_preferred_path(const std::string& path);
 // "clang version 16.0.6 ..." of the loaded library; "" before load() succeeded.

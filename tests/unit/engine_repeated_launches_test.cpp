@@ -201,6 +201,20 @@ TEST_F(RepeatedLaunchesTest, HomeTimingsMatterOnlyToAPlanThatReadThem) {
   times.release_done();
 }
 
+TEST_F(RepeatedLaunchesTest, AQueueMadeOrReleasedMakesEveryEntryStale) {
+  planned(request(queues_[0]));
+  planned(request(queues_[0]));
+  ASSERT_TRUE(taken_over(request(queues_[0])));
+  // A queue released and another made may share a handle on another device: plan again.
+  cl_command_queue handle = reinterpret_cast<cl_command_queue>(uintptr_t{0x2000});
+  services_.registries().queues.insert(handle, std::make_shared<model::QueueRecord>());
+  EXPECT_FALSE(taken_over(request(queues_[0])));
+  planned(request(queues_[0]));
+  EXPECT_TRUE(taken_over(request(queues_[0])));
+  services_.registries().queues.erase(handle);
+  EXPECT_FALSE(taken_over(request(queues_[0])));
+}
+
 TEST_F(RepeatedLaunchesTest, ARepeatsWrittenBuffersFollowTheBufferRegistry) {
   // The kernel's second argument is a buffer it writes; the handle needs no driver object behind it.
   cl_mem handle = reinterpret_cast<cl_mem>(uintptr_t{0x1000});
