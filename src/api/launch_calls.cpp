@@ -22,18 +22,13 @@ void run_unsplit_bookkeeping(exec::LaunchDecision&& decision, cl_command_queue q
     std::lock_guard lock(record->state->mutex());
     record->state->app_wrote(record->origin, record->origin + record->size);
   }
-  report::LaunchRecord launch;
-  launch.not_split_reason = std::move(decision.not_split_reason);
-  launch.gate = std::move(decision.gate);
   int home = decision.home;  // planned or repeated: no lookup of the queue
   if (home < 0)
     if (auto queue_record = rt().registries().queues.find(queue)) home = rt().devices().index_of(queue_record->device);
-  if (home >= 0) {
-    rt().note_home(home);
-    launch.per_device.push_back({home, work_items, 0});
-  }
+  if (home >= 0) rt().note_home(home);
   static const std::string kUntracked = "(untracked)";
-  rt().report().record_launch(decision.kernel_name.empty() ? kUntracked : decision.kernel_name, launch);
+  rt().report().record_unsplit(decision.kernel_name.empty() ? kUntracked : decision.kernel_name,
+                               decision.not_split_reason, std::move(decision.gate), home, work_items);
 }
 
 // Every tracked buffer among the kernel's arguments: what a launch coex knows nothing about may write.
@@ -78,13 +73,12 @@ cl_int CL_API_CALL enqueue_ndrange(cl_command_queue queue, cl_kernel kernel, cl_
     // After coex's shutdown (docs/design.md, "Exit": an atexit handler's launch) nothing is split.
     const char* reason = exec::exit_begun() ? "exiting" : nullptr;
     // A launch that repeats one left on home, without a wait list to check, takes that one's plan.
-    std::optional<exec::LaunchDecision> repeated;
-    if (!reason && num_wait == 0 && !wait_list)
-      repeated = exec::repeated_launch(rt(), queue, kernel, work_dim, offset, global, local);
+    const bool repeated = !reason && num_wait == 0 && !wait_list &&
+                          exec::repeated_launch(rt(), queue, kernel, work_dim, offset, global, local, decision);
     if (!reason && !repeated)
       reason = launch_left_to_driver(queue, kernel, work_dim, global, local, num_wait, wait_list);
     if (repeated) {
-      decision = std::move(*repeated);
+      // decision holds the earlier launch's plan
     } else if (reason) {
       decision.not_split_reason = reason;
       if (auto record = rt().registries().kernels.find(kernel)) {

@@ -475,11 +475,10 @@ LaunchDecision plan_launch(Services& services, cl_command_queue queue, cl_kernel
   return decision;
 }
 
-std::optional<LaunchDecision> repeated_launch(Services& services, cl_command_queue queue, cl_kernel kernel,
-                                              cl_uint work_dim, const size_t* offset, const size_t* global,
-                                              const size_t* local) {
+bool repeated_launch(Services& services, cl_command_queue queue, cl_kernel kernel, cl_uint work_dim,
+                     const size_t* offset, const size_t* global, const size_t* local, LaunchDecision& decision) {
   return services.executor().repeated_launches().find(services, services.registries().kernels.find(kernel),
-                                                      LaunchRequest{queue, work_dim, offset, global, local});
+                                                      LaunchRequest{queue, work_dim, offset, global, local}, decision);
 }
 
 }  // namespace coex::exec

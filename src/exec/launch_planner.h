@@ -29,11 +29,11 @@ struct LaunchDecision {
 LaunchDecision plan_launch(Services& services, cl_command_queue queue, cl_kernel kernel, cl_uint work_dim,
                            const size_t* offset, const size_t* global, const size_t* local);
 
-// The decision of an earlier launch that this one repeats, when it still holds (exec/repeated_launches.h):
-// a launch left on home at no cost of planning. The caller has checked nothing of the launch: the same
-// queue, kernel and geometry were checked when that earlier one was planned. nullopt: plan it in full.
-std::optional<LaunchDecision> repeated_launch(Services& services, cl_command_queue queue, cl_kernel kernel,
-                                              cl_uint work_dim, const size_t* offset, const size_t* global,
-                                              const size_t* local);
+// The decision of an earlier launch that this one repeats, when it still holds (exec/repeated_launches.h),
+// into `decision`: a launch left on home at no cost of planning. The caller has checked nothing of the
+// launch: the same queue, kernel and geometry were checked when that earlier one was planned. False:
+// plan it in full (`decision` as it was).
+bool repeated_launch(Services& services, cl_command_queue queue, cl_kernel kernel, cl_uint work_dim,
+                     const size_t* offset, const size_t* global, const size_t* local, LaunchDecision& decision);
 
 }  // namespace coex::exec

@@ -109,38 +109,46 @@ std::vector<std::shared_ptr<model::BufferRecord>> RepeatedLaunches::written_buff
 std::optional<LaunchDecision> RepeatedLaunches::find(Services& services,
                                                      const std::shared_ptr<model::KernelRecord>& kernel,
                                                      const LaunchRequest& request) {
-  if (!kernel || !request.global) return std::nullopt;
+  LaunchDecision decision;
+  if (!find(services, kernel, request, decision)) return std::nullopt;
+  return decision;
+}
+
+bool RepeatedLaunches::find(Services& services, const std::shared_ptr<model::KernelRecord>& kernel,
+                            const LaunchRequest& request, LaunchDecision& decision) {
+  if (!kernel || !request.global) return false;
   const PlanVersions now = PlanVersions::now(services);
   // Lock order: the kernel's arguments, then the entries (remember takes only the latter).
   std::lock_guard args_lock(kernel->mutex);
   std::lock_guard lock(mutex_);
   auto it = kernels_.find(kernel.get());
-  if (it == kernels_.end()) return std::nullopt;
+  if (it == kernels_.end()) return false;
   if (it->second.kernel.lock() != kernel) {
     kernels_.erase(it);
-    return std::nullopt;
+    return false;
   }
   for (Entry& e : it->second.entries) {
     if (!e.geometry.matches(request) || e.exec_info_set != kernel->exec_info_set || !same_args(e.args, kernel->args))
       continue;
     if (e.versions.evidence != now.evidence || e.versions.left_out != now.left_out || e.versions.queues != now.queues ||
         (e.by_home_times && e.versions.home_times != now.home_times))
-      return std::nullopt;
-    LaunchDecision decision;
-    decision.gate = e.gate;
+      return false;
+    uint64_t gate_launch = 0;
     if (e.policy_shape) {
       sched::LaunchShape shape = *e.policy_shape;
       sched::GateVerdict verdict;
-      if (!services.executor().policy().unsplit_again(shape, e.reason, &verdict)) return std::nullopt;
-      if (decision.gate) decision.gate->launch = verdict.launch;
+      if (!services.executor().policy().unsplit_again(shape, e.reason, &verdict)) return false;
+      gate_launch = verdict.launch;
     }
+    decision.gate = e.gate;
+    if (decision.gate && e.policy_shape) decision.gate->launch = gate_launch;
     decision.not_split_reason = e.reason;
     decision.kernel_name = e.kernel_name;
     decision.home = e.home;
     decision.written_buffers = written_buffers_of(services, e);
-    return decision;
+    return true;
   }
-  return std::nullopt;
+  return false;
 }
 
 void RepeatedLaunches::remember(const std::shared_ptr<model::KernelRecord>& kernel, const LaunchRequest& request,

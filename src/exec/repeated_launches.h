@@ -75,6 +75,10 @@ class RepeatedLaunches {
   // argument values was kept on home for a reason that still holds.
   std::optional<LaunchDecision> find(Services& services, const std::shared_ptr<model::KernelRecord>& kernel,
                                      const LaunchRequest& request);
+  // The same into `decision` (left as it was when false): at every repeated launch, where the
+  // optional's moves and destructions were a tenth of coex's instructions.
+  bool find(Services& services, const std::shared_ptr<model::KernelRecord>& kernel, const LaunchRequest& request,
+            LaunchDecision& decision);
   // Keeps `decision` (made for `request` with `args`) for the launches that repeat it, from the second
   // launch with its queue, geometry and arguments on: a factorization's launches change size or
   // arguments at every launch (benchmarks/gram_schmidt: a column index) and repeat none, and keeping

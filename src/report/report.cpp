@@ -121,16 +121,50 @@ void ReportRecorder::add_device_seconds(const std::string& kernel, int device, d
   std::lock_guard<std::mutex> lock(mutex_);
   auto it = kernel_index_.find(kernel);
   if (it == kernel_index_.end()) return;  // only launches the report counted
-  auto& per_device = kernels_[it->second].per_device;
-  auto at = std::lower_bound(per_device.begin(), per_device.end(), device,
+  add_device_work(kernels_[it->second], device, 0, seconds);
+}
+
+void ReportRecorder::add_device_work(KernelTotals& totals, int device, uint64_t work_items, double seconds) {
+  auto at = std::lower_bound(totals.per_device.begin(), totals.per_device.end(), device,
                              [](const auto& entry, int index) { return entry.first < index; });
-  if (at == per_device.end() || at->first != device) at = per_device.insert(at, {device, DeviceTotals{}});
+  if (at == totals.per_device.end() || at->first != device) at = totals.per_device.insert(at, {device, DeviceTotals{}});
+  at->second.work_items += work_items;
   at->second.seconds += seconds;
+}
+
+ReportRecorder::KernelTotals& ReportRecorder::totals_of(const std::string& kernel) {
+  auto [it, inserted] = kernel_index_.try_emplace(kernel, kernels_.size());
+  if (inserted) {
+    kernels_.emplace_back();
+    kernels_.back().name = kernel;
+  }
+  return kernels_[it->second];
 }
 
 void ReportRecorder::set_launch_observer(LaunchObserver observer) {
   std::lock_guard<std::mutex> lock(mutex_);
   launch_observer_ = std::move(observer);
+  has_launch_observer_ = static_cast<bool>(launch_observer_);
+}
+
+void ReportRecorder::record_unsplit(const std::string& kernel, const std::string& reason,
+                                    std::optional<GateRecord>&& gate, int home, uint64_t work_items) {
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    if (!has_launch_observer_) {
+      KernelTotals& totals = totals_of(kernel);
+      ++totals.launches;
+      if (gate && (!totals.last_gate || gate->launch >= totals.last_gate->launch)) totals.last_gate = std::move(gate);
+      count_in(totals.not_split, reason.empty() ? kUnspecifiedReason : reason);
+      if (home >= 0) add_device_work(totals, home, work_items, 0);
+      return;
+    }
+  }
+  LaunchRecord launch;
+  launch.not_split_reason = reason;
+  launch.gate = std::move(gate);
+  if (home >= 0) launch.per_device.push_back({home, work_items, 0});
+  record_launch(kernel, launch);
 }
 
 void ReportRecorder::record_launch(const std::string& kernel, const LaunchRecord& launch) {
@@ -144,12 +178,7 @@ void ReportRecorder::record_launch(const std::string& kernel, const LaunchRecord
 }
 
 void ReportRecorder::add_launch(const std::string& kernel, const LaunchRecord& launch) {
-  auto [it, inserted] = kernel_index_.try_emplace(kernel, kernels_.size());
-  if (inserted) {
-    kernels_.emplace_back();
-    kernels_.back().name = kernel;
-  }
-  KernelTotals& totals = kernels_[it->second];
+  KernelTotals& totals = totals_of(kernel);
   ++totals.launches;
   // Split launches are recorded when they end, later than launches enqueued after them that ran on
   // home: the verdict kept is the one of the highest launch number.
@@ -167,15 +196,7 @@ void ReportRecorder::add_launch(const std::string& kernel, const LaunchRecord& l
   totals.bytes_minimal += launch.bytes_minimal;
   add_steps(totals.bytes_by_step, launch.bytes_by_step);
   add_tiers(totals.args, launch.args);
-  for (const DeviceWork& work : launch.per_device) {
-    auto at = std::lower_bound(totals.per_device.begin(), totals.per_device.end(), work.index,
-                               [](const auto& entry, int index) { return entry.first < index; });
-    if (at == totals.per_device.end() || at->first != work.index) {
-      at = totals.per_device.insert(at, {work.index, DeviceTotals{}});
-    }
-    at->second.work_items += work.work_items;
-    at->second.seconds += work.seconds;
-  }
+  for (const DeviceWork& work : launch.per_device) add_device_work(totals, work.index, work.work_items, work.seconds);
 }
 
 nlohmann::json ReportRecorder::to_json() const {

@@ -118,6 +118,11 @@ class ReportRecorder {
   void set_history(const nlohmann::json& history);  // the "history" section: which file, what it held
   void set_trace_file(const std::string& path);
   void record_launch(const std::string& kernel, const LaunchRecord& launch);
+  // A launch run unsplit on `home` (-1: unknown), as record_launch would count it, without a
+  // LaunchRecord to make and take apart at every launch left on home (the record is made only for
+  // the launch observer, when there is one).
+  void record_unsplit(const std::string& kernel, const std::string& reason, std::optional<GateRecord>&& gate, int home,
+                      uint64_t work_items);
   // Busy time of a launch not split, measured when it completed (after record_launch counted it).
   void add_device_seconds(const std::string& kernel, int device, double seconds);
   // The names of the kernel's arguments in its source, by index: shown beside the tiers.
@@ -181,6 +186,9 @@ class ReportRecorder {
   };
   std::vector<std::pair<int, Builds>> builds_;  // by device, sorted by index
   LaunchObserver launch_observer_;
+  bool has_launch_observer_ = false;                   // under mutex_, as launch_observer_
+  KernelTotals& totals_of(const std::string& kernel);  // under mutex_
+  static void add_device_work(KernelTotals& totals, int device, uint64_t work_items, double seconds);
 };
 
 // Writes to `path` through a temporary file beside it and a rename, so that a reader never sees half a
