@@ -183,6 +183,34 @@ TEST(ReportRecorder, PlannersProbesAndTheLastVerdict) {
   EXPECT_TRUE(none.to_json().at("kernels").at(0).at("last_verdict").is_null());
 }
 
+TEST(ReportRecorder, AnUnsplitLaunchCountsAsItsLaunchRecordWould) {
+  const GateRecord gate{4, "one_device_pays", {0}, false, {0, 1}, 0.5, 0.3};
+  auto by_record = [&](ReportRecorder& recorder) {
+    LaunchRecord home = unsplit_launch("one_device_pays", {{1, 4096, 0}});
+    home.gate = gate;
+    recorder.record_launch("k", home);
+    recorder.record_launch("k", unsplit_launch("too_small", {{1, 64, 0}}));
+    recorder.record_launch("k", unsplit_launch("", {}));
+  };
+  auto by_count = [&](ReportRecorder& recorder) {
+    recorder.record_unsplit("k", "one_device_pays", std::optional<GateRecord>(gate), 1, 4096);
+    recorder.record_unsplit("k", "too_small", std::nullopt, 1, 64);
+    recorder.record_unsplit("k", "", std::nullopt, -1, 0);  // home unknown
+  };
+  ReportRecorder recorded, counted, observed;
+  by_record(recorded);
+  by_count(counted);
+  EXPECT_EQ(counted.to_json(), recorded.to_json());
+  // With a launch observer (the trace), each launch still reaches it, as a LaunchRecord.
+  std::vector<std::string> seen;
+  observed.set_launch_observer([&](const std::string& kernel, const LaunchRecord& launch) {
+    seen.push_back(kernel + ":" + launch.not_split_reason + ":" + std::to_string(launch.per_device.size()));
+  });
+  by_count(observed);
+  EXPECT_EQ(observed.to_json(), recorded.to_json());
+  EXPECT_EQ(seen, (std::vector<std::string>{"k:one_device_pays:1", "k:too_small:1", "k::0"}));
+}
+
 // coex's builds per device: a one-time cost the report names with its device.
 TEST(ReportRecorder, BuildsPerDevice) {
   ReportRecorder recorder;
