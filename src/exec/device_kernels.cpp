@@ -252,6 +252,14 @@ bool home_and_others(devices::DeviceSet& devices, const std::vector<cl_device_id
   return !others.empty();
 }
 
+// `others` less those held back before any launch was timed on home (devices_held_back with no home
+// time): the devices coex prepares for at clCreateContext and clBuildProgram.
+std::vector<int> others_not_held_back(Services& services, int home, const std::vector<int>& others) {
+  std::vector<int> all = others;
+  all.push_back(home);
+  return devices_without(others, devices_held_back(services, home, all, std::nullopt));
+}
+
 }  // namespace
 
 void prepare_other_devices(Services& services, const std::vector<cl_device_id>& app_devices) {
@@ -259,9 +267,7 @@ void prepare_other_devices(Services& services, const std::vector<cl_device_id>& 
   std::vector<int> others;
   if (!home_and_others(services.devices(), app_devices, home, others)) return;
   // A device held back (devices_held_back) gets its context with its first build.
-  std::vector<int> all = others;
-  all.push_back(home);
-  const std::vector<int> kept = devices_without(others, devices_held_back(services, home, all, std::nullopt));
+  const std::vector<int> kept = others_not_held_back(services, home, others);
   for (int device : kept)
     post_background_task(services.executor(), device, [&services, device] { services.devices().shadow_queue(device); });
   // With every other device held back nothing is analysed before a launch lets one in
@@ -399,8 +405,7 @@ void analyse_in_background(Services& services, const std::shared_ptr<model::Prog
   // home, and loading libclang holds the dynamic linker's lock for tens of milliseconds, which the
   // driver's compiles on the app's thread wait for (docs/kernel-analysis.md, "Loading libclang"):
   // the planner asks for the analysis once a launch lets a device in.
-  others.insert(others.begin(), home);
-  if (devices_without(others, devices_held_back(services, home, others, std::nullopt)).size() < 2) return;
+  if (others_not_held_back(services, home, others).empty()) return;
   prepare_analysis(services, program, home);
 }
 
@@ -455,9 +460,10 @@ void prebuild_program(Services& services, std::shared_ptr<model::ProgramRecord> 
     if (!program->builds.empty()) return;  // built for an earlier clBuildProgram already
   }
   keep_app_program_for_binary(services, *program, home);
-  others.insert(others.begin(), home);
-  others = devices_without(others, devices_held_back(services, home, others, std::nullopt));  // nothing measured yet
-  if (others.size() > 1) prepare_program(services, program, app_context, home, others);
+  std::vector<int> to_build = others_not_held_back(services, home, others);
+  if (to_build.empty()) return;
+  to_build.insert(to_build.begin(), home);
+  prepare_program(services, program, app_context, home, to_build);
 }
 
 void release_device_builds(const cl_icd_dispatch& cl, model::ProgramRecord& program) {

@@ -89,7 +89,7 @@ std::vector<std::shared_ptr<model::BufferRecord>> RepeatedLaunches::written_buff
                                                                                        Entry& e) {
   const uint64_t version = services.registries().buffers.version();
   std::vector<std::shared_ptr<model::BufferRecord>> out;
-  if (e.written_records_known && e.buffers_version == version) {
+  if (e.buffers_version == version) {
     out.reserve(e.written_records.size());
     bool all = true;
     for (const auto& weak : e.written_records) {
@@ -102,7 +102,6 @@ std::vector<std::shared_ptr<model::BufferRecord>> RepeatedLaunches::written_buff
   out = written_buffers(services, e.args, e.written);
   e.written_records.assign(out.begin(), out.end());
   e.buffers_version = version;  // read before the lookups: a change during them makes the next look again
-  e.written_records_known = true;
   return out;
 }
 

@@ -17,6 +17,7 @@
 #include <CL/cl.h>
 
 #include <array>
+#include <cstdint>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -118,8 +119,7 @@ class RepeatedLaunches {
     // buffer was created or released since, a repeat takes them instead of looking each up again.
     // Weak: an entry must not keep a released buffer's record (and its host copy) alive.
     std::vector<std::weak_ptr<model::BufferRecord>> written_records;
-    uint64_t buffers_version = 0;
-    bool written_records_known = false;
+    uint64_t buffers_version = UINT64_MAX;  // none looked up yet: the registry's version starts at 0
   };
   struct PerKernel {
     std::weak_ptr<model::KernelRecord> kernel;  // the entries are of this record, not of a later one at its address
