@@ -1,9 +1,12 @@
+#include <unistd.h>
+
 #include <cstdio>
 #include <cstdlib>
 #include <iostream>
 
 #include "commands.h"
 #include "config/settings.h"
+#include "kernel/analysis_process.h"
 #include "sched/sim_doc_tables.h"
 #include "sched/simulator.h"
 
@@ -42,6 +45,18 @@ int simulate(const Args& args) {
     return 2;
   }
   return sched::run_simulation(args[0], std::cout, std::cerr);
+}
+
+// The kernel analysis for an app's process (kernel/analysis_process.h), on the socket it handed over.
+// _exit: nothing of the launcher's is left to flush, and a sanitizer's leak check at exit would only
+// print into the app's stderr.
+int serve_analyses(const Args& args) {
+  if (!args.empty()) {
+    std::fprintf(stderr, "coex %s: started by libcoex.so only; it takes no arguments\n",
+                 kernel::analysis_process::kCommand);
+    return 2;
+  }
+  _exit(kernel::analysis_process::serve(kernel::analysis_process::kServedFd));
 }
 
 }  // namespace coex::launcher

@@ -16,6 +16,8 @@
 #include "exec/executor.h"
 #include "exec/exit_guard.h"
 #include "exec/policy_binding.h"
+#include "exec/program_analysis.h"
+#include "kernel/analysis_process.h"
 #include "kernel/libclang_api.h"
 #include "model/registries.h"
 #include "report/report.h"
@@ -95,6 +97,7 @@ void Runtime::init(LoadMode mode, const cl_icd_dispatch& next) {
     spdlog::info("COEX_DISABLE is set: pure pass-through");
     return;
   }
+  if (settings_.analysis_process) kernel::analysis_process::set_executable(kernel::analysis_process::find_executable());
   if (!settings_.trace.empty()) {
     trace_ = std::make_unique<report::TraceRecorder>();
     trace_->set_track_name(report::kLaunchTrack, "launches");
@@ -162,7 +165,7 @@ void Runtime::note_home(int device) {
   bool splits = false;
   std::string line = start_notice(set, device, settings_, "", splits);
   std::string why;
-  if (splits && kernel::libclang::is_load_wanted() && !kernel::libclang::load(&why)) {
+  if (splits && kernel::libclang::is_load_wanted() && !exec::libclang_available(&why)) {
     line = start_notice(set, device, settings_, why, splits);
     kernel::libclang::claim_missing_notice();
   }

@@ -75,6 +75,13 @@ COEX_SETTING(Bool, share_device_binaries, true, (),
              "with its kernel cache warm, and the builds take turns; from a binary a build takes about 1 ms. "
              "`false`: every device builds from source.")
 
+COEX_SETTING(Bool, analysis_process, true, (),
+             "The kernel analysis (libclang) runs in a process of its own, `coex analysis-process`, which "
+             "libcoex.so starts from the `coex` program beside it (or in the install's program directory): "
+             "loading libclang in the app's process held up the app's first build (about 16 ms on the device "
+             "machine), and a libclang crash there would end the app. `false`, or where no `coex` program is "
+             "found: libclang is loaded into the app's process.")
+
 // --- What coex tells you ---
 COEX_SETTING(Enum, log, "warn", ("trace debug info warn error off"),
              "How much coex writes to stderr. At `warn`, one line when the app's first launch shows what coex "

@@ -17,6 +17,7 @@
 #include "exec/pocl_compiles.h"
 #include "exec/program_analysis.h"
 #include "exec/shared_binaries.h"
+#include "kernel/analysis_process.h"
 #include "kernel/libclang_api.h"
 #include "report/report.h"
 #include "report/trace.h"
@@ -284,6 +285,8 @@ void prepare_other_devices(Services& services, const std::vector<cl_device_id>& 
   static std::once_flag posted;  // once per process: later contexts find it loaded
   std::call_once(posted, [&] {
     kernel::libclang::load_wanted();
+    // The analysis process loads it instead, where one starts (kernel/analysis_process.h).
+    if (kernel::analysis_process::start()) return;
     const int loader = home;
     post_background_task(services.executor(), loader, [&services, loader] {
       const auto started = std::chrono::steady_clock::now();

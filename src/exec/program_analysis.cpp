@@ -7,8 +7,10 @@
 #include <condition_variable>
 #include <cstdio>
 #include <mutex>
+#include <optional>
 
 #include "exec/exit_guard.h"
+#include "kernel/analysis_process.h"
 #include "kernel/libclang_api.h"
 
 namespace coex::exec {
@@ -47,14 +49,16 @@ void analyse_once(model::ProgramRecord& program, const std::function<void()>& be
     return;
   }
   if (before_parse) before_parse();
-  kernel::ProgramInfo info = kernel::analyze_program(source, options);
+  // In the analysis process where one runs (kernel/analysis_process.h), else here.
+  std::optional<kernel::ProgramInfo> analysed = kernel::analysis_process::analyze(source, options);
+  kernel::ProgramInfo info = analysed ? std::move(*analysed) : kernel::analyze_program(source, options);
   if (!info.parse_error.empty())
     spdlog::info("program {}: kernel analysis failed: {}", static_cast<void*>(program.handle), info.parse_error);
   // The first launch's notice says so where libclang was loaded before it; an analysis first asked
   // for by a later launch (every other device held back until then) says it here, once, as a notice
   // (a line of its own on stderr, shown at the default level, warn).
   std::string why_no_libclang;
-  if (!kernel::libclang::load(&why_no_libclang) && kernel::libclang::claim_missing_notice() &&
+  if (!libclang_available(&why_no_libclang) && kernel::libclang::claim_missing_notice() &&
       spdlog::default_logger()->should_log(spdlog::level::warn))
     std::fprintf(stderr, "%s\n", kernel::libclang::missing_notice(why_no_libclang).c_str());
   bool needs_rewrite = false;
@@ -73,6 +77,11 @@ void analyse_once(model::ProgramRecord& program, const std::function<void()>& be
 }
 
 }  // namespace
+
+bool libclang_available(std::string* why_not) {
+  if (std::optional<bool> there = kernel::analysis_process::libclang_loaded(why_not)) return *there;
+  return kernel::libclang::load(why_not);
+}
 
 bool analyse_program(model::ProgramRecord& program, const std::function<void()>& before_parse) {
   if (program.origin != model::ProgramOrigin::Source) return false;

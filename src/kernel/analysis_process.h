@@ -1,0 +1,44 @@
+// The kernel analysis in a process of its own (docs/kernel-analysis.md, "The analysis process").
+// Loading libclang brings a second LLVM into the app's process: 15 to 25 ms of dynamic linking, with
+// the dynamic linker's lock held, which the driver's own compile on the app's thread waits for (the
+// app's first clBuildProgram ended about 16 ms later on average, over 24 runs on the device machine).
+// So the analysis runs in `coex analysis-process`, the launcher started from the library's process:
+// libclang is loaded there, the app's process only encodes the source and decodes the analysis
+// (kernel/analysis_codec.h). A crash or hang of libclang on a program ends that process, not the app:
+// the program is then not split (`unanalysable`).
+//
+// Where no such process can be started (no `coex` executable beside libcoex.so, a failed start), the
+// analysis runs in the app's process as before.
+#pragma once
+
+#include <optional>
+#include <string>
+
+#include "kernel/kernel_analysis.h"
+
+namespace coex::kernel::analysis_process {
+
+// The `coex` executable that serves analyses for the library or program holding this code: beside
+// it (the build tree) or at the install's program directory relative to it; "" when there is none.
+std::string find_executable();
+// Which executable start() runs; "" (the default) keeps every analysis in this process. Ends the
+// analysis process running and forgets earlier failed starts.
+void set_executable(const std::string& path);
+// Starts the analysis process, once per process (later calls return whether it runs); it begins by
+// loading libclang. False when no executable was set or it could not start.
+bool start();
+// What the analysis process said of libclang, waiting for it to say (it loads it first): true when
+// loaded. nullopt when no analysis process runs: ask libclang::load.
+std::optional<bool> libclang_loaded(std::string* why_not);
+// The analysis of a program made there; nullopt when no analysis process runs (analyse in this
+// process). When the process ends or stalls before its answer, the analysis says so in parse_error.
+std::optional<ProgramInfo> analyze(const std::string& source, const std::string& build_options);
+
+// The analysis process's side: loads libclang, says how that went, then answers each request read
+// from `fd` until the other end closes it. Returns the exit status.
+int serve(int fd);
+
+inline constexpr int kServedFd = 3;  // where the analysis process finds its end of the socket
+inline constexpr const char* kCommand = "analysis-process";
+
+}  // namespace coex::kernel::analysis_process

@@ -1,0 +1,157 @@
+// The analysis made in its own process (kernel/analysis_process.h) and carried back as JSON
+// (kernel/analysis_codec.h): over the corpus (tests/unit/kernels), what comes back is what the
+// analysis in this process makes, footprints included; a process that ends mid-analysis leaves the
+// program unanalysed, and one that cannot start leaves the analysis to this process.
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+
+#include "kernel/analysis_codec.h"
+#include "kernel/analysis_process.h"
+#include "kernel/footprint.h"
+#include "kernel/libclang_api.h"
+#include "kernel_corpus.h"
+#include "kernel_launch_spec.h"
+
+namespace coex::kernel {
+namespace {
+
+using testing::load_corpus;
+
+void expect_same_footprint(const Footprint& a, const Footprint& b, const std::string& where) {
+  ASSERT_EQ(a.args.size(), b.args.size()) << where;
+  for (size_t i = 0; i < a.args.size(); ++i) {
+    EXPECT_EQ(a.args[i].read, b.args[i].read) << where << " arg " << i;
+    EXPECT_EQ(a.args[i].write, b.args[i].write) << where << " arg " << i;
+    EXPECT_EQ(a.args[i].reads, b.args[i].reads) << where << " arg " << i;
+    EXPECT_EQ(a.args[i].writes, b.args[i].writes) << where << " arg " << i;
+    EXPECT_EQ(a.args[i].writes_cover, b.args[i].writes_cover) << where << " arg " << i;
+    EXPECT_EQ(a.args[i].writes_injective, b.args[i].writes_injective) << where << " arg " << i;
+  }
+}
+
+// Field by field, not through the codec (which would miss a field it leaves out on both sides).
+void expect_same_analysis(const ProgramInfo& a, const ProgramInfo& b, const std::string& source,
+                          const std::string& where) {
+  EXPECT_EQ(a.parse_error, b.parse_error) << where;
+  EXPECT_EQ(a.builtins_mode, b.builtins_mode) << where;
+  EXPECT_EQ(a.source_size, b.source_size) << where;
+  EXPECT_EQ(a.source_fingerprint, b.source_fingerprint) << where;
+  ASSERT_EQ(a.kernels.size(), b.kernels.size()) << where;
+  for (size_t k = 0; k < a.kernels.size(); ++k) {
+    const KernelInfo& x = a.kernels[k];
+    const KernelInfo& y = b.kernels[k];
+    EXPECT_EQ(x.name, y.name) << where;
+    EXPECT_EQ(x.not_split_reason, y.not_split_reason) << where << "/" << x.name;
+    EXPECT_EQ(x.uses_launch_builtins, y.uses_launch_builtins) << where << "/" << x.name;
+    EXPECT_EQ(bool(x.footprint), bool(y.footprint)) << where << "/" << x.name;
+    ASSERT_EQ(x.args.size(), y.args.size()) << where << "/" << x.name;
+    for (size_t i = 0; i < x.args.size(); ++i) {
+      const ArgInfo& p = x.args[i];
+      const ArgInfo& q = y.args[i];
+      EXPECT_TRUE(p.name == q.name && p.type_name == q.type_name && p.kind == q.kind && p.read == q.read &&
+                  p.written == q.written && p.pointee_size == q.pointee_size && p.value_size == q.value_size)
+          << where << "/" << x.name << " arg " << i;
+    }
+  }
+  // The edits (helpers', kernels' split and unsplit ones) all show in the rewritten source.
+  EXPECT_EQ(rewrite_for_split(source, a), rewrite_for_split(source, b)) << where;
+}
+
+TEST(AnalysisCodec, EveryCorpusAnalysisComesBackWhole) {
+  ASSERT_TRUE(libclang::load());
+  int footprints_compared = 0;
+  for (const auto& program : load_corpus()) {
+    const ProgramInfo made = analyze_program(program.source, program.build_options);
+    const nlohmann::json sent = program_info_to_json(made);
+    ProgramInfo back;
+    std::string why;
+    ASSERT_TRUE(program_info_from_json(nlohmann::json::parse(sent.dump()), back, &why)) << program.name << ": " << why;
+    EXPECT_EQ(program_info_to_json(back), sent) << program.name;
+    expect_same_analysis(made, back, program.source, program.name);
+    // The decoded models evaluate as the made ones, at the corpus's launch, on the first half.
+    for (const auto& expected : program.expected.at("kernels")) {
+      const KernelInfo* a = made.find(expected.at("name").get<std::string>());
+      const KernelInfo* b = back.find(expected.at("name").get<std::string>());
+      ASSERT_TRUE(a && b) << program.name;
+      if (!a->footprint || !expected.contains("launch")) continue;
+      ASSERT_TRUE(b->footprint) << program.name;
+      std::string error;
+      const testing::CorpusLaunch launch = testing::make_launch(expected.at("launch"), *a, error);
+      ASSERT_TRUE(error.empty()) << program.name << ": " << error;
+      const uint64_t half = launch.groups_along_split() / 2;
+      expect_same_footprint(a->footprint->evaluate(launch.geometry, launch.values, 0, half),
+                            b->footprint->evaluate(launch.geometry, launch.values, 0, half),
+                            program.name + "/" + a->name);
+      ++footprints_compared;
+    }
+  }
+  EXPECT_GT(footprints_compared, 10);
+}
+
+TEST(AnalysisCodec, AMalformedAnalysisIsRefusedWithTheReason) {
+  ProgramInfo info;
+  std::string why;
+  EXPECT_FALSE(program_info_from_json(nlohmann::json{{"kernels", 3}}, info, &why));
+  EXPECT_NE(why.find("malformed analysis"), std::string::npos) << why;
+}
+
+class AnalysisProcess : public ::testing::Test {
+ protected:
+  void TearDown() override { analysis_process::set_executable(""); }
+};
+
+TEST_F(AnalysisProcess, AnswersAsTheAnalysisInThisProcess) {
+  ASSERT_TRUE(libclang::load());
+  analysis_process::set_executable(COEX_LAUNCHER);
+  ASSERT_TRUE(analysis_process::start());
+  std::string why;
+  ASSERT_EQ(analysis_process::libclang_loaded(&why), std::optional<bool>(true)) << why;
+  for (const auto& program : load_corpus()) {
+    std::optional<ProgramInfo> there = analysis_process::analyze(program.source, program.build_options);
+    ASSERT_TRUE(there) << program.name;
+    expect_same_analysis(*there, analyze_program(program.source, program.build_options), program.source, program.name);
+  }
+}
+
+// A stand-in for the analysis process: says hello as the real one does, then ends at the first request.
+std::string process_that_ends_mid_analysis() {
+  const std::string hello = R"({"libclang":true,"why":""})";
+  std::string frame;
+  uint64_t size = hello.size();
+  for (int i = 0; i < 8; ++i) {
+    char octal[8];
+    std::snprintf(octal, sizeof octal, "\\%03o", unsigned((size >> (8 * i)) & 0xff));
+    frame += octal;
+  }
+  const auto path = std::filesystem::temp_directory_path() / ("coex-ends-" + std::to_string(::getpid()) + ".sh");
+  std::ofstream(path) << "#!/bin/sh\nprintf '" << frame << hello << "' >&3\nhead -c 8 <&3 >/dev/null\nexit 1\n";
+  std::filesystem::permissions(path, std::filesystem::perms::owner_all);
+  return path.string();
+}
+
+TEST_F(AnalysisProcess, OneThatEndsMidAnalysisLeavesTheProgramUnanalysed) {
+  const std::string script = process_that_ends_mid_analysis();
+  analysis_process::set_executable(script);
+  std::string why;
+  ASSERT_EQ(analysis_process::libclang_loaded(&why), std::optional<bool>(true));
+  std::optional<ProgramInfo> info = analysis_process::analyze("__kernel void k(__global int* a) { a[0] = 1; }", "");
+  std::filesystem::remove(script);
+  ASSERT_TRUE(info);
+  EXPECT_TRUE(info->kernels.empty());
+  EXPECT_NE(info->parse_error.find("ended or stalled"), std::string::npos) << info->parse_error;
+}
+
+TEST_F(AnalysisProcess, OneThatCannotStartLeavesTheAnalysisHere) {
+  analysis_process::set_executable("/bin/false");
+  EXPECT_FALSE(analysis_process::libclang_loaded(nullptr));
+  EXPECT_FALSE(analysis_process::analyze("__kernel void k(__global int* a) { a[0] = 1; }", ""));
+  analysis_process::set_executable(std::filesystem::temp_directory_path() / "coex-no-such-program");
+  EXPECT_FALSE(analysis_process::start());
+}
+
+}  // namespace
+}  // namespace coex::kernel
