@@ -56,7 +56,7 @@ int serve_analyses(const Args& args) {
                  kernel::analysis_process::kCommand);
     return 2;
   }
-  _exit(kernel::analysis_process::serve(kernel::analysis_process::kServedFd));
+  _exit(kernel::analysis_process::detach_and_serve());
 }
 
 }  // namespace coex::launcher

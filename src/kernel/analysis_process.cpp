@@ -3,6 +3,7 @@
 #include <dlfcn.h>
 #include <fcntl.h>
 #include <poll.h>
+#include <pthread.h>
 #include <signal.h>
 #include <spawn.h>
 #include <sys/socket.h>
@@ -14,7 +15,9 @@
 #include <cstdint>
 #include <cstring>
 #include <mutex>
+#include <new>
 #include <nlohmann/json.hpp>
+#include <thread>
 #include <vector>
 
 #include "kernel/analysis_codec.h"
@@ -31,16 +34,20 @@ using nlohmann::json;
 // tens of milliseconds; one that has not answered in a minute is taken as stuck.
 constexpr int kHelloTimeoutMs = 10000;
 constexpr int kAnswerTimeoutMs = 60000;
+constexpr int kDetachTimeoutMs = 5000;
 constexpr int kMostStarts = 3;  // a process that keeps ending is not started again and again
 
+// The socket and its process, under `mutex` (held across a request and its answer: one at a time).
+// What the first hello said is kept apart, under `status_mutex`, so that the first launch's notice
+// does not wait for an analysis under way.
 struct State {
   std::mutex mutex;
   std::string executable;
   int fd = -1;
-  pid_t pid = -1;
   int starts = 0;
-  bool start_failed = false;  // ended before its hello: analyses stay in this process
-  bool hello = false;
+  bool start_failed = false;  // no hello ever came: analyses stay in this process
+  std::mutex status_mutex;
+  bool said = false;  // some analysis process said hello (analyses never come back to this process)
   bool libclang_ok = false;
   std::string libclang_why;
 };
@@ -63,11 +70,12 @@ bool write_all(int fd, const char* data, size_t size) {
   return true;
 }
 
-bool write_message(int fd, const json& message) {
-  const std::string text = message.dump();
-  const uint64_t size = text.size();
-  return write_all(fd, reinterpret_cast<const char*>(&size), sizeof size) && write_all(fd, text.data(), text.size());
+bool write_frame(int fd, const std::string& bytes) {
+  const uint64_t size = bytes.size();
+  return write_all(fd, reinterpret_cast<const char*>(&size), sizeof size) && write_all(fd, bytes.data(), bytes.size());
 }
+
+bool write_message(int fd, const json& message) { return write_frame(fd, message.dump()); }
 
 // Reads `size` bytes by `deadline` (none when timeout_ms < 0).
 bool read_all(int fd, char* data, size_t size, int timeout_ms) {
@@ -91,12 +99,17 @@ bool read_all(int fd, char* data, size_t size, int timeout_ms) {
   return true;
 }
 
-bool read_message(int fd, json& message, int timeout_ms) {
+bool read_frame(int fd, std::string& bytes, int timeout_ms) {
   uint64_t size = 0;
   if (!read_all(fd, reinterpret_cast<char*>(&size), sizeof size, timeout_ms)) return false;
   if (size > (uint64_t(1) << 32)) return false;
-  std::string text(size, '\0');
-  if (!read_all(fd, text.data(), text.size(), timeout_ms)) return false;
+  bytes.assign(size, '\0');
+  return read_all(fd, bytes.data(), bytes.size(), timeout_ms);
+}
+
+bool read_message(int fd, json& message, int timeout_ms) {
+  std::string text;
+  if (!read_frame(fd, text, timeout_ms)) return false;
   message = json::parse(text, nullptr, false);
   return !message.is_discarded();
 }
@@ -112,14 +125,25 @@ std::vector<std::string> child_environment() {
   return env;
 }
 
+// Closing the socket ends the analysis process: it watches for that even while it parses (serve()).
 void end_locked(State& s) {
   if (s.fd >= 0) ::close(s.fd);
   s.fd = -1;
-  if (s.pid > 0) {
-    ::kill(s.pid, SIGKILL);
-    ::waitpid(s.pid, nullptr, 0);
+}
+
+// The process started is the launcher's `analysis-process`, which forks once and exits (so that it
+// is reaped here at once): the process that serves is not the app's child (an app that waits for all
+// its children, or reaps whatever ends, never meets it), and in a session of its own it gets no
+// Ctrl-C from the app's terminal. Waited for kDetachTimeoutMs at most.
+bool reaped(pid_t pid) {
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::milliseconds(kDetachTimeoutMs);
+  for (;;) {
+    const pid_t r = ::waitpid(pid, nullptr, WNOHANG);
+    if (r == pid || (r < 0 && errno == ECHILD)) return true;  // ECHILD: the app reaps its children itself
+    if (r < 0 && errno != EINTR) return false;
+    if (std::chrono::steady_clock::now() >= deadline) return false;
+    std::this_thread::sleep_for(std::chrono::microseconds(200));
   }
-  s.pid = -1;
 }
 
 bool spawn_locked(State& s) {
@@ -138,12 +162,16 @@ bool spawn_locked(State& s) {
   posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0);
   posix_spawn_file_actions_addopen(&actions, 1, "/dev/null", O_WRONLY, 0);  // stderr stays the app's
   posix_spawn_file_actions_adddup2(&actions, child_end, kServedFd);
+#if defined(__GLIBC__) && (__GLIBC__ > 2 || (__GLIBC__ == 2 && __GLIBC_MINOR__ >= 34))
+  // The app's descriptors without FD_CLOEXEC (a pipe to a child of its own) must not stay open there.
+  posix_spawn_file_actions_addclosefrom_np(&actions, kServedFd + 1);
+#endif
   posix_spawnattr_t attributes;
   posix_spawnattr_init(&attributes);
   sigset_t none, defaults;
   sigemptyset(&none);
   sigemptyset(&defaults);
-  for (int signal : {SIGPIPE, SIGINT, SIGTERM, SIGCHLD}) sigaddset(&defaults, signal);
+  for (int signal : {SIGPIPE, SIGINT, SIGTERM, SIGCHLD, SIGHUP}) sigaddset(&defaults, signal);
   posix_spawnattr_setsigmask(&attributes, &none);
   posix_spawnattr_setsigdefault(&attributes, &defaults);
   posix_spawnattr_setflags(&attributes, POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF);
@@ -159,38 +187,73 @@ bool spawn_locked(State& s) {
   posix_spawnattr_destroy(&attributes);
   posix_spawn_file_actions_destroy(&actions);
   ::close(child_end);
-  if (err != 0) {
+  if (err != 0 || !reaped(pid)) {
+    if (err == 0 && ::kill(pid, SIGKILL) == 0) ::waitpid(pid, nullptr, 0);  // not reaped yet: still ours
     ::close(ends[0]);
     return false;
   }
   s.fd = ends[0];
-  s.pid = pid;
   ++s.starts;
-  s.hello = false;
   return true;
+}
+
+// A process forked from the app's (without exec) must not share the socket with it: it starts its own.
+void forget_in_forked_child() {
+  State& s = state();
+  new (&s.mutex) std::mutex;  // another thread may have held it at the fork
+  new (&s.status_mutex) std::mutex;
+  if (s.fd >= 0) ::close(s.fd);
+  s.fd = -1;
+  s.starts = 0;
 }
 
 bool start_locked(State& s) {
   if (s.fd >= 0) return true;
   if (s.executable.empty() || s.start_failed || s.starts >= kMostStarts) return false;
-  if (!spawn_locked(s)) s.start_failed = true;
-  return !s.start_failed;
+  static std::once_flag at_fork;
+  std::call_once(at_fork, [] { ::pthread_atfork(nullptr, nullptr, forget_in_forked_child); });
+  if (!spawn_locked(s)) {
+    std::lock_guard status(s.status_mutex);
+    if (!s.said) s.start_failed = true;
+    return false;
+  }
+  return true;
 }
 
-// Waits for the hello of a process just started. One that ends or stalls before it never ran an
-// analysis: analyses go back to this process.
+bool said_hello(State& s) {
+  std::lock_guard status(s.status_mutex);
+  return s.said;
+}
+
+// Reads the hello of a process just started (s.fd open). False when it ends or stalls first: the
+// socket is closed; before any process ever said hello, analyses then stay in this process.
 bool hello_locked(State& s) {
-  if (s.hello) return true;
   json hello;
   if (!read_message(s.fd, hello, kHelloTimeoutMs) || !hello.is_object()) {
     end_locked(s);
-    s.start_failed = true;
+    std::lock_guard status(s.status_mutex);
+    if (!s.said) s.start_failed = true;
     return false;
   }
-  s.hello = true;
-  s.libclang_ok = hello.value("libclang", false);
-  s.libclang_why = hello.value("why", std::string());
+  std::lock_guard status(s.status_mutex);
+  if (!s.said) {
+    s.said = true;
+    s.libclang_ok = hello.value("libclang", false);
+    s.libclang_why = hello.value("why", std::string());
+  }
   return true;
+}
+
+// A process that runs and has said hello; one is started when none runs (kMostStarts in all).
+bool ready_locked(State& s) {
+  if (s.fd >= 0) return true;
+  return start_locked(s) && hello_locked(s);
+}
+
+ProgramInfo unanalysed(const std::string& why) {
+  ProgramInfo info;
+  info.parse_error = why;
+  return info;
 }
 
 }  // namespace
@@ -213,7 +276,8 @@ void set_executable(const std::string& path) {
   s.executable = path;
   s.starts = 0;
   s.start_failed = false;
-  s.hello = false;
+  std::lock_guard status(s.status_mutex);
+  s.said = false;
 }
 
 bool start() {
@@ -224,8 +288,12 @@ bool start() {
 
 std::optional<bool> libclang_loaded(std::string* why_not) {
   State& s = state();
-  std::lock_guard lock(s.mutex);
-  if (!s.hello && (!start_locked(s) || !hello_locked(s))) return std::nullopt;
+  if (!said_hello(s)) {
+    // No hello yet, so no analysis is under way: the lock is held at most for the hello itself.
+    std::lock_guard lock(s.mutex);
+    if (!said_hello(s) && (s.fd >= 0 ? !hello_locked(s) : !ready_locked(s))) return std::nullopt;
+  }
+  std::lock_guard status(s.status_mutex);
   if (!s.libclang_ok && why_not) *why_not = s.libclang_why;
   return s.libclang_ok;
 }
@@ -233,40 +301,91 @@ std::optional<bool> libclang_loaded(std::string* why_not) {
 std::optional<ProgramInfo> analyze(const std::string& source, const std::string& build_options) {
   State& s = state();
   std::lock_guard lock(s.mutex);
-  if (!start_locked(s) || !hello_locked(s)) return std::nullopt;
-  ProgramInfo info;
-  json answer;
-  if (!write_message(s.fd, {{"source", source}, {"options", build_options}}) ||
-      !read_message(s.fd, answer, kAnswerTimeoutMs)) {
-    // libclang crashed or hung on this program: it is not split; the next analysis starts anew.
-    end_locked(s);
-    info.parse_error = "the analysis process (" + s.executable + " " + kCommand + ") ended or stalled on this program";
+  try {
+    if (s.fd >= 0 && !said_hello(s) && !hello_locked(s)) return std::nullopt;
+    // A process ended while idle (the socket says so only at the request): one new start, then the
+    // request again.
+    for (int attempt = 0; attempt < 2; ++attempt) {
+      if (!ready_locked(s)) {
+        // Once some process has analysed here, a program never comes back to this process: what
+        // ended the others (libclang crashing on the app's programs) would end the app.
+        if (!said_hello(s)) return std::nullopt;
+        return unanalysed("no analysis process could be started again (" + s.executable + " " + kCommand + ")");
+      }
+      // The source and options go as bytes (frames of their own, not JSON strings): a source need not
+      // be UTF-8 (a Latin-1 comment).
+      if (write_frame(s.fd, source) && write_frame(s.fd, build_options)) break;
+      end_locked(s);
+      if (attempt == 1) return unanalysed("the analysis process could not be sent the program");
+    }
+    json answer;
+    if (!read_message(s.fd, answer, kAnswerTimeoutMs)) {
+      // libclang crashed or hung on this program: it is not split; the next analysis starts anew.
+      end_locked(s);
+      return unanalysed("the analysis process (" + s.executable + " " + kCommand +
+                        ") ended or stalled on this program");
+    }
+    ProgramInfo info;
+    std::string why;
+    if (!program_info_from_json(answer, info, &why)) return unanalysed(why);
     return info;
+  } catch (const std::exception& e) {
+    end_locked(s);
+    return unanalysed(std::string("the analysis process failed: ") + e.what());
   }
-  std::string why;
-  if (!program_info_from_json(answer, info, &why)) {
-    info = ProgramInfo{};
-    info.parse_error = why;
-  }
-  return info;
 }
+
+namespace {
+
+// The analysis of one program as the text to send, made on a thread of its own while this one
+// watches the socket: the app sends nothing until it has the answer, so a socket that turns readable
+// meanwhile has been closed (the app ended, or gave up waiting), and the process ends at once, even
+// with libclang stuck in a parse.
+std::string analysis_while_watching(int fd, const std::string& source, const std::string& options) {
+  int done[2];
+  if (::pipe2(done, O_CLOEXEC) != 0) ::_exit(1);
+  std::string text;
+  std::thread worker([&] {
+    try {
+      text = program_info_to_json(analyze_program(source, options)).dump();
+    } catch (const std::exception& e) {
+      // dump() refuses strings that are not UTF-8: such a program is not split.
+      text = program_info_to_json(unanalysed(std::string("the analysis could not be sent back: ") + e.what())).dump();
+    }
+    const char byte = 0;
+    while (::write(done[1], &byte, 1) < 0 && errno == EINTR) {
+    }
+  });
+  for (;;) {
+    pollfd p[2] = {{fd, POLLIN, 0}, {done[0], POLLIN, 0}};
+    const int ready = ::poll(p, 2, -1);
+    if (ready < 0 && errno == EINTR) continue;
+    if (ready < 0 || p[0].revents) ::_exit(0);
+    if (p[1].revents) break;
+  }
+  worker.join();
+  ::close(done[0]);
+  ::close(done[1]);
+  return text;
+}
+
+}  // namespace
 
 int serve(int fd) {
   std::string why;
   const bool loaded = libclang::load(&why);
   if (!write_message(fd, {{"libclang", loaded}, {"why", why}})) return 0;
-  json request;
-  while (read_message(fd, request, -1)) {
-    ProgramInfo info;
-    try {
-      info = analyze_program(request.at("source").get<std::string>(), request.at("options").get<std::string>());
-    } catch (const std::exception& e) {
-      info = ProgramInfo{};
-      info.parse_error = std::string("analysis failed: ") + e.what();
-    }
-    if (!write_message(fd, program_info_to_json(info))) break;
-  }
+  std::string source, options;
+  while (read_frame(fd, source, -1) && read_frame(fd, options, -1))
+    if (!write_frame(fd, analysis_while_watching(fd, source, options))) break;
   return 0;
+}
+
+int detach_and_serve() {
+  const pid_t served_by = ::fork();
+  if (served_by != 0) return served_by > 0 ? 0 : 1;  // the app's process reaps this one at once
+  ::setsid();
+  return serve(kServedFd);
 }
 
 }  // namespace coex::kernel::analysis_process

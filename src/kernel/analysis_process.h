@@ -35,8 +35,11 @@ std::optional<bool> libclang_loaded(std::string* why_not);
 std::optional<ProgramInfo> analyze(const std::string& source, const std::string& build_options);
 
 // The analysis process's side: loads libclang, says how that went, then answers each request read
-// from `fd` until the other end closes it. Returns the exit status.
+// from `fd` until the other end closes it (also while it parses). Returns the exit status.
 int serve(int fd);
+// What `coex analysis-process` runs: forks, and the child serves kServedFd in a session of its own
+// while this process returns at once (the app's process waits for it: spawn_locked).
+int detach_and_serve();
 
 inline constexpr int kServedFd = 3;  // where the analysis process finds its end of the socket
 inline constexpr const char* kCommand = "analysis-process";

@@ -73,6 +73,34 @@ class AutoChecks(layer_checks.Checks):
                 "COEX_POLICY": "auto", "COEX_AUTO_ANALYSIS_WAIT": wait, "COEX_FAULT": "slow_analysis"})
             expect_first_launch(first, None if splits else "preparing", "with a wait of %s s" % wait)
 
+    def check_analysis_process(self):
+        # The kernel analysis runs in a process of its own (docs/kernel-analysis.md, "The analysis
+        # process"): the app's process never loads libclang (the dynamic linker's list of the files
+        # each process loads, LD_DEBUG=files), another process does, and vector_add's first launch is
+        # split all the same. With analysis_process false, the app's process loads it.
+        for in_process in (False, True):
+            tag = "analysis-in-app" if in_process else "analysis-process"
+            env = {"COEX_POLICY": "auto", "COEX_AUTO_ANALYSIS_WAIT": "30", "LD_DEBUG": "files",
+                   "COEX_ANALYSIS_PROCESS": "false" if in_process else "true"}
+            app = os.path.join(self.build, "tests", "apps", "vector_add")
+            rc, bare, _ = run([app])
+            trace = os.path.join(self.tmp, "%s-trace.json" % tag)
+            rc, out, err = run([app], dict(env, COEX_TRACE=trace, COEX_CACHE=os.path.join(self.tmp, tag + ".json")),
+                               self.layer)
+            expect(rc == 0 and out == bare, "%s: exit %d, output:\n%s" % (tag, rc, out))
+            loaded = {}  # pid -> files its dynamic linker loaded
+            for m in re.finditer(r"^\s*(\d+):\s+file=(\S+)", err, re.M):
+                loaded.setdefault(m.group(1), set()).add(os.path.basename(m.group(2)))
+            apps = [pid for pid, files in loaded.items() if "libcoex.so" in files]
+            clang = [pid for pid, files in loaded.items() if any(re.match(r"libclang(-\d+)?\.so", f) for f in files)]
+            expect(len(apps) == 1, "%s: processes that loaded libcoex.so: %s" % (tag, apps))
+            expect(clang == apps if in_process else clang and apps[0] not in clang,
+                   "%s: libclang loaded by %s, the app is %s" % (tag, clang, apps))
+            with open(trace) as f:
+                launches = sorted((e for e in json.load(f)["traceEvents"] if e.get("ph") == "X" and e.get("cat") == "launch"),
+                                  key=lambda e: e["ts"])
+            expect(launches and launches[0]["args"].get("split"), "%s: first launch %s" % (tag, launches[:1]))
+
     def check_data_first_timed(self):
         # Under auto a launch whose read data the other devices would take longer to receive (at
         # kNominalTransferGBs) than min_split_seconds runs on home first and is timed (docs/design.md,

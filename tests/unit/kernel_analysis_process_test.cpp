@@ -117,7 +117,18 @@ TEST_F(AnalysisProcess, AnswersAsTheAnalysisInThisProcess) {
   }
 }
 
-// A stand-in for the analysis process: says hello as the real one does, then ends at the first request.
+TEST_F(AnalysisProcess, TakesASourceThatIsNotUtf8) {
+  ASSERT_TRUE(libclang::load());
+  analysis_process::set_executable(COEX_LAUNCHER);
+  const std::string source = "/* caf\xe9 */ __kernel void k(__global int* a) { a[get_global_id(0)] = 1; }";
+  std::optional<ProgramInfo> there = analysis_process::analyze(source, "");
+  ASSERT_TRUE(there);
+  ASSERT_EQ(there->kernels.size(), 1u) << there->parse_error;
+  expect_same_analysis(*there, analyze_program(source, ""), source, "latin-1 comment");
+}
+
+// A stand-in for the analysis process: detaches as the real one does, says hello, then ends at the
+// first request (having read the first bytes of it).
 std::string process_that_ends_mid_analysis() {
   const std::string hello = R"({"libclang":true,"why":""})";
   std::string frame;
@@ -128,21 +139,26 @@ std::string process_that_ends_mid_analysis() {
     frame += octal;
   }
   const auto path = std::filesystem::temp_directory_path() / ("coex-ends-" + std::to_string(::getpid()) + ".sh");
-  std::ofstream(path) << "#!/bin/sh\nprintf '" << frame << hello << "' >&3\nhead -c 8 <&3 >/dev/null\nexit 1\n";
+  std::ofstream(path) << "#!/bin/sh\n( printf '" << frame << hello
+                      << "' >&3; head -c 8 <&3 >/dev/null; exit 1 ) &\nexit 0\n";
   std::filesystem::permissions(path, std::filesystem::perms::owner_all);
   return path.string();
 }
 
-TEST_F(AnalysisProcess, OneThatEndsMidAnalysisLeavesTheProgramUnanalysed) {
+TEST_F(AnalysisProcess, OneThatEndsMidAnalysisLeavesTheProgramUnanalysedAndIsStartedAgain) {
   const std::string script = process_that_ends_mid_analysis();
   analysis_process::set_executable(script);
   std::string why;
   ASSERT_EQ(analysis_process::libclang_loaded(&why), std::optional<bool>(true));
-  std::optional<ProgramInfo> info = analysis_process::analyze("__kernel void k(__global int* a) { a[0] = 1; }", "");
+  const std::string source = "__kernel void k(__global int* a) { a[0] = 1; }";
+  // Three starts, each ending at its request; then none again, and still nothing analysed here.
+  for (const char* expected : {"ended or stalled", "ended or stalled", "ended or stalled", "could be started again"}) {
+    std::optional<ProgramInfo> info = analysis_process::analyze(source, "");
+    ASSERT_TRUE(info) << expected;
+    EXPECT_TRUE(info->kernels.empty()) << expected;
+    EXPECT_NE(info->parse_error.find(expected), std::string::npos) << info->parse_error;
+  }
   std::filesystem::remove(script);
-  ASSERT_TRUE(info);
-  EXPECT_TRUE(info->kernels.empty());
-  EXPECT_NE(info->parse_error.find("ended or stalled"), std::string::npos) << info->parse_error;
 }
 
 TEST_F(AnalysisProcess, OneThatCannotStartLeavesTheAnalysisHere) {
