@@ -150,6 +150,14 @@ uint64_t occupancy_floor(const DeviceProfile& profile, uint64_t groups_per_slice
   return std::max<uint64_t>(1, (groups + per_slice - 1) / per_slice);
 }
 
+uint64_t whole_rounds(uint64_t slices, const DeviceProfile& profile, uint64_t groups_per_slice) {
+  if (profile.is_gpu || profile.compute_units <= 1 || slices == 0) return slices;
+  const uint64_t units = profile.compute_units;
+  const uint64_t per_round = units / std::gcd(units, std::max<uint64_t>(1, groups_per_slice));  // slices
+  if (per_round <= 1 || slices < per_round) return slices;                                      // one round anyway
+  return (slices + per_round / 2) / per_round * per_round;
+}
+
 uint64_t min_split_items_on(const DeviceProfile& home, uint64_t min_split_work_items) {
   if (!home.is_gpu) return min_split_work_items;
   const double lanes = std::max(1u, home.compute_units) * kGpuLanesPerCpuCore;

@@ -57,6 +57,14 @@ AffineModel fit_affine(const std::vector<std::pair<double, double>>& samples);
 // whole launch, and the CPU beside it got half of a first launch it had no business in).
 uint64_t occupancy_floor(const DeviceProfile& profile, uint64_t groups_per_slice = 1);
 
+// `slices` rounded to whole rounds of a CPU device's compute units: a CPU runs a chunk's work-groups
+// on its compute units in rounds, and a chunk that is no whole number of rounds leaves units idle in
+// its last one (PoCL's cpu driver with 4 threads given 5 of binomial's long work-groups runs the
+// fifth alone). To the nearest whole number of rounds; a chunk of less than one round is one round
+// anyway and stays as asked (a slow device's small chunk is not made larger). GPUs (many groups a
+// unit, in waves no chunk size controls) and single-unit devices keep `slices`.
+uint64_t whole_rounds(uint64_t slices, const DeviceProfile& profile, uint64_t groups_per_slice = 1);
+
 // How many CPU compute units one GPU compute unit counts for in spec_weight: a GPU multiprocessor
 // issues 64 to 128 fp32 lanes a cycle (NVIDIA 4 x 32), a CPU core 16 to 32 (AVX-512, one or two FMA
 // units), and PoCL counts a core's hyper-threads as two units. Without it an H100 (132 units) and the
