@@ -17,16 +17,23 @@ TEST(HguidedChunk, Formula) {
   EXPECT_EQ(hguided_chunk(10000, 1, 4, 4, 1), 625u);  // larger k: smaller chunks
 }
 
-TEST(HguidedPolicy, ChunksShrinkWithRemainingWorkAndUseMeasuredPower) {
+// hguided over two devices of `compute_units` each, begun on a launch of `groups`.
+std::unique_ptr<Policy> hguided_launch(uint64_t min_chunk, uint64_t groups, unsigned compute_units = 1) {
   std::vector<DeviceProfile> profiles(2);
   profiles[1].index = 1;
+  for (auto& profile : profiles) profile.compute_units = compute_units;
   PolicyParams params;
-  params.min_chunk_groups = 10;
+  params.min_chunk_groups = min_chunk;
   auto p = make_policy("hguided", params, nullptr, profiles);
   LaunchShape shape;
   shape.kernel_key = "k";
-  shape.total_groups = 10000;
+  shape.total_groups = groups;
   p->begin_launch(shape, {0, 1}, 0);
+  return p;
+}
+
+TEST(HguidedPolicy, ChunksShrinkWithRemainingWorkAndUseMeasuredPower) {
+  auto p = hguided_launch(10, 10000);
   // Nothing measured: equal device info -> floor(10000 * 1 / 4) = 2500, then floor(7500 / 4) = 1875.
   const auto a = p->next_chunk(0, 0);
   const auto b = p->next_chunk(1, 0);
@@ -47,6 +54,21 @@ TEST(HguidedPolicy, ChunksShrinkWithRemainingWorkAndUseMeasuredPower) {
     left -= d->groups();
     last = d->groups();
     p->chunk_done({*d, now, now + d->groups() / 3000.0});
+    now += 1;
+  }
+  EXPECT_EQ(left, 0u);
+}
+
+// A policy's front chunks on a CPU of several compute units come in whole rounds of them
+// (sched/split_math.h, whole_rounds), but under one round or for the rest of the launch.
+TEST(HguidedPolicy, HandsACpuWholeRoundsOfItsComputeUnits) {
+  auto p = hguided_launch(1, 1001, 4);
+  uint64_t left = 1001;
+  double now = 0;
+  for (int device = 0; auto c = p->next_chunk(device, now); device = 1 - device) {
+    EXPECT_TRUE(c->groups() % 4 == 0 || c->groups() < 4 || c->groups() == left) << c->groups() << " of " << left;
+    left -= c->groups();
+    p->chunk_done({*c, now, now + 0.001 * double(c->groups())});
     now += 1;
   }
   EXPECT_EQ(left, 0u);

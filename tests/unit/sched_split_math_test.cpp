@@ -4,7 +4,6 @@
 #include <cmath>
 #include <numeric>
 
-#include "sched/policy_factory.h"
 #include "sched/split_math.h"
 
 namespace coex::sched {
@@ -145,31 +144,6 @@ TEST(WholeRounds, ACpuChunkIsAWholeNumberOfRoundsOfItsComputeUnits) {
   gpu.is_gpu = true;
   gpu.compute_units = 132;
   EXPECT_EQ(whole_rounds(5, gpu), 5u);
-}
-
-// A policy's front chunks on a CPU of several compute units come in whole rounds of them, but for
-// the rest of the launch when less is left.
-TEST(WholeRounds, HguidedHandsACpuWholeRounds) {
-  std::vector<DeviceProfile> profiles(2);
-  profiles[0].compute_units = 4;
-  profiles[1].index = 1;
-  profiles[1].compute_units = 4;
-  PolicyParams params;
-  params.min_chunk_groups = 1;
-  auto p = make_policy("hguided", params, nullptr, profiles);
-  LaunchShape shape;
-  shape.kernel_key = "k";
-  shape.total_groups = 1001;
-  p->begin_launch(shape, {0, 1}, 0);
-  uint64_t left = shape.total_groups;
-  double now = 0;
-  for (int device = 0; auto c = p->next_chunk(device, now); device = 1 - device) {
-    EXPECT_TRUE(c->groups() % 4 == 0 || c->groups() < 4 || c->groups() == left) << c->groups() << " of " << left;
-    left -= c->groups();
-    p->chunk_done({*c, now, now + 0.001 * double(c->groups())});
-    now += 1;
-  }
-  EXPECT_EQ(left, 0u);
 }
 
 // A remote device (PoCL's remote driver) counts for kRemoteSpecShare of its specification, whether
