@@ -370,6 +370,12 @@ void AutoPolicy::end_launch(double now) {
   History::AutoTrack track = history_->auto_track(key_.first, key_.second);
   const double threshold = params_.auto_rebalance_below;
   if (track.wp_launches > 0 && track.last_wp_balance >= threshold && balance < threshold) track.remeasure = true;
+  // A launch split whole at its start that balanced badly: the devices' paces change from launch to
+  // launch more than its shares can follow (single-threaded PoCL devices sharing the device
+  // machine's cores: binomial over eight of them finished its wp launches between 70 and 132 ms, then
+  // 74 and 165 ms), so the kernel's next launches keep half for the tail, whatever the chunk-time
+  // fits said of the tail's cost (noise in their intercepts had picked plain wp).
+  if (choice_ == "wp" && balance < threshold && params_.auto_wp_tail > 0) track.shares_choice = "wp+tail";
   track.last_wp_balance = balance;
   ++track.wp_launches;
   history_->set_auto_track(key_.first, key_.second, track);

@@ -376,6 +376,29 @@ TEST(AutoPolicy, KeepsItsFirstWpPickAcrossPolicyObjects) {
   EXPECT_EQ(second->planned_by(), "auto:wp+tail");
 }
 
+// A launch split whole at its start (plain wp: the fits say chunks are costly) that balanced worse
+// than auto_rebalance_below turns the kernel's next launches to wp+tail; one that balanced does not.
+TEST(AutoPolicy, APlainWpLaunchThatBalancedBadlyTurnsToTheTail) {
+  for (double late : {0.0051, 0.0100}) {  // device 1's finish against device 0's 0.005 s
+    auto h = std::make_shared<History>();
+    const LaunchShape s = shape("k", 1000);
+    h->note_launch("k", s.global_size);
+    record_line(*h, "k", s.global_size, 0, 0.005, 1e-5);
+    record_line(*h, "k", s.global_size, 1, 0.005, 1e-5);
+    std::vector<DeviceProfile> profiles(2);
+    profiles[1].index = 1;
+    auto first = make_policy("auto", PolicyParams{}, h, profiles);
+    first->begin_launch(s, {0, 1}, 0);
+    ASSERT_EQ(first->planned_by(), "auto:wp");
+    for (int d : {0, 1})
+      while (auto c = first->next_chunk(d, 0)) first->chunk_done({*c, 0, d == 0 ? 0.005 : late});
+    first->end_launch(late);
+    auto second = make_policy("auto", PolicyParams{}, h, profiles);
+    second->begin_launch(s, {0, 1}, 0);
+    EXPECT_EQ(second->planned_by(), late > 0.0075 ? "auto:wp+tail" : "auto:wp") << late;
+  }
+}
+
 // A device that slows down between launches (its core now shared): wp's shares, measured before,
 // hold the launch up by the whole slowdown; with the tail the others take part of its share.
 TEST(AutoPolicy, WpTailEvensOutADeviceThatSlowedDown) {
