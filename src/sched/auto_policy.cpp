@@ -321,6 +321,7 @@ void AutoPolicy::begin_launch(const LaunchShape& shape, const std::vector<int>& 
   if (splits_by_shares(choice_)) track.shares_choice = choice_;
   history_->set_auto_track(key_.first, key_.second, track);
   finish_.clear();
+  cold_ = false;
   dropped_.clear();
   for (int d : devices)
     if (std::find(paying.begin(), paying.end(), d) == paying.end()) dropped_.push_back(d);
@@ -354,6 +355,7 @@ void AutoPolicy::chunk_done(const ChunkTiming& timing) {
   if (!active_) return;
   double& end = finish_[timing.chunk.device];
   end = std::max(end, timing.end);
+  cold_ |= timing.first_run;
   active_->chunk_done(timing);
 }
 
@@ -374,8 +376,13 @@ void AutoPolicy::end_launch(double now) {
   // launch more than its shares can follow (single-threaded PoCL devices sharing the device
   // machine's cores: binomial over eight of them finished its wp launches between 70 and 132 ms, then
   // 74 and 165 ms), so the kernel's next launches keep half for the tail, whatever the chunk-time
-  // fits said of the tail's cost (noise in their intercepts had picked plain wp).
-  if (choice_ == "wp" && balance < threshold && params_.auto_wp_tail > 0) track.shares_choice = "wp+tail";
+  // fits said of the tail's cost (noise in their intercepts had picked plain wp). Kept for the run
+  // (AutoTrack is not saved: a second run starts from the fits again).
+  // Not from a launch where a device compiled the kernel at its first chunk; a device that never
+  // reported (taken over by another) counts as a bad balance.
+  const bool someone_missing = finish_.size() < paying_.size();
+  if (choice_ == "wp" && !cold_ && (balance < threshold || someone_missing) && params_.auto_wp_tail > 0)
+    track.shares_choice = "wp+tail";
   track.last_wp_balance = balance;
   ++track.wp_launches;
   history_->set_auto_track(key_.first, key_.second, track);

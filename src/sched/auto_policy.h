@@ -141,6 +141,7 @@ class AutoPolicy : public Policy {
   int home_ = -1;
   std::pair<std::string, uint64_t> key_;
   std::map<int, double> finish_;  // per device, end of its last chunk in this launch
+  bool cold_ = false;             // some chunk was a device's first run of the kernel (compiled then)
 };
 
 }  // namespace coex::sched

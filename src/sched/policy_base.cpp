@@ -113,7 +113,10 @@ std::optional<Chunk> PolicyBase::next_chunk(int device, double now) {
   }
   if (remaining() > 0) {
     const uint64_t wanted = choose_size(*s, now);  // may reserve, so read remaining() after it
-    const uint64_t size = std::min(whole_rounds(wanted, profile(device), shape_.groups_per_slice), remaining());
+    // The rest, asked for whole (a tail's last package), is not rounded into a sliver for another.
+    const uint64_t size = wanted >= remaining()
+                              ? remaining()
+                              : std::min(whole_rounds(wanted, profile(device), shape_.groups_per_slice), remaining());
     // choose_size may have reserved ranges (a final split) instead of sizing a front chunk.
     if (!s->reserved.empty()) {
       const Chunk c = s->reserved.front();

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdint>
 #include <numeric>
 
 namespace coex::sched {
@@ -155,7 +156,9 @@ uint64_t whole_rounds(uint64_t slices, const DeviceProfile& profile, uint64_t gr
   const uint64_t units = profile.compute_units;
   const uint64_t per_round = units / std::gcd(units, std::max<uint64_t>(1, groups_per_slice));  // slices
   if (per_round <= 1 || slices < per_round) return slices;                                      // one round anyway
-  return (slices + per_round / 2) / per_round * per_round;
+  uint64_t rounds = slices / per_round;
+  if (slices % per_round >= (per_round + 1) / 2 && rounds < UINT64_MAX / per_round) ++rounds;
+  return rounds * per_round;
 }
 
 uint64_t min_split_items_on(const DeviceProfile& home, uint64_t min_split_work_items) {

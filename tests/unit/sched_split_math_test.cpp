@@ -133,6 +133,7 @@ TEST(WholeRounds, ACpuChunkIsAWholeNumberOfRoundsOfItsComputeUnits) {
   EXPECT_EQ(whole_rounds(3, cpu), 3u);  // less than a round: one round anyway, left as asked
   EXPECT_EQ(whole_rounds(12, cpu), 12u);
   EXPECT_EQ(whole_rounds(0, cpu), 0u);
+  EXPECT_EQ(whole_rounds(UINT64_MAX, cpu), UINT64_MAX / 4 * 4);  // no wrap-around
   // Split groups of two work-groups each: two of them make a round of four.
   EXPECT_EQ(whole_rounds(3, cpu, 2), 4u);
   EXPECT_EQ(whole_rounds(1, cpu, 2), 1u);
