@@ -44,6 +44,7 @@ struct State {
   std::mutex mutex;
   std::string executable;
   int fd = -1;
+  bool hello_read = false;  // the process on `fd` said hello
   int starts = 0;
   bool start_failed = false;  // no hello ever came: analyses stay in this process
   std::mutex status_mutex;
@@ -193,6 +194,7 @@ bool spawn_locked(State& s) {
     return false;
   }
   s.fd = ends[0];
+  s.hello_read = false;
   ++s.starts;
   return true;
 }
@@ -235,6 +237,7 @@ bool hello_locked(State& s) {
     if (!s.said) s.start_failed = true;
     return false;
   }
+  s.hello_read = true;
   std::lock_guard status(s.status_mutex);
   if (!s.said) {
     s.said = true;
@@ -246,8 +249,8 @@ bool hello_locked(State& s) {
 
 // A process that runs and has said hello; one is started when none runs (kMostStarts in all).
 bool ready_locked(State& s) {
-  if (s.fd >= 0) return true;
-  return start_locked(s) && hello_locked(s);
+  if (s.fd < 0 && !start_locked(s)) return false;
+  return s.hello_read || hello_locked(s);
 }
 
 ProgramInfo unanalysed(const std::string& why) {
@@ -291,7 +294,7 @@ std::optional<bool> libclang_loaded(std::string* why_not) {
   if (!said_hello(s)) {
     // No hello yet, so no analysis is under way: the lock is held at most for the hello itself.
     std::lock_guard lock(s.mutex);
-    if (!said_hello(s) && (s.fd >= 0 ? !hello_locked(s) : !ready_locked(s))) return std::nullopt;
+    if (!said_hello(s) && !ready_locked(s)) return std::nullopt;
   }
   std::lock_guard status(s.status_mutex);
   if (!s.libclang_ok && why_not) *why_not = s.libclang_why;
@@ -302,7 +305,6 @@ std::optional<ProgramInfo> analyze(const std::string& source, const std::string&
   State& s = state();
   std::lock_guard lock(s.mutex);
   try {
-    if (s.fd >= 0 && !said_hello(s) && !hello_locked(s)) return std::nullopt;
     // A process ended while idle (the socket says so only at the request): one new start, then the
     // request again.
     for (int attempt = 0; attempt < 2; ++attempt) {
