@@ -105,14 +105,6 @@ std::vector<std::shared_ptr<model::BufferRecord>> RepeatedLaunches::written_buff
   return out;
 }
 
-std::optional<LaunchDecision> RepeatedLaunches::find(Services& services,
-                                                     const std::shared_ptr<model::KernelRecord>& kernel,
-                                                     const LaunchRequest& request) {
-  LaunchDecision decision;
-  if (!find(services, kernel, request, decision)) return std::nullopt;
-  return decision;
-}
-
 bool RepeatedLaunches::find(Services& services, const std::shared_ptr<model::KernelRecord>& kernel,
                             const LaunchRequest& request, LaunchDecision& decision) {
   if (!kernel || !request.global) return false;

@@ -72,12 +72,10 @@ std::vector<std::shared_ptr<model::BufferRecord>> written_buffers(Services& serv
 
 class RepeatedLaunches {
  public:
-  // The decision for this launch, when an earlier launch of `kernel` with the same queue, geometry and
-  // argument values was kept on home for a reason that still holds.
-  std::optional<LaunchDecision> find(Services& services, const std::shared_ptr<model::KernelRecord>& kernel,
-                                     const LaunchRequest& request);
-  // The same into `decision` (left as it was when false): at every repeated launch, where the
-  // optional's moves and destructions were a tenth of coex's instructions.
+  // The decision for this launch, into `decision` (left as it was when false), when an earlier launch
+  // of `kernel` with the same queue, geometry and argument values was kept on home for a reason that
+  // still holds. Not an optional: at every repeated launch its moves and destructions were a tenth of
+  // coex's instructions.
   bool find(Services& services, const std::shared_ptr<model::KernelRecord>& kernel, const LaunchRequest& request,
             LaunchDecision& decision);
   // Keeps `decision` (made for `request` with `args`) for the launches that repeat it, from the second

@@ -154,8 +154,8 @@ void ReportRecorder::record_unsplit(const std::string& kernel, const std::string
     if (!has_launch_observer_) {
       KernelTotals& totals = totals_of(kernel);
       ++totals.launches;
-      if (gate && (!totals.last_gate || gate->launch >= totals.last_gate->launch)) totals.last_gate = std::move(gate);
-      count_in(totals.not_split, reason.empty() ? kUnspecifiedReason : reason);
+      keep_latest_gate(totals, std::move(gate));
+      count_not_split(totals, reason);
       if (home >= 0) add_device_work(totals, home, work_items, 0);
       return;
     }
@@ -177,20 +177,27 @@ void ReportRecorder::record_launch(const std::string& kernel, const LaunchRecord
   if (observer) observer(kernel, launch);
 }
 
+// Split launches are recorded when they end, later than launches enqueued after them that ran on
+// home: the verdict kept is the one of the highest launch number.
+void ReportRecorder::keep_latest_gate(KernelTotals& totals, std::optional<GateRecord> gate) {
+  if (gate && (!totals.last_gate || gate->launch >= totals.last_gate->launch)) totals.last_gate = std::move(gate);
+}
+
+void ReportRecorder::count_not_split(KernelTotals& totals, const std::string& reason) {
+  count_in(totals.not_split, reason.empty() ? kUnspecifiedReason : reason);
+}
+
 void ReportRecorder::add_launch(const std::string& kernel, const LaunchRecord& launch) {
   KernelTotals& totals = totals_of(kernel);
   ++totals.launches;
-  // Split launches are recorded when they end, later than launches enqueued after them that ran on
-  // home: the verdict kept is the one of the highest launch number.
-  if (launch.gate && (!totals.last_gate || launch.gate->launch >= totals.last_gate->launch))
-    totals.last_gate = launch.gate;
+  keep_latest_gate(totals, launch.gate);
   if (launch.split) {
     ++totals.split_launches;
     totals.cold_splits += launch.cold;
     totals.probes += launch.gate && launch.gate->probe;
     if (!launch.planned_by.empty()) count_in(totals.planned_by, launch.planned_by);
   } else {
-    count_in(totals.not_split, launch.not_split_reason.empty() ? kUnspecifiedReason : launch.not_split_reason);
+    count_not_split(totals, launch.not_split_reason);
   }
   totals.bytes_moved += launch.bytes_moved;
   totals.bytes_minimal += launch.bytes_minimal;

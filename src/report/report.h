@@ -189,6 +189,8 @@ class ReportRecorder {
   bool has_launch_observer_ = false;                   // under mutex_, as launch_observer_
   KernelTotals& totals_of(const std::string& kernel);  // under mutex_
   static void add_device_work(KernelTotals& totals, int device, uint64_t work_items, double seconds);
+  static void keep_latest_gate(KernelTotals& totals, std::optional<GateRecord> gate);
+  static void count_not_split(KernelTotals& totals, const std::string& reason);
 };
 
 // Writes to `path` through a temporary file beside it and a rename, so that a reader never sees half a

@@ -109,13 +109,14 @@ class RepeatedLaunchesTest : public ::testing::Test {
     repeated_.remember(kernel_, launch, kernel_->args, decision, repeatable);
   }
   bool taken_over(const LaunchRequest& launch) {
-    auto decision = repeated_.find(services_, kernel_, launch);
-    if (decision) {
-      EXPECT_EQ(decision->not_split_reason, "too_small");
-      EXPECT_EQ(decision->kernel_name, "step");
-      EXPECT_FALSE(decision->job);
+    LaunchDecision decision;
+    const bool found = repeated_.find(services_, kernel_, launch, decision);
+    if (found) {
+      EXPECT_EQ(decision.not_split_reason, "too_small");
+      EXPECT_EQ(decision.kernel_name, "step");
+      EXPECT_FALSE(decision.job);
     }
-    return decision.has_value();
+    return found;
   }
 
   LocalServices services_;
@@ -228,9 +229,10 @@ TEST_F(RepeatedLaunchesTest, ARepeatsWrittenBuffersFollowTheBufferRegistry) {
   first->handle = handle;
   services_.registries().buffers.insert(handle, first);
   auto written = [&]() -> std::vector<std::shared_ptr<model::BufferRecord>> {
-    auto decision = repeated_.find(services_, kernel_, request(queues_[0]));
-    EXPECT_TRUE(decision.has_value());
-    return decision ? decision->written_buffers : std::vector<std::shared_ptr<model::BufferRecord>>{};
+    LaunchDecision decision;
+    const bool found = repeated_.find(services_, kernel_, request(queues_[0]), decision);
+    EXPECT_TRUE(found);
+    return decision.written_buffers;
   };
   for (int i = 0; i < 2; ++i) planned(request(queues_[0]), false, {false, true});
   EXPECT_EQ(written(), std::vector<std::shared_ptr<model::BufferRecord>>{first});
