@@ -179,11 +179,12 @@ COEX_POLICY_PARAM(Double, sigmoid_k, 2.0, (0.0, kNoLimit, true),
 COEX_POLICY_PARAM(Double, sigmoid_irregular_k, 0.5, (0.0, kNoLimit, true),
                   "k once a kernel is found irregular (it stays irregular for the launch).")
 COEX_POLICY_PARAM(Double, sigmoid_cv_threshold, 0.25, (0.0, kNoLimit, true),
-                  "A kernel is irregular when `sigma/mean` of a device's last `sigmoid_window` package speeds "
-                  "exceeds this.")
+                  "A kernel is irregular for the rest of the launch when `sigma/mean` of a device's last "
+                  "`sigmoid_window` package speeds (its first run of the kernel left out) exceeds this; it is kept "
+                  "irregular for later launches when, besides, the packages' times followed the range.")
 COEX_POLICY_PARAM(Int, sigmoid_window, 3, (2, 100),
-                  "Packages in a device's speed window: its speed S_i is their mean, and their spread decides "
-                  "whether the kernel is irregular.")
+                  "Packages in a device's speed window (its first run of the kernel left out): its speed S_i is "
+                  "their mean, and their spread decides whether the kernel is irregular.")
 COEX_POLICY_PARAM(Double, sigmoid_floor_p, 0.05, (0.0, 1.0),
                   "p in the package floor: the larger of `p * t_elapsed * S_i` and the occupancy floor.")
 

@@ -1,6 +1,7 @@
 // auto: picks a policy per launch from what the History knows of the kernel (docs/schedulers.md,
 // "The auto rule"):
-//  1. the kernel is known to be irregular (sigmoid saw its package speeds vary)       -> sigmoid
+//  1. the kernel is known to be irregular (sigmoid saw its package speeds vary along  -> sigmoid
+//     the range: sigmoid_policy.h)
 //     (a contiguous split per device converges slowly when the cost varies across the range: the
 //     simulated mandelbrot kernel under wp stays below sigmoid for 10 launches);
 //  2. this kernel ran at this global size auto_repeat_launches (1) times or more       -> wp

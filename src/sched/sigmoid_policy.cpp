@@ -2,7 +2,9 @@
 
 #include <algorithm>
 #include <cmath>
+#include <vector>
 
+#include "sched/range_variation.h"
 #include "sched/split_math.h"
 
 namespace coex::sched {
@@ -22,19 +24,37 @@ void SigmoidPolicy::on_begin(double) {
   const auto regular = history().regular(shape().kernel_key);
   irregular_ = regular.has_value() && !*regular;
   judged_ = false;
+  spread_seen_ = false;
 }
 
+namespace {
+
+double package_speed(const ChunkTiming& t) {
+  return static_cast<double>(t.chunk.groups()) / std::max(t.seconds(), 1e-9);
+}
+
+// The speeds of the device's last `window` packages, in groups per second, leaving out a package that
+// was its first run of the kernel (ChunkTiming::first_run): that time holds the driver's one-time work
+// (on PoCL the work-group function's compile or load as it first runs: 295 ms for a first package of
+// benchmarks/nbody whose next ones took 14 ms), which says neither how fast the device is nor whether
+// the kernel is regular.
+std::vector<double> warm_speeds(const std::vector<ChunkTiming>& done, size_t window) {
+  std::vector<double> speeds;
+  for (auto it = done.rbegin(); it != done.rend() && speeds.size() < window; ++it)
+    if (!it->first_run) speeds.push_back(package_speed(*it));
+  return speeds;
+}
+
+}  // namespace
+
 double SigmoidPolicy::window_speed(const DeviceState& device) const {
-  const size_t window = static_cast<size_t>(params().sigmoid_window);
-  const size_t n = device.done.size();
+  std::vector<double> speeds = warm_speeds(device.done, static_cast<size_t>(params().sigmoid_window));
+  // Only first runs so far: their speed, low as it is, is all that was measured.
+  if (speeds.empty())
+    for (const auto& t : device.done) speeds.push_back(package_speed(t));
   double sum = 0;
-  size_t count = 0;
-  for (size_t i = n > window ? n - window : 0; i < n; ++i) {
-    const auto& t = device.done[i];
-    sum += static_cast<double>(t.chunk.groups()) / std::max(t.seconds(), 1e-9);
-    ++count;
-  }
-  return count ? sum / static_cast<double>(count) : 0;
+  for (double v : speeds) sum += v;
+  return speeds.empty() ? 0 : sum / static_cast<double>(speeds.size());
 }
 
 uint64_t SigmoidPolicy::choose_size(DeviceState& device, double now) {
@@ -63,16 +83,26 @@ uint64_t SigmoidPolicy::choose_size(DeviceState& device, double now) {
 
 void SigmoidPolicy::on_chunk_done(DeviceState& device, const ChunkTiming&) {
   const size_t window = static_cast<size_t>(params().sigmoid_window);
-  if (device.done.size() < window) return;
+  const std::vector<double> speeds = warm_speeds(device.done, window);
+  if (speeds.size() < window) return;
   judged_ = true;
-  std::vector<double> speeds;
-  for (size_t i = device.done.size() - window; i < device.done.size(); ++i)
-    speeds.push_back(static_cast<double>(device.done[i].chunk.groups()) / std::max(device.done[i].seconds(), 1e-9));
-  if (coefficient_of_variation(speeds) > params().sigmoid_cv_threshold) irregular_ = true;
+  if (coefficient_of_variation(speeds) > params().sigmoid_cv_threshold) spread_seen_ = irregular_ = true;
 }
 
 void SigmoidPolicy::on_end(double) {
-  if (judged_ || irregular_) history().set_regular(shape().kernel_key, !irregular_);
+  if (!judged_) return;  // no device ran a window of packages: what the History knows stands
+  // The verdict kept for the kernel's later launches (auto's rule 1 runs sigmoid on every launch of a
+  // kernel known to be irregular) asks more than the switch within this launch: that the packages'
+  // times varied with where they lay in the range, not only from one package to the next of a device
+  // (sched/range_variation.h). It is this launch's: a kernel once found irregular is judged again at
+  // each launch sigmoid runs, where packages of k = 0.5 may lie too close in the range for a device's
+  // window to vary: the spread of the whole launch's packages counts too.
+  std::vector<ChunkTiming> warm;
+  for (const auto& device : states())
+    for (const auto& t : device.done)
+      if (!t.first_run) warm.push_back(t);
+  const bool irregular = variation_follows_range(warm, params().sigmoid_cv_threshold, spread_seen_);
+  history().set_regular(shape().kernel_key, !irregular);
 }
 
 }  // namespace coex::sched

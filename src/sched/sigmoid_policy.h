@@ -3,8 +3,10 @@
 //   package_i = (G / (2N)) * (S_i / sum_j S_j) * tanh(3k * G_r / G)
 // G: work-groups of the launch, N: devices, G_r: groups not yet handed out, S_i: the device's speed,
 // the mean of its last 3 package speeds (initially from the history, else from device info).
-// k = 2 for regular kernels; k switches to 0.5 for the rest of the launch (and for later launches of
-// the kernel) as soon as sigma/mean of a device's last 3 package speeds exceeds 0.25.
+// k = 2 for regular kernels; k switches to 0.5 for the rest of the launch as soon as sigma/mean of a
+// device's last 3 package speeds exceeds 0.25. A device's first run of the kernel is left out of its
+// speeds (the driver's one-time work). The History keeps the kernel irregular for later launches when,
+// besides, the packages' times followed the range (sched/range_variation.h); each launch judges again.
 // Floor: max(p * t_elapsed * S_i, occupancy floor), p = 0.05 (the first term only once S_i is in
 // groups per second, i.e. measured or from the history).
 #pragma once
@@ -34,7 +36,8 @@ class SigmoidPolicy : public PolicyBase {
  private:
   double window_speed(const DeviceState& device) const;
   bool irregular_ = false;
-  bool judged_ = false;  // some device ran a full window of packages: regularity can be told
+  bool judged_ = false;       // some device ran a full window of packages: regularity can be told
+  bool spread_seen_ = false;  // in this launch, a device's window of packages varied beyond the threshold
 };
 
 }  // namespace coex::sched
