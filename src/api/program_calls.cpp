@@ -2,6 +2,8 @@
 // Only programs built from source can be, or from a binary coex saw read from such a program
 // (model/binary_sources.h); the others are recorded with their origin, and launches of their
 // kernels are never split (docs/design.md, "What is split" and "Programs loaded from binaries").
+#include <chrono>
+
 #include "api/handler_util.h"
 #include "exec/device_kernels.h"
 #include "exec/policy_binding.h"
@@ -156,7 +158,10 @@ cl_int CL_API_CALL build_program(cl_program program, cl_uint num_devices, const 
     }
     exec::analyse_in_background(rt(), record, devices_built_for(*record, num_devices, devices));
   });
+  const auto started = std::chrono::steady_clock::now();
   cl_int err = cl().clBuildProgram(program, num_devices, devices, options, notify, user_data);
+  if (record && !notify)  // with a callback the call may return before the build ends
+    record->app_build_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
   if (err == CL_SUCCESS && record)
     record_safely("clBuildProgram", [&] {
       exec::prebuild_program(rt(), record, record->context, devices_built_for(*record, num_devices, devices));

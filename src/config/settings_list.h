@@ -240,7 +240,8 @@ COEX_SETTING(Double, auto_analysis_wait, 0.1, (0.0, kNoLimit),
              "(`not_split: preparing`).")
 COEX_SETTING(Double, auto_home_build_wait, 0.1, (0.0, kNoLimit),
              "auto: a launch coex would split, whose kernel needs coex's rewritten program, waits up to this many "
-             "seconds for coex's build of it on the app's device once the analysis is done (the other devices join the "
+             "seconds, or twice as long as the app's own clBuildProgram of the program took where that is longer, "
+             "for coex's build of it on the app's device once the analysis is done (the other devices join the "
              "split as their builds end); beyond, it runs unsplit on the app's device (`not_split: preparing`).")
 
 // --- Testing ---

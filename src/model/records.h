@@ -92,6 +92,9 @@ struct ProgramRecord {
   ProgramOrigin origin = ProgramOrigin::Source;
   std::string source;         // the sources, concatenated as the driver sees them
   std::string build_options;  // of the last clBuildProgram
+  // How long the app's last clBuildProgram of it took, seconds (0: not built by the app): coex's
+  // build of the rewritten source for the same device takes about as long (exec/device_kernels.h).
+  std::atomic<double> app_build_seconds{0};
   uint64_t source_hash = 0;
   // The analysis and the rewritten source, made once (exec/program_analysis.cpp): `analysed` claims
   // it under `mutex`; once analysis_done, `info` and `rewritten_source` are final and read without it.

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """How auto treats a program's first launches (docs/design.md, "Size by time" and "One-time costs"):
-a device still building joins late, the first launch waits for the analysis, a launch with much data
-is timed on home first, a device much slower than home gets no build. The same runner as
+a device still building joins late, the first launch waits for the analysis and for home's build, a
+launch with much data is timed on home first, a device much slower than home gets no build. The same runner as
 layer_checks.py: each check runs a test app bare and under coex on real PoCL devices.
 Usage: auto_checks.py --build DIR --source DIR CHECK
 """
@@ -100,6 +100,34 @@ class AutoChecks(layer_checks.Checks):
                 launches = sorted((e for e in json.load(f)["traceEvents"] if e.get("ph") == "X" and e.get("cat") == "launch"),
                                   key=lambda e: e["ts"])
             expect(launches and launches[0]["args"].get("split"), "%s: first launch %s" % (tag, launches[:1]))
+
+    def check_home_build_wait(self):
+        # group_reduce's kernels read get_group_id: a split needs coex's rewritten program, whose
+        # build on home starts as the app's clBuildProgram returns. Its first launch waits for that
+        # build up to twice the app's own build (docs/design.md, "One-time costs"), here with
+        # auto_home_build_wait at 0 so that only that rule can make it wait. Builds' times vary on
+        # a loaded machine: one of three runs must split its first launch (of reduce_sum), and each output must be
+        # the bare one. With the setting alone (no wait), every first launch would run on home.
+        app = os.path.join(self.build, "tests", "apps", "group_reduce")
+        rc, bare, _ = run([app])
+        expect(rc == 0, "group_reduce fails bare")
+        firsts = []
+        for attempt in range(3):
+            tag = "home-build-wait-%d" % attempt
+            trace = os.path.join(self.tmp, tag + "-trace.json")
+            env = {"COEX_POLICY": "auto", "COEX_AUTO_HOME_BUILD_WAIT": "0", "COEX_AUTO_ANALYSIS_WAIT": "30",
+                   "COEX_TRACE": trace, "COEX_CACHE": os.path.join(self.tmp, tag + ".json")}
+            rc, out, err = run([app], env, self.layer)
+            expect(rc == 0 and out == bare, "%s: exit %d, output:\n%s\nstderr:\n%s" % (tag, rc, out, err))
+            with open(trace) as f:
+                launches = [e for e in json.load(f)["traceEvents"]
+                            if e.get("ph") == "X" and e.get("cat") == "launch" and e.get("name") == "reduce_sum"]
+            expect(launches, "%s: no launch of reduce_sum in the trace" % tag)
+            first = min(launches, key=lambda e: e["ts"])["args"]
+            firsts.append(first)
+            if first.get("split"):
+                return
+        expect(False, "no first launch waited for home's build: %s" % firsts)
 
     def check_data_first_timed(self):
         # Under auto a launch whose read data the other devices would take longer to receive (at
