@@ -199,7 +199,9 @@ ChunkOutcome run_chunk(DeviceTask& t, const sched::Chunk& chunk, const ChunkFoot
   if (!t.progress.chunk_finished(device, {chunk, start, end, transfer, first_run}, from_policy))
     return ChunkOutcome::Abandoned;
   if (home_lock) home_lock.unlock();
-  trace(job, device, job.kernel_name.c_str(), "kernel", kernel_start, Clock::now());
+  if (auto* tr = services.trace())  // the chunk's groups of the split dimension, as the policy counts them
+    tr->record(job.kernel_name, "kernel", device, kernel_start, Clock::now(),
+               {{"groups", {chunk.begin, chunk.end}}, {"first_run", first_run}});
   run.seconds += end - start;
   if (run.error != CL_SUCCESS) {
     spdlog::warn("kernel {}: sub-launch on device {} failed (error {})", job.kernel_name, device, run.error);
@@ -511,6 +513,9 @@ cl_int run_split(Executor& executor, LaunchJob& job) {
   for (int device : progress->cancelled_devices())
     spdlog::info("kernel {}: device {} was taken over while it was still uploading its chunk", job.kernel_name, device);
   policy->end_launch(std::chrono::duration<double>(Clock::now() - t0).count());
+  if (const auto regularity = policy->regularity())
+    record.regularity = report::RegularityRecord{regularity->irregular, regularity->window_spread, regularity->packages,
+                                                 regularity->spread, regularity->range_ratio.value_or(-1)};
   for (int device : progress->dropped()) {  // its chunk was done again elsewhere: its
                                             // results are dropped
     runs[device] = DeviceRun{};

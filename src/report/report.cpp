@@ -71,6 +71,14 @@ void add_steps(BytesByStep& into, const BytesByStep& from) {
 
 }  // namespace
 
+nlohmann::json regularity_json(const RegularityRecord& r) {
+  return {{"irregular", r.irregular},
+          {"window_spread", r.window_spread},
+          {"packages", r.packages},
+          {"spread", r.spread},
+          {"range_ratio", r.range_ratio < 0 ? nlohmann::json() : nlohmann::json(r.range_ratio)}};
+}
+
 void ReportRecorder::set_mode(const std::string& mode) {
   std::lock_guard<std::mutex> lock(mutex_);
   mode_ = mode;
@@ -191,6 +199,7 @@ void ReportRecorder::add_launch(const std::string& kernel, const LaunchRecord& l
   KernelTotals& totals = totals_of(kernel);
   ++totals.launches;
   keep_latest_gate(totals, launch.gate);
+  if (launch.regularity) totals.last_regularity = launch.regularity;
   if (launch.split) {
     ++totals.split_launches;
     totals.cold_splits += launch.cold;
@@ -252,6 +261,7 @@ nlohmann::json ReportRecorder::to_json() const {
                        {"planned_by", counts_json(k.planned_by)},
                        {"probes", k.probes},
                        {"last_verdict", k.last_gate ? gate_json(*k.last_gate) : nlohmann::json()},
+                       {"regularity", k.last_regularity ? regularity_json(*k.last_regularity) : nlohmann::json()},
                        {"bytes_moved", k.bytes_moved},
                        {"per_device", std::move(per_device)},
                        {"bytes_minimal", k.bytes_minimal},

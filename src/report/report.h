@@ -8,6 +8,7 @@
 //                  "planned_by": {"<policy>": count}, "probes",
 //                  "last_verdict": {"launch", "decision", "devices", "probe", "measured_devices",
 //                                   "split_seconds", "home_seconds"},
+//                  "regularity": {"irregular", "window_spread", "packages", "spread", "range_ratio"},
 //                  "bytes_moved", "per_device": [{"index", "work_items", "seconds"}],
 //                  "bytes_minimal", "bytes_by_step": {"home_to_host", "host_to_devices",
 //                  "devices_to_host", "host_to_home"}, "args": [{"index", "tier", "name"}]}],
@@ -23,6 +24,10 @@
 // planned_by: the split launches by the policy that planned them (auto names its pick); probes: those
 // that were auto's periodic probes; last_verdict (auto): the last launch's gate, with the whole split
 // launch's measured time over measured_devices and home's estimated time alone (null: not known).
+// regularity: the last judgement of the kernel's regularity (sigmoid, docs/schedulers.md): whether
+// it is kept irregular, whether a device's window of packages varied, and the range test's packages,
+// their paces' sigma/mean and von Neumann's ratio in range order (null: not computed); null when no
+// launch judged it.
 // builds: coex's own builds of the app's programs per device (one-time costs; PoCL also compiles a
 // kernel at its first run on a device, which cold_splits count), their number and seconds.
 // bytes_minimal: what the footprints say each device lacked; bytes_by_step: where bytes_moved went;
@@ -92,6 +97,17 @@ struct GateRecord {
   double home_seconds = -1;           // the launch on home alone, estimated; -1: unknown
 };
 
+struct RegularityRecord {
+  bool irregular = false;
+  bool window_spread = false;
+  uint64_t packages = 0;
+  double spread = 0;
+  double range_ratio = -1;  // -1: not computed
+};
+
+// The "regularity" object of a kernel in the report, and of a launch's slice in the trace.
+nlohmann::json regularity_json(const RegularityRecord& regularity);
+
 struct LaunchRecord {
   bool split = false;
   std::string planned_by;          // split: the policy that planned it (auto names its pick: auto:wp)
@@ -105,6 +121,7 @@ struct LaunchRecord {
   BytesByStep bytes_by_step;
   std::vector<ArgTierRecord> args;  // buffer arguments only
   bool cold = false;                // a split with a first sub-launch of the kernel on some device (cold_splits)
+  std::optional<RegularityRecord> regularity;  // when the launch judged the kernel's regularity
 };
 
 // Thread-safe: launches are recorded from every thread the app calls OpenCL from.
@@ -160,6 +177,7 @@ class ReportRecorder {
     std::vector<std::pair<std::string, uint64_t>> not_split;   // reason -> count, first-seen order
     std::vector<std::pair<std::string, uint64_t>> planned_by;  // split launches by planner, first-seen order
     std::optional<GateRecord> last_gate;                       // the last launch's verdict
+    std::optional<RegularityRecord> last_regularity;           // the last judgement of regularity
     uint64_t bytes_moved = 0;
     std::vector<std::pair<int, DeviceTotals>> per_device;  // sorted by device index
     uint64_t bytes_minimal = 0;

@@ -143,8 +143,9 @@ std::string builds_line(const json& builds) {
 }
 
 // "planned by auto:sigmoid x1, auto:wp x4; 1 probe; last verdict (launch 9): one_device_pays over d0;
-// measured split over d0,d1 0.51 s, home alone 0.32 s": which policies planned the split launches and
-// why auto's gate decided the last launch as it did. Empty for a report without them.
+// measured split over d0,d1 0.51 s, home alone 0.32 s; kept regular (20 packages, spread 0.14, range
+// ratio 1.89)": which policies planned the split launches, why auto's gate decided the last launch as
+// it did, and sigmoid's last judgement of the kernel's regularity. Empty for a report without them.
 std::string planned_and_verdict(const json& kernel) {
   std::string out;
   const json& planned = member(kernel, "planned_by");
@@ -173,6 +174,18 @@ std::string planned_and_verdict(const json& kernel) {
            (member(verdict, "probe").is_boolean() && member(verdict, "probe").get<bool>() ? " (probe)" : "") +
            "; measured split over " + devices(member(verdict, "measured_devices")) + " " +
            seconds(member(verdict, "split_seconds")) + ", home alone " + seconds(member(verdict, "home_seconds"));
+  }
+  const json& regularity = member(kernel, "regularity");
+  if (regularity.is_object()) {
+    const json& ratio = member(regularity, "range_ratio");
+    out +=
+        (out.empty() ? "" : "; ") +
+        std::string(member(regularity, "irregular").is_boolean() && member(regularity, "irregular").get<bool>()
+                        ? "kept irregular"
+                        : "kept regular") +
+        " (" + std::to_string(count_of(member(regularity, "packages"))) + " packages, spread " +
+        (member(regularity, "spread").is_number() ? format("%.2f", member(regularity, "spread").get<double>()) : "?") +
+        ", range ratio " + (ratio.is_number() ? format("%.2f", ratio.get<double>()) : "none") + ")";
   }
   return out;
 }

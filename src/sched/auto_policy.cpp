@@ -4,26 +4,43 @@
 #include <limits>
 
 #include "sched/policy_factory.h"
+#include "sched/range_variation.h"
 #include "sched/split_math.h"
 
 namespace coex::sched {
 
 namespace {
 
-AffineModel kernel_model(const History& history, const std::string& kernel_key, int device) {
+// The devices whose chunks stand for `device`'s on an irregular kernel: those of its kind (LaunchShape::
+// device_kinds), or itself alone.
+std::vector<int> of_its_kind(const LaunchShape& shape, int device) {
+  const auto& kinds = shape.device_kinds;
+  if (device < 0 || size_t(device) >= kinds.size() || kinds[size_t(device)] < 0) return {device};
+  std::vector<int> out;
+  for (size_t d = 0; d < kinds.size(); ++d)
+    if (kinds[d] == kinds[size_t(device)]) out.push_back(int(d));
+  return out;
+}
+
+AffineModel kernel_model(const History& history, const LaunchShape& shape, int device) {
   std::vector<std::pair<double, double>> points;
-  for (const auto& s : history.samples_any_size(kernel_key, device)) points.emplace_back(s.groups, s.seconds);
+  for (const auto& s : history.samples_any_size(shape.kernel_key, device)) points.emplace_back(s.groups, s.seconds);
   AffineModel model = fit_affine(points);
   // On an irregular kernel a chunk's time says where it ran more than how large it was: a line through
   // the chunks of a Mandelbrot image gave the CPU a fixed cost that left it out of launches it paid
-  // in (the simulator's sigmoid-irregular). Its mean pace is what a share of the launch costs it.
-  const auto regular = history.regular(kernel_key);
+  // in (the simulator's sigmoid-irregular). Its mean pace is what a share of the launch costs it, over
+  // the chunks of all the devices of its kind: sigmoid hands the range out in order, so that one
+  // device's few chunks lie in one part of it (benchmarks/mandelbrot over 8 single-threaded devices:
+  // home's chunks, from the image's cheap last rows, put home alone at 12 ms where it took 530 ms,
+  // and home ran the next launches alone, `one_device_pays`).
+  const auto regular = history.regular(shape.kernel_key);
   if (model.valid && regular.has_value() && !*regular) {
     double groups = 0, seconds = 0;
-    for (const auto& [g, t] : points) {
-      groups += g;
-      seconds += t;
-    }
+    for (int d : of_its_kind(shape, device))
+      for (const auto& s : history.samples_any_size(shape.kernel_key, d)) {
+        groups += s.groups;
+        seconds += s.seconds;
+      }
     model.a = 0;
     model.b = seconds / groups;
   }
@@ -40,7 +57,7 @@ std::string auto_choice(const History& history, const LaunchShape& shape, const 
   if (regular.has_value() && !*regular) return "sigmoid";
   double overhead = 0, rate = 0;
   for (int d : devices) {
-    const AffineModel m = kernel_model(history, shape.kernel_key, d);
+    const AffineModel m = kernel_model(history, shape, d);
     // A device we know nothing of: stay adaptive. Before wp too: its shares start equal when nothing
     // is measured, and an iterative app counts many launches before the first one runs (jacobi on an
     // H100 enqueued 100, and wp gave the CPU beside it half of the first launch: 2.4 s of it).
@@ -84,7 +101,7 @@ std::vector<int> paying_by_models(const History& history, const LaunchShape& sha
   std::vector<FinishModel> models;
   std::vector<size_t> modeled;  // positions in `devices`
   for (size_t i = 0; i < devices.size(); ++i) {
-    const AffineModel m = kernel_model(history, shape.kernel_key, devices[i]);
+    const AffineModel m = kernel_model(history, shape, devices[i]);
     if (!m.valid) continue;
     models.push_back({m.b, 0.0, m.a});
     modeled.push_back(i);
@@ -135,8 +152,8 @@ std::vector<int> paying_by_models(const History& history, const LaunchShape& sha
 // of a few of its 64 groups, taking 25 to 37 ms as the other devices' threads came and went, put home
 // alone at 0.16 s; it took 0.41 s, and the split of 0.25 s was dropped). Both bounds hold only where
 // a work-group costs about the same wherever it lies: on a kernel known to be irregular (sigmoid saw
-// its chunks' paces vary) the cheapest chunk says where it ran, and home alone is its chunks' mean
-// pace over the whole launch, as kernel_model takes a share's cost (benchmarks/mandel_uniform on two
+// its chunks' paces vary) the cheapest chunk says where it ran, and home alone is the mean pace of
+// the chunks of its kind over the whole launch, as kernel_model takes a share's cost (benchmarks/mandel_uniform on two
 // basic PoCL devices of the 2-core development machine: group rows of 2 to 8 ms, home alone put at
 // 33 ms from a row of 2.1 ms, where it took 83 ms; the split of 38 ms was dropped). Only this size:
 // another global size has other work-groups. nullopt: no home, or no chunk of it at this size.
@@ -159,7 +176,15 @@ std::optional<double> home_alone_seconds(const History& history, const LaunchSha
   const AffineModel m = fit_affine(points);
   if (!m.valid) return std::nullopt;
   const auto regular = history.regular(shape.kernel_key);
-  if (regular.has_value() && !*regular && all_groups > 0) return all_compute * whole / all_groups;
+  if (regular.has_value() && !*regular) {  // the mean pace of the chunks of home's kind (kernel_model)
+    all_groups = all_compute = 0;
+    for (int d : of_its_kind(shape, shape.home))
+      for (const auto& s : history.samples(shape.kernel_key, shape.global_size, d)) {
+        all_groups += s.groups;
+        all_compute += std::max(0.0, s.seconds - s.transfer_seconds);
+      }
+    if (all_groups > 0) return all_compute * whole / all_groups;
+  }
   const bool line_holds = largest - smallest >= whole / kLineSpanOfLaunch;
   return line_holds ? std::min(best, m.time(whole)) : best;
 }
@@ -254,11 +279,15 @@ GateVerdict auto_gate(const History& history, const LaunchShape& shape, const st
 
 AutoPolicy::AutoPolicy(const PolicyParams& params, std::shared_ptr<History> history,
                        const std::vector<DeviceProfile>& profiles)
-    : params_(params), history_(history ? std::move(history) : std::make_shared<History>()), profiles_(profiles) {}
+    : params_(params),
+      history_(history ? std::move(history) : std::make_shared<History>()),
+      profiles_(profiles),
+      kinds_(device_kinds(profiles)) {}
 
 const char* AutoPolicy::unsplit_reason(LaunchShape& shape, const std::vector<int>& devices,
                                        GateVerdict* verdict) const {
   shape.launch_number = history_->plan_launch(shape.kernel_key, shape.global_size);
+  if (shape.device_kinds.empty()) shape.device_kinds = kinds_;
   GateVerdict gate = auto_gate(*history_, shape, devices, params_, memoized_evidence(shape, devices));
   gate.launch = *shape.launch_number;
   const std::vector<int>& paying = gate.devices;
@@ -304,7 +333,9 @@ GateEvidence AutoPolicy::memoized_evidence(const LaunchShape& shape, const std::
   return evidence;
 }
 
-void AutoPolicy::begin_launch(const LaunchShape& shape, const std::vector<int>& devices, double now) {
+void AutoPolicy::begin_launch(const LaunchShape& launch, const std::vector<int>& devices, double now) {
+  LaunchShape shape = launch;
+  if (shape.device_kinds.empty()) shape.device_kinds = kinds_;
   const auto paying = auto_paying_devices(*history_, shape, devices, params_);
   choice_ = auto_choice(*history_, shape, paying, params_);
   key_ = {shape.kernel_key, shape.global_size};

@@ -94,6 +94,9 @@ class AutoPolicy : public Policy {
   std::vector<Chunk> take_abandoned() override;
   std::string planned_by() const override;
   std::vector<int> eliminated() const override;
+  std::optional<RegularityVerdict> regularity() const override {
+    return active_ ? active_->regularity() : std::nullopt;
+  }
   // The policy picked for this launch takes it (sigmoid and hguided do), and it joins the devices that
   // pay.
   bool add_device(int device, double now) override;
@@ -132,6 +135,7 @@ class AutoPolicy : public Policy {
   PolicyParams params_;
   std::shared_ptr<History> history_;
   std::vector<DeviceProfile> profiles_;
+  std::vector<int> kinds_;  // device_kinds(profiles_): LaunchShape::device_kinds where the caller set none
   std::map<std::string, std::unique_ptr<Policy>> inner_;  // by name; what carries across launches is in the History
   Policy* active_ = nullptr;
   std::string choice_;

@@ -52,6 +52,9 @@ struct LaunchShape {
   // (History::plan_launch); unset: the History's count of launches at begin_launch. auto's probes
   // read it: the executor plans later launches while this one still runs.
   std::optional<uint64_t> launch_number;
+  // Each device's kind by device index (range_variation.h, device_kinds): on an irregular kernel auto
+  // pools the chunks of one kind, which together cover the range. Empty: each device a kind of its own.
+  std::vector<int> device_kinds;
 };
 
 // What a policy's gate saw when it decided whether to split a launch (Policy::unsplit_reason), for the
@@ -87,6 +90,16 @@ struct ChunkTiming {
   double seconds() const { return end - start; }
 };
 
+// What sigmoid concluded of a kernel's regularity at the end of a launch (sigmoid_policy.h,
+// range_variation.h), for the report.
+struct RegularityVerdict {
+  bool irregular = false;             // what the History keeps for the kernel's later launches
+  bool window_spread = false;         // a device's window of packages varied beyond sigmoid_cv_threshold
+  size_t packages = 0;                // the packages the range test counted (first runs left out)
+  double spread = 0;                  // their paces' sigma/mean
+  std::optional<double> range_ratio;  // von Neumann's ratio of those paces' logarithms in range order
+};
+
 // The contract with the executor:
 //  - begin_launch, then each device of `devices` calls next_chunk when idle; a finished chunk is
 //    reported through chunk_done before that device asks again;
@@ -103,6 +116,7 @@ struct ChunkTiming {
 //    abandoned one, never a live one.
 //  - planned_by(): which policy planned the current launch (auto names the one it picked), for the report.
 //  - eliminated(): devices left without work in the current launch because they would not pay.
+//  - regularity(): after end_launch, what the launch concluded of the kernel's regularity (sigmoid).
 // Added for auto's split-cost rule:
 //  - launch_measured(seconds): after end_launch, the caller's wall time of the whole launch, from
 //    the start of its job to the end of its merge (host copies, hand-offs, read-backs and the merge
@@ -151,6 +165,7 @@ class Policy {
   virtual std::vector<Chunk> take_abandoned() { return {}; }
   virtual std::string planned_by() const { return name(); }
   virtual std::vector<int> eliminated() const { return {}; }
+  virtual std::optional<RegularityVerdict> regularity() const { return std::nullopt; }
   virtual void launch_measured(double seconds) { (void)seconds; }
   virtual bool waits_for_preparation() const { return true; }
   virtual const char* unsplit_reason(LaunchShape& shape, const std::vector<int>& devices,

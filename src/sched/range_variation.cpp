@@ -1,6 +1,7 @@
 #include "sched/range_variation.h"
 
 #include <algorithm>
+#include <cmath>
 #include <map>
 #include <utility>
 
@@ -22,21 +23,62 @@ std::optional<double> von_neumann_ratio(const std::vector<double>& values) {
   return successive / spread;
 }
 
-std::vector<double> range_ordered_residuals(const std::vector<ChunkTiming>& chunks) {
-  std::map<int, std::vector<const ChunkTiming*>> by_device;
-  for (const auto& c : chunks)
-    if (c.chunk.groups() > 0 && c.seconds() > 0) by_device[c.chunk.device].push_back(&c);
-  std::vector<std::pair<uint64_t, double>> ordered;  // (begin, residual)
-  for (const auto& [device, mine] : by_device) {
-    if (mine.size() < 2) continue;
+namespace {
+
+// A device that ran this many chunks is measured against its own mean: devices of one kind may still
+// differ in speed (one shares its cores with more of the others' threads).
+constexpr size_t kChunksForOwnPace = 4;
+
+}  // namespace
+
+int device_kind(const std::vector<DeviceProfile>& profiles, int device) {
+  auto same_kind = [](const DeviceProfile& a, const DeviceProfile& b) {
+    return a.is_gpu == b.is_gpu && a.is_cpu == b.is_cpu && a.compute_units == b.compute_units &&
+           a.clock_mhz == b.clock_mhz && a.mem_bandwidth_gbs == b.mem_bandwidth_gbs &&
+           a.groups_per_cu_for_occupancy == b.groups_per_cu_for_occupancy && a.remote == b.remote;
+  };
+  const DeviceProfile* mine = find_profile(profiles, device);
+  if (!mine) return -1 - device;  // apart from every listed kind and every other unlisted device
+  for (const auto& p : profiles)
+    if (same_kind(p, *mine)) return p.index;  // the kind's first device names it
+  return device;
+}
+
+std::vector<int> device_kinds(const std::vector<DeviceProfile>& profiles) {
+  std::vector<int> kinds;
+  for (const auto& p : profiles) {
+    if (p.index < 0) continue;
+    if (kinds.size() <= size_t(p.index)) kinds.resize(size_t(p.index) + 1, -1);
+    kinds[size_t(p.index)] = device_kind(profiles, p.index);
+  }
+  return kinds;
+}
+
+std::vector<double> range_ordered_residuals(const std::vector<ChunkTiming>& chunks,
+                                            const std::vector<DeviceProfile>& profiles) {
+  struct Pace {
     double seconds = 0, groups = 0;
-    for (const ChunkTiming* c : mine) {
-      seconds += c->seconds();
-      groups += static_cast<double>(c->chunk.groups());
+    size_t chunks = 0;
+    void add(const ChunkTiming& c) {
+      seconds += c.seconds();
+      groups += static_cast<double>(c.chunk.groups());
+      ++chunks;
     }
-    const double per_group = seconds / groups;
-    for (const ChunkTiming* c : mine)
-      ordered.emplace_back(c->chunk.begin, c->seconds() / (per_group * static_cast<double>(c->chunk.groups())));
+  };
+  std::map<int, Pace> devices, kinds;
+  for (const auto& c : chunks) {
+    if (c.chunk.groups() == 0 || c.seconds() <= 0) continue;
+    devices[c.chunk.device].add(c);
+    kinds[device_kind(profiles, c.chunk.device)].add(c);
+  }
+  std::vector<std::pair<uint64_t, double>> ordered;  // (begin, residual)
+  for (const auto& c : chunks) {
+    if (c.chunk.groups() == 0 || c.seconds() <= 0) continue;
+    const Pace& own = devices[c.chunk.device];
+    const Pace& pace = own.chunks >= kChunksForOwnPace ? own : kinds[device_kind(profiles, c.chunk.device)];
+    if (pace.chunks < 2) continue;
+    ordered.emplace_back(c.chunk.begin,
+                         c.seconds() / (pace.seconds / pace.groups * static_cast<double>(c.chunk.groups())));
   }
   std::sort(ordered.begin(), ordered.end());
   std::vector<double> residuals;
@@ -45,13 +87,27 @@ std::vector<double> range_ordered_residuals(const std::vector<ChunkTiming>& chun
   return residuals;
 }
 
-bool variation_follows_range(const std::vector<ChunkTiming>& chunks, double min_spread, bool spread_seen,
-                             size_t min_chunks, double max_ratio) {
-  const std::vector<double> residuals = range_ordered_residuals(chunks);
-  if (residuals.size() < min_chunks) return false;
-  if (!spread_seen && coefficient_of_variation(residuals) <= min_spread) return false;
-  const auto ratio = von_neumann_ratio(residuals);
-  return ratio && *ratio < max_ratio;
+RegularityVerdict range_test(const std::vector<ChunkTiming>& chunks, const std::vector<DeviceProfile>& profiles,
+                             double min_spread, bool spread_seen, size_t min_chunks, double max_ratio) {
+  const std::vector<double> residuals = range_ordered_residuals(chunks, profiles);
+  RegularityVerdict v;
+  v.window_spread = spread_seen;
+  v.packages = residuals.size();
+  v.spread = coefficient_of_variation(residuals);
+  // Of their logarithms: a kernel's cost along the range varies by factors (benchmarks/mandelbrot's
+  // rows, 0.02 to 5 times the mean), a slowed package by a share, and a few slowed packages (a device
+  // sharing its core for a while) took the ratio of the paces themselves from 0.1 to 1.2 in 2 of 7
+  // first launches of mandelbrot over 8 devices on the device machine, where their logarithms stay
+  // under 0.2.
+  std::vector<double> logs;
+  logs.reserve(residuals.size());
+  for (double r : residuals) logs.push_back(std::log(r));
+  v.range_ratio = von_neumann_ratio(logs);
+  if (v.packages < min_chunks)
+    v.irregular = spread_seen;  // too few to tell the range from the devices: the window's spread stands
+  else
+    v.irregular = (spread_seen || v.spread > min_spread) && v.range_ratio && *v.range_ratio < max_ratio;
+  return v;
 }
 
 }  // namespace coex::sched

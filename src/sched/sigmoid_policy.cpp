@@ -90,6 +90,7 @@ void SigmoidPolicy::on_chunk_done(DeviceState& device, const ChunkTiming&) {
 }
 
 void SigmoidPolicy::on_end(double) {
+  verdict_.reset();
   if (!judged_) return;  // no device ran a window of packages: what the History knows stands
   // The verdict kept for the kernel's later launches (auto's rule 1 runs sigmoid on every launch of a
   // kernel known to be irregular) asks more than the switch within this launch: that the packages'
@@ -101,8 +102,8 @@ void SigmoidPolicy::on_end(double) {
   for (const auto& device : states())
     for (const auto& t : device.done)
       if (!t.first_run) warm.push_back(t);
-  const bool irregular = variation_follows_range(warm, params().sigmoid_cv_threshold, spread_seen_);
-  history().set_regular(shape().kernel_key, !irregular);
+  verdict_ = range_test(warm, profiles(), params().sigmoid_cv_threshold, spread_seen_);
+  history().set_regular(shape().kernel_key, !verdict_->irregular);
 }
 
 }  // namespace coex::sched

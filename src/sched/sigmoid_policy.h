@@ -11,6 +11,7 @@
 // groups per second, i.e. measured or from the history).
 #pragma once
 
+#include <optional>
 #include <set>
 
 #include "sched/policy_base.h"
@@ -25,6 +26,7 @@ class SigmoidPolicy : public PolicyBase {
   SigmoidPolicy(const PolicyParams& params, std::shared_ptr<History> history,
                 const std::vector<DeviceProfile>& profiles);
   double current_k() const { return irregular_ ? params().sigmoid_irregular_k : params().sigmoid_k; }
+  std::optional<RegularityVerdict> regularity() const override { return verdict_; }
 
  protected:
   void on_begin(double now) override;
@@ -38,6 +40,7 @@ class SigmoidPolicy : public PolicyBase {
   bool irregular_ = false;
   bool judged_ = false;       // some device ran a full window of packages: regularity can be told
   bool spread_seen_ = false;  // in this launch, a device's window of packages varied beyond the threshold
+  std::optional<RegularityVerdict> verdict_;  // the last launch's, when it judged
 };
 
 }  // namespace coex::sched

@@ -82,7 +82,7 @@ SpeedChange parse_change(const json& c, const std::string& where, bool stall) {
 SimDevice parse_device(const json& d, const std::string& where, int index) {
   only_keys(d, where,
             {"name", "type", "compute_units", "clock_mhz", "mem_bandwidth_gbs", "groups_per_cu", "speed", "latency",
-             "bandwidth_in_gbs", "bandwidth_out_gbs", "noise", "changes", "stall", "remote"});
+             "bandwidth_in_gbs", "bandwidth_out_gbs", "noise", "first_run_seconds", "changes", "stall", "remote"});
   SimDevice dev;
   dev.profile.index = index;
   dev.profile.name = text(d, where, "name", "device" + std::to_string(index));
@@ -104,6 +104,7 @@ SimDevice parse_device(const json& d, const std::string& where, int index) {
   dev.profile.h2d_gbs = dev.bandwidth_in_gbs;
   dev.profile.d2h_gbs = dev.bandwidth_out_gbs;
   dev.noise = number(d, where, "noise", 0, 0);
+  dev.first_run_seconds = number(d, where, "first_run_seconds", 0, 0);
   if (d.contains("changes")) {
     if (!d.at("changes").is_array()) throw ScenarioError(path(where, "changes") + " must be an array");
     for (size_t i = 0; i < d.at("changes").size(); ++i)

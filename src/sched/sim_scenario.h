@@ -28,6 +28,9 @@ struct SimDevice {
   double bandwidth_in_gbs = 0;   // host->device for the chunk's input; 0 = no transfer (host memory)
   double bandwidth_out_gbs = 0;  // device->host for its output
   double noise = 0;              // each chunk's compute time x (1 + noise * |z|), z ~ N(0,1), seeded
+  // Seconds added to the device's first chunk of each run, reported as its first run of the kernel
+  // (ChunkTiming::first_run: the driver's compile or load of the kernel, exec/pocl_compiles.h).
+  double first_run_seconds = 0;
   std::vector<SpeedChange> changes;
 };
 

@@ -34,7 +34,8 @@ class RunState {
         make_launch_policy_(std::move(make)),
         run_(run),
         timelines_(s.devices.size()),
-        busy_until_(s.devices.size(), 0.0) {
+        busy_until_(s.devices.size(), 0.0),
+        ran_(s.devices.size(), false) {
     for (size_t i = 0; i < s.devices.size(); ++i)
       rngs_.emplace_back(s.seed * 1000003ull + static_cast<uint64_t>(run) * 7919ull + i);
   }
@@ -69,6 +70,7 @@ class RunState {
   std::vector<SpeedTimeline> timelines_;
   std::vector<double> busy_until_;  // a device still running an abandoned chunk
   std::vector<std::mt19937_64> rngs_;
+  std::vector<bool> ran_;  // the device ran a chunk in this run: its first run of the kernel is behind it
   double clock_ = 0;
 
   // Per launch.
@@ -163,7 +165,9 @@ void RunState::run_chunk(size_t device, const Chunk& chunk, bool redo, double no
   const double out = dev.bandwidth_out_gbs > 0 ? g * s_.kernel.bytes_out_per_group / (dev.bandwidth_out_gbs * 1e9) : 0;
   double noise = 1;
   if (dev.noise > 0) noise += dev.noise * std::fabs(std::normal_distribution<double>(0, 1)(rngs_[device]));
-  const double compute_start = now + dev.latency + in;
+  const bool first_run = !ran_[device] && dev.first_run_seconds > 0;  // a scenario without them: none
+  ran_[device] = true;
+  const double compute_start = now + dev.latency + in + (first_run ? dev.first_run_seconds : 0);
   const double compute_end =
       timelines_[device].finish_time(compute_start, cost_.cost(chunk.begin, chunk.end) * noise, dev.speed);
   SimChunk sc;
@@ -172,6 +176,7 @@ void RunState::run_chunk(size_t device, const Chunk& chunk, bool redo, double no
   sc.finish = compute_end + out - t0_;
   sc.transfer_seconds = in + out;
   sc.redo = redo;
+  sc.first_run = first_run;
   r.trace.push_back(sc);
   ++r.chunks;
   running_[device] = static_cast<int>(r.trace.size() - 1);
@@ -273,6 +278,7 @@ LaunchResult RunState::launch(int index) {
       timing.start = sc.start;
       timing.end = sc.finish;
       timing.transfer_seconds = sc.transfer_seconds;
+      timing.first_run = sc.first_run;
       driver_->chunk_finished(sc.chunk.device, timing, !sc.redo);  // a redo is not the policy's chunk
       step(device, now, r);
     } else {

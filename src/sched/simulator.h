@@ -22,6 +22,7 @@ struct SimChunk {
   double transfer_seconds = 0;
   bool abandoned = false;  // taken back by the policy and handed out again, or taken over
   bool redo = false;       // a range this device took over from another (sched/take_over.h)
+  bool first_run = false;  // the device's first chunk of the run: SimDevice::first_run_seconds added
 };
 
 struct LaunchResult {

@@ -181,6 +181,23 @@ TEST(ReportRecorder, PlannersProbesAndTheLastVerdict) {
   ReportRecorder none;
   none.record_launch("k", split_launch(0, {}));
   EXPECT_TRUE(none.to_json().at("kernels").at(0).at("last_verdict").is_null());
+  EXPECT_TRUE(none.to_json().at("kernels").at(0).at("regularity").is_null());
+}
+
+// sigmoid's judgement of the kernel's regularity: the last launch that judged it counts.
+TEST(ReportRecorder, TheLastJudgementOfRegularity) {
+  ReportRecorder recorder;
+  LaunchRecord first = split_launch(0, {});
+  first.regularity = RegularityRecord{true, true, 18, 1.14, 0.07};
+  recorder.record_launch("k", first);
+  LaunchRecord second = split_launch(0, {});
+  second.regularity = RegularityRecord{false, true, 4, 0.5, -1};
+  recorder.record_launch("k", second);
+  recorder.record_launch("k", split_launch(0, {}));  // wp: no judgement, the last one stays
+  EXPECT_EQ(
+      recorder.to_json().at("kernels").at(0).at("regularity"),
+      (json{
+          {"irregular", false}, {"window_spread", true}, {"packages", 4}, {"spread", 0.5}, {"range_ratio", nullptr}}));
 }
 
 TEST(ReportRecorder, AnUnsplitLaunchCountsAsItsLaunchRecordWould) {

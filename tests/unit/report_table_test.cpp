@@ -79,6 +79,12 @@ TEST(ReportTable, SaysWhoPlannedAndWhyAutoDecided) {
             "      planned by auto:wp x3; 1 probe; last verdict (launch 9): one_device_pays over d0; measured "
             "split over d0,d1 0.51 s, home alone not measured");
   EXPECT_EQ(line_of(format_report_table(kReport), "planned by"), "");  // a report without them
+  report["kernels"][0]["regularity"] = {
+      {"irregular", true}, {"window_spread", true}, {"packages", 18}, {"spread", 1.14}, {"range_ratio", 0.07}};
+  EXPECT_EQ(line_of(format_report_table(report), "planned by"),
+            "      planned by auto:wp x3; 1 probe; last verdict (launch 9): one_device_pays over d0; measured "
+            "split over d0,d1 0.51 s, home alone not measured; kept irregular (18 packages, spread 1.14, range "
+            "ratio 0.07)");
 }
 
 TEST(ReportTable, NamesCoexsBuildsPerDevice) {

@@ -212,6 +212,42 @@ TEST(AutoSplitCost, HomeAloneOfAnIrregularKernelIsItsChunksMeanPace) {
   EXPECT_EQ(auto_paying_devices(h, s, {0, 1}, PolicyParams{}), (std::vector<int>{0, 1}));
 }
 
+// benchmarks/mandelbrot over 8 single-threaded devices of one kind: sigmoid hands the 64 rows out in
+// order, so home's few chunks (its first, a first run, left out) fell on the image's cheap last rows
+// and the others' on its costly middle. Each device by its own chunks, home alone came to a few
+// milliseconds and no other device paid (`one_device_pays`: the launch then took 530 ms where the
+// split took 80). Pooled by kind, the chunks cover the range: home alone is their mean pace over the
+// launch, and every device pays.
+TEST(AutoSplitCost, AnIrregularKernelPoolsTheChunksOfDevicesOfOneKind) {
+  constexpr uint64_t kRows = 64;
+  LaunchShape s = shape(0);
+  s.total_groups = kRows;
+  History h;
+  h.set_regular("k", false);
+  double groups = 0, seconds = 0;
+  auto chunk = [&](int device, uint64_t g, double t) {
+    ChunkTiming timing;
+    timing.chunk = {device, 0, g};
+    timing.end = t;
+    h.record_chunk("k", kSize, timing);
+    groups += static_cast<double>(g);
+    seconds += t;
+  };
+  chunk(0, 2, 0.0004);  // home: the last rows, almost outside the set
+  for (int d = 1; d < 8; ++d) chunk(d, 4, 0.030 + 0.002 * d);
+  const std::vector<int> all = {0, 1, 2, 3, 4, 5, 6, 7};
+  const GateEvidence apart = gate_evidence(h, s, all, PolicyParams{});
+  ASSERT_TRUE(apart.home_seconds.has_value());
+  EXPECT_NEAR(*apart.home_seconds, 0.0004 / 2 * kRows, 1e-9);
+  EXPECT_EQ(auto_paying_devices(h, s, all, PolicyParams{}), std::vector<int>{0});
+
+  s.device_kinds.assign(8, 0);  // one kind, as device_kinds(profiles) makes of equal profiles
+  const GateEvidence pooled = gate_evidence(h, s, all, PolicyParams{});
+  ASSERT_TRUE(pooled.home_seconds.has_value());
+  EXPECT_NEAR(*pooled.home_seconds, seconds / groups * kRows, 1e-9);
+  EXPECT_EQ(auto_paying_devices(h, s, all, PolicyParams{}), all);
+}
+
 TEST(AutoSplitCost, ProbesFollowTheLaunchNumberGivenAtEnqueue) {
   History h;
   for (int i = 0; i < 14; ++i) h.note_launch("k", kSize);

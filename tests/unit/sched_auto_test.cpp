@@ -146,6 +146,19 @@ TEST(AutoPaying, AnIrregularKernelWeighsADeviceByItsMeanPaceNotALineThroughItsCh
   EXPECT_EQ(auto_paying_devices(h, shape("k", 1000), {0, 1}, PolicyParams{}), (std::vector<int>{0, 1}));
 }
 
+// The gate reads the devices' kinds from the profiles auto was made with (LaunchShape::device_kinds):
+// two equal devices and a third with more compute units.
+TEST(AutoGate, TheShapeCarriesTheDevicesKinds) {
+  std::vector<DeviceProfile> profiles(3);
+  for (int i = 0; i < 3; ++i) profiles[i].index = i;
+  profiles[2].compute_units = 4;
+  AutoPolicy policy(PolicyParams{}, std::make_shared<History>(), profiles);
+  LaunchShape s = shape("k", 10000);
+  s.home = 0;
+  policy.unsplit_reason(s, {0, 1, 2});
+  EXPECT_EQ(s.device_kinds, (std::vector<int>{0, 0, 2}));
+}
+
 // The gate before a split (AutoPolicy::unsplit_reason), as the executor's planner asks it.
 TEST(AutoGate, ColdHistorySplitsAndNumbersTheLaunch) {
   auto history = std::make_shared<History>();

@@ -1,5 +1,5 @@
-// sched/range_variation.h: von Neumann's ratio, the residuals against each device's time line, and
-// the verdict that a variation follows the range.
+// sched/range_variation.h: von Neumann's ratio, the residuals against each device's or kind's mean
+// pace, and the range test's verdict.
 #include <gtest/gtest.h>
 
 #include "sched/range_variation.h"
@@ -21,20 +21,48 @@ TEST(VonNeumannRatio, SuccessiveDifferencesOverTheVariance) {
 }
 
 TEST(RangeResiduals, EachChunkAgainstItsDevicesMeanPaceInRangeOrder) {
-  // Device 0: 1 s per group on chunks of 1 to 4 groups; device 1 twice as fast per group, but its
-  // chunk at 30 took twice its pace. Device 2 ran one chunk: nothing to compare it with.
+  // No profiles: each device is a kind of its own. Device 0: 1 s per group on chunks of 1 to 4
+  // groups; device 1 twice as fast per group, but its chunk at 30 took twice its pace. Device 2 ran
+  // one chunk: nothing to compare it with.
   const std::vector<ChunkTiming> chunks = {
       chunk(0, 40, 1, 1.0), chunk(1, 0, 2, 1.0),  chunk(0, 10, 2, 2.0), chunk(1, 30, 4, 4.0),
       chunk(0, 20, 3, 3.0), chunk(1, 50, 6, 3.0), chunk(2, 80, 5, 9.0),
   };
-  const std::vector<double> r = range_ordered_residuals(chunks);
+  const std::vector<double> r = range_ordered_residuals(chunks, {});
   ASSERT_EQ(r.size(), 6u);
   // Device 1: 8 s over 12 groups, 2/3 s per group: its chunks at 0 and 50 are 0.75 of it, at 30 1.5.
   const std::vector<double> expected = {0.75, 1.0, 1.0, 1.5, 1.0, 0.75};  // begins 0 10 20 30 40 50
   for (size_t i = 0; i < r.size(); ++i) EXPECT_NEAR(r[i], expected[i], 1e-12) << i;
 }
 
-TEST(VariationFollowsRange, ASmoothProfileDoesAndAnAlternatingOneDoesNot) {
+TEST(RangeResiduals, DevicesOfFewChunksAreMeasuredAgainstTheirKind) {
+  // Devices 0 and 1 share a profile (their names differ); device 2 has twice the compute units.
+  std::vector<DeviceProfile> profiles(3);
+  for (int i = 0; i < 3; ++i) {
+    profiles[i].index = i;
+    profiles[i].name = "d" + std::to_string(i);
+    profiles[i].is_cpu = true;
+  }
+  profiles[2].compute_units = 2;
+  EXPECT_EQ(device_kind(profiles, 0), device_kind(profiles, 1));
+  EXPECT_NE(device_kind(profiles, 0), device_kind(profiles, 2));
+  EXPECT_NE(device_kind(profiles, 7), device_kind(profiles, 0));  // not listed: a kind of its own
+  EXPECT_EQ(device_kinds(profiles), (std::vector<int>{0, 0, 2}));
+  // Two chunks each, device 1 at half device 0's pace: against their kind's mean (6 s over 4 groups)
+  // device 0's chunks read 2/3 and device 1's 4/3; device 2, alone in its kind, reads 1.
+  const std::vector<ChunkTiming> chunks = {chunk(0, 0, 1, 1.0), chunk(1, 1, 1, 2.0), chunk(0, 2, 1, 1.0),
+                                           chunk(1, 3, 1, 2.0), chunk(2, 4, 1, 4.0), chunk(2, 5, 1, 4.0)};
+  const std::vector<double> r = range_ordered_residuals(chunks, profiles);
+  const std::vector<double> expected = {2.0 / 3, 4.0 / 3, 2.0 / 3, 4.0 / 3, 1.0, 1.0};
+  ASSERT_EQ(r.size(), expected.size());
+  for (size_t i = 0; i < r.size(); ++i) EXPECT_NEAR(r[i], expected[i], 1e-12) << i;
+  // Four chunks or more: a device is measured against its own mean.
+  std::vector<ChunkTiming> more;
+  for (uint64_t i = 0; i < 8; ++i) more.push_back(chunk(int(i % 2), i, 1, i % 2 ? 2.0 : 1.0));
+  for (double v : range_ordered_residuals(more, profiles)) EXPECT_NEAR(v, 1.0, 1e-12);
+}
+
+TEST(RangeTest, ASmoothProfileDoesAndAnAlternatingOneDoesNot) {
   // Two devices taking turns along the range, equal chunks; the cost per group rises and falls once
   // across the range (a hill), or alternates chunk by chunk.
   std::vector<ChunkTiming> hill, alternating;
@@ -43,13 +71,20 @@ TEST(VariationFollowsRange, ASmoothProfileDoesAndAnAlternatingOneDoesNot) {
     hill.push_back(chunk(int(i % 2), i * 10, 10, 10 * cost));
     alternating.push_back(chunk(int(i % 2), i * 10, 10, 10 * (i % 4 < 2 ? 1.0 : 3.0)));
   }
-  EXPECT_TRUE(variation_follows_range(hill, 0.25));
-  EXPECT_FALSE(variation_follows_range(alternating, 0.25, true));
-  // Too few chunks to tell: not taken as following the range.
-  EXPECT_FALSE(variation_follows_range({hill.begin(), hill.begin() + 5}, 0.25, true));
+  const RegularityVerdict hill_verdict = range_test(hill, {}, 0.25);
+  EXPECT_TRUE(hill_verdict.irregular);
+  EXPECT_EQ(hill_verdict.packages, 12u);
+  EXPECT_FALSE(hill_verdict.window_spread);
+  ASSERT_TRUE(hill_verdict.range_ratio.has_value());
+  EXPECT_LT(*hill_verdict.range_ratio, 1.0);
+  EXPECT_GT(hill_verdict.spread, 0.25);
+  EXPECT_FALSE(range_test(alternating, {}, 0.25, true).irregular);
+  // Too few chunks to tell the range from the devices: the caller's window spread decides alone.
+  EXPECT_TRUE(range_test({alternating.begin(), alternating.begin() + 5}, {}, 0.25, true).irregular);
+  EXPECT_FALSE(range_test({hill.begin(), hill.begin() + 5}, {}, 0.25, false).irregular);
   // A spread too small, unless the caller saw one.
-  EXPECT_FALSE(variation_follows_range(hill, 1.0));
-  EXPECT_TRUE(variation_follows_range(hill, 1.0, true));
+  EXPECT_FALSE(range_test(hill, {}, 1.0).irregular);
+  EXPECT_TRUE(range_test(hill, {}, 1.0, true).irregular);
 }
 
 }  // namespace
