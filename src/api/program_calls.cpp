@@ -160,8 +160,11 @@ cl_int CL_API_CALL build_program(cl_program program, cl_uint num_devices, const 
   });
   const auto started = std::chrono::steady_clock::now();
   cl_int err = cl().clBuildProgram(program, num_devices, devices, options, notify, user_data);
-  if (record && !notify)  // with a callback the call may return before the build ends
-    record->app_build_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+  // With a callback the call may return before the build ends: not timed (0, no longer wait).
+  if (record)
+    record->app_build_seconds = err == CL_SUCCESS && !notify
+                                    ? std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count()
+                                    : 0.0;
   if (err == CL_SUCCESS && record)
     record_safely("clBuildProgram", [&] {
       exec::prebuild_program(rt(), record, record->context, devices_built_for(*record, num_devices, devices));

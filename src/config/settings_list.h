@@ -180,8 +180,9 @@ COEX_POLICY_PARAM(Double, sigmoid_irregular_k, 0.5, (0.0, kNoLimit, true),
                   "k once a kernel is found irregular (it stays irregular for the launch).")
 COEX_POLICY_PARAM(Double, sigmoid_cv_threshold, 0.25, (0.0, kNoLimit, true),
                   "A kernel is irregular for the rest of the launch when `sigma/mean` of a device's last "
-                  "`sigmoid_window` package speeds (its first run of the kernel left out) exceeds this; it is kept "
-                  "irregular for later launches when, besides, the packages' times followed the range.")
+                  "`sigmoid_window` package speeds (its first run of the kernel left out) exceeds this; for later "
+                  "launches it is kept irregular when the packages' paces also followed the range "
+                  "(docs/schedulers.md, \"sigmoid\").")
 COEX_POLICY_PARAM(Int, sigmoid_window, 3, (2, 100),
                   "Packages in a device's speed window (its first run of the kernel left out): its speed S_i is "
                   "their mean, and their spread decides whether the kernel is irregular.")
@@ -240,7 +241,8 @@ COEX_SETTING(Double, auto_analysis_wait, 0.1, (0.0, kNoLimit),
              "(`not_split: preparing`).")
 COEX_SETTING(Double, auto_home_build_wait, 0.1, (0.0, kNoLimit),
              "auto: a launch coex would split, whose kernel needs coex's rewritten program, waits up to this many "
-             "seconds, or twice as long as the app's own clBuildProgram of the program took where that is longer, "
+             "seconds, or twice as long as the app's own clBuildProgram of the program took (at most 1 s) where that "
+             "is longer, "
              "for coex's build of it on the app's device once the analysis is done (the other devices join the "
              "split as their builds end); beyond, it runs unsplit on the app's device (`not_split: preparing`).")
 

@@ -350,7 +350,7 @@ bool use_app_program_on_home(Services& services, model::ProgramRecord& program, 
 }
 
 double home_build_wait(double setting_seconds, const model::ProgramRecord& program) {
-  return std::max(setting_seconds, 2 * program.app_build_seconds.load());
+  return std::max(setting_seconds, std::min(kLongestBuildWait, 2 * program.app_build_seconds.load()));
 }
 
 bool wait_for_build(model::ProgramRecord& program, int device, bool in_app_context, double seconds) {

@@ -81,11 +81,13 @@ std::vector<int> devices_ready(Services& services, const std::shared_ptr<model::
 bool use_app_program_on_home(Services& services, model::ProgramRecord& program, int home);
 
 // How long a launch that would be split waits for home's build of the rewritten program: the
-// setting auto_home_build_wait, or twice the app's own clBuildProgram of the program where that is
-// longer. That build starts as the app's returns and compiles the same source for the same device:
-// on the device machine it took 40 to 77 ms where the app's took 39 to 76 (benchmarks/binomial over
-// eight single-threaded PoCL devices), and a first launch that gave up at 0.1 s ran on home alone,
-// 2.14x over one device where hguided made 5.80x (docs/testbed.md).
+// setting auto_home_build_wait, or twice the app's own clBuildProgram of the program (successful,
+// without a callback) where that is longer, up to kLongestBuildWait: the app's enqueue is what waits,
+// and a launch worth a longer wait is not known before it ran. That build starts as the app's returns and compiles the
+// same source for the same device: on the device machine it took 40 to 77 ms where the app's took 39 to 76
+// (benchmarks/binomial over eight single-threaded PoCL devices), and a first launch that gave up at 0.1 s ran on home
+// alone, 2.14x over one device where hguided made 5.80x (docs/testbed.md).
+inline constexpr double kLongestBuildWait = 1.0;
 double home_build_wait(double setting_seconds, const model::ProgramRecord& program);
 
 // Waits up to `seconds` for `device`'s build of the program (in the app's context or not) to finish,

@@ -430,8 +430,9 @@ LaunchDecision plan(Services& services, const std::shared_ptr<model::KernelRecor
     return decision;
   }
   // Home's build (of a rewritten program: the app's own serves otherwise) is the first of the builds
-  // and takes tens of milliseconds: a launch worth splitting waits for it, briefly, where the whole
-  // launch on home alone could take much longer (docs/design.md, "One-time costs").
+  // and takes about as long as the app's own: a launch worth splitting waits for it, up to
+  // home_build_wait, where the whole launch on home alone could take much longer (docs/design.md,
+  // "One-time costs").
   if (home_building &&
       !wait_for_build(*program, home, true, home_build_wait(services.settings().auto_home_build_wait, *program)))
     return preparing_on_home();

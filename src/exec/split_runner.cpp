@@ -513,9 +513,6 @@ cl_int run_split(Executor& executor, LaunchJob& job) {
   for (int device : progress->cancelled_devices())
     spdlog::info("kernel {}: device {} was taken over while it was still uploading its chunk", job.kernel_name, device);
   policy->end_launch(std::chrono::duration<double>(Clock::now() - t0).count());
-  if (const auto regularity = policy->regularity())
-    record.regularity = report::RegularityRecord{regularity->irregular, regularity->window_spread, regularity->packages,
-                                                 regularity->spread, regularity->range_ratio.value_or(-1)};
   for (int device : progress->dropped()) {  // its chunk was done again elsewhere: its
                                             // results are dropped
     runs[device] = DeviceRun{};
@@ -598,6 +595,9 @@ cl_int run_split(Executor& executor, LaunchJob& job) {
       job.kernel_name, record.bytes_moved, steps.home_to_host, steps.host_to_devices, steps.devices_to_host,
       steps.host_to_home, record.bytes_minimal);
   for (auto& [device, run] : runs) record.per_device.push_back({device, run.work_items, run.seconds});
+  if (const auto r = policy->regularity(); r && record.split)  // judgements of split launches only
+    record.regularity =
+        report::RegularityRecord{r->irregular, r->window_spread, r->packages, r->spread, r->range_ratio.value_or(-1)};
   services.report().record_launch(job.kernel_name, record);
   return err;
 }

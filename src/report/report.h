@@ -26,8 +26,8 @@
 // launch's measured time over measured_devices and home's estimated time alone (null: not known).
 // regularity: the last judgement of the kernel's regularity (sigmoid, docs/schedulers.md): whether
 // it is kept irregular, whether a device's window of packages varied, and the range test's packages,
-// their paces' sigma/mean and von Neumann's ratio in range order (null: not computed); null when no
-// launch judged it.
+// their paces' sigma/mean and von Neumann's ratio of the paces' logarithms in range order (null: not
+// computed); null when no split launch judged it.
 // builds: coex's own builds of the app's programs per device (one-time costs; PoCL also compiles a
 // kernel at its first run on a device, which cold_splits count), their number and seconds.
 // bytes_minimal: what the footprints say each device lacked; bytes_by_step: where bytes_moved went;

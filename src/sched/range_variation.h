@@ -3,8 +3,8 @@
 // the set) makes chunks that lie side by side in the range alike and distant ones different, whatever
 // device ran them; a device that changes pace between chunks (single-threaded PoCL devices on shared
 // cores) makes chunks vary in no order of the range. The test: each chunk's time per group over the
-// mean of the devices of its kind (devices whose profiles agree but for their index and name: the
-// testbed's single-threaded devices are one kind), taken in range order; von Neumann's ratio of those
+// mean of the devices of its kind (devices whose profiles agree but for their index: the testbed's
+// single-threaded devices are one kind), taken in range order; von Neumann's ratio of those
 // residuals' logarithms, the mean square of successive differences over the variance (about 2 for
 // values that vary at random, near 0 for values that follow their order).
 // - By kind where the device ran few chunks: a device runs 2 or 3 packages of a launch over 8 devices
@@ -31,8 +31,9 @@ namespace coex::sched {
 // nullopt for fewer than two values or none that differ.
 std::optional<double> von_neumann_ratio(const std::vector<double>& values);
 
-// Devices of one kind share a number: those whose profiles agree in all but index and name (and the
-// transfer bandwidths, measured per device). A device not among `profiles` is a kind of its own.
+// Devices of one kind share a number: those whose profiles agree in all but index (and the transfer
+// bandwidths, measured per device): eight single-threaded PoCL devices of one CPU share a name, where
+// the same CPU under another driver has another. A device not among `profiles` is a kind of its own.
 int device_kind(const std::vector<DeviceProfile>& profiles, int device);
 // device_kind of each device of `profiles`, by device index (-1 where no profile has that index).
 std::vector<int> device_kinds(const std::vector<DeviceProfile>& profiles);
@@ -44,14 +45,16 @@ std::vector<double> range_ordered_residuals(const std::vector<ChunkTiming>& chun
                                             const std::vector<DeviceProfile>& profiles);
 
 // The range test over `chunks` (first runs left out by the caller): the residuals counted, their
-// sigma/mean and von Neumann's ratio of their logarithms. Irregular, of `min_chunks` residuals or more: their
-// sigma/mean above `min_spread` or `spread_seen` (a device's window of packages varied), and the ratio under
-// `max_ratio`. Of fewer: `spread_seen` alone, as sigmoid judged before the test (too few packages to
-// tell a kernel's range from its devices, and taking an irregular kernel for a regular one costs more
-// than the reverse: benchmarks/mandelbrot over 8 devices took twice as long under auto's wp+tail as
-// under sigmoid).
+// sigma/mean and von Neumann's ratio of their logarithms. Irregular, of `min_chunks` residuals or
+// more: their sigma/mean above `min_spread` or `spread_seen` (a device's window of packages varied),
+// and the ratio under `max_ratio` and under its one-sided 5% point for values that vary at random
+// (0.89 at 6 residuals, 0.99 at 8, 1 from 9 on). Of fewer: `spread_seen` alone, as sigmoid judged before the
+// test (too few packages to tell a kernel's range from its devices, and taking an irregular kernel for
+// a regular one costs more than the reverse: benchmarks/mandelbrot over 8 devices took twice as long
+// under auto's wp+tail as under sigmoid).
+inline constexpr size_t kRangeTestPackages = 6;
 RegularityVerdict range_test(const std::vector<ChunkTiming>& chunks, const std::vector<DeviceProfile>& profiles,
-                             double min_spread, bool spread_seen = false, size_t min_chunks = 6,
+                             double min_spread, bool spread_seen = false, size_t min_chunks = kRangeTestPackages,
                              double max_ratio = 1.0);
 
 }  // namespace coex::sched

@@ -91,7 +91,6 @@ void SigmoidPolicy::on_chunk_done(DeviceState& device, const ChunkTiming&) {
 
 void SigmoidPolicy::on_end(double) {
   verdict_.reset();
-  if (!judged_) return;  // no device ran a window of packages: what the History knows stands
   // The verdict kept for the kernel's later launches (auto's rule 1 runs sigmoid on every launch of a
   // kernel known to be irregular) asks more than the switch within this launch: that the packages'
   // times varied with where they lay in the range, not only from one package to the next of a device
@@ -102,7 +101,17 @@ void SigmoidPolicy::on_end(double) {
   for (const auto& device : states())
     for (const auto& t : device.done)
       if (!t.first_run) warm.push_back(t);
+  // Judged once a device ran a window of packages, or the launch ran enough for the range test (over
+  // many devices each may run 2 or 3, its first left out).
+  if (!judged_ && warm.size() < kRangeTestPackages) return;  // what the History knows stands
   verdict_ = range_test(warm, profiles(), params().sigmoid_cv_threshold, spread_seen_);
+  // Too few packages for the range test, and no window that varied: no evidence either way, and a
+  // kernel the History knows to be irregular stays so (the reverse mistake costs more).
+  if (verdict_->packages < kRangeTestPackages && !spread_seen_) {
+    const auto known = history().regular(shape().kernel_key);
+    verdict_->irregular = known.has_value() && !*known;
+    if (known.has_value()) return;
+  }
   history().set_regular(shape().kernel_key, !verdict_->irregular);
 }
 

@@ -5,8 +5,8 @@
 // the mean of its last 3 package speeds (initially from the history, else from device info).
 // k = 2 for regular kernels; k switches to 0.5 for the rest of the launch as soon as sigma/mean of a
 // device's last 3 package speeds exceeds 0.25. A device's first run of the kernel is left out of its
-// speeds (the driver's one-time work). The History keeps the kernel irregular for later launches when,
-// besides, the packages' times followed the range (sched/range_variation.h); each launch judges again.
+// speeds (the driver's one-time work). For later launches the History keeps the kernel irregular when
+// the packages' paces also followed the range (sched/range_variation.h); each launch judges again.
 // Floor: max(p * t_elapsed * S_i, occupancy floor), p = 0.05 (the first term only once S_i is in
 // groups per second, i.e. measured or from the history).
 #pragma once

@@ -2,6 +2,8 @@
 // pace, and the range test's verdict.
 #include <gtest/gtest.h>
 
+#include <cmath>
+
 #include "sched/range_variation.h"
 
 namespace coex::sched {
@@ -36,18 +38,21 @@ TEST(RangeResiduals, EachChunkAgainstItsDevicesMeanPaceInRangeOrder) {
 }
 
 TEST(RangeResiduals, DevicesOfFewChunksAreMeasuredAgainstTheirKind) {
-  // Devices 0 and 1 share a profile (their names differ); device 2 has twice the compute units.
-  std::vector<DeviceProfile> profiles(3);
-  for (int i = 0; i < 3; ++i) {
+  // Devices 0 and 1 share a profile; device 2 has twice the compute units; device 3 is device 0 under
+  // another name (another driver).
+  std::vector<DeviceProfile> profiles(4);
+  for (int i = 0; i < 4; ++i) {
     profiles[i].index = i;
-    profiles[i].name = "d" + std::to_string(i);
+    profiles[i].name = "cpu-minimal";
     profiles[i].is_cpu = true;
   }
   profiles[2].compute_units = 2;
+  profiles[3].name = "cpu";
   EXPECT_EQ(device_kind(profiles, 0), device_kind(profiles, 1));
   EXPECT_NE(device_kind(profiles, 0), device_kind(profiles, 2));
+  EXPECT_NE(device_kind(profiles, 0), device_kind(profiles, 3));
   EXPECT_NE(device_kind(profiles, 7), device_kind(profiles, 0));  // not listed: a kind of its own
-  EXPECT_EQ(device_kinds(profiles), (std::vector<int>{0, 0, 2}));
+  EXPECT_EQ(device_kinds(profiles), (std::vector<int>{0, 0, 2, 3}));
   // Two chunks each, device 1 at half device 0's pace: against their kind's mean (6 s over 4 groups)
   // device 0's chunks read 2/3 and device 1's 4/3; device 2, alone in its kind, reads 1.
   const std::vector<ChunkTiming> chunks = {chunk(0, 0, 1, 1.0), chunk(1, 1, 1, 2.0), chunk(0, 2, 1, 1.0),
@@ -82,6 +87,20 @@ TEST(RangeTest, ASmoothProfileDoesAndAnAlternatingOneDoesNot) {
   // Too few chunks to tell the range from the devices: the caller's window spread decides alone.
   EXPECT_TRUE(range_test({alternating.begin(), alternating.begin() + 5}, {}, 0.25, true).irregular);
   EXPECT_FALSE(range_test({hill.begin(), hill.begin() + 5}, {}, 0.25, false).irregular);
+  // At 6 packages the ratio must also be under its one-sided 5% point for random values (0.89): a
+  // sequence whose ratio is 0.95 is not enough there.
+  {
+    const std::vector<double> costs = {1, 1, 1, 2, 2, 1.5};
+    std::vector<ChunkTiming> six;
+    for (uint64_t i = 0; i < costs.size(); ++i) six.push_back(chunk(0, i, 1, costs[i]));
+    std::vector<double> logs;
+    for (double c : costs) logs.push_back(std::log(c));
+    const auto ratio = von_neumann_ratio(logs);
+    ASSERT_TRUE(ratio.has_value());
+    ASSERT_GT(*ratio, 0.89);
+    ASSERT_LT(*ratio, 1.0);
+    EXPECT_FALSE(range_test(six, {}, 0.25, true).irregular);
+  }
   // A spread too small, unless the caller saw one.
   EXPECT_FALSE(range_test(hill, {}, 1.0).irregular);
   EXPECT_TRUE(range_test(hill, {}, 1.0, true).irregular);
