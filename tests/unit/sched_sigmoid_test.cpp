@@ -26,6 +26,15 @@ TEST(SigmoidPackage, SizesAtChosenRemainingWork) {
   EXPECT_EQ(sigmoid_package(1000, 2, 3, 4, 2, 0), 0);
 }
 
+// A launch of kernel "k" of `groups` work-groups, one work-item each.
+LaunchShape launch_of_k(uint64_t groups) {
+  LaunchShape shape;
+  shape.kernel_key = "k";
+  shape.total_groups = groups;
+  shape.global_size = groups;
+  return shape;
+}
+
 Scenario two_devices(const std::string& cost, double noise) {
   Scenario s;
   s.take_over = false;  // the policy on its own, as in its paper (no take-over by the executor's rules)
@@ -124,10 +133,7 @@ TEST(SigmoidPolicy, ALaunchOfFewQuietPackagesLeavesAKnownIrregularKernelSo) {
     PolicyParams params;
     params.sigmoid_k = 0.5;
     auto p = make_policy("sigmoid", params, history, profiles);
-    LaunchShape shape;
-    shape.kernel_key = "k";
-    shape.total_groups = 1000;
-    shape.global_size = 1000;
+    const LaunchShape shape = launch_of_k(1000);
     p->begin_launch(shape, {0}, 0);
     double now = 0;
     int packages = 0;
@@ -183,10 +189,7 @@ TEST(SigmoidPolicy, AFirstRunPackageNeitherMakesTheKernelIrregularNorSetsTheSpee
   PolicyParams params;
   params.sigmoid_window = 2;
   auto p = make_policy("sigmoid", params, history, profiles);
-  LaunchShape shape;
-  shape.kernel_key = "k";
-  shape.total_groups = 10000000;
-  shape.global_size = shape.total_groups;
+  const LaunchShape shape = launch_of_k(10000000);
   p->begin_launch(shape, {0, 1}, 0);
   const double pace[2] = {3000, 1000};  // groups per second
   double now[2] = {0, 0};
