@@ -21,6 +21,7 @@
 #include "exec/executor.h"
 #include "exec/exit_guard.h"
 #include "exec/home_sync.h"
+#include "exec/kernel_arguments.h"
 #include "exec/launch_shape.h"
 #include "exec/pocl_compiles.h"
 #include "exec/policy_binding.h"
@@ -35,49 +36,6 @@ namespace {
 using Clock = std::chrono::steady_clock;
 
 const cl_icd_dispatch& cl(const LaunchJob& job) { return job.services->next(); }
-
-// Sets every argument of the app's launch on `kernel`, bound to the device's
-// own buffers.
-cl_int set_arguments(LaunchJob& job, cl_kernel kernel, int device) {
-  for (cl_uint i = 0; i < job.bindings.size(); ++i) {
-    const auto& arg = job.args[i];
-    const auto& binding = job.bindings[i];
-    cl_int err = CL_SUCCESS;
-    switch (binding.kind) {
-      case ArgBinding::Kind::Value:
-        err = cl(job).clSetKernelArg(kernel, i, arg.size, arg.bytes.data());
-        break;
-      case ArgBinding::Kind::Local:
-        err = cl(job).clSetKernelArg(kernel, i, arg.size, nullptr);
-        break;
-      case ArgBinding::Kind::NullBuffer: {
-        cl_mem none = nullptr;
-        err = cl(job).clSetKernelArg(kernel, i, sizeof(none), &none);
-        break;
-      }
-      case ArgBinding::Kind::Buffer: {
-        cl_mem mem = device_mem(job, binding, device);
-        err = mem ? cl(job).clSetKernelArg(kernel, i, sizeof(mem), &mem) : CL_INVALID_MEM_OBJECT;
-        break;
-      }
-    }
-    if (err != CL_SUCCESS) return err;
-  }
-  return CL_SUCCESS;
-}
-
-// The trailing arguments of a rewritten kernel (kernel_analysis.h): the
-// original launch's values.
-cl_int set_rewrite_arguments(LaunchJob& job, cl_kernel kernel, uint64_t group_base) {
-  const LaunchGeometry& g = job.geometry;
-  cl_uint first = cl_uint(job.bindings.size());
-  cl_uint split_dim = g.split_dim();
-  cl_ulong values[4] = {group_base, g.groups_along_split(), g.global[split_dim], g.offset[split_dim]};
-  cl_int err = cl(job).clSetKernelArg(kernel, first, sizeof(split_dim), &split_dim);
-  for (cl_uint i = 0; i < 4 && err == CL_SUCCESS; ++i)
-    err = cl(job).clSetKernelArg(kernel, first + 1 + i, sizeof(cl_ulong), &values[i]);
-  return err;
-}
 
 void trace(Services& services, int device, const char* name, const char* category, Clock::time_point begin,
            Clock::time_point end) {
