@@ -14,12 +14,11 @@ namespace {
 // The devices whose chunks stand for `device`'s on an irregular kernel: those of its kind (LaunchShape::
 // device_kinds), or itself alone.
 std::vector<int> of_its_kind(const LaunchShape& shape, int device) {
-  const auto& kinds = shape.device_kinds;
-  if (device < 0 || size_t(device) >= kinds.size() || kinds[size_t(device)] < 0) return {device};
+  const int mine = kind_of(shape.device_kinds, device);
   std::vector<int> out;
-  for (size_t d = 0; d < kinds.size(); ++d)
-    if (kinds[d] == kinds[size_t(device)]) out.push_back(int(d));
-  return out;
+  for (size_t d = 0; d < shape.device_kinds.size(); ++d)
+    if (shape.device_kinds[d] == mine) out.push_back(int(d));
+  return out.empty() ? std::vector<int>{device} : out;
 }
 
 AffineModel kernel_model(const History& history, const LaunchShape& shape, int device) {

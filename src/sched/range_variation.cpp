@@ -50,10 +50,14 @@ std::vector<int> device_kinds(const std::vector<DeviceProfile>& profiles) {
   std::vector<int> kinds;
   for (const auto& p : profiles) {
     if (p.index < 0) continue;
-    if (kinds.size() <= size_t(p.index)) kinds.resize(size_t(p.index) + 1, -1);
+    while (kinds.size() <= size_t(p.index)) kinds.push_back(-1 - int(kinds.size()));
     kinds[size_t(p.index)] = device_kind(profiles, p.index);
   }
   return kinds;
+}
+
+int kind_of(const std::vector<int>& kinds, int device) {
+  return device >= 0 && size_t(device) < kinds.size() ? kinds[size_t(device)] : -1 - device;
 }
 
 std::vector<double> range_ordered_residuals(const std::vector<ChunkTiming>& chunks,
@@ -67,17 +71,18 @@ std::vector<double> range_ordered_residuals(const std::vector<ChunkTiming>& chun
       ++chunks;
     }
   };
+  const std::vector<int> kind = device_kinds(profiles);
   std::map<int, Pace> devices, kinds;
   for (const auto& c : chunks) {
     if (c.chunk.groups() == 0 || c.seconds() <= 0) continue;
     devices[c.chunk.device].add(c);
-    kinds[device_kind(profiles, c.chunk.device)].add(c);
+    kinds[kind_of(kind, c.chunk.device)].add(c);
   }
   std::vector<std::pair<uint64_t, double>> ordered;  // (begin, residual)
   for (const auto& c : chunks) {
     if (c.chunk.groups() == 0 || c.seconds() <= 0) continue;
     const Pace& own = devices[c.chunk.device];
-    const Pace& pace = own.chunks >= kChunksForOwnPace ? own : kinds[device_kind(profiles, c.chunk.device)];
+    const Pace& pace = own.chunks >= kChunksForOwnPace ? own : kinds[kind_of(kind, c.chunk.device)];
     if (pace.chunks < 2) continue;
     ordered.emplace_back(c.chunk.begin,
                          c.seconds() / (pace.seconds / pace.groups * static_cast<double>(c.chunk.groups())));

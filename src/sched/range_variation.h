@@ -35,8 +35,10 @@ std::optional<double> von_neumann_ratio(const std::vector<double>& values);
 // bandwidths, measured per device): eight single-threaded PoCL devices of one CPU share a name, where
 // the same CPU under another driver has another. A device not among `profiles` is a kind of its own.
 int device_kind(const std::vector<DeviceProfile>& profiles, int device);
-// device_kind of each device of `profiles`, by device index (-1 where no profile has that index).
+// device_kind of each device of `profiles`, by device index (-1 - index where no profile has it).
 std::vector<int> device_kinds(const std::vector<DeviceProfile>& profiles);
+// A device's kind in `kinds` (device_kinds); one past its end is a kind of its own, as device_kind says.
+int kind_of(const std::vector<int>& kinds, int device);
 
 // Each chunk's time per group over the mean time per group of its device's chunks (4 or more) or else
 // of its kind's, in range order (ascending begin). A chunk alone in its kind adds nothing (its

@@ -53,6 +53,9 @@ TEST(RangeResiduals, DevicesOfFewChunksAreMeasuredAgainstTheirKind) {
   EXPECT_NE(device_kind(profiles, 0), device_kind(profiles, 3));
   EXPECT_NE(device_kind(profiles, 7), device_kind(profiles, 0));  // not listed: a kind of its own
   EXPECT_EQ(device_kinds(profiles), (std::vector<int>{0, 0, 2, 3}));
+  EXPECT_EQ(kind_of(device_kinds(profiles), 9), -10);                 // past the list: a kind of its own
+  const std::vector<DeviceProfile> gap = {profiles[0], profiles[2]};  // no device 1
+  EXPECT_EQ(device_kinds(gap), (std::vector<int>{0, -2, 2}));
   // Two chunks each, device 1 at half device 0's pace: against their kind's mean (6 s over 4 groups)
   // device 0's chunks read 2/3 and device 1's 4/3; device 2, alone in its kind, reads 1.
   const std::vector<ChunkTiming> chunks = {chunk(0, 0, 1, 1.0), chunk(1, 1, 1, 2.0), chunk(0, 2, 1, 1.0),
