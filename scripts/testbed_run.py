@@ -10,7 +10,10 @@ each benchmark of benchmarks.json that has a 'testbed' size, and each N of --dev
 and, with --mixed, the mixed set: the threaded device with --mixed threads as home (passed to the program
 with --device) plus --mixed single-threaded devices, against that threaded device alone. Every run is timed whole (start to exit,
 the wall time a user sees) and by its own time_kernels line; its checksums must equal the reference's.
-Runs go one at a time: each has the machine's cores to itself. PoCL's kernel cache (POCL_CACHE_DIR)
+Runs go one at a time: each has the machine's cores to itself. With --repeat K each setup runs K times,
+in rounds (the reference, then for each N the threaded device and every policy, the policies' order
+turned by one each round, so that none always runs first after the priming), and the tables take each
+setup's median: single runs of one command minutes apart differed by 20 to 40% on the device machine. PoCL's kernel cache (POCL_CACHE_DIR)
 is set for every run, so that no run finds what an earlier one compiled unless all do:
   --pocl-cache warm (the default): one cache for the whole testbed, and an untimed run of each setup
     (under coex: once for each policy, which builds and runs the kernels on every device as that
@@ -21,7 +24,8 @@ is set for every run, so that no run finds what an earlier one compiled unless a
 
   testbed_run.py --build-dir DIR --programs-dir DIR --out DIR [--devices 2,4,8,15]
                  [--policies auto,static,hguided] [--driver cpu-minimal] [--threaded cpu]
-                 [--mixed 4] [--only a,b] [--timeout 300] [--pocl-cache warm|cold] [--command TEXT]
+                 [--mixed 4] [--only a,b] [--timeout 300] [--pocl-cache warm|cold] [--repeat 1]
+                 [--command TEXT]
   testbed_run.py --out DIR --tables-from A/testbed.json,B/testbed.json   (one table of several runs)
 
 Writes OUT/testbed.json (every run) and OUT/testbed.md (the tables). Exit status 1 when a run failed
@@ -153,6 +157,12 @@ def geomean(values):
     return math.exp(sum(math.log(v) for v in values) / len(values)) if values else None
 
 
+def median(values):
+    values = sorted(values)
+    mid = len(values) // 2
+    return values[mid] if len(values) % 2 else (values[mid - 1] + values[mid]) / 2
+
+
 def fmt(v, digits=2):
     return "-" if v is None else ("%.*f" % (digits, v))
 
@@ -172,6 +182,7 @@ def main():
     p.add_argument("--only", default="")
     p.add_argument("--timeout", type=int, default=300)
     p.add_argument("--pocl-cache", choices=("warm", "cold"), default="warm")
+    p.add_argument("--repeat", type=int, default=1, help="runs of each setup; the tables take medians")
     p.add_argument("--command", default="scripts/bench-testbed")
     args = p.parse_args()
     if args.tables_from:
@@ -179,6 +190,8 @@ def main():
         return 0
     if not args.build_dir or not args.programs_dir:
         p.error("--build-dir and --programs-dir are needed to run the testbed")
+    if args.repeat < 1:
+        p.error("--repeat: at least 1")
     coex = os.path.join(os.path.abspath(args.build_dir), "coex")
     os.makedirs(args.out, exist_ok=True)
     work = tempfile.mkdtemp(prefix="coex-testbed-")
@@ -192,8 +205,8 @@ def main():
     runs = []
     failures = []
 
-    def record(prog, setup, n, policy, result, reference=None):
-        entry = dict(result, program=prog["name"], setup=setup, n=n, policy=policy)
+    def record(prog, setup, n, policy, result, reference=None, round_=0):
+        entry = dict(result, program=prog["name"], setup=setup, n=n, policy=policy, round=round_)
         if reference is not None and entry["status"] == "ok" and entry["checksums"] != reference:
             entry["status"] = "mismatch"
         if entry["status"] != "ok":
@@ -228,43 +241,56 @@ def main():
                 if os.path.exists(history):
                     os.remove(history)
 
-    def coex_run(prog, env, setup, n, policy, reference):
-        tag = "%s-%s-%d-%s" % (prog["name"], setup, n, policy)
+    def coex_run(prog, env, setup, n, policy, reference, round_):
+        tag = "%s-%s-%d-%s-%d" % (prog["name"], setup, n, policy, round_)
         report = os.path.join(work, tag + ".report.json")
         name, settings = policy_and_settings(policy)
         run_env = dict(env, COEX_CACHE=os.path.join(work, tag + ".history.json"), **settings)
         result = run_once(coex_cmd(prog, name, report), run_env, args.timeout)
         result["report"] = report_summary(report)
-        record(prog, setup, n, policy, result, reference)
+        record(prog, setup, n, policy, result, reference, round_)
 
+    def turned(r):
+        return policies[r % len(policies):] + policies[:r % len(policies)]
+
+    rounds = range(args.repeat)
     for prog in progs:
-        one = record(prog, "one", 1, None, bare(prog, dict(env0, POCL_DEVICES=args.driver)))
-        reference = one.get("checksums")
+        ones = [record(prog, "one", 1, None, bare(prog, dict(env0, POCL_DEVICES=args.driver)), None, r) for r in rounds]
+        reference = ones[0].get("checksums")
+        for one in ones[1:]:
+            if one["status"] == "ok" and one["checksums"] != reference:
+                one["status"] = "mismatch"
+                failures.append(one)
         for n in counts:
-            record(prog, "threads", n, None, bare(prog, threads_env(dict(env0, POCL_DEVICES=args.threaded), n)),
-                   reference)
             env = dict(env0, POCL_DEVICES=" ".join([args.driver] * n))
             prime_coex(prog, env)
-            for policy in policies:
-                coex_run(prog, env, "equal", n, policy, reference)
+            for r in rounds:
+                record(prog, "threads", n, None, bare(prog, threads_env(dict(env0, POCL_DEVICES=args.threaded), n)),
+                       reference, r)
+                for policy in turned(r):
+                    coex_run(prog, env, "equal", n, policy, reference, r)
         if args.mixed:
             m = args.mixed
             env = threads_env(dict(env0, POCL_DEVICES=" ".join([args.threaded] + [args.driver] * m)), m)
             sized = dict(prog, cmd=prog["mixed_cmd"])
-            alone = record(sized, "mixed-home", m, None,
-                           bare(sized, threads_env(dict(env0, POCL_DEVICES=args.threaded), m)),
-                           reference if sized["cmd"] == prog["cmd"] else None)
-            # The same cores as one threaded device: the limit of the mixed set's speed-up.
-            record(sized, "mixed-limit", m, None,
-                   bare(sized, threads_env(dict(env0, POCL_DEVICES=args.threaded), 2 * m)), alone.get("checksums"))
             # The threaded device is home: PoCL lists its devices by driver, not in POCL_DEVICES' order
             # (the single-threaded ones first), so the program is told which it is.
             home = dict(sized, cmd=sized["cmd"] + ["--device", str(threaded_index(coex, env, args))])
             prime_coex(home, env)
-            for policy in policies:
-                coex_run(home, env, "mixed", m, policy, alone.get("checksums"))
+            alone_sums = None
+            for r in rounds:
+                alone = record(sized, "mixed-home", m, None,
+                               bare(sized, threads_env(dict(env0, POCL_DEVICES=args.threaded), m)),
+                               reference if sized["cmd"] == prog["cmd"] else alone_sums, r)
+                alone_sums = alone_sums or alone.get("checksums")
+                # The same cores as one threaded device: the limit of the mixed set's speed-up.
+                record(sized, "mixed-limit", m, None,
+                       bare(sized, threads_env(dict(env0, POCL_DEVICES=args.threaded), 2 * m)), alone_sums, r)
+                for policy in turned(r):
+                    coex_run(home, env, "mixed", m, policy, alone_sums, r)
 
     meta = {"command": args.command, "machine": platform.node(), "cpus": os.cpu_count(), "pocl_cache": args.pocl_cache,
+            "repeat": args.repeat,
             "driver": args.driver, "threaded": args.threaded, "mixed": args.mixed, "devices": counts,
             "policies": policies}
     with open(os.path.join(args.out, "testbed.json"), "w") as f:
@@ -301,16 +327,20 @@ def tables_from(paths, out):
 def write_tables(meta, progs, runs, out):
     counts, policies = meta["devices"], meta["policies"]
     def find(prog, setup, n, policy):
-        for r in runs:
-            if r["program"] == prog and r["setup"] == setup and r["n"] == n and r["policy"] == policy \
-                    and r["status"] == "ok":
-                return r
-        return None
+        """The setup's runs as one: the median wall and kernel times of those that passed."""
+        ok = [r for r in runs if r["program"] == prog and r["setup"] == setup and r["n"] == n
+              and r["policy"] == policy and r["status"] == "ok"]
+        if not ok:
+            return None
+        kernels = [r["kernels"] for r in ok if r.get("kernels")]
+        return {"wall": median([r["wall"] for r in ok]), "kernels": median(kernels) if kernels else None}
 
+    repeat = meta.get("repeat", 1)
     lines = ["Command: `%s` on %s (%d CPUs); single-threaded devices: PoCL `%s`, threaded: `%s`. Every coex run "
              "starts from an empty history; PoCL's kernel cache: %s. Speed-up: the one-device run's wall time (start "
-             "to exit) over the setup's; in brackets the same by time_kernels." % (
-                 meta["command"], meta["machine"], meta["cpus"], meta["driver"], meta["threaded"], meta["pocl_cache"]),
+             "to exit) over the setup's; in brackets the same by time_kernels.%s" % (
+                 meta["command"], meta["machine"], meta["cpus"], meta["driver"], meta["threaded"], meta["pocl_cache"],
+                 " Each setup ran %d times: medians of its times." % repeat if repeat > 1 else ""),
              ""]
     header = "| program | class | one device (s) | N | " + " | ".join(policies) + " | `%s` N threads |" % meta["threaded"]
     lines += [header, "|" + "---|" * (header.count("|") - 1)]
