@@ -47,6 +47,20 @@ std::vector<double> warm_speeds(const std::vector<ChunkTiming>& done, size_t win
 
 }  // namespace
 
+double SigmoidPolicy::kind_speed(const DeviceState& device) {
+  double groups = 0, seconds = 0;
+  const int kind = device_kind(profiles(), device.index);
+  for (const auto& other : states()) {
+    if (device_kind(profiles(), other.index) != kind) continue;
+    for (const auto& t : other.done)
+      if (!t.first_run) {
+        groups += static_cast<double>(t.chunk.groups());
+        seconds += t.seconds();
+      }
+  }
+  return groups > 0 ? groups / std::max(seconds, 1e-9) : window_speed(device);
+}
+
 double SigmoidPolicy::window_speed(const DeviceState& device) const {
   std::vector<double> speeds = warm_speeds(device.done, static_cast<size_t>(params().sigmoid_window));
   // Only first runs so far: their speed, low as it is, is all that was measured.
@@ -64,7 +78,13 @@ uint64_t SigmoidPolicy::choose_size(DeviceState& device, double now) {
   const bool all_measured =
       std::all_of(devices.begin(), devices.end(), [](const DeviceState* d) { return d->completed > 0; });
   if (all_measured) {
-    for (const DeviceState* d : devices) speeds.push_back(window_speed(*d));
+    // On an irregular kernel a device's last packages say where in the range they lay more than how
+    // fast it is: one whose first packages fell on cheap work-groups (mandelbrot's outer rows) would
+    // take a share many times its due, in costly ones, and finish last (in the simulated mandelbrot
+    // over two equal devices, a package of 16 of the 64 rows ran 0.26 s past the other device's
+    // end). Its kind's mean pace over the launch's packages says how fast it is (devices of a kind
+    // run at one speed: range_variation.h, device_kind).
+    for (const DeviceState* d : devices) speeds.push_back(irregular_ ? kind_speed(*d) : window_speed(*d));
   } else {
     speeds = current_speeds(devices, 0, &source);
   }

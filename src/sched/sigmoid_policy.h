@@ -4,8 +4,9 @@
 // G: work-groups of the launch, N: devices, G_r: groups not yet handed out, S_i: the device's speed,
 // the mean of its last 3 package speeds (initially from the history, else from device info).
 // k = 2 for regular kernels; k switches to 0.5 for the rest of the launch as soon as sigma/mean of a
-// device's last 3 package speeds exceeds 0.25. A device's first run of the kernel is left out of its
-// speeds (the driver's one-time work). For later launches the History keeps the kernel irregular when
+// device's last 3 package speeds exceeds 0.25; from then on S_i is the pace of the device's kind over
+// the launch's packages (docs/schedulers.md, "sigmoid"). A device's first run of the kernel is left
+// out of its speeds (the driver's one-time work). For later launches the History keeps the kernel irregular when
 // the packages' paces also followed the range (sched/range_variation.h); each launch judges again.
 // Floor: max(p * t_elapsed * S_i, occupancy floor), p = 0.05 (the first term only once S_i is in
 // groups per second, i.e. measured or from the history).
@@ -37,6 +38,9 @@ class SigmoidPolicy : public PolicyBase {
 
  private:
   double window_speed(const DeviceState& device) const;
+  // Groups per second over the warm packages of this launch run by the devices of `device`'s kind
+  // (window_speed where they ran none yet).
+  double kind_speed(const DeviceState& device);
   bool irregular_ = false;
   bool judged_ = false;       // some device ran a full window of packages: regularity can be told
   bool spread_seen_ = false;  // in this launch, a device's window of packages varied beyond the threshold
