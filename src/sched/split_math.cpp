@@ -144,6 +144,33 @@ AffineModel fit_affine(const std::vector<std::pair<double, double>>& samples) {
   return m;
 }
 
+double overhead_beyond_noise(const std::vector<std::pair<double, double>>& samples) {
+  std::vector<std::pair<double, double>> kept;
+  for (const auto& [x, y] : samples)
+    if (x > 0 && y >= 0 && std::isfinite(x) && std::isfinite(y)) kept.emplace_back(x, y);
+  const double n = static_cast<double>(kept.size());
+  double sx = 0, sy = 0;
+  for (const auto& [x, y] : kept) {
+    sx += x;
+    sy += y;
+  }
+  double sxx = 0, sxy = 0;  // about the means
+  for (const auto& [x, y] : kept) {
+    sxx += (x - sx / n) * (x - sx / n);
+    sxy += (x - sx / n) * (y - sy / n);
+  }
+  if (kept.size() < 3) return 0;
+  if (!(sxx > 1e-12 * sx * sx)) return fit_affine(samples).a;
+  const double b = sxy / sxx;
+  if (!(b > 0)) return 0;
+  const double a = sy / n - b * sx / n;
+  double residuals = 0;
+  for (const auto& [x, y] : kept) residuals += (y - a - b * x) * (y - a - b * x);
+  const double variance = residuals / (n - 2);
+  const double standard_error = std::sqrt(variance * (1 / n + (sx / n) * (sx / n) / sxx));
+  return std::max(0.0, a - 2 * standard_error);
+}
+
 uint64_t occupancy_floor(const DeviceProfile& profile, uint64_t groups_per_slice) {
   const uint64_t cus = std::max(1u, profile.compute_units);
   const uint64_t groups = profile.is_gpu ? cus * std::max(1u, profile.groups_per_cu_for_occupancy) : cus;

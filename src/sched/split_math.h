@@ -50,6 +50,11 @@ struct AffineModel {
 // b <= 0 (or with a single distinct size) falls back to b = sum(seconds) / sum(groups), a = 0.
 AffineModel fit_affine(const std::vector<std::pair<double, double>>& samples);
 
+// The per-chunk overhead that (groups, seconds) samples show beyond their noise: the least-squares
+// intercept less two of its standard errors, at least 0. Of fewer than 3 samples, 0: a line through
+// 2 measures no noise, and its intercept is as likely chance as overhead.
+double overhead_beyond_noise(const std::vector<std::pair<double, double>>& samples);
+
 // The smallest chunk, in groups of the split dimension, that keeps a device busy: one work-group per
 // compute unit on CPUs, the work-groups per compute unit needed for full occupancy times the compute
 // units on GPUs, each split group counting for its `groups_per_slice` work-groups (a 2-D launch's

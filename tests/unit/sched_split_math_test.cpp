@@ -97,6 +97,23 @@ TEST(FitAffine, ConstrainedIncreasingAndNonNegative) {
   EXPECT_FALSE(fit_affine({}).valid);
 }
 
+TEST(OverheadBeyondNoise, AnExactLinesInterceptStandsAndAChanceOneDoesNot) {
+  // No noise: the intercept itself.
+  EXPECT_NEAR(overhead_beyond_noise({{10, 2 + 0.5 * 10}, {20, 2 + 0.5 * 20}, {40, 2 + 0.5 * 40}}), 2, 1e-9);
+  // Chunks of 8 to 10 groups at about 1 ms a group, each slowed by up to a half: the least-squares
+  // line says 6.3 ms a chunk (above 1% of a 0.25 s launch), within its noise (standard error 6.1 ms).
+  const std::vector<std::pair<double, double>> noisy = {{8, 0.0100}, {9, 0.0120}, {10, 0.0105},
+                                                        {9, 0.0090}, {8, 0.0110}, {10, 0.0125}};
+  ASSERT_GT(fit_affine(noisy).a, 0.006);
+  EXPECT_EQ(overhead_beyond_noise(noisy), 0);
+  // The same scatter about a line with 30 ms more a chunk: it stands out.
+  std::vector<std::pair<double, double>> costly = noisy;
+  for (auto& [x, y] : costly) y += 0.030;
+  EXPECT_NEAR(overhead_beyond_noise(costly), 0.0363 - 2 * 0.0061, 0.0002);
+  // Two chunks measure no noise: no overhead is taken from them.
+  EXPECT_EQ(overhead_beyond_noise({{10, 0.030}, {20, 0.040}}), 0);
+}
+
 TEST(OccupancyFloor, CpuOneGroupPerComputeUnitGpuFullOccupancy) {
   DeviceProfile cpu;
   cpu.is_cpu = true;
