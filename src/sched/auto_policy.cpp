@@ -24,7 +24,12 @@ std::vector<int> of_its_kind(const LaunchShape& shape, int device) {
 AffineModel kernel_model(const History& history, const LaunchShape& shape, int device) {
   std::vector<std::pair<double, double>> points;
   for (const auto& s : history.samples_any_size(shape.kernel_key, device)) points.emplace_back(s.groups, s.seconds);
-  AffineModel model = fit_affine(points);
+  // Only the overhead that stands out of the chunks' noise (split_math.h, overhead_beyond_noise): a
+  // line through a few chunks of similar sizes on a device that changes pace has an intercept of
+  // chance, with a slope too low. The intercept picked plain wp and its fixed shares over wp+tail
+  // (auto_choice; the testbed's scenarios with noise 0.2: matmul over 4 devices 5% slower than
+  // hguided, binomial over 8 10%; within 3% with this), and the two set the devices' shares.
+  AffineModel model = fit_affine_beyond_noise(points);
   // On an irregular kernel a chunk's time says where it ran more than how large it was: a line through
   // the chunks of a Mandelbrot image gave the CPU a fixed cost that left it out of launches it paid
   // in (the simulator's sigmoid-irregular). Its mean pace is what a share of the launch costs it, over
@@ -61,14 +66,8 @@ std::string auto_choice(const History& history, const LaunchShape& shape, const 
     // is measured, and an iterative app counts many launches before the first one runs (jacobi on an
     // H100 enqueued 100, and wp gave the CPU beside it half of the first launch: 2.4 s of it).
     if (!m.valid) return "sigmoid";
+    overhead = std::max(overhead, m.a);
     rate += 1.0 / m.b;
-    // A chunk's overhead only as far as it stands out of the device's noise: a line through a few
-    // chunks of similar sizes on a device that changes pace has an intercept of chance, which picked
-    // plain wp and its fixed shares over wp+tail (the testbed's scenarios with noise 0.2: matmul over
-    // 4 devices 5% slower than hguided, binomial over 8 10%; within 3% with the tail).
-    std::vector<std::pair<double, double>> points;
-    for (const auto& s : history.samples_any_size(shape.kernel_key, d)) points.emplace_back(s.groups, s.seconds);
-    overhead = std::max(overhead, overhead_beyond_noise(points));
   }
   if (devices.empty() || rate <= 0) return "sigmoid";
   const double predicted = static_cast<double>(shape.total_groups) / rate;

@@ -171,6 +171,22 @@ double overhead_beyond_noise(const std::vector<std::pair<double, double>>& sampl
   return std::max(0.0, a - 2 * standard_error);
 }
 
+AffineModel fit_affine_beyond_noise(const std::vector<std::pair<double, double>>& samples) {
+  AffineModel m = fit_affine(samples);
+  const double a = overhead_beyond_noise(samples);
+  if (!m.valid || a >= m.a) return m;
+  double sxx = 0, sxy = 0;
+  for (const auto& [x, y] : samples)
+    if (x > 0 && y >= 0 && std::isfinite(x) && std::isfinite(y)) {
+      sxx += x * x;
+      sxy += x * (y - a);
+    }
+  if (!(sxy > 0)) return m;
+  m.a = a;
+  m.b = sxy / sxx;
+  return m;
+}
+
 uint64_t occupancy_floor(const DeviceProfile& profile, uint64_t groups_per_slice) {
   const uint64_t cus = std::max(1u, profile.compute_units);
   const uint64_t groups = profile.is_gpu ? cus * std::max(1u, profile.groups_per_cu_for_occupancy) : cus;

@@ -55,6 +55,10 @@ AffineModel fit_affine(const std::vector<std::pair<double, double>>& samples);
 // 2 measures no noise, and its intercept is as likely chance as overhead.
 double overhead_beyond_noise(const std::vector<std::pair<double, double>>& samples);
 
+// fit_affine with its intercept cut to overhead_beyond_noise and the slope fitted again through it
+// (least squares): a device's line as far as its chunks show it.
+AffineModel fit_affine_beyond_noise(const std::vector<std::pair<double, double>>& samples);
+
 // The smallest chunk, in groups of the split dimension, that keeps a device busy: one work-group per
 // compute unit on CPUs, the work-groups per compute unit needed for full occupancy times the compute
 // units on GPUs, each split group counting for its `groups_per_slice` work-groups (a 2-D launch's

@@ -114,6 +114,26 @@ TEST(OverheadBeyondNoise, AnExactLinesInterceptStandsAndAChanceOneDoesNot) {
   EXPECT_EQ(overhead_beyond_noise({{10, 0.030}, {20, 0.040}}), 0);
 }
 
+TEST(FitAffineBeyondNoise, TheSlopeGoesThroughTheInterceptThatStands) {
+  const auto exact = fit_affine_beyond_noise({{10, 2 + 0.5 * 10}, {20, 2 + 0.5 * 20}, {40, 2 + 0.5 * 40}});
+  EXPECT_NEAR(exact.a, 2, 1e-9);
+  EXPECT_NEAR(exact.b, 0.5, 1e-12);
+  // The noisy chunks of OverheadBeyondNoise: no overhead, and the slope through the origin (1.2 ms a
+  // group, where the chance line said 0.5 ms and 6.3 ms a chunk).
+  const std::vector<std::pair<double, double>> noisy = {{8, 0.0100}, {9, 0.0120}, {10, 0.0105},
+                                                        {9, 0.0090}, {8, 0.0110}, {10, 0.0125}};
+  const auto m = fit_affine_beyond_noise(noisy);
+  ASSERT_TRUE(m.valid);
+  EXPECT_EQ(m.a, 0);
+  double sxy = 0, sxx = 0;
+  for (const auto& [x, y] : noisy) {
+    sxy += x * y;
+    sxx += x * x;
+  }
+  EXPECT_NEAR(m.b, sxy / sxx, 1e-12);
+  EXPECT_NEAR(fit_affine(noisy).b, 0.0005, 1e-9);
+}
+
 TEST(OccupancyFloor, CpuOneGroupPerComputeUnitGpuFullOccupancy) {
   DeviceProfile cpu;
   cpu.is_cpu = true;
