@@ -80,7 +80,7 @@ int TakeOver::pick_victim(int thief, double now) const {
       // stall rule: beside an H100 the CPU held cold launches of benchmarks/mandelbrot for 3.3 s
       // (guessed 65x slower, it was 1500x).
       const bool outrun = d.state == State::Running && pace > 0 && elapsed * pace > double(d.running.groups());
-      if (outrun && mine >= rules_.slow_by_specification * its) pace = double(d.running.groups()) / (2 * elapsed);
+      if (outrun && mine > rules_.slow_by_specification * its) pace = double(d.running.groups()) / (2 * elapsed);
     }
     // Preparing, it has computed nothing yet: all its chunk's time is ahead of it. A preparation that
     // lasts as long as a stalled sub-launch would is a stall too.

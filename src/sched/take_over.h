@@ -28,7 +28,9 @@ struct TakeOverRules {
   // (PoCL's) lag each other by up to a whole chunk and its first compilation, which is no stall.
   double stall_margin = 3.0;
   double stall_seconds = 5.0;
-  // A device whose specification promises this many times less than the thief's: once it outruns
+  // A device whose specification promises more than this many times less than the thief's (as a
+  // device is held back, exec/device_kernels.h: a 4-thread CPU beside a single-threaded one is not
+  // such a pair, and runs about 4 times its pace in fact): once it outruns
   // the time that promise gave its sub-launch, it is given as long again as it has run. Not between
   // devices of one kind: two PoCL devices sharing cores outrun each other's guesses by a first
   // compilation.
