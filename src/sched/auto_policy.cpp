@@ -99,13 +99,31 @@ namespace {
 // least this part of it (1 / kLineSpanOfLaunch).
 constexpr double kLineSpanOfLaunch = 8.0;
 
-// The devices of `devices` that pay for their overhead by their chunk-time models.
+// The chunk-time model that says whether `device` pays: where other devices share its kind, the
+// line through all their chunks. Devices of one kind pay alike; one device's own line, through a few
+// chunks, can say otherwise by where its chunks lay or when they ran (benchmarks/mandelbrot over two
+// single-threaded devices on the device machine: one of three first runs ran its second and third
+// launches on home alone, `one_device_pays`; the mixed testbed's binomial: two of four single-threaded
+// devices dropped after a balanced first launch). The shares still follow each device's own model.
+AffineModel paying_model(const History& history, const LaunchShape& shape, int device) {
+  const AffineModel own = kernel_model(history, shape, device);
+  const std::vector<int> kind = of_its_kind(shape, device);
+  const auto regular = history.regular(shape.kernel_key);
+  if (!own.valid || kind.size() < 2 || (regular.has_value() && !*regular)) return own;  // irregular: pooled already
+  std::vector<std::pair<double, double>> points;
+  for (int d : kind)
+    for (const auto& s : history.samples_any_size(shape.kernel_key, d)) points.emplace_back(s.groups, s.seconds);
+  const AffineModel pooled = fit_affine_beyond_noise(points);
+  return pooled.valid ? pooled : own;
+}
+
+// The devices of `devices` that pay for their overhead by their chunk-time models (paying_model).
 std::vector<int> paying_by_models(const History& history, const LaunchShape& shape, const std::vector<int>& devices,
                                   const PolicyParams& params) {
   std::vector<FinishModel> models;
   std::vector<size_t> modeled;  // positions in `devices`
   for (size_t i = 0; i < devices.size(); ++i) {
-    const AffineModel m = kernel_model(history, shape, devices[i]);
+    const AffineModel m = paying_model(history, shape, devices[i]);
     if (!m.valid) continue;
     models.push_back({m.b, 0.0, m.a});
     modeled.push_back(i);

@@ -147,6 +147,23 @@ TEST(AutoPaying, AnIrregularKernelWeighsADeviceByItsMeanPaceNotALineThroughItsCh
   EXPECT_EQ(auto_paying_devices(h, shape("k", 1000), {0, 1}, PolicyParams{}), (std::vector<int>{0, 1}));
 }
 
+// Devices of one kind pay alike: whether a device pays is judged by the line through the chunks of
+// its whole kind. Device 1's own line (its chunks in a slow stretch: 50 ms a chunk) would give it no
+// share of 1000 groups beside devices 0 and 2 (0.1 ms a group, 0.05 s each for half the launch).
+TEST(AutoPaying, ADeviceOfAKindThatPaysIsJudgedByItsKind) {
+  History h;
+  record_line(h, "k", 7, 0, 0, 1e-4);
+  record_line(h, "k", 7, 2, 0, 1e-4);
+  record_line(h, "k", 7, 1, 0.05, 1e-5);
+  LaunchShape s = shape("k", 1000);
+  EXPECT_EQ(auto_paying_devices(h, s, {0, 1, 2}, PolicyParams{}), (std::vector<int>{0, 2}));  // no kinds known
+  s.device_kinds = {0, 0, 0};
+  EXPECT_EQ(auto_paying_devices(h, s, {0, 1, 2}, PolicyParams{}), (std::vector<int>{0, 1, 2}));
+  // Of another kind, its own line decides.
+  s.device_kinds = {0, 1, 0};
+  EXPECT_EQ(auto_paying_devices(h, s, {0, 1, 2}, PolicyParams{}), (std::vector<int>{0, 2}));
+}
+
 // The gate reads the devices' kinds from the profiles auto was made with (LaunchShape::device_kinds):
 // two equal devices and a third with more compute units.
 TEST(AutoGate, TheShapeCarriesTheDevicesKinds) {
@@ -277,6 +294,7 @@ TEST(AutoPolicy, NamesThePolicyItPickedAndGivesNothingToDroppedDevices) {
   record_line(*h, "k", 7, 1, 0.05, 0.5e-6);
   std::vector<DeviceProfile> profiles(2);
   profiles[1].index = 1;
+  profiles[1].compute_units = 4;  // of another kind: its own line says whether it pays
   auto p = make_policy("auto", PolicyParams{}, h, profiles);
   p->begin_launch(shape("k", 10000), {0, 1}, 0);
   EXPECT_EQ(p->planned_by(), "auto:sigmoid");
