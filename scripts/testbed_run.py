@@ -10,10 +10,10 @@ each benchmark of benchmarks.json that has a 'testbed' size, and each N of --dev
 and, with --mixed, the mixed set: the threaded device with --mixed threads as home (passed to the program
 with --device) plus --mixed single-threaded devices, against that threaded device alone. Every run is timed whole (start to exit,
 the wall time a user sees) and by its own time_kernels line; its checksums must equal the reference's.
-Runs go one at a time: each has the machine's cores to itself. With --repeat K each setup runs K times,
-in rounds (the reference, then for each N the threaded device and every policy, the policies' order
-turned by one each round, so that none always runs first after the priming), and the tables take each
-setup's median: single runs of one command minutes apart differed by 20 to 40% on the device machine. PoCL's kernel cache (POCL_CACHE_DIR)
+Runs go one at a time: each has the machine's cores to itself. With --repeat K each setup runs K times
+(the reference K times; then, for each N, rounds of the threaded device and every policy, the
+policies' order turned by one each round, so that none always runs first after the priming), and the
+tables take each setup's median: single runs of one command minutes apart differed by 20 to 40% on the device machine. PoCL's kernel cache (POCL_CACHE_DIR)
 is set for every run, so that no run finds what an earlier one compiled unless all do:
   --pocl-cache warm (the default): one cache for the whole testbed, and an untimed run of each setup
     (under coex: once for each policy, which builds and runs the kernels on every device as that
@@ -186,6 +186,7 @@ def main():
     p.add_argument("--command", default="scripts/bench-testbed")
     args = p.parse_args()
     if args.tables_from:
+        os.makedirs(args.out, exist_ok=True)
         tables_from(args.tables_from.split(","), args.out)
         return 0
     if not args.build_dir or not args.programs_dir:
@@ -251,14 +252,18 @@ def main():
         record(prog, setup, n, policy, result, reference, round_)
 
     def turned(r):
-        return policies[r % len(policies):] + policies[:r % len(policies)]
+        return policies[r % len(policies):] + policies[:r % len(policies)] if policies else []
+
+    def first_ok_sums(entries):
+        """The checksums of the first of `entries` that passed: what the others must give."""
+        return next((e["checksums"] for e in entries if e["status"] == "ok"), None)
 
     rounds = range(args.repeat)
     for prog in progs:
         ones = [record(prog, "one", 1, None, bare(prog, dict(env0, POCL_DEVICES=args.driver)), None, r) for r in rounds]
-        reference = ones[0].get("checksums")
-        for one in ones[1:]:
-            if one["status"] == "ok" and one["checksums"] != reference:
+        reference = first_ok_sums(ones)
+        for one in ones:
+            if reference is not None and one["status"] == "ok" and one["checksums"] != reference:
                 one["status"] = "mismatch"
                 failures.append(one)
         for n in counts:
@@ -277,12 +282,13 @@ def main():
             # (the single-threaded ones first), so the program is told which it is.
             home = dict(sized, cmd=sized["cmd"] + ["--device", str(threaded_index(coex, env, args))])
             prime_coex(home, env)
-            alone_sums = None
+            same_size = sized["cmd"] == prog["cmd"]
+            alones = []
             for r in rounds:
-                alone = record(sized, "mixed-home", m, None,
-                               bare(sized, threads_env(dict(env0, POCL_DEVICES=args.threaded), m)),
-                               reference if sized["cmd"] == prog["cmd"] else alone_sums, r)
-                alone_sums = alone_sums or alone.get("checksums")
+                alones.append(record(sized, "mixed-home", m, None,
+                                     bare(sized, threads_env(dict(env0, POCL_DEVICES=args.threaded), m)),
+                                     reference if same_size else first_ok_sums(alones), r))
+                alone_sums = reference if same_size else first_ok_sums(alones)
                 # The same cores as one threaded device: the limit of the mixed set's speed-up.
                 record(sized, "mixed-limit", m, None,
                        bare(sized, threads_env(dict(env0, POCL_DEVICES=args.threaded), 2 * m)), alone_sums, r)
@@ -313,7 +319,10 @@ def tables_from(paths, out):
             data = json.load(f)
         metas.append(data)
         runs += data["runs"]
-    progs = [{"name": r["program"], "class": classes.get(r["program"], "")} for r in runs if r["setup"] == "one"]
+    progs = []
+    for r in runs:
+        if r["setup"] == "one" and r["program"] not in [p["name"] for p in progs]:
+            progs.append({"name": r["program"], "class": classes.get(r["program"], "")})
     policies = []
     for r in runs:
         if r["setup"] == "equal" and r["policy"] not in policies:

@@ -28,7 +28,8 @@ AffineModel kernel_model(const History& history, const LaunchShape& shape, int d
   // line through a few chunks of similar sizes on a device that changes pace has an intercept of
   // chance, with a slope too low. The intercept picked plain wp and its fixed shares over wp+tail
   // (auto_choice; the testbed's scenarios with noise 0.2: matmul over 4 devices 5% slower than
-  // hguided, binomial over 8 10%; within 3% with this), and the two set the devices' shares.
+  // hguided, binomial over 8 10%; within 3% with this), and the two give the equal-finish shares
+  // that decide whether a device pays (paying_by_models).
   AffineModel model = fit_affine_beyond_noise(points);
   // On an irregular kernel a chunk's time says where it ran more than how large it was: a line through
   // the chunks of a Mandelbrot image gave the CPU a fixed cost that left it out of launches it paid
@@ -104,7 +105,8 @@ constexpr double kLineSpanOfLaunch = 8.0;
 // chunks, can say otherwise by where its chunks lay or when they ran (benchmarks/mandelbrot over two
 // single-threaded devices on the device machine: one of three first runs ran its second and third
 // launches on home alone, `one_device_pays`; the mixed testbed's binomial: two of four single-threaded
-// devices dropped after a balanced first launch). The shares still follow each device's own model.
+// devices dropped after a balanced first launch). Only who takes part: a launch's shares are its
+// policy's (wp's from the measured throughputs).
 AffineModel paying_model(const History& history, const LaunchShape& shape, int device) {
   const AffineModel own = kernel_model(history, shape, device);
   const std::vector<int> kind = of_its_kind(shape, device);

@@ -159,8 +159,9 @@ double overhead_beyond_noise(const std::vector<std::pair<double, double>>& sampl
     sxx += (x - sx / n) * (x - sx / n);
     sxy += (x - sx / n) * (y - sy / n);
   }
-  if (kept.size() < 3) return 0;
-  if (!(sxx > 1e-12 * sx * sx)) return fit_affine(samples).a;
+  // Sizes all alike (or nearly: the standard error then dwarfs any intercept) say nothing of a
+  // per-chunk overhead.
+  if (kept.size() < 3 || !(sxx > 0)) return 0;
   const double b = sxy / sxx;
   if (!(b > 0)) return 0;
   const double a = sy / n - b * sx / n;

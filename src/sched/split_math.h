@@ -51,8 +51,8 @@ struct AffineModel {
 AffineModel fit_affine(const std::vector<std::pair<double, double>>& samples);
 
 // The per-chunk overhead that (groups, seconds) samples show beyond their noise: the least-squares
-// intercept less two of its standard errors, at least 0. Of fewer than 3 samples, 0: a line through
-// 2 measures no noise, and its intercept is as likely chance as overhead.
+// intercept less two of its standard errors, at least 0. Of fewer than 3 samples, or of one size, 0:
+// a line through 2 measures no noise, and its intercept is as likely chance as overhead.
 double overhead_beyond_noise(const std::vector<std::pair<double, double>>& samples);
 
 // fit_affine with its intercept cut to overhead_beyond_noise and the slope fitted again through it

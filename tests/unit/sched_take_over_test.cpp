@@ -36,8 +36,10 @@ TEST(TakeOver, ASlowDeviceBySpecificationIsTakenOverAtOnce) {
 // of a wp launch ran a little past the guess: home redid 535 groups in 0.13 s where the device had
 // 0.04 s left (the simulator). At 5x the rule holds.
 TEST(TakeOver, OutrunningTheGuessCountsOnlyBeyondFourTimesSlower) {
+  TakeOverRules rules;
+  rules.stall_seconds = 100;  // the stall rule out of it: only the outrun rule takes device 1 over
   for (unsigned ratio : {4u, 5u}) {
-    TakeOver t(0, {0, 1}, specified({ratio, 1}));
+    TakeOver t(0, {0, 1}, specified({ratio, 1}), rules);
     run(t, 1, {1, 400, 500}, 0);
     run(t, 0, {0, 0, 400}, 0);
     ASSERT_TRUE(t.chunk_finished(0, 4.0));  // 100 groups/s: device 1's 100 guessed at 100 x ratio / 100 s
