@@ -21,9 +21,17 @@ std::vector<int> of_its_kind(const LaunchShape& shape, int device) {
   return out.empty() ? std::vector<int>{device} : out;
 }
 
-AffineModel kernel_model(const History& history, const LaunchShape& shape, int device) {
+// The (groups, seconds) of the chunks of the kernel that `devices` ran, at any size.
+std::vector<std::pair<double, double>> chunk_points(const History& history, const std::string& kernel_key,
+                                                    const std::vector<int>& devices) {
   std::vector<std::pair<double, double>> points;
-  for (const auto& s : history.samples_any_size(shape.kernel_key, device)) points.emplace_back(s.groups, s.seconds);
+  for (int d : devices)
+    for (const auto& s : history.samples_any_size(kernel_key, d)) points.emplace_back(s.groups, s.seconds);
+  return points;
+}
+
+AffineModel kernel_model(const History& history, const LaunchShape& shape, int device) {
+  const auto points = chunk_points(history, shape.kernel_key, {device});
   // Only the overhead that stands out of the chunks' noise (split_math.h, overhead_beyond_noise): a
   // line through a few chunks of similar sizes on a device that changes pace has an intercept of
   // chance, with a slope too low. The intercept picked plain wp and its fixed shares over wp+tail
@@ -41,11 +49,10 @@ AffineModel kernel_model(const History& history, const LaunchShape& shape, int d
   const auto regular = history.regular(shape.kernel_key);
   if (model.valid && regular.has_value() && !*regular) {
     double groups = 0, seconds = 0;
-    for (int d : of_its_kind(shape, device))
-      for (const auto& s : history.samples_any_size(shape.kernel_key, d)) {
-        groups += s.groups;
-        seconds += s.seconds;
-      }
+    for (const auto& [g, t] : chunk_points(history, shape.kernel_key, of_its_kind(shape, device))) {
+      groups += g;
+      seconds += t;
+    }
     model.a = 0;
     model.b = seconds / groups;
   }
@@ -112,10 +119,7 @@ AffineModel paying_model(const History& history, const LaunchShape& shape, int d
   const std::vector<int> kind = of_its_kind(shape, device);
   const auto regular = history.regular(shape.kernel_key);
   if (!own.valid || kind.size() < 2 || (regular.has_value() && !*regular)) return own;  // irregular: pooled already
-  std::vector<std::pair<double, double>> points;
-  for (int d : kind)
-    for (const auto& s : history.samples_any_size(shape.kernel_key, d)) points.emplace_back(s.groups, s.seconds);
-  const AffineModel pooled = fit_affine_beyond_noise(points);
+  const AffineModel pooled = fit_affine_beyond_noise(chunk_points(history, shape.kernel_key, kind));
   return pooled.valid ? pooled : own;
 }
 

@@ -7,6 +7,15 @@
 
 namespace coex::sched {
 
+namespace {
+
+// A (groups, seconds) sample the chunk-time fits take: some groups, a time, both finite.
+bool usable(double groups, double seconds) {
+  return groups > 0 && seconds >= 0 && std::isfinite(groups) && std::isfinite(seconds);
+}
+
+}  // namespace
+
 std::vector<double> equal_finish_split(const std::vector<FinishModel>& devices, double work, double* finish) {
   std::vector<double> shares(devices.size(), 0.0);
   std::vector<size_t> order;
@@ -110,7 +119,7 @@ AffineModel fit_affine(const std::vector<std::pair<double, double>>& samples) {
   double n = 0, sx = 0, sy = 0, sxx = 0, sxy = 0;
   double min_x = 0, max_x = 0;
   for (const auto& [x, y] : samples) {
-    if (!(x > 0) || !(y >= 0) || !std::isfinite(x) || !std::isfinite(y)) continue;
+    if (!usable(x, y)) continue;
     if (n == 0) min_x = max_x = x;
     min_x = std::min(min_x, x);
     max_x = std::max(max_x, x);
@@ -147,7 +156,7 @@ AffineModel fit_affine(const std::vector<std::pair<double, double>>& samples) {
 double overhead_beyond_noise(const std::vector<std::pair<double, double>>& samples) {
   std::vector<std::pair<double, double>> kept;
   for (const auto& [x, y] : samples)
-    if (x > 0 && y >= 0 && std::isfinite(x) && std::isfinite(y)) kept.emplace_back(x, y);
+    if (usable(x, y)) kept.emplace_back(x, y);
   const double n = static_cast<double>(kept.size());
   double sx = 0, sy = 0;
   for (const auto& [x, y] : kept) {
@@ -178,7 +187,7 @@ AffineModel fit_affine_beyond_noise(const std::vector<std::pair<double, double>>
   if (!m.valid || a >= m.a) return m;
   double sxx = 0, sxy = 0;
   for (const auto& [x, y] : samples)
-    if (x > 0 && y >= 0 && std::isfinite(x) && std::isfinite(y)) {
+    if (usable(x, y)) {
       sxx += x * x;
       sxy += x * (y - a);
     }

@@ -5,6 +5,7 @@
 #include <cmath>
 #include <set>
 
+#include "launch_shapes.h"
 #include "sched/launch_driver.h"
 #include "sched/policy_factory.h"
 #include "specified_devices.h"
@@ -18,14 +19,6 @@ using coex::sched::PolicyParams;
 using Kind = LaunchDriver::Step::Kind;
 
 namespace {
-
-LaunchShape shape_of(uint64_t groups) {
-  LaunchShape shape;
-  shape.kernel_key = "k";
-  shape.total_groups = groups;
-  shape.global_size = groups;
-  return shape;
-}
 
 // Runs `step`'s chunk on `device` from `start` to `end` (prepared and started at `start`).
 bool run(LaunchDriver& driver, int device, const LaunchDriver::Step& step, double start, double end) {
@@ -41,7 +34,7 @@ bool run(LaunchDriver& driver, int device, const LaunchDriver::Step& step, doubl
 // its half for 5 s: a stall. It takes the range over, owes it, and is done after the redo.
 TEST(LaunchDriver, AnIdleDeviceTakesOverAStalledOneAndRedoesItsRange) {
   auto policy = coex::sched::make_policy("static", PolicyParams{}, nullptr, specified({1, 1}));
-  policy->begin_launch(shape_of(100), {0, 1}, 0);
+  policy->begin_launch(launch_of_k(100), {0, 1}, 0);
   LaunchDriver driver(policy.get(), 0, {0, 1}, specified({1, 1}));
   const LaunchDriver::Step home = driver.next(0, 0);
   const LaunchDriver::Step other = driver.next(1, 0);
@@ -83,7 +76,7 @@ TEST(LaunchDriver, WhatThePolicySetAsideForADeviceTakenOverGoesToTheOthers) {
   PolicyParams params;
   auto policy = coex::sched::make_policy("plbhec", params, nullptr, specified({1, 1}));
   const uint64_t groups = 1000;
-  policy->begin_launch(shape_of(groups), {0, 1}, 0);
+  policy->begin_launch(launch_of_k(groups), {0, 1}, 0);
   LaunchDriver driver(policy.get(), 0, {0, 1}, specified({1, 1}));
   std::vector<bool> covered(groups, false);
   auto cover = [&](const Chunk& c) {
@@ -128,7 +121,7 @@ TEST(LaunchDriver, WhatThePolicySetAsideForADeviceTakenOverGoesToTheOthers) {
 // With take-over off (a paper's system), a device the policy has nothing more for is done at once.
 TEST(LaunchDriver, WithoutTakeOverAnIdleDeviceIsDone) {
   auto policy = coex::sched::make_policy("static", PolicyParams{}, nullptr, specified({1, 1}));
-  policy->begin_launch(shape_of(10), {0, 1}, 0);
+  policy->begin_launch(launch_of_k(10), {0, 1}, 0);
   LaunchDriver driver(policy.get(), 0, {0, 1}, {}, {}, false);
   const LaunchDriver::Step home = driver.next(0, 0);
   ASSERT_EQ(home.kind, Kind::Run);

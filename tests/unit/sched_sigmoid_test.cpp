@@ -5,6 +5,7 @@
 #include <filesystem>
 #include <string>
 
+#include "launch_shapes.h"
 #include "sched/policy_factory.h"
 #include "sched/range_variation.h"
 #include "sched/sigmoid_policy.h"
@@ -24,15 +25,6 @@ TEST(SigmoidPackage, SizesAtChosenRemainingWork) {
   EXPECT_NEAR(sigmoid_package(1000, 2, 3, 4, 0.5, 1000), 187.5 * 0.9051483, 1e-4);
   EXPECT_NEAR(sigmoid_package(1000, 2, 3, 4, 0.5, 100), 187.5 * 0.1488850, 1e-4);
   EXPECT_EQ(sigmoid_package(1000, 2, 3, 4, 2, 0), 0);
-}
-
-// A launch of kernel "k" of `groups` work-groups, one work-item each.
-LaunchShape launch_of_k(uint64_t groups) {
-  LaunchShape shape;
-  shape.kernel_key = "k";
-  shape.total_groups = groups;
-  shape.global_size = groups;
-  return shape;
 }
 
 Scenario two_devices(const std::string& cost, double noise) {
