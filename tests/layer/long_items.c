@@ -1,6 +1,7 @@
 /* Few work-items, much work each: 1,024 items that each loop over a whole row (a correlation-like
- * kernel), launched four times with a read in between. Fewer items than min_split_work_items, but
- * each launch takes tens of milliseconds on one device: coex times the first and splits the rest. */
+ * kernel), launched four times (or argv[1] times) with a read in between. Fewer items than
+ * min_split_work_items, but each launch takes tens of milliseconds on one device: coex times the
+ * first and splits the rest. */
 #include "common/app_util.h"
 
 static const char* kSource =
@@ -14,7 +15,8 @@ static const char* kSource =
 
 enum { ITEMS = 1024, N = 1024, ROUNDS = 4 };
 
-int main(void) {
+int main(int argc, char** argv) {
+  const cl_uint rounds = argc > 1 ? (cl_uint)strtoul(argv[1], NULL, 10) : ROUNDS;
   cl_platform_id platform;
   cl_device_id device;
   app_pick_device(&platform, &device);
@@ -33,7 +35,7 @@ int main(void) {
   APP_ARG(kernel, 1, out_buf);
   APP_ARG(kernel, 2, n);
   size_t global = ITEMS, local = 16;
-  for (cl_uint round = 0; round < ROUNDS; ++round) {
+  for (cl_uint round = 0; round < rounds; ++round) {
     APP_ARG(kernel, 3, round);
     APP_CHECK(clEnqueueNDRangeKernel(q, kernel, 1, NULL, &global, &local, 0, NULL, NULL));
     APP_CHECK(clEnqueueReadBuffer(q, out_buf, CL_TRUE, 0, ITEMS * 4, out, 0, NULL, NULL));
