@@ -46,7 +46,7 @@ void BufferState::app_wrote(uint64_t begin, uint64_t end) {
   // Home gets the app's bytes: no copy elsewhere is current there, and nothing older may be written
   // over them later. (The handlers brought home what home lacked of the range before the app's
   // command was enqueued: a split in flight ahead of it reads them there.)
-  for (auto& [device, shadow] : shadows_) shadow.forget({{begin, end}});
+  for (auto& [device, shadow] : shadows_) shadow.forget(ByteRange{begin, end});
   host_valid_.subtract({begin, end});
   home_lacks_.subtract({begin, end});
   update_care();

@@ -41,6 +41,10 @@ struct ShadowCopy {
     valid.subtract(ranges);
     sole.subtract(ranges);
   }
+  void forget(ByteRange range) {  // without a set to make (BufferState::app_wrote: at every launch on home)
+    valid.subtract(range);
+    sole.subtract(range);
+  }
   // What this device wrote in `ranges` may be dropped (a failed or abandoned sub-launch), but what
   // only it holds stays: there it wrote what the kernel computes, and the rerun writes it again.
   void forget_all_but_sole(const IntervalSet& ranges) {

@@ -414,7 +414,10 @@ LaunchDecision plan(Services& services, const std::shared_ptr<model::KernelRecor
   // numbered all the same; it ends here, and so does its place among the splits in flight.
   std::optional<sched::LaunchShape> asked;
   if (const char* reason = policy_keeps_on_home(services, kernel_key, *job, may_take_part, home, job->gate, asked)) {
-    decision.gate = job->gate;
+    if (job->gate) {
+      decision.gate = std::make_shared<const report::GateRecord>(*job->gate);
+      decision.gate_launch = job->gate->launch;
+    }
     repeat.policy_shape = std::move(asked);
     return lasting(reason);
   }

@@ -22,7 +22,11 @@ struct LaunchDecision {
   // Non-empty: a launch too small by its work-items, otherwise splittable, whose time on home is not
   // known yet: the caller times it under this key (exec/home_launch_times.h).
   std::string time_on_home_key;
-  std::optional<report::GateRecord> gate;  // kept on home by the policy's gate (auto): what it saw
+  // Kept on home by the policy's gate (auto): what it saw, shared with the launches that repeat this
+  // one (repeated_launches.h), each of its own number, gate_launch: a copy at every launch cost
+  // allocations (docs/performance.md, "Launches left on home").
+  std::shared_ptr<const report::GateRecord> gate;
+  uint64_t gate_launch = 0;
   int home = -1;  // the index of the launch's queue's device, where the plan looked it up
 };
 

@@ -126,13 +126,12 @@ bool RepeatedLaunches::find(Services& services, const std::shared_ptr<model::Ker
       return false;
     uint64_t gate_launch = 0;
     if (e.policy_shape) {
-      sched::LaunchShape shape = *e.policy_shape;
       sched::GateVerdict verdict;
-      if (!services.executor().policy().unsplit_again(shape, e.reason, &verdict)) return false;
+      if (!services.executor().policy().unsplit_again(*e.policy_shape, e.reason, &verdict)) return false;
       gate_launch = verdict.launch;
     }
     decision.gate = e.gate;
-    if (decision.gate && e.policy_shape) decision.gate->launch = gate_launch;
+    if (e.gate) decision.gate_launch = e.policy_shape ? gate_launch : e.gate->launch;
     decision.not_split_reason = e.reason;
     decision.kernel_name = e.kernel_name;
     decision.home = e.home;

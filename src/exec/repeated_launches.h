@@ -110,7 +110,7 @@ class RepeatedLaunches {
     std::string reason;
     std::string kernel_name;
     std::optional<sched::LaunchShape> policy_shape;
-    std::optional<report::GateRecord> gate;
+    std::shared_ptr<const report::GateRecord> gate;
     std::vector<bool> written;
     int home = -1;
     // The records of the written buffers, as the registry gave them at `buffers_version`: while no

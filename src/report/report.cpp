@@ -155,14 +155,14 @@ void ReportRecorder::set_launch_observer(LaunchObserver observer) {
   has_launch_observer_ = static_cast<bool>(launch_observer_);
 }
 
-void ReportRecorder::record_unsplit(const std::string& kernel, const std::string& reason,
-                                    std::optional<GateRecord>&& gate, int home, uint64_t work_items) {
+void ReportRecorder::record_unsplit(const std::string& kernel, const std::string& reason, const GateRecord* gate,
+                                    uint64_t gate_launch, int home, uint64_t work_items) {
   {
     std::lock_guard<std::mutex> lock(mutex_);
     if (!has_launch_observer_) {
       KernelTotals& totals = totals_of(kernel);
       ++totals.launches;
-      keep_latest_gate(totals, std::move(gate));
+      if (gate) keep_latest_gate(totals, *gate, gate_launch);
       count_not_split(totals, reason);
       if (home >= 0) add_device_work(totals, home, work_items, 0);
       return;
@@ -170,7 +170,10 @@ void ReportRecorder::record_unsplit(const std::string& kernel, const std::string
   }
   LaunchRecord launch;
   launch.not_split_reason = reason;
-  launch.gate = std::move(gate);
+  if (gate) {
+    launch.gate = *gate;
+    launch.gate->launch = gate_launch;
+  }
   if (home >= 0) launch.per_device.push_back({home, work_items, 0});
   record_launch(kernel, launch);
 }
@@ -187,8 +190,15 @@ void ReportRecorder::record_launch(const std::string& kernel, const LaunchRecord
 
 // Split launches are recorded when they end, later than launches enqueued after them that ran on
 // home: the verdict kept is the one of the highest launch number.
-void ReportRecorder::keep_latest_gate(KernelTotals& totals, std::optional<GateRecord> gate) {
-  if (gate && (!totals.last_gate || gate->launch >= totals.last_gate->launch)) totals.last_gate = std::move(gate);
+// Assigned over the one kept: its strings and vectors keep their memory (this runs at every launch
+// left on home).
+void ReportRecorder::keep_latest_gate(KernelTotals& totals, const GateRecord& gate, uint64_t launch) {
+  if (totals.last_gate && launch < totals.last_gate->launch) return;
+  if (totals.last_gate)
+    *totals.last_gate = gate;
+  else
+    totals.last_gate = gate;
+  totals.last_gate->launch = launch;
 }
 
 void ReportRecorder::count_not_split(KernelTotals& totals, const std::string& reason) {
@@ -198,7 +208,7 @@ void ReportRecorder::count_not_split(KernelTotals& totals, const std::string& re
 void ReportRecorder::add_launch(const std::string& kernel, const LaunchRecord& launch) {
   KernelTotals& totals = totals_of(kernel);
   ++totals.launches;
-  keep_latest_gate(totals, launch.gate);
+  if (launch.gate) keep_latest_gate(totals, *launch.gate, launch.gate->launch);
   if (launch.regularity) totals.last_regularity = launch.regularity;
   if (launch.split) {
     ++totals.split_launches;

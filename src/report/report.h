@@ -137,9 +137,10 @@ class ReportRecorder {
   void record_launch(const std::string& kernel, const LaunchRecord& launch);
   // A launch run unsplit on `home` (-1: unknown), as record_launch would count it, without a
   // LaunchRecord to make and take apart at every launch left on home (the record is made only for
-  // the launch observer, when there is one).
-  void record_unsplit(const std::string& kernel, const std::string& reason, std::optional<GateRecord>&& gate, int home,
-                      uint64_t work_items);
+  // the launch observer, when there is one). `gate` (may be null) is what the policy's gate saw, of
+  // launch number `gate_launch`.
+  void record_unsplit(const std::string& kernel, const std::string& reason, const GateRecord* gate,
+                      uint64_t gate_launch, int home, uint64_t work_items);
   // Busy time of a launch not split, measured when it completed (after record_launch counted it).
   void add_device_seconds(const std::string& kernel, int device, double seconds);
   // The names of the kernel's arguments in its source, by index: shown beside the tiers.
@@ -207,7 +208,7 @@ class ReportRecorder {
   bool has_launch_observer_ = false;                   // under mutex_, as launch_observer_
   KernelTotals& totals_of(const std::string& kernel);  // under mutex_
   static void add_device_work(KernelTotals& totals, int device, uint64_t work_items, double seconds);
-  static void keep_latest_gate(KernelTotals& totals, std::optional<GateRecord> gate);
+  static void keep_latest_gate(KernelTotals& totals, const GateRecord& gate, uint64_t launch);
   static void count_not_split(KernelTotals& totals, const std::string& reason);
 };
 

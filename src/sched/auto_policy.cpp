@@ -333,7 +333,7 @@ const char* AutoPolicy::unsplit_reason(LaunchShape& shape, const std::vector<int
   return reason;
 }
 
-bool AutoPolicy::unsplit_again(LaunchShape& shape, const std::string& reason, GateVerdict* verdict) const {
+bool AutoPolicy::unsplit_again(const LaunchShape& shape, const std::string& reason, GateVerdict* verdict) const {
   if (reason != "one_device_pays") return false;
   // Counted as unsplit_reason counts a launch it keeps on home, unless it is a probe's (the gate lets
   // every device take part).

@@ -118,7 +118,7 @@ class AutoPolicy : public Policy {
   const char* unsplit_reason(LaunchShape& shape, const std::vector<int>& devices,
                              GateVerdict* verdict = nullptr) const override;
   // "one_device_pays" stands while the evidence is unchanged, except at a probe.
-  bool unsplit_again(LaunchShape& shape, const std::string& reason, GateVerdict* verdict) const override;
+  bool unsplit_again(const LaunchShape& shape, const std::string& reason, GateVerdict* verdict) const override;
 
  private:
   // Whether the models say `device` pays beside the devices `paying` in a launch of `shape`.

@@ -41,7 +41,9 @@ std::vector<int> device_set(std::vector<int> devices) {
 History::History(std::string device_signature) : signature_(std::move(device_signature)) {}
 
 History::Entry& History::touch(const std::string& kernel_key, uint64_t global_size) {
-  Entry& e = entries_[{kernel_key, global_size}];
+  auto it = entries_.find(KeyRef{kernel_key, global_size});
+  if (it == entries_.end()) it = entries_.emplace(Key{kernel_key, global_size}, Entry{}).first;
+  Entry& e = it->second;
   e.last_use = ++clock_;
   return e;
 }
@@ -154,8 +156,8 @@ std::optional<std::pair<double, double>> History::split_above(const std::string&
                                                               std::vector<int> devices) const {
   const std::vector<int> set = device_set(std::move(devices));
   std::lock_guard<std::mutex> lock(mutex_);
-  for (auto e = entries_.upper_bound({kernel_key, global_size}); e != entries_.end() && e->first.first == kernel_key;
-       ++e) {
+  for (auto e = entries_.upper_bound(KeyRef{kernel_key, global_size});
+       e != entries_.end() && e->first.first == kernel_key; ++e) {
     // That set, else the smallest superset measured at that size.
     const SplitRecord* best = nullptr;
     size_t best_size = 0;
@@ -175,7 +177,7 @@ std::optional<std::pair<double, double>> History::split_above(const std::string&
 std::optional<double> History::split_launch_seconds(const std::string& kernel_key, uint64_t global_size,
                                                     std::vector<int> devices) const {
   std::lock_guard<std::mutex> lock(mutex_);
-  auto e = entries_.find({kernel_key, global_size});
+  auto e = entries_.find(KeyRef{kernel_key, global_size});
   if (e == entries_.end()) return std::nullopt;
   auto r = e->second.splits.find(device_set(std::move(devices)));
   if (r == e->second.splits.end() || !(r->second.weight > 0)) return std::nullopt;
@@ -189,20 +191,20 @@ void History::split_started(const std::string& kernel_key, uint64_t global_size)
 
 void History::split_ended(const std::string& kernel_key, uint64_t global_size) {
   std::lock_guard<std::mutex> lock(mutex_);
-  auto it = in_flight_.find({kernel_key, global_size});
+  auto it = in_flight_.find(KeyRef{kernel_key, global_size});
   if (it == in_flight_.end()) return;
   if (--it->second == 0) in_flight_.erase(it);
 }
 
 uint64_t History::splits_in_flight(const std::string& kernel_key, uint64_t global_size) const {
   std::lock_guard<std::mutex> lock(mutex_);
-  auto it = in_flight_.find({kernel_key, global_size});
+  auto it = in_flight_.find(KeyRef{kernel_key, global_size});
   return it == in_flight_.end() ? 0 : it->second;
 }
 
 std::optional<double> History::throughput(const std::string& kernel_key, uint64_t global_size, int device) const {
   std::lock_guard<std::mutex> lock(mutex_);
-  auto e = entries_.find({kernel_key, global_size});
+  auto e = entries_.find(KeyRef{kernel_key, global_size});
   if (e == entries_.end()) return std::nullopt;
   auto d = e->second.devices.find(device);
   if (d == e->second.devices.end() || d->second.groups <= 0) return std::nullopt;
@@ -212,7 +214,7 @@ std::optional<double> History::throughput(const std::string& kernel_key, uint64_
 
 std::vector<ChunkSample> History::samples(const std::string& kernel_key, uint64_t global_size, int device) const {
   std::lock_guard<std::mutex> lock(mutex_);
-  auto e = entries_.find({kernel_key, global_size});
+  auto e = entries_.find(KeyRef{kernel_key, global_size});
   if (e == entries_.end()) return {};
   auto d = e->second.devices.find(device);
   return d == e->second.devices.end() ? std::vector<ChunkSample>{} : d->second.recent;
@@ -231,14 +233,14 @@ std::vector<ChunkSample> History::samples_any_size(const std::string& kernel_key
 
 uint64_t History::launches(const std::string& kernel_key, uint64_t global_size) const {
   std::lock_guard<std::mutex> lock(mutex_);
-  auto e = entries_.find({kernel_key, global_size});
+  auto e = entries_.find(KeyRef{kernel_key, global_size});
   return e == entries_.end() ? 0 : e->second.launches;
 }
 
 template <typename Field>
 Field History::entry_field(const std::string& kernel_key, uint64_t global_size, Field Entry::*field) const {
   std::lock_guard<std::mutex> lock(mutex_);
-  auto e = entries_.find({kernel_key, global_size});
+  auto e = entries_.find(KeyRef{kernel_key, global_size});
   return e == entries_.end() ? Field{} : e->second.*field;
 }
 
@@ -356,7 +358,7 @@ bool History::load(const std::string& path, std::string* error, std::string* not
       last_load_ = outcome;
       return true;
     }
-    std::map<Key, Entry> entries;
+    Entries entries;
     std::map<std::string, bool> regular;
     uint64_t clock = 0;
     for (const auto& k : set->at("kernels")) {

@@ -28,6 +28,7 @@
 #include <mutex>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <utility>
 #include <vector>
 
@@ -178,6 +179,18 @@ class History {
     uint64_t last_use = 0;
   };
   using Key = std::pair<std::string, uint64_t>;
+  // Looked up without a copy of the kernel's key: a launch kept on home counts itself here at every
+  // launch (docs/performance.md, "Launches left on home").
+  using KeyRef = std::pair<std::string_view, uint64_t>;
+  struct KeyLess {
+    using is_transparent = void;
+    template <typename A, typename B>
+    bool operator()(const A& a, const B& b) const {
+      const std::string_view ka = a.first, kb = b.first;
+      return ka < kb || (ka == kb && a.second < b.second);
+    }
+  };
+  using Entries = std::map<Key, Entry, KeyLess>;
 
   Entry& touch(const std::string& kernel_key, uint64_t global_size);  // creates; caller holds the lock
   void count_launch(Entry& e);  // note_launch's count and decay; caller holds the lock
@@ -194,9 +207,9 @@ class History {
 
   mutable std::mutex mutex_;
   std::string signature_;
-  std::map<Key, Entry> entries_;
+  Entries entries_;
   std::map<std::string, bool> regular_;
-  std::map<Key, uint64_t> in_flight_;  // apart from entries_: eviction must not lose a count
+  std::map<Key, uint64_t, KeyLess> in_flight_;  // apart from entries_: eviction must not lose a count
   uint64_t clock_ = 0;
   // evidence_version(): changed under mutex_, read without it (every launch that repeats one left on
   // home reads it: exec/repeated_launches.h).

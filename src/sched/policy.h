@@ -175,7 +175,7 @@ class Policy {
     (void)verdict;
     return nullptr;
   }
-  virtual bool unsplit_again(LaunchShape& shape, const std::string& reason, GateVerdict* verdict) const {
+  virtual bool unsplit_again(const LaunchShape& shape, const std::string& reason, GateVerdict* verdict) const {
     (void)shape;
     (void)reason;
     (void)verdict;

@@ -210,9 +210,9 @@ TEST(ReportRecorder, AnUnsplitLaunchCountsAsItsLaunchRecordWould) {
     recorder.record_launch("k", unsplit_launch("", {}));
   };
   auto by_count = [&](ReportRecorder& recorder) {
-    recorder.record_unsplit("k", "one_device_pays", std::optional<GateRecord>(gate), 1, 4096);
-    recorder.record_unsplit("k", "too_small", std::nullopt, 1, 64);
-    recorder.record_unsplit("k", "", std::nullopt, -1, 0);  // home unknown
+    recorder.record_unsplit("k", "one_device_pays", &gate, gate.launch, 1, 4096);
+    recorder.record_unsplit("k", "too_small", nullptr, 0, 1, 64);
+    recorder.record_unsplit("k", "", nullptr, 0, -1, 0);  // home unknown
   };
   ReportRecorder recorded, counted, observed;
   by_record(recorded);
@@ -226,6 +226,20 @@ TEST(ReportRecorder, AnUnsplitLaunchCountsAsItsLaunchRecordWould) {
   by_count(observed);
   EXPECT_EQ(observed.to_json(), recorded.to_json());
   EXPECT_EQ(seen, (std::vector<std::string>{"k:one_device_pays:1", "k:too_small:1", "k::0"}));
+}
+
+// Launches that repeat one kept on home share its gate record, each with a number of its own: the
+// report keeps the verdict of the highest number, whatever order the launches are counted in.
+TEST(ReportRecorder, AnUnsplitLaunchKeepsTheVerdictOfTheHighestLaunchNumber) {
+  const GateRecord gate{4, "one_device_pays", {0}, false, {0, 1}, 0.5, 0.3};
+  ReportRecorder recorder;
+  recorder.record_unsplit("k", "one_device_pays", &gate, 9, 0, 64);
+  recorder.record_unsplit("k", "one_device_pays", &gate, 7, 0, 64);  // an earlier launch, counted late
+  const json verdict = recorder.to_json().at("kernels").at(0).at("last_verdict");
+  EXPECT_EQ(verdict.at("launch"), 9);
+  EXPECT_EQ(verdict.at("decision"), "one_device_pays");
+  EXPECT_EQ(verdict.at("measured_devices"), json::array({0, 1}));
+  EXPECT_EQ(gate.launch, 4u);  // the shared record itself is left as it was
 }
 
 // coex's builds per device: a one-time cost the report names with its device.
