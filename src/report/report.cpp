@@ -190,14 +190,11 @@ void ReportRecorder::record_launch(const std::string& kernel, const LaunchRecord
 
 // Split launches are recorded when they end, later than launches enqueued after them that ran on
 // home: the verdict kept is the one of the highest launch number.
-// Assigned over the one kept: its strings and vectors keep their memory (this runs at every launch
-// left on home).
+// Assigned over the one kept (an engaged optional copy-assigns its value): its strings and vectors
+// keep their memory (this runs at every launch left on home).
 void ReportRecorder::keep_latest_gate(KernelTotals& totals, const GateRecord& gate, uint64_t launch) {
   if (totals.last_gate && launch < totals.last_gate->launch) return;
-  if (totals.last_gate)
-    *totals.last_gate = gate;
-  else
-    totals.last_gate = gate;
+  totals.last_gate = gate;
   totals.last_gate->launch = launch;
 }
 
