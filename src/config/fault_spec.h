@@ -11,7 +11,8 @@
 // abandoned sub-launch must still find its objects); "build:<index>" makes
 // coex's build of a program for that device fail; "slow_build:<index>" makes each of those builds
 // begin a second late (a device still building when launches come); "slow_analysis" (no index) makes
-// each program's analysis begin a second late (launches that come meanwhile). "fail:<index>@<n>" and
+// each program's analysis begin a second after its first launch that waits for it (launches that come
+// meanwhile). "fail:<index>@<n>" and
 // "stall:<index>@<n>": from the device's n-th sub-launch on (the earlier ones leave results on the device,
 // resident_results.h). Empty: no fault.
 #pragma once

@@ -254,7 +254,8 @@ COEX_SETTING(Grammar, fault, "", (kFaultGrammar, &check_fault_spec),
              "makes it last 20 s and not look at the take-over (a server gone away), `late_start:<index>` "
              "makes them reach the driver only once taken over and the app exiting, `build:<index>` makes "
              "coex's build of each program for that device fail, `slow_build:<index>` makes each of them begin "
-             "a second late, `slow_analysis` each program's analysis, so that error paths can be tested on real "
+             "a second late, `slow_analysis` each program's analysis begin a second after its first launch that "
+             "waits for it (ten seconds late where none does), so that error paths can be tested on real "
              "drivers. A stalled device that is not the home device is taken over and left out. Empty in "
              "normal use.")
 

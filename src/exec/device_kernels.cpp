@@ -34,10 +34,15 @@ void wait_a_second_unless_exiting() {
     std::this_thread::sleep_for(std::chrono::milliseconds(5));
 }
 
-// COEX_FAULT=slow_analysis: the analysis begins a second late.
-void slow_analysis_fault(Services& services) {
-  if (config::fault_injected(services.settings().fault, config::FaultSpec::Kind::SlowAnalysis, -1))
-    wait_a_second_unless_exiting();
+// COEX_FAULT=slow_analysis: the analysis begins a second after the program's first launch that waits
+// for it (auto_analysis_wait), or ten seconds late where none does. Counted from that launch, not from
+// the build: on a loaded machine the app itself can take longer than a second to reach its first launch.
+void slow_analysis_fault(Services& services, const model::ProgramRecord& program) {
+  if (!config::fault_injected(services.settings().fault, config::FaultSpec::Kind::SlowAnalysis, -1)) return;
+  const auto until = std::chrono::steady_clock::now() + std::chrono::seconds(10);
+  while (!program.analysis_waited.load() && !exit_begun() && std::chrono::steady_clock::now() < until)
+    std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  wait_a_second_unless_exiting();
 }
 
 std::string build_log(const cl_icd_dispatch& cl, cl_program program, cl_device_id device) {
@@ -323,13 +328,14 @@ void prepare_program(Services& services, const std::shared_ptr<model::ProgramRec
     // then the first of its kind, whose build it builds from.
     const bool after_home = !in_app_context && services.devices().at(device).platform == home_platform;
     const int after = in_app_context ? -1 : first_of_kind(services, device, devices);
-    post_background_task(services.executor(), device,
-                         [&services, program, app_context, device, home, in_app_context, after_home, after, held] {
-                           if (!analyse_program(*program, [&services] { slow_analysis_fault(services); })) return;
-                           if (after_home) wait_for_build_of(services, *program, home, true);
-                           if (after >= 0) wait_for_build_of(services, *program, after, after == home);
-                           device_build(services, *program, device, in_app_context, app_context);
-                         });
+    post_background_task(
+        services.executor(), device,
+        [&services, program, app_context, device, home, in_app_context, after_home, after, held] {
+          if (!analyse_program(*program, [&services, &program] { slow_analysis_fault(services, *program); })) return;
+          if (after_home) wait_for_build_of(services, *program, home, true);
+          if (after >= 0) wait_for_build_of(services, *program, after, after == home);
+          device_build(services, *program, device, in_app_context, app_context);
+        });
   }
 }
 
@@ -396,7 +402,7 @@ void prepare_analysis(Services& services, const std::shared_ptr<model::ProgramRe
       services.executor(), device,
       [&services, program, device] {
         const auto started = std::chrono::steady_clock::now();
-        analyse_program(*program, [&services] { slow_analysis_fault(services); });
+        analyse_program(*program, [&services, &program] { slow_analysis_fault(services, *program); });
         if (auto* t = services.trace())
           t->record("analysis", "build", device, started, std::chrono::steady_clock::now());
       },

@@ -65,9 +65,11 @@ class AutoChecks(layer_checks.Checks):
 
     def check_analysis_wait(self):
         # Under auto the program's first launch that could be split waits up to auto_analysis_wait for
-        # coex's analysis of the program (docs/design.md, "One-time costs"). With the analysis a second
-        # late (COEX_FAULT=slow_analysis), vector_add's first launch runs on home unsplit
-        # (`not_split: preparing`) under a wait of 0.2 s, and is split under one of 30 s.
+        # coex's analysis of the program (docs/design.md, "One-time costs"). With the analysis beginning
+        # a second after that launch asks for it (COEX_FAULT=slow_analysis: counted from the launch, so
+        # that a loaded machine's slow start cannot end the analysis first), vector_add's first launch
+        # runs on home unsplit (`not_split: preparing`) under a wait of 0.2 s, and is split under one of
+        # 30 s.
         for wait, splits in (("0.2", False), ("30", True)):
             first = self.vector_add_first_launch("analysis-wait-" + wait, {
                 "COEX_POLICY": "auto", "COEX_AUTO_ANALYSIS_WAIT": wait, "COEX_FAULT": "slow_analysis"})
