@@ -27,11 +27,17 @@
 namespace coex::exec {
 namespace {
 
-// The delay of the slow_build and slow_analysis faults (testing aids), cut short when the process exits.
-void wait_a_second_unless_exiting() {
-  const auto until = std::chrono::steady_clock::now() + std::chrono::milliseconds(1000);
-  while (!exit_begun() && std::chrono::steady_clock::now() < until)
+// The delays of the slow_build and slow_analysis faults (testing aids): until `done` holds or `limit`
+// has passed, cut short when the process exits.
+template <typename Done>
+void wait_unless_exiting(std::chrono::milliseconds limit, Done done) {
+  const auto until = std::chrono::steady_clock::now() + limit;
+  while (!done() && !exit_begun() && std::chrono::steady_clock::now() < until)
     std::this_thread::sleep_for(std::chrono::milliseconds(5));
+}
+
+void wait_a_second_unless_exiting() {
+  wait_unless_exiting(std::chrono::seconds(1), [] { return false; });
 }
 
 // COEX_FAULT=slow_analysis: the analysis begins a second after the program's first launch that waits
@@ -39,9 +45,7 @@ void wait_a_second_unless_exiting() {
 // the build: on a loaded machine the app itself can take longer than a second to reach its first launch.
 void slow_analysis_fault(Services& services, const model::ProgramRecord& program) {
   if (!config::fault_injected(services.settings().fault, config::FaultSpec::Kind::SlowAnalysis, -1)) return;
-  const auto until = std::chrono::steady_clock::now() + std::chrono::seconds(10);
-  while (!program.analysis_waited.load() && !exit_begun() && std::chrono::steady_clock::now() < until)
-    std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  wait_unless_exiting(std::chrono::seconds(10), [&program] { return program.analysis_waited.load(); });
   wait_a_second_unless_exiting();
 }
 
