@@ -247,6 +247,8 @@ def main():
         report = os.path.join(work, tag + ".report.json")
         name, settings = policy_and_settings(policy)
         run_env = dict(env, COEX_CACHE=os.path.join(work, tag + ".history.json"), **settings)
+        if not warm:  # a very first run: no binary kept by an earlier one either (exec/kept_binaries.h)
+            run_env.setdefault("COEX_BINARY_CACHE", "off")
         result = run_once(coex_cmd(prog, name, report), run_env, args.timeout)
         result["report"] = report_summary(report)
         record(prog, setup, n, policy, result, reference, round_)

@@ -14,7 +14,9 @@
 #include "devices/device_set.h"
 #include "exec/executor.h"
 #include "exec/exit_guard.h"
+#include "exec/kept_binaries.h"
 #include "exec/pocl_compiles.h"
+#include "exec/policy_binding.h"
 #include "exec/program_analysis.h"
 #include "exec/shared_binaries.h"
 #include "kernel/analysis_process.h"
@@ -62,6 +64,27 @@ bool build_fault_injected_on(const Services& services, int device) {
   return config::fault_injected(services.settings().fault, config::FaultSpec::Kind::Build, device);
 }
 
+// The folder of kept binaries (setting binary_cache), or "" for none.
+std::string kept_folder_of(Services& services) {
+  const config::Settings& settings = services.settings();
+  return kept_binaries_folder(settings.binary_cache, history_path(settings));
+}
+
+// Where a build's binary is kept across runs, and under which key.
+struct KeptBinary {
+  std::string folder;  // "" for none
+  KeptBinaryKey key;
+  bool by_this_device;  // the device building is the one of its kind that keeps its binary
+};
+
+// Whether `device` has the lowest index among the selected devices of its kind.
+bool lowest_of_kind(Services& services, int device) {
+  const devices::DeviceSet& set = services.devices();
+  for (int other : set.selected())
+    if (other < device && set.at(other).same_kind(set.at(device))) return false;
+  return true;
+}
+
 // The program built for `device` (in the app's context or in the device's shadow context), built on
 // first need; a build under way elsewhere (a prebuild) is waited for. The caller reads the result
 // under build.mutex.
@@ -100,6 +123,11 @@ model::DeviceBuild& device_build(Services& services, model::ProgramRecord& progr
     source = rewritten ? program.rewritten_source : program.source;
     options = program.build_options;
   }
+  // Kept across runs for the app's own options and this source (exec/kept_binaries.h); never for a
+  // device served by PoCL's remote driver, whose servers may differ from run to run.
+  const KeptBinary kept{d.remote ? std::string() : kept_folder_of(services),
+                        {d.platform_name, d.name, d.driver_version, options, source},
+                        lowest_of_kind(services, device)};
   // On PoCL, a define of coex's own makes each of its builds from source differ from the app's and
   // from the other devices': PoCL 5.0 shares one loaded kernel library among identical builds (same
   // source, options and device model) and releases it once too often when they go (assertion
@@ -122,9 +150,18 @@ model::DeviceBuild& device_build(Services& services, model::ProgramRecord& progr
     // Looked for after the wait for the platform's build lock (PoCL's): the build that held it may be
     // of the same kind.
     std::vector<unsigned char> binary = binary_of_same_kind(services, program, device, rewritten);
-    if (!binary.empty() && (!d.is_pocl() || give_pocl_binary_its_own_hash(binary, device)))
+    if (binary.empty()) {
+      binary = read_kept_binary(kept.folder, kept.key);
+      build.from_kept_binary = !binary.empty();
+    }
+    // A kept binary is the lowest device of the kind's own build (kept below), with its build hash:
+    // that device keeps the hash, the others shift it as from a donor's, so that each device has the
+    // hash, and PoCL's cache folder of compiled work-group functions, it had in the run that kept it.
+    const bool own_hash = build.from_kept_binary && kept.by_this_device;
+    if (!binary.empty() && (!d.is_pocl() || own_hash || give_pocl_binary_its_own_hash(binary, device)))
       build.program = build_from_binary(cl, context, d.id, binary, options);
     build.from_binary = build.program != nullptr;
+    build.from_kept_binary = build.from_kept_binary && build.from_binary;
     if (!build.program) {
       const char* text = source.c_str();
       size_t length = source.size();
@@ -134,7 +171,7 @@ model::DeviceBuild& device_build(Services& services, model::ProgramRecord& progr
   }
   if (auto* t = services.trace())
     t->record("build", "build", device, started, std::chrono::steady_clock::now(),
-              {{"from_binary", build.from_binary}});
+              {{"from_binary", build.from_binary}, {"kept_binary", build.from_kept_binary}});
   if (build.program)
     services.report().record_build(device,
                                    std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count(),
@@ -147,6 +184,12 @@ model::DeviceBuild& device_build(Services& services, model::ProgramRecord& progr
     build.failed = true;
   }
   build.finished.store(true, std::memory_order_release);
+  // The lowest device of a kind keeps its build from source (none kept yet, or one the driver refused
+  // or that was no binary of coex's), once the launches waiting for it have it: with PoCL's cache
+  // cold, asking for a binary compiles the kernels' generic work-group functions.
+  if (build.program && !build.failed && !build.from_binary && kept.by_this_device && !kept.folder.empty() &&
+      !exit_begun())
+    write_kept_binary(kept.folder, kept.key, program_binary(cl, build.program, d.id));
   return build;
 }
 

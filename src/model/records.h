@@ -71,7 +71,8 @@ struct DeviceBuild {
   std::mutex mutex;
   cl_program program = nullptr;
   bool failed = false;       // the build failed: that device gets no work from this program
-  bool from_binary = false;  // built from another device's binary (exec/shared_binaries.h)
+  bool from_binary = false;  // built from another device's binary (exec/shared_binaries.h) or a kept one
+  bool from_kept_binary = false;  // built from a binary an earlier run kept (exec/kept_binaries.h)
   // Set once the build has run (built or failed): a launch that does not wait for builds reads it
   // without taking `mutex`, which the build holds for its whole length.
   std::atomic<bool> finished{false};

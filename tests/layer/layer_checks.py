@@ -29,6 +29,9 @@ def coex_env(env_extra=None, layer=None):
     # static: every device gets work in every launch, so injected faults and per-device traces show
     # deterministically (auto may rightly leave a device out, from the history of earlier runs).
     env["COEX_POLICY"] = "static"
+    # No binaries kept from run to run (exec/kept_binaries.h) unless a check asks: builds from source
+    # take the time the checks of one-time costs are about. check_kept_binaries names its own folders.
+    env["COEX_BINARY_CACHE"] = "off"
     if HISTORY:
         env["COEX_CACHE"] = HISTORY
     if layer:
@@ -279,6 +282,56 @@ class Checks:
                 expected = {d: d in others for d in source_builds + [1, 2, 3]}
                 expect(builds == expected, "%s, share %s: builds (track: from a binary) %s, expected %s"
                        % (app, share, builds, expected))
+
+    def check_kept_binaries(self):
+        # A later run builds from the binaries an earlier run kept (exec/kept_binaries.h), with the
+        # same output: grid_stride's kernel reads get_global_size, so both devices build coex's
+        # rewritten program. The first run builds it from source on home (track 0) and from home's
+        # binary on device 1, and keeps that binary; the second builds both from it. With
+        # binary_cache off home builds from source again. Without shared binaries home builds from
+        # source and keeps its binary (the case of a device alone of its kind). A kept file
+        # that is not a binary of coex's is built past and replaced.
+        devices = {"POCL_DEVICES": "basic basic"}
+        app = os.path.join(self.build, "tests", "apps", "grid_stride")
+        rc, bare, _ = run([app], devices)
+        expect(rc == 0, "grid_stride fails bare")
+        trace = os.path.join(self.tmp, "kept-binaries-trace.json")
+
+        def builds(folder, what, share="true"):
+            env = dict(devices, COEX_TRACE=trace, COEX_BINARY_CACHE=folder, COEX_SHARE_DEVICE_BINARIES=share)
+            rc, out, err = run([app], env, self.layer)
+            expect(rc == 0 and out == bare, "%s: exit %d, output:\n%s\nstderr:\n%s" % (what, rc, out, err))
+            with open(trace) as f:
+                slices = [e for e in json.load(f)["traceEvents"] if e.get("ph") == "X" and e.get("name") == "build"]
+            return {e["tid"]: (e["args"].get("from_binary"), e["args"].get("kept_binary")) for e in slices}
+
+        def files(folder):
+            return sorted(os.listdir(folder)) if os.path.isdir(folder) else []
+
+        shared = os.path.join(self.tmp, "kept-shared")
+        for what, folder, share, expected in (
+                ("first run", shared, "true", {0: (False, False), 1: (True, False)}),
+                ("second run", shared, "true", {0: (True, True), 1: (True, True)}),
+                ("binary_cache off", "off", "true", {0: (False, False), 1: (True, False)})):
+            got = builds(folder, what, share)
+            expect(got == expected, "%s: builds (track: from a binary, from a kept one) %s, expected %s"
+                   % (what, got, expected))
+            expect(len(files(shared)) == 1 and not any(".tmp." in f for f in files(shared)),
+                   "%s: kept files %s, expected one" % (what, files(shared)))
+        # Device 1 builds from source, or from the binary home kept if home's build ended first.
+        alone = os.path.join(self.tmp, "kept-alone")
+        for what, expected in (("unshared, first run", ({0: (False, False), 1: (False, False)},
+                                                        {0: (False, False), 1: (True, True)})),
+                               ("unshared, second run", ({0: (True, True), 1: (True, True)},))):
+            got = builds(alone, what, "false")
+            expect(got in expected, "%s: builds %s, expected one of %s" % (what, got, expected))
+        kept = os.path.join(shared, files(shared)[0])
+        with open(kept, "wb") as f:
+            f.write(b"not a binary of coex's")
+        for what, expected in (("a foreign file", {0: (False, False), 1: (True, False)}),
+                               ("after the foreign file", {0: (True, True), 1: (True, True)})):
+            got = builds(shared, what)
+            expect(got == expected, "%s: builds %s, expected %s" % (what, got, expected))
 
     def check_lazy_home(self):
         # What the other device wrote reaches the app's buffer when the app reads it (lazy home,

@@ -1,0 +1,46 @@
+// Binaries of coex's own builds kept on disk across runs (setting binary_cache; docs/design.md,
+// "One-time costs"): PoCL preprocesses a program's source at every build, its kernel cache notwithstanding
+// (about 25 ms on PoCL 3.1, 40 to 60 ms on PoCL 5 for benchmarks/binomial), where a build from a binary takes
+// about 1 ms. The first launch of a split waits for home's build of the rewritten program and for each
+// device's build as it joins, in turn: a program's later runs build from the binaries its earlier
+// runs kept, as they find PoCL's own cache warm.
+//
+// A file holds one binary with what it was built from: the device's kind (platform, device name and
+// driver version), the build options and the source, all compared in full when it is read, so that a
+// binary never serves another program, options or driver.
+#pragma once
+
+#include <string>
+#include <vector>
+
+namespace coex::exec {
+
+// What a kept binary was built from: every field must match for it to be used.
+struct KeptBinaryKey {
+  std::string platform;
+  std::string device;
+  std::string driver_version;
+  std::string options;
+  std::string source;
+  // The fields as one string, each preceded by its length.
+  std::string text() const;
+};
+
+// The folder of kept binaries for the settings' values: `binary_cache` itself; empty: `binaries`
+// beside the History file (`history_file`, setting cache); "off", or empty with no History file: ""
+// (nothing kept).
+std::string kept_binaries_folder(const std::string& binary_cache, const std::string& history_file);
+
+// The file of `key` in `folder`: a 64-bit FNV-1a hash of the key's text, in hex.
+std::string kept_binary_file(const std::string& folder, const KeptBinaryKey& key);
+
+// The binary kept for `key`; empty when there is none, or the file is truncated, of another format or
+// of another key (a hash collision, a file written by hand).
+std::vector<unsigned char> read_kept_binary(const std::string& folder, const KeptBinaryKey& key);
+
+// Writes `binary` for `key` (creating the folder), through a temporary file renamed into place, so
+// that a reader in another process sees the old file or the new one whole. False when it could not
+// (a read-only folder: nothing is kept, and nothing else changes).
+bool write_kept_binary(const std::string& folder, const KeptBinaryKey& key, const std::vector<unsigned char>& binary);
+
+}  // namespace coex::exec
