@@ -186,10 +186,19 @@ model::DeviceBuild& device_build(Services& services, model::ProgramRecord& progr
   build.finished.store(true, std::memory_order_release);
   // The lowest device of a kind keeps its build from source (none kept yet, or one the driver refused
   // or that was no binary of coex's), once the launches waiting for it have it: with PoCL's cache
-  // cold, asking for a binary compiles the kernels' generic work-group functions.
+  // cold, asking for a binary compiles the kernels' generic work-group functions. Read under the
+  // platform's build lock, as the other devices of the kind read it (binary_of_same_kind): PoCL 3.1
+  // fills a program's binaries on demand without a lock of its own (ThreadSanitizer saw the two
+  // reads race in `apps.threads4` on two pthread devices).
   if (build.program && !build.failed && !build.from_binary && kept.by_this_device && !kept.folder.empty() &&
-      !exit_begun())
-    write_kept_binary(kept.folder, kept.key, program_binary(cl, build.program, d.id));
+      !exit_begun()) {
+    std::vector<unsigned char> binary;
+    {
+      auto compile_lock = lock_build(services, device);
+      if (!exit_begun()) binary = program_binary(cl, build.program, d.id);
+    }
+    write_kept_binary(kept.folder, kept.key, binary);
+  }
   return build;
 }
 
