@@ -79,8 +79,9 @@ COEX_SETTING(Path, binary_cache, "", (),
              "kernel with, the app's program on the other devices), so that a later run of the program builds "
              "from them (about 1 ms a device) instead of from source (PoCL: 25 to 60 ms a device even with "
              "its kernel cache warm, in turn, and the first split launch waits for them). A binary is used "
-             "only for the same platform, device name, driver version, build options and source. Empty: "
-             "`binaries` beside the history file (setting cache); `off`: nothing kept or read.")
+             "only for the same platform, device name, driver version, build options and source; a source with "
+             "an #include, or options with -I, is never kept. The folder keeps the 256 most recently used. "
+             "Empty: `binaries` beside the history file (setting cache); `off`: nothing kept or read.")
 
 COEX_SETTING(Bool, analysis_process, true, (),
              "The kernel analysis (libclang) runs in a process of its own, `coex analysis-process`, which "

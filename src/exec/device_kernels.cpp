@@ -74,15 +74,48 @@ std::string kept_folder_of(Services& services) {
 struct KeptBinary {
   std::string folder;  // "" for none
   KeptBinaryKey key;
-  bool by_this_device;  // the device building is the one of its kind that keeps its binary
+  int keeper = -1;     // the device of the kind whose build from source is kept
+  bool keeper_writes;  // the keeper writes it itself: no other device of its kind builds from it
 };
 
-// Whether `device` has the lowest index among the selected devices of its kind.
-bool lowest_of_kind(Services& services, int device) {
+// The lowest index among the selected devices of `device`'s kind, and whether it is the only one.
+int lowest_of_kind(Services& services, int device, bool& alone) {
   const devices::DeviceSet& set = services.devices();
-  for (int other : set.selected())
-    if (other < device && set.at(other).same_kind(set.at(device))) return false;
-  return true;
+  int lowest = device;
+  alone = true;
+  for (int other : set.selected()) {
+    if (other == device || !set.at(other).same_kind(set.at(device))) continue;
+    alone = false;
+    lowest = std::min(lowest, other);
+  }
+  return lowest;
+}
+
+// coex's define in its PoCL builds from source for `device` (below, device_build).
+std::string build_define_for(int device) { return " -DCOEX_BUILD_FOR_DEVICE=" + std::to_string(device); }
+
+// Where `device`'s build of `source` with the app's `options` is kept across runs
+// (exec/kept_binaries.h): nowhere for a device served by PoCL's remote driver, whose servers may
+// differ from run to run, nor for a source that includes files. The kind's lowest device keeps its
+// build; on PoCL the key holds that device's define, so that its binary, and the build hash in it,
+// serves only a set in which the same device keeps it: in a set where another kind's device has that
+// index, and a driver that hashes builds alike (PoCL's basic and pthread), a build of that device
+// from source has the kept binary's hash, and two loaded builds of one hash abort PoCL.
+// Where other devices of the kind build from the keeper's binary (exec/shared_binaries.h), the first
+// of them to read it writes it: asking PoCL for a binary with its cache cold compiles the kernels'
+// generic work-group functions (0.15 to 0.2 s for benchmarks/binomial on PoCL 3.1), which the
+// keeper would otherwise do before the launches waiting for its build could create their kernels.
+KeptBinary kept_binary_for(Services& services, const devices::Device& d, int device, const std::string& source,
+                           const std::string& options) {
+  bool alone = true;
+  const int keeper = lowest_of_kind(services, device, alone);
+  KeptBinary kept{
+      "",
+      {d.platform_name, d.name, d.driver_version, options + (d.is_pocl() ? build_define_for(keeper) : ""), source},
+      keeper,
+      alone || !services.settings().share_device_binaries};
+  if (!d.remote && keepable(kept.key)) kept.folder = kept_folder_of(services);
+  return kept;
 }
 
 // The program built for `device` (in the app's context or in the device's shadow context), built on
@@ -123,21 +156,18 @@ model::DeviceBuild& device_build(Services& services, model::ProgramRecord& progr
     source = rewritten ? program.rewritten_source : program.source;
     options = program.build_options;
   }
-  // Kept across runs for the app's own options and this source (exec/kept_binaries.h); never for a
-  // device served by PoCL's remote driver, whose servers may differ from run to run.
-  const KeptBinary kept{d.remote ? std::string() : kept_folder_of(services),
-                        {d.platform_name, d.name, d.driver_version, options, source},
-                        lowest_of_kind(services, device)};
+  const KeptBinary kept = kept_binary_for(services, d, device, source, options);
   // On PoCL, a define of coex's own makes each of its builds from source differ from the app's and
   // from the other devices': PoCL 5.0 shares one loaded kernel library among identical builds (same
   // source, options and device model) and releases it once too often when they go (assertion
   // `found->ref_count > 0` in pocl_release_dlhandle_cache with POCL_DEVICES="cpu cpu"; docs/gpu.md).
-  if (d.is_pocl()) options += " -DCOEX_BUILD_FOR_DEVICE=" + std::to_string(device);
+  if (d.is_pocl()) options += build_define_for(device);
   // COEX_FAULT=slow_build:<index> (a testing aid): the build begins a second late.
   if (config::fault_injected(services.settings().fault, config::FaultSpec::Kind::SlowBuild, device))
     wait_a_second_unless_exiting();
   auto started = std::chrono::steady_clock::now();
   cl_int err = CL_SUCCESS;
+  std::vector<unsigned char> to_keep;  // the keeper's binary, when this device builds from it
   {
     // One build at a time per platform (exec/pocl_compiles.h): eight 0.7 s builds end 0.8 to 6.0 s
     // after the app's clBuildProgram, but each device is ready as soon as its own is done.
@@ -149,7 +179,9 @@ model::DeviceBuild& device_build(Services& services, model::ProgramRecord& progr
     }
     // Looked for after the wait for the platform's build lock (PoCL's): the build that held it may be
     // of the same kind.
-    std::vector<unsigned char> binary = binary_of_same_kind(services, program, device, rewritten);
+    int built_by = -1;
+    std::vector<unsigned char> binary = binary_of_same_kind(services, program, device, rewritten, &built_by);
+    if (built_by == kept.keeper && !kept.folder.empty()) to_keep = binary;  // before its hash is shifted
     if (binary.empty()) {
       binary = read_kept_binary(kept.folder, kept.key);
       build.from_kept_binary = !binary.empty();
@@ -157,7 +189,7 @@ model::DeviceBuild& device_build(Services& services, model::ProgramRecord& progr
     // A kept binary is the lowest device of the kind's own build (kept below), with its build hash:
     // that device keeps the hash, the others shift it as from a donor's, so that each device has the
     // hash, and PoCL's cache folder of compiled work-group functions, it had in the run that kept it.
-    const bool own_hash = build.from_kept_binary && kept.by_this_device;
+    const bool own_hash = build.from_kept_binary && kept.keeper == device;
     if (!binary.empty() && (!d.is_pocl() || own_hash || give_pocl_binary_its_own_hash(binary, device)))
       build.program = build_from_binary(cl, context, d.id, binary, options);
     build.from_binary = build.program != nullptr;
@@ -184,20 +216,24 @@ model::DeviceBuild& device_build(Services& services, model::ProgramRecord& progr
     build.failed = true;
   }
   build.finished.store(true, std::memory_order_release);
-  // The lowest device of a kind keeps its build from source (none kept yet, or one the driver refused
-  // or that was no binary of coex's), once the launches waiting for it have it: with PoCL's cache
-  // cold, asking for a binary compiles the kernels' generic work-group functions. Read under the
-  // platform's build lock, as the other devices of the kind read it (binary_of_same_kind): PoCL 3.1
-  // fills a program's binaries on demand without a lock of its own (ThreadSanitizer saw the two
-  // reads race in `apps.threads4` on two pthread devices).
-  if (build.program && !build.failed && !build.from_binary && kept.by_this_device && !kept.folder.empty() &&
-      !exit_begun()) {
-    std::vector<unsigned char> binary;
-    {
-      auto compile_lock = lock_build(services, device);
-      if (!exit_begun()) binary = program_binary(cl, build.program, d.id);
-    }
-    write_kept_binary(kept.folder, kept.key, binary);
+  // The keeper's build from source (none kept yet, or one the driver refused or that was no binary of
+  // coex's) is kept, as read for this device's build from it, or by the keeper itself where no other
+  // device of its kind builds from it (kept_binary_for). The keeper reads it with build.mutex still
+  // held, so that no launch creates a kernel of the program at once, and under the platform's build
+  // lock, as the other devices of the kind read it (binary_of_same_kind): PoCL 3.1 fills a program's
+  // binaries on demand without a lock of its own (ThreadSanitizer saw two reads race in
+  // `apps.threads4` on two pthread devices).
+  const auto keep_started = std::chrono::steady_clock::now();
+  if (build.program && !build.failed && !build.from_binary && kept.keeper == device && kept.keeper_writes &&
+      !kept.folder.empty() && !exit_begun()) {
+    auto compile_lock = lock_build(services, device);
+    if (!exit_begun()) to_keep = program_binary(cl, build.program, d.id);
+  }
+  if (!to_keep.empty()) {
+    const bool written = write_kept_binary(kept.folder, kept.key, to_keep);
+    if (auto* t = services.trace())
+      t->record("keep binary", "build", device, keep_started, std::chrono::steady_clock::now(),
+                {{"written", written}, {"keeper", kept.keeper}});
   }
   return build;
 }

@@ -2,17 +2,22 @@
 
 #include <unistd.h>
 
+#include <algorithm>
+#include <chrono>
 #include <cstdint>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <functional>
 #include <iterator>
 #include <thread>
+#include <utility>
 
 namespace coex::exec {
 namespace {
 
-constexpr char kMagic[] = "coex kept binary 1\n";
+constexpr char kMagic[] = "coex kept binary 2\n";
+constexpr char kTemporary[] = ".tmp.";
 
 void append_field(std::string& out, const std::string& field) {
   out += std::to_string(field.size());
@@ -20,10 +25,44 @@ void append_field(std::string& out, const std::string& field) {
   out += field;
 }
 
-uint64_t fnv1a(const std::string& text) {
+template <typename Bytes>
+uint64_t fnv1a(const Bytes& bytes) {
   uint64_t h = 14695981039346656037ull;
-  for (unsigned char c : text) h = (h ^ c) * 1099511628211ull;
+  for (auto c : bytes) h = (h ^ static_cast<unsigned char>(c)) * 1099511628211ull;
   return h;
+}
+
+std::string hex(uint64_t value) {
+  char text[17];
+  std::snprintf(text, sizeof text, "%016llx", static_cast<unsigned long long>(value));
+  return text;
+}
+
+std::string size_and_hash(const std::vector<unsigned char>& binary) {
+  return std::to_string(binary.size()) + " " + hex(fnv1a(binary));
+}
+
+// What precedes the binary in its file: the format, the key, the binary's size and hash.
+std::string header_of(const KeptBinaryKey& key, const std::vector<unsigned char>& binary) {
+  std::string header = std::string(kMagic) + key.text();
+  append_field(header, size_and_hash(binary));
+  return header;
+}
+
+// A preprocessor #include, blanks allowed after the '#' (a '#' in a comment or string counts too:
+// a source is then not kept, which costs only time).
+bool has_include_directive(const std::string& source) {
+  for (size_t hash = source.find('#'); hash != std::string::npos; hash = source.find('#', hash + 1)) {
+    size_t at = source.find_first_not_of(" \t", hash + 1);
+    if (at != std::string::npos && source.compare(at, 7, "include") == 0) return true;
+  }
+  return false;
+}
+
+bool has_include_path_option(const std::string& options) {
+  for (size_t at = options.find("-I"); at != std::string::npos; at = options.find("-I", at + 1))
+    if (at == 0 || options[at - 1] == ' ' || options[at - 1] == '\t') return true;
+  return false;
 }
 
 }  // namespace
@@ -32,6 +71,10 @@ std::string KeptBinaryKey::text() const {
   std::string out;
   for (const std::string* field : {&platform, &device, &driver_version, &options, &source}) append_field(out, *field);
   return out;
+}
+
+bool keepable(const KeptBinaryKey& key) {
+  return !key.source.empty() && !has_include_directive(key.source) && !has_include_path_option(key.options);
 }
 
 std::string kept_binaries_folder(const std::string& binary_cache, const std::string& history_file) {
@@ -43,22 +86,38 @@ std::string kept_binaries_folder(const std::string& binary_cache, const std::str
 }
 
 std::string kept_binary_file(const std::string& folder, const KeptBinaryKey& key) {
-  char name[32];
-  std::snprintf(name, sizeof name, "%016llx.bin", static_cast<unsigned long long>(fnv1a(key.text())));
-  return (std::filesystem::path(folder) / name).string();
+  return (std::filesystem::path(folder) / (hex(fnv1a(key.text())) + ".bin")).string();
 }
 
 std::vector<unsigned char> read_kept_binary(const std::string& folder, const KeptBinaryKey& key) {
   if (folder.empty()) return {};
-  std::ifstream in(kept_binary_file(folder, key), std::ios::binary);
-  if (!in) return {};
-  const std::vector<unsigned char> bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-  const std::string header = std::string(kMagic) + key.text();
-  if (bytes.size() <= header.size() ||
-      !std::equal(header.begin(), header.end(), bytes.begin(),
+  const std::string file = kept_binary_file(folder, key);
+  std::vector<unsigned char> bytes;
+  {
+    std::ifstream in(file, std::ios::binary);
+    if (!in) return {};
+    bytes.assign(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
+  }
+  const std::string start = std::string(kMagic) + key.text();
+  if (bytes.size() <= start.size() ||
+      !std::equal(start.begin(), start.end(), bytes.begin(),
                   [](char a, unsigned char b) { return static_cast<unsigned char>(a) == b; }))
     return {};
-  return std::vector<unsigned char>(bytes.begin() + static_cast<std::ptrdiff_t>(header.size()), bytes.end());
+  // The size and hash field: "<length>:<size> <hash>", then the binary.
+  const auto colon = std::find(bytes.begin() + static_cast<std::ptrdiff_t>(start.size()), bytes.end(), ':');
+  if (colon == bytes.end()) return {};
+  size_t field_length = 0;
+  for (auto at = bytes.begin() + static_cast<std::ptrdiff_t>(start.size()); at != colon; ++at) {
+    if (*at < '0' || *at > '9' || field_length > 64) return {};
+    field_length = field_length * 10 + size_t(*at - '0');
+  }
+  if (size_t(bytes.end() - colon) <= field_length) return {};
+  const auto binary_start = colon + 1 + static_cast<std::ptrdiff_t>(field_length);
+  std::vector<unsigned char> binary(binary_start, bytes.end());
+  if (std::string(colon + 1, binary_start) != size_and_hash(binary)) return {};
+  std::error_code ignored;  // marks the file used, for trim_kept_binaries
+  std::filesystem::last_write_time(file, std::filesystem::file_time_type::clock::now(), ignored);
+  return binary;
 }
 
 bool write_kept_binary(const std::string& folder, const KeptBinaryKey& key, const std::vector<unsigned char>& binary) {
@@ -68,11 +127,11 @@ bool write_kept_binary(const std::string& folder, const KeptBinaryKey& key, cons
   if (error) return false;
   const std::string file = kept_binary_file(folder, key);
   // Unique among the processes and threads that may write this file at once.
-  const std::string temporary = file + ".tmp." + std::to_string(::getpid()) + "." +
+  const std::string temporary = file + kTemporary + std::to_string(::getpid()) + "." +
                                 std::to_string(std::hash<std::thread::id>{}(std::this_thread::get_id()));
   {
     std::ofstream out(temporary, std::ios::binary | std::ios::trunc);
-    const std::string header = std::string(kMagic) + key.text();
+    const std::string header = header_of(key, binary);
     out.write(header.data(), static_cast<std::streamsize>(header.size()));
     out.write(reinterpret_cast<const char*>(binary.data()), static_cast<std::streamsize>(binary.size()));
     if (!out.flush()) {
@@ -82,9 +141,40 @@ bool write_kept_binary(const std::string& folder, const KeptBinaryKey& key, cons
     }
   }
   std::filesystem::rename(temporary, file, error);
-  if (!error) return true;
-  std::filesystem::remove(temporary, error);
-  return false;
+  if (error) {
+    std::filesystem::remove(temporary, error);
+    return false;
+  }
+  trim_kept_binaries(folder);
+  return true;
+}
+
+void trim_kept_binaries(const std::string& folder, size_t at_most) {
+  using Clock = std::filesystem::file_time_type::clock;
+  std::error_code error;
+  std::vector<std::pair<std::filesystem::file_time_type, std::filesystem::path>> binaries;
+  const auto now = Clock::now();
+  for (auto it = std::filesystem::directory_iterator(folder, error);
+       !error && it != std::filesystem::directory_iterator(); it.increment(error)) {
+    const std::filesystem::path path = it->path();
+    const auto written = std::filesystem::last_write_time(path, error);
+    if (error) {
+      error.clear();
+      continue;
+    }
+    std::error_code ignored;
+    if (path.filename().string().find(kTemporary) != std::string::npos) {
+      if (now - written > std::chrono::minutes(1)) std::filesystem::remove(path, ignored);
+    } else if (path.extension() == ".bin") {
+      binaries.emplace_back(written, path);
+    }
+  }
+  if (binaries.size() <= at_most) return;
+  std::sort(binaries.begin(), binaries.end(), [](const auto& a, const auto& b) { return a.first > b.first; });
+  for (size_t i = at_most; i < binaries.size(); ++i) {
+    std::error_code ignored;
+    std::filesystem::remove(binaries[i].second, ignored);
+  }
 }
 
 }  // namespace coex::exec

@@ -7,7 +7,9 @@
 //
 // A file holds one binary with what it was built from: the device's kind (platform, device name and
 // driver version), the build options and the source, all compared in full when it is read, so that a
-// binary never serves another program, options or driver.
+// binary never serves another program, options or driver; and the binary's size and hash, so that a
+// file cut short or changed is not used. A source that includes files is never kept: what they hold
+// may change between runs, unseen by the key.
 #pragma once
 
 #include <string>
@@ -26,6 +28,10 @@ struct KeptBinaryKey {
   std::string text() const;
 };
 
+// Whether a build of `key` may be kept: not when its source has an #include or its options an -I
+// (files the key does not see), nor an empty source.
+bool keepable(const KeptBinaryKey& key);
+
 // The folder of kept binaries for the settings' values: `binary_cache` itself; empty: `binaries`
 // beside the History file (`history_file`, setting cache); "off", or empty with no History file: ""
 // (nothing kept).
@@ -39,8 +45,16 @@ std::string kept_binary_file(const std::string& folder, const KeptBinaryKey& key
 std::vector<unsigned char> read_kept_binary(const std::string& folder, const KeptBinaryKey& key);
 
 // Writes `binary` for `key` (creating the folder), through a temporary file renamed into place, so
-// that a reader in another process sees the old file or the new one whole. False when it could not
-// (a read-only folder: nothing is kept, and nothing else changes).
+// that a reader in another process sees the old file or the new one whole; then trims the folder
+// (trim_kept_binaries). False when it could not (a read-only folder: nothing is kept, and nothing
+// else changes).
 bool write_kept_binary(const std::string& folder, const KeptBinaryKey& key, const std::vector<unsigned char>& binary);
+
+// The most binaries a folder keeps: beyond it, the least recently used go.
+constexpr size_t kKeptBinariesAtMost = 256;
+
+// Removes from `folder` the kept binaries beyond the `at_most` most recently used (a read marks a file
+// used), and temporary files an interrupted write left more than a minute ago.
+void trim_kept_binaries(const std::string& folder, size_t at_most = kKeptBinariesAtMost);
 
 }  // namespace coex::exec

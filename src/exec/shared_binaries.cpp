@@ -55,17 +55,20 @@ void keep_app_program_for_binary(Services& services, model::ProgramRecord& progr
 }
 
 std::vector<unsigned char> binary_of_same_kind(Services& services, model::ProgramRecord& program, int device,
-                                               bool rewritten) {
+                                               bool rewritten, int* built_by) {
+  if (built_by) *built_by = -1;
   if (!services.settings().share_device_binaries) return {};
   const devices::DeviceSet& devices = services.devices();
   const devices::Device& d = devices.at(device);
   cl_program donor = nullptr;
   int donor_device = -1;
+  bool app_program = false;
   {
     std::lock_guard lock(program.mutex);
     if (!rewritten && program.app_program_for_binary && devices.at(program.app_binary_device).same_kind(d)) {
       donor = program.app_program_for_binary;
       donor_device = program.app_binary_device;
+      app_program = true;
     }
     // coex's own builds of the same source: every build of a program builds the rewrite when there is
     // one (device_kernels.cpp), so only the app's program differs; home's slot in the app's context
@@ -83,6 +86,7 @@ std::vector<unsigned char> binary_of_same_kind(Services& services, model::Progra
       }
   }
   if (!donor) return {};
+  if (built_by && !app_program) *built_by = donor_device;
   return program_binary(services.next(), donor, devices.at(donor_device).id);
 }
 

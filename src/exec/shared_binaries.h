@@ -32,8 +32,10 @@ void keep_app_program_for_binary(Services& services, model::ProgramRecord& progr
 // (the app's own, or the rewrite when `rewritten`); empty when there is none yet, or when the
 // setting is off. Takes program.mutex to pick the donor, and reads its binary after: the record holds
 // every build's program until release_device_builds, which runs only once no one holds the record.
+// `built_by`, when given, is set to the device whose build from source of coex's gave the binary, or
+// -1 (none, or the app's own program).
 std::vector<unsigned char> binary_of_same_kind(Services& services, model::ProgramRecord& program, int device,
-                                               bool rewritten);
+                                               bool rewritten, int* built_by = nullptr);
 
 // PoCL keys the work-group functions it has loaded by the program's build hash and the local size
 // alone when it releases them (pocl_release_dlhandle_cache, PoCL 3.1 and 5.0), so that two devices

@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 #include <unistd.h>
 
+#include <chrono>
 #include <filesystem>
 #include <fstream>
 #include <string>
@@ -10,10 +11,12 @@
 
 #include "exec/kept_binaries.h"
 
+using coex::exec::keepable;
 using coex::exec::kept_binaries_folder;
 using coex::exec::kept_binary_file;
 using coex::exec::KeptBinaryKey;
 using coex::exec::read_kept_binary;
+using coex::exec::trim_kept_binaries;
 using coex::exec::write_kept_binary;
 
 namespace {
@@ -86,6 +89,74 @@ TEST_F(KeptBinaries, ATruncatedOrForeignFileIsNotUsed) {
   EXPECT_TRUE(read_kept_binary(folder_, key()).empty());
   std::ofstream(file, std::ios::trunc) << "some other file";
   EXPECT_TRUE(read_kept_binary(folder_, key()).empty());
+}
+
+TEST_F(KeptBinaries, AChangedOrLengthenedBinaryIsNotUsed) {
+  ASSERT_TRUE(write_kept_binary(folder_, key(), {1, 2, 3, 4}));
+  const std::string file = kept_binary_file(folder_, key());
+  const auto size = std::filesystem::file_size(file);
+  {
+    std::fstream f(file, std::ios::in | std::ios::out | std::ios::binary);
+    f.seekp(static_cast<std::streamoff>(size - 1));
+    f.put(9);  // the last byte of the binary
+  }
+  EXPECT_TRUE(read_kept_binary(folder_, key()).empty());
+  ASSERT_TRUE(write_kept_binary(folder_, key(), {1, 2, 3, 4}));
+  std::ofstream(file, std::ios::app | std::ios::binary) << 'x';
+  EXPECT_TRUE(read_kept_binary(folder_, key()).empty());
+  ASSERT_TRUE(write_kept_binary(folder_, key(), {1, 2, 3, 4}));
+  EXPECT_EQ(read_kept_binary(folder_, key()), (std::vector<unsigned char>{1, 2, 3, 4}));
+}
+
+TEST(KeptBinariesKeepable, NotWhenTheSourceIncludesFiles) {
+  KeptBinaryKey key{"p", "d", "v", "-DN=4 -cl-fast-relaxed-math", "__kernel void k() {}"};
+  EXPECT_TRUE(keepable(key));
+  for (const char* source :
+       {"#include \"common.h\"\n__kernel void k() {}", "  #  include <x.h>\n", "#\tinclude \"y\"\n"}) {
+    KeptBinaryKey with = key;
+    with.source = source;
+    EXPECT_FALSE(keepable(with)) << source;
+  }
+  for (const char* options : {"-I/home/u/kernels", "-DN=4 -I include", "-w\t-Idir"}) {
+    KeptBinaryKey with = key;
+    with.options = options;
+    EXPECT_FALSE(keepable(with)) << options;
+  }
+  KeptBinaryKey defined = key;
+  defined.source = "#define INCLUDED 1\n#pragma unroll\n__kernel void k() {}";
+  defined.options = "-DUSE-Ifs=1";  // an -I inside another option
+  EXPECT_TRUE(keepable(defined));
+  KeptBinaryKey empty = key;
+  empty.source.clear();
+  EXPECT_FALSE(keepable(empty));
+}
+
+TEST_F(KeptBinaries, TheFolderKeepsTheMostRecentlyUsedAndNoOldTemporaries) {
+  std::vector<std::string> files;
+  for (int i = 0; i < 4; ++i) {
+    KeptBinaryKey k = key();
+    k.options = "-DI=" + std::to_string(i);
+    ASSERT_TRUE(write_kept_binary(folder_, k, {static_cast<unsigned char>(i)}));
+    files.push_back(kept_binary_file(folder_, k));
+    // Written a minute apart, the first oldest.
+    std::filesystem::last_write_time(files.back(),
+                                     std::filesystem::file_time_type::clock::now() - std::chrono::minutes(10 - i));
+  }
+  KeptBinaryKey first = key();
+  first.options = "-DI=0";
+  EXPECT_FALSE(read_kept_binary(folder_, first).empty());  // used now: the most recent
+  const std::string old_temporary = files[0] + ".tmp.1.2", new_temporary = files[0] + ".tmp.3.4";
+  std::ofstream(old_temporary) << "left by a write cut short";
+  std::ofstream(new_temporary) << "a write under way";
+  std::filesystem::last_write_time(old_temporary,
+                                   std::filesystem::file_time_type::clock::now() - std::chrono::minutes(5));
+  trim_kept_binaries(folder_, 2);
+  EXPECT_TRUE(std::filesystem::exists(files[0]));
+  EXPECT_FALSE(std::filesystem::exists(files[1]));
+  EXPECT_FALSE(std::filesystem::exists(files[2]));
+  EXPECT_TRUE(std::filesystem::exists(files[3]));
+  EXPECT_FALSE(std::filesystem::exists(old_temporary));
+  EXPECT_TRUE(std::filesystem::exists(new_temporary));
 }
 
 TEST_F(KeptBinaries, NothingIsKeptWhereTheFolderCannotBeMade) {
