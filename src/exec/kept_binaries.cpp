@@ -4,14 +4,15 @@
 
 #include <algorithm>
 #include <chrono>
-#include <cstdint>
-#include <cstdio>
 #include <filesystem>
 #include <fstream>
 #include <functional>
 #include <iterator>
+#include <string_view>
 #include <thread>
 #include <utility>
+
+#include "model/binary_sources.h"
 
 namespace coex::exec {
 namespace {
@@ -25,28 +26,14 @@ void append_field(std::string& out, const std::string& field) {
   out += field;
 }
 
-template <typename Bytes>
-uint64_t fnv1a(const Bytes& bytes) {
-  uint64_t h = 14695981039346656037ull;
-  for (auto c : bytes) h = (h ^ static_cast<unsigned char>(c)) * 1099511628211ull;
-  return h;
+std::string_view bytes_of(const std::vector<unsigned char>& binary) {
+  return {reinterpret_cast<const char*>(binary.data()), binary.size()};
 }
 
-std::string hex(uint64_t value) {
-  char text[17];
-  std::snprintf(text, sizeof text, "%016llx", static_cast<unsigned long long>(value));
-  return text;
-}
-
-std::string size_and_hash(const std::vector<unsigned char>& binary) {
-  return std::to_string(binary.size()) + " " + hex(fnv1a(binary));
-}
-
-// What precedes the binary in its file: the format, the key, the binary's size and hash.
+// What precedes the binary in its file: the format, the key, then a line with the binary's hash and
+// size (model::binary_key).
 std::string header_of(const KeptBinaryKey& key, const std::vector<unsigned char>& binary) {
-  std::string header = std::string(kMagic) + key.text();
-  append_field(header, size_and_hash(binary));
-  return header;
+  return std::string(kMagic) + key.text() + model::binary_key(bytes_of(binary)) + "\n";
 }
 
 // A preprocessor #include, blanks allowed after the '#' (a '#' in a comment or string counts too:
@@ -86,7 +73,7 @@ std::string kept_binaries_folder(const std::string& binary_cache, const std::str
 }
 
 std::string kept_binary_file(const std::string& folder, const KeptBinaryKey& key) {
-  return (std::filesystem::path(folder) / (hex(fnv1a(key.text())) + ".bin")).string();
+  return (std::filesystem::path(folder) / (model::binary_key(key.text()) + ".bin")).string();
 }
 
 std::vector<unsigned char> read_kept_binary(const std::string& folder, const KeptBinaryKey& key) {
@@ -103,18 +90,13 @@ std::vector<unsigned char> read_kept_binary(const std::string& folder, const Kep
       !std::equal(start.begin(), start.end(), bytes.begin(),
                   [](char a, unsigned char b) { return static_cast<unsigned char>(a) == b; }))
     return {};
-  // The size and hash field: "<length>:<size> <hash>", then the binary.
-  const auto colon = std::find(bytes.begin() + static_cast<std::ptrdiff_t>(start.size()), bytes.end(), ':');
-  if (colon == bytes.end()) return {};
-  size_t field_length = 0;
-  for (auto at = bytes.begin() + static_cast<std::ptrdiff_t>(start.size()); at != colon; ++at) {
-    if (*at < '0' || *at > '9' || field_length > 64) return {};
-    field_length = field_length * 10 + size_t(*at - '0');
-  }
-  if (size_t(bytes.end() - colon) <= field_length) return {};
-  const auto binary_start = colon + 1 + static_cast<std::ptrdiff_t>(field_length);
-  std::vector<unsigned char> binary(binary_start, bytes.end());
-  if (std::string(colon + 1, binary_start) != size_and_hash(binary)) return {};
+  // The line of the binary's hash and size (at most 37 letters), then the binary.
+  const auto line_start = bytes.begin() + static_cast<std::ptrdiff_t>(start.size());
+  const auto search_end = line_start + std::min<std::ptrdiff_t>(bytes.end() - line_start, 40);
+  const auto line_end = std::find(line_start, search_end, '\n');
+  if (line_end == search_end) return {};
+  std::vector<unsigned char> binary(line_end + 1, bytes.end());
+  if (std::string(line_start, line_end) != model::binary_key(bytes_of(binary))) return {};
   std::error_code ignored;  // marks the file used, for trim_kept_binaries
   std::filesystem::last_write_time(file, std::filesystem::file_time_type::clock::now(), ignored);
   return binary;

@@ -37,7 +37,7 @@ bool keepable(const KeptBinaryKey& key);
 // (nothing kept).
 std::string kept_binaries_folder(const std::string& binary_cache, const std::string& history_file);
 
-// The file of `key` in `folder`: a 64-bit FNV-1a hash of the key's text, in hex.
+// The file of `key` in `folder`: named by the hash and size of the key's text (model::binary_key).
 std::string kept_binary_file(const std::string& folder, const KeptBinaryKey& key);
 
 // The binary kept for `key`; empty when there is none, or the file is truncated, of another format or
