@@ -21,10 +21,15 @@ is set for every run, so that no run finds what an earlier one compiled unless a
     program's later runs on a machine meet, however new coex's history;
   --pocl-cache cold: every run starts with an empty cache: a program's very first run on a machine,
     where PoCL compiles each kernel on each device, one compile at a time.
+  --pocl-cache bare: the bare runs share one cache, filled by an untimed run of each as under warm;
+    each coex run starts from a copy of it and no kept binaries: a user's first run of a program
+    under coex after running it bare, where what the app compiled is cached and what coex compiles
+    (its builds for the other devices, the rewrite, PoCL's work-group functions for the devices'
+    chunks at their offsets) is not.
 
   testbed_run.py --build-dir DIR --programs-dir DIR --out DIR [--devices 2,4,8,15]
                  [--policies auto,static,hguided] [--driver cpu-minimal] [--threaded cpu]
-                 [--mixed 4] [--only a,b] [--timeout 300] [--pocl-cache warm|cold] [--repeat 1]
+                 [--mixed 4] [--only a,b] [--timeout 300] [--pocl-cache warm|cold|bare] [--repeat 1]
                  [--command TEXT]
   testbed_run.py --out DIR --tables-from A/testbed.json,B/testbed.json   (one table of several runs)
 
@@ -98,11 +103,15 @@ def threaded_index(coex, env, args):
     raise SystemExit("testbed: no %s device in `coex devices`:\n%s" % (args.threaded, out))
 
 
-def run_once(cmd, env, timeout):
-    """One timed run. Without POCL_CACHE_DIR in env, in an empty PoCL cache of its own (--pocl-cache cold)."""
-    fresh_cache = "POCL_CACHE_DIR" not in env
+def run_once(cmd, env, timeout, copy_cache_from=None):
+    """One timed run. Without POCL_CACHE_DIR in env, in an empty PoCL cache of its own (--pocl-cache cold);
+    with `copy_cache_from`, in a copy of that cache of its own (--pocl-cache bare)."""
+    fresh_cache = "POCL_CACHE_DIR" not in env or copy_cache_from
     if fresh_cache:
-        env = dict(env, POCL_CACHE_DIR=tempfile.mkdtemp(prefix="coex-testbed-pocl-"))
+        dir_ = tempfile.mkdtemp(prefix="coex-testbed-pocl-")
+        if copy_cache_from and os.path.isdir(copy_cache_from):
+            shutil.copytree(copy_cache_from, dir_, symlinks=True, dirs_exist_ok=True)
+        env = dict(env, POCL_CACHE_DIR=dir_)
     started = time.monotonic()
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
     try:
@@ -181,7 +190,7 @@ def main():
     p.add_argument("--mixed", type=int, default=4, help="the mixed set's thread count and device count (0: none)")
     p.add_argument("--only", default="")
     p.add_argument("--timeout", type=int, default=300)
-    p.add_argument("--pocl-cache", choices=("warm", "cold"), default="warm")
+    p.add_argument("--pocl-cache", choices=("warm", "cold", "bare"), default="warm")
     p.add_argument("--repeat", type=int, default=1, help="runs of each setup; the tables take medians")
     p.add_argument("--command", default="scripts/bench-testbed")
     args = p.parse_args()
@@ -198,7 +207,8 @@ def main():
     work = tempfile.mkdtemp(prefix="coex-testbed-")
     env0 = base_env()
     warm = args.pocl_cache == "warm"
-    if warm:
+    after_bare = args.pocl_cache == "bare"  # the bare runs' cache, copied for each coex run
+    if warm or after_bare:
         env0["POCL_CACHE_DIR"] = os.path.join(work, "pocl-cache")
     counts = [int(n) for n in args.devices.split(",") if n]
     policies = [x for x in args.policies.split(",") if x]
@@ -223,7 +233,7 @@ def main():
         return [coex, "run", "--policy", policy, "--report", report, "--"] + prog["cmd"]
 
     def bare(prog, env):
-        if warm:
+        if warm or after_bare:
             run_once(prog["cmd"], env, args.timeout)  # fills PoCL's cache, untimed
         return run_once(prog["cmd"], env, args.timeout)
 
@@ -249,7 +259,8 @@ def main():
         run_env = dict(env, COEX_CACHE=os.path.join(work, tag + ".history.json"), **settings)
         if not warm:  # a very first run: no binary kept by an earlier one either (exec/kept_binaries.h)
             run_env.setdefault("COEX_BINARY_CACHE", "off")
-        result = run_once(coex_cmd(prog, name, report), run_env, args.timeout)
+        result = run_once(coex_cmd(prog, name, report), run_env, args.timeout,
+                          env0["POCL_CACHE_DIR"] if after_bare else None)
         result["report"] = report_summary(report)
         record(prog, setup, n, policy, result, reference, round_)
 

@@ -240,7 +240,9 @@ COEX_SETTING(Double, auto_wait_seconds, 0.05, (0.0, kNoLimit),
              "auto: a launch waits for what a split needs once (coex's analysis of the program, its builds on the "
              "devices) only when an unsplit launch of its kernel and size was measured to take at least this many "
              "seconds on the app's device; until then launches run unsplit on the app's device while coex "
-             "prepares off their path (`not_split: preparing`), and are timed.")
+             "prepares off their path (`not_split: preparing`), and are timed. While only the app's device is "
+             "ready, a launch measured shorter than this there (or, at another size, by the kernel's pace there) "
+             "is not split either: a device still building could not join it in time.")
 COEX_SETTING(Double, auto_analysis_wait, 0.1, (0.0, kNoLimit),
              "auto: the first launch of a program that coex could split waits up to this many seconds for coex's "
              "analysis of the program (a libclang parse begun at clBuildProgram, tens of milliseconds) when at "

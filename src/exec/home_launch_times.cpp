@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <atomic>
 #include <chrono>
+#include <cstdlib>
 #include <mutex>
 #include <vector>
 
@@ -92,7 +93,25 @@ void HomeLaunchTimes::record_time(const std::string& key, double seconds) {
   Measured& m = measured_[key];
   m.shortest = m.count ? std::min(m.shortest, seconds) : seconds;
   ++m.count;
+  // The key is home_launch_key's: the kernel's key, '@', the work-items (a kernel's name, an
+  // identifier, has no '@').
+  const size_t at = key.rfind('@');
+  const uint64_t items = at == std::string::npos ? 0 : std::strtoull(key.c_str() + at + 1, nullptr, 10);
+  if (items) pace_[key.substr(0, at)] = seconds / double(items);
   version_.fetch_add(1, std::memory_order_acq_rel);
+}
+
+std::optional<double> HomeLaunchTimes::pace(const std::string& kernel_key) const {
+  std::lock_guard lock(mutex_);
+  auto it = pace_.find(kernel_key);
+  if (it == pace_.end()) return std::nullopt;
+  return it->second;
+}
+
+void HomeLaunchTimes::record_pace(const std::string& kernel_key, uint64_t work_items, double seconds) {
+  if (!work_items) return;
+  std::lock_guard lock(mutex_);
+  pace_[kernel_key] = seconds / double(work_items);
 }
 
 void HomeLaunchTimes::settle(const std::string& key) {

@@ -45,6 +45,12 @@ class HomeLaunchTimes {
   std::optional<double> settled_seconds(const std::string& key, int at_least = 1);
   // Releases the events of launches already timed (called from the app's threads).
   void release_done();
+  // The pace of the kernel's launches on home, whatever their size: seconds per work-item of the last
+  // one measured (a timed launch, or a split in which no other device took part: record_pace), nullopt
+  // before any. The last, not the slowest: a kernel's first launch there pays the driver's compile.
+  std::optional<double> pace(const std::string& kernel_key) const;
+  // A launch of `work_items` of the kernel that ran on home alone for `seconds`.
+  void record_pace(const std::string& kernel_key, uint64_t work_items, double seconds);
 
   static constexpr int kTimedLaunches = 3;
 
@@ -73,6 +79,7 @@ class HomeLaunchTimes {
   const std::shared_ptr<const std::atomic<bool>> alive_;
   mutable std::mutex mutex_;
   std::map<std::string, Measured> measured_;
+  std::map<std::string, double> pace_;  // by kernel key: seconds per work-item
   std::vector<cl_event> done_;
   std::atomic<uint64_t> version_{0};
   // Taken by the app's threads alone, never in the driver's callback: driver calls (status, release)

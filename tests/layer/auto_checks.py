@@ -46,6 +46,36 @@ class AutoChecks(layer_checks.Checks):
         expect("1" not in split[0]["work_items"] and split[0].get("cold"),
                "the first split launch waited for device 1's build: %s" % split[0])
 
+    def check_short_launches_while_building(self):
+        # With home the only device built (device 1's build begins a second late, COEX_FAULT=slow_build:1)
+        # a split gains only from a device that joins while it runs (docs/design.md, "One-time costs"):
+        # jacobi2d's twenty sweeps of a few milliseconds run on home whole (`preparing`) once one was
+        # measured there, in its split with no other device taking part. Before, every sweep was split
+        # on home alone (a cold split is no verdict): twenty of twenty. On `basic` devices, whose split
+        # launches run in the app's thread (devices/device_set.h, user events), each sweep is planned
+        # after the one before ended; on `pthread` ones the sweeps enqueued while the first split runs
+        # stay on home as `split_being_measured` either way.
+        app = os.path.join(self.build, "tests", "apps", "jacobi2d")
+        pocl = {"POCL_DEVICES": "basic basic"}
+        rc, bare, _ = run([app], pocl)
+        expect(rc == 0, "jacobi2d fails bare")
+        trace = os.path.join(self.tmp, "short-while-building-trace.json")
+        env = {"POCL_DEVICES": "basic basic", "COEX_POLICY": "auto", "COEX_FAULT": "slow_build:1", "COEX_TRACE": trace,
+               "COEX_AUTO_ANALYSIS_WAIT": "30",
+               "COEX_CACHE": os.path.join(self.tmp, "short-while-building-history.json")}
+        rc, out, err = run([app], env, self.layer)
+        expect(rc == 0 and out == bare, "exit %d, output:\n%s\nstderr:\n%s" % (rc, out, err))
+        with open(trace) as f:
+            events = json.load(f)["traceEvents"]
+        launches = [e["args"] for e in sorted(events, key=lambda e: e.get("ts", 0))
+                    if e.get("ph") == "X" and e.get("cat") == "launch"]
+        expect(len(launches) == 20, "%d launches in the trace, not 20" % len(launches))
+        home_only = [a for a in launches if a.get("split") and "1" not in a["work_items"]]
+        on_home = [a for a in launches if a.get("not_split") in ("preparing", "split_being_measured")]
+        # The sweeps enqueued before the first split's time is in may split too.
+        expect(len(home_only) <= 3 and len(home_only) + len(on_home) == 20,
+               "%d sweeps split on home alone, %d run whole there: %s" % (len(home_only), len(on_home), launches))
+
     def vector_add_first_launch(self, tag, env):
         """vector_add under coex with `env` (and a trace): its output must be the bare one; the args
         of its first launch's slice in the trace."""
