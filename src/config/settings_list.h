@@ -74,6 +74,13 @@ COEX_SETTING(Bool, share_device_binaries, true, (),
              "preprocesses the source with its OpenCL header at every build, about 30 to 60 ms a device even "
              "with its kernel cache warm, and the builds take turns; from a binary a build takes about 1 ms. "
              "`false`: every device builds from source.")
+COEX_SETTING(Bool, share_first_runs, true, (),
+             "On PoCL, a device's first run of a kernel at a local size and a zero or other global offset "
+             "compiles its work-group function, and while PoCL compiles no kernel of the process runs on any PoCL "
+             "device. Devices built from one binary compile the same function, each under a build hash of its "
+             "own: the first to need it compiles it, and the others wait for it and copy the compiled files into "
+             "their folders of PoCL's kernel cache (POCL_CACHE_DIR, else ~/.cache/pocl/kcache), where PoCL finds "
+             "them. `false`: each device compiles its own.")
 COEX_SETTING(Path, binary_cache, "", (),
              "The folder where coex keeps the binaries of its own builds (the rewritten program coex splits a "
              "kernel with, the app's program on the other devices), so that a later run of the program builds "

@@ -16,6 +16,7 @@
 #include "exec/exit_guard.h"
 #include "exec/kept_binaries.h"
 #include "exec/pocl_compiles.h"
+#include "exec/pocl_kernel_cache.h"
 #include "exec/policy_binding.h"
 #include "exec/program_analysis.h"
 #include "exec/shared_binaries.h"
@@ -180,7 +181,9 @@ model::DeviceBuild& device_build(Services& services, model::ProgramRecord& progr
     // Looked for after the wait for the platform's build lock (PoCL's): the build that held it may be
     // of the same kind.
     int built_by = -1;
-    std::vector<unsigned char> binary = binary_of_same_kind(services, program, device, rewritten, &built_by);
+    std::pair<int, bool> donor_build{-1, false};
+    std::vector<unsigned char> binary =
+        binary_of_same_kind(services, program, device, rewritten, &built_by, &donor_build);
     if (built_by == kept.keeper && !kept.folder.empty()) to_keep = binary;  // before its hash is shifted
     if (binary.empty()) {
       binary = read_kept_binary(kept.folder, kept.key);
@@ -190,10 +193,16 @@ model::DeviceBuild& device_build(Services& services, model::ProgramRecord& progr
     // that device keeps the hash, the others shift it as from a donor's, so that each device has the
     // hash, and PoCL's cache folder of compiled work-group functions, it had in the run that kept it.
     const bool own_hash = build.from_kept_binary && kept.keeper == device;
+    const std::string family = d.is_pocl() ? pocl_kernel_cache::binary_hash(binary) : "";
     if (!binary.empty() && (!d.is_pocl() || own_hash || give_pocl_binary_its_own_hash(binary, device)))
       build.program = build_from_binary(cl, context, d.id, binary, options);
     build.from_binary = build.program != nullptr;
     build.from_kept_binary = build.from_kept_binary && build.from_binary;
+    if (build.from_binary && !family.empty()) {  // the hashes a first run's sharing goes by (shared_first_runs.h)
+      std::lock_guard lock(program.mutex);
+      program.pocl_hashes[{device, in_app_context}] = {pocl_kernel_cache::binary_hash(binary), family};
+      if (donor_build.first >= 0 && !build.from_kept_binary) program.pocl_hashes[donor_build] = {family, family};
+    }
     if (!build.program) {
       const char* text = source.c_str();
       size_t length = source.size();

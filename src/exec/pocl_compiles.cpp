@@ -51,14 +51,23 @@ std::unique_lock<std::mutex> bounded(std::mutex* m) {
   return lock;
 }
 
+FirstRunKey first_run_key(int device, cl_kernel kernel, const LaunchGeometry& sub) {
+  const bool offset_zero = sub.offset[0] == 0 && sub.offset[1] == 0 && sub.offset[2] == 0;
+  return FirstRunKey{device, kernel, sub.local[0], sub.local[1], sub.local[2], offset_zero};
+}
+
 }  // namespace
 
 bool first_run_of(int device, cl_kernel kernel, const LaunchGeometry& sub) {
-  bool offset_zero = sub.offset[0] == 0 && sub.offset[1] == 0 && sub.offset[2] == 0;
-  FirstRunKey key{device, kernel, sub.local[0], sub.local[1], sub.local[2], offset_zero};
   Compiles& c = compiles();
   std::lock_guard lock(c.mutex);
-  return c.ran.insert(key).second;
+  return c.ran.insert(first_run_key(device, kernel, sub)).second;
+}
+
+bool first_run_pending(int device, cl_kernel kernel, const LaunchGeometry& sub) {
+  Compiles& c = compiles();
+  std::lock_guard lock(c.mutex);
+  return c.ran.count(first_run_key(device, kernel, sub)) == 0;
 }
 
 void forget_first_runs(cl_kernel kernel) {

@@ -33,6 +33,8 @@ inline constexpr std::chrono::seconds kCompileLockWait{10};
 // loads a work-group function as it first runs. True once per kind and process. Its time includes
 // that one-time work: the History does not learn the device's pace from it.
 bool first_run_of(int device, cl_kernel kernel, const LaunchGeometry& sub);
+// Whether first_run_of would say so now, without marking the run.
+bool first_run_pending(int device, cl_kernel kernel, const LaunchGeometry& sub);
 // Called as coex releases one of its kernel objects: a later one at the same address is new.
 void forget_first_runs(cl_kernel kernel);
 

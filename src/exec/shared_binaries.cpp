@@ -1,12 +1,12 @@
 #include "exec/shared_binaries.h"
 
 #include <algorithm>
-#include <cstring>
 #include <mutex>
 #include <string>
 
 #include "config/settings.h"
 #include "devices/device_set.h"
+#include "exec/pocl_kernel_cache.h"
 
 namespace coex::exec {
 
@@ -55,7 +55,7 @@ void keep_app_program_for_binary(Services& services, model::ProgramRecord& progr
 }
 
 std::vector<unsigned char> binary_of_same_kind(Services& services, model::ProgramRecord& program, int device,
-                                               bool rewritten, int* built_by) {
+                                               bool rewritten, int* built_by, std::pair<int, bool>* donor_build) {
   if (built_by) *built_by = -1;
   if (!services.settings().share_device_binaries) return {};
   const devices::DeviceSet& devices = services.devices();
@@ -87,28 +87,20 @@ std::vector<unsigned char> binary_of_same_kind(Services& services, model::Progra
   }
   if (!donor) return {};
   if (built_by && !app_program) *built_by = donor_device;
+  if (donor_build) *donor_build = {donor_device, app_program};
   return program_binary(services.next(), donor, devices.at(donor_device).id);
 }
 
 bool give_pocl_binary_its_own_hash(std::vector<unsigned char>& binary, int device) {
-  static const char kMagic[] = "poclbin";  // with its terminating zero: the first 8 bytes
-  constexpr size_t kHashLetters = 40, kLookWithin = 256;
-  if (binary.size() < sizeof kMagic || std::memcmp(binary.data(), kMagic, sizeof kMagic) != 0) return false;
-  auto letter = [&](size_t i) { return binary[i] >= 'A' && binary[i] <= 'P'; };
-  const size_t end = std::min(binary.size(), kLookWithin);
-  for (size_t at = sizeof kMagic; at + kHashLetters + 1 <= end; ++at) {
-    bool hash = binary[at + 2] == '/' && binary[at + kHashLetters] == '\0';
-    for (size_t i = 0; hash && i < kHashLetters; ++i) hash = i == 2 || letter(at + i);
-    if (!hash) continue;
-    // Two letters, 256 values: device + 1 added, so that no device keeps the donor's hash.
-    unsigned char& high = binary[at + kHashLetters - 2];
-    unsigned char& low = binary[at + kHashLetters - 1];
-    const unsigned value = (unsigned(high - 'A') * 16 + unsigned(low - 'A') + unsigned(device) + 1) % 256;
-    high = static_cast<unsigned char>('A' + value / 16);
-    low = static_cast<unsigned char>('A' + value % 16);
-    return true;
-  }
-  return false;
+  const size_t at = pocl_kernel_cache::binary_hash_at(binary);
+  if (at == std::string::npos) return false;
+  // Two letters, 256 values: device + 1 added, so that no device keeps the donor's hash.
+  unsigned char& high = binary[at + pocl_kernel_cache::kHashLetters - 2];
+  unsigned char& low = binary[at + pocl_kernel_cache::kHashLetters - 1];
+  const unsigned value = (unsigned(high - 'A') * 16 + unsigned(low - 'A') + unsigned(device) + 1) % 256;
+  high = static_cast<unsigned char>('A' + value / 16);
+  low = static_cast<unsigned char>('A' + value % 16);
+  return true;
 }
 
 cl_program build_from_binary(const cl_icd_dispatch& cl, cl_context context, cl_device_id device,

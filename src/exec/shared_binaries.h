@@ -9,6 +9,7 @@
 #include <CL/cl.h>
 #include <CL/cl_icd.h>
 
+#include <utility>
 #include <vector>
 
 #include "exec/services.h"
@@ -33,9 +34,11 @@ void keep_app_program_for_binary(Services& services, model::ProgramRecord& progr
 // setting is off. Takes program.mutex to pick the donor, and reads its binary after: the record holds
 // every build's program until release_device_builds, which runs only once no one holds the record.
 // `built_by`, when given, is set to the device whose build from source of coex's gave the binary, or
-// -1 (none, or the app's own program).
+// -1 (none, or the app's own program). `donor_build`, when given, is set to the key of the build in
+// ProgramRecord::builds whose binary it is (the app's program: home's, in the app's context).
 std::vector<unsigned char> binary_of_same_kind(Services& services, model::ProgramRecord& program, int device,
-                                               bool rewritten, int* built_by = nullptr);
+                                               bool rewritten, int* built_by = nullptr,
+                                               std::pair<int, bool>* donor_build = nullptr);
 
 // PoCL keys the work-group functions it has loaded by the program's build hash and the local size
 // alone when it releases them (pocl_release_dlhandle_cache, PoCL 3.1 and 5.0), so that two devices

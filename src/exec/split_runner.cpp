@@ -25,6 +25,7 @@
 #include "exec/launch_shape.h"
 #include "exec/pocl_compiles.h"
 #include "exec/policy_binding.h"
+#include "exec/shared_first_runs.h"
 #include "exec/split_progress.h"
 #include "exec/split_safety.h"
 #include "report/report.h"
@@ -140,18 +141,27 @@ ChunkOutcome run_chunk(DeviceTask& t, const sched::Chunk& chunk, const ChunkFoot
   // From chunk_started on the device may be abandoned, and the launch end: nothing of the job is
   // touched until chunk_finished says it was not.
   const bool home = device == job.home;
+  // What sharing a first run with the devices built from the same binary needs of the job, taken
+  // while the job is sure to live. Not for a stalled sub-launch (COEX_FAULT): the others would wait for
+  // a compile that never ends.
+  const FirstRunSharePlan share_plan = run.error == CL_SUCCESS && !stall && first_run_pending(device, t.kernel, sub)
+                                           ? plan_first_run_share(job, device, sub)
+                                           : FirstRunSharePlan();
   if (!t.progress.chunk_started(device, t.now())) return ChunkOutcome::Cancelled;
   if (!home && config::fault_injected(settings.fault, config::FaultSpec::Kind::LateStart, device, sub_launch_number))
     start_late(t);
   // PoCL compiles when the sub-launch first runs, in this thread: with serial_compiles, one device at
   // a time there.
   const bool first_run = run.error == CL_SUCCESS && first_run_of(device, t.kernel, sub);
+  // Another device built from the same binary may have compiled it, or be compiling it now: its files serve.
+  SharedFirstRun shared = first_run ? share_first_run(services, device, share_plan) : SharedFirstRun();
   auto compile_lock = lock_first_run(services, device, first_run);
   if (run.error == CL_SUCCESS)
     run.error = services.next().clEnqueueNDRangeKernel(t.queues.device, t.kernel, sub.work_dim, sub.offset, sub.global,
                                                        sub.local, stall ? 1 : 0, stall ? &stall : nullptr, nullptr);
   if (run.error == CL_SUCCESS) run.error = services.next().clFinish(t.queues.device);
   if (compile_lock) compile_lock.unlock();
+  { SharedFirstRun done = std::move(shared); }  // compiled: the devices waiting for it copy it now
   const double end = t.now();
   const double transfer = std::chrono::duration<double>(kernel_start - wall_start).count();
   if (!t.progress.chunk_finished(device, {chunk, start, end, transfer, first_run}, from_policy))

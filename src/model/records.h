@@ -115,6 +115,13 @@ struct ProgramRecord {
   // coex's builds (release_device_builds). Set under mutex, before any build is posted.
   cl_program app_program_for_binary = nullptr;
   int app_binary_device = -1;
+  // On PoCL, by the key of `builds`: the build hash of that build's program and of the binary it was
+  // built from (its family: shared by every device built from one binary, its donor included), where
+  // a binary of it passed through coex (exec/shared_first_runs.h). Under mutex.
+  struct PoclHash {
+    std::string own, family;
+  };
+  std::map<std::pair<int, bool>, PoclHash> pocl_hashes;
   // The builds posted to a device's worker and not begun yet, or begun (then in `builds` too).
   std::set<std::pair<int, bool>> builds_posted;
   bool analysis_posted = false;  // the analysis alone, posted to a worker (exec::prepare_analysis)

@@ -283,6 +283,31 @@ class Checks:
                 expect(builds == expected, "%s, share %s: builds (track: from a binary) %s, expected %s"
                        % (app, share, builds, expected))
 
+    def check_shared_first_runs(self):
+        # Three devices of one kind built from one binary need the same work-group function at their
+        # first runs of a kernel at a nonzero offset (exec/shared_first_runs.h): one compiles it, and
+        # the others copy its files into their folders of PoCL's cache instead of compiling it again.
+        # In a fresh PoCL cache that the app's bare run filled first (a user's first run under coex),
+        # under static (matmul split over the three): with share_first_runs a "share first run" slice
+        # copies at least one function, and the output is the bare one; without it, none.
+        app = os.path.join(self.build, "tests", "apps", "matmul")
+        trace = os.path.join(self.tmp, "shared-first-runs-trace.json")
+        for share in ("true", "false"):
+            devices = {"POCL_DEVICES": "basic basic basic",
+                       "POCL_CACHE_DIR": os.path.join(self.tmp, "pocl-cache-" + share)}
+            rc, bare, _ = run([app], devices)
+            expect(rc == 0, "matmul fails bare")
+            env = dict(devices, COEX_TRACE=trace, COEX_SHARE_FIRST_RUNS=share, COEX_BINARY_CACHE="off",
+                       COEX_CACHE=os.path.join(self.tmp, "shared-first-runs-%s.json" % share))
+            rc, out, err = run([app], env, self.layer)
+            expect(rc == 0 and out == bare, "share %s: exit %d, output:\n%s\nstderr:\n%s" % (share, rc, out, err))
+            with open(trace) as f:
+                shared = [e["args"] for e in json.load(f)["traceEvents"]
+                          if e.get("ph") == "X" and e.get("name") == "share first run"]
+            copied = sum(a.get("copied", 0) for a in shared)
+            expect(copied >= 1 if share == "true" else not shared,
+                   "share %s: %d work-group functions copied: %s" % (share, copied, shared))
+
     def check_kept_binaries(self):
         # A later run builds from the binaries an earlier run kept (exec/kept_binaries.h), with the
         # same output: grid_stride's kernel reads get_global_size, so both devices build coex's

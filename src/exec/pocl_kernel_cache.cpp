@@ -1,0 +1,91 @@
+#include "exec/pocl_kernel_cache.h"
+
+#include <unistd.h>
+
+#include <algorithm>
+#include <cstdlib>
+#include <cstring>
+#include <filesystem>
+#include <system_error>
+
+namespace coex::exec::pocl_kernel_cache {
+namespace fs = std::filesystem;
+namespace {
+
+// "16-16-1-goffs0-smallgrid": the three local sizes, then flags.
+bool variant_matches(const std::string& name, const size_t local[3], bool offset_zero) {
+  size_t at = 0;
+  for (int d = 0; d < 3; ++d) {
+    const size_t dash = name.find('-', at);
+    const std::string number = name.substr(at, dash == std::string::npos ? std::string::npos : dash - at);
+    const size_t want = local[d] ? local[d] : 1;
+    if (number.empty() || number.find_first_not_of("0123456789") != std::string::npos ||
+        std::strtoull(number.c_str(), nullptr, 10) != want)
+      return false;
+    if (dash == std::string::npos) return d == 2 && !offset_zero;
+    at = dash + 1;
+  }
+  const std::string flags = "-" + name.substr(at) + "-";
+  return (flags.find("-goffs0-") != std::string::npos) == offset_zero;
+}
+
+}  // namespace
+
+std::string root() {
+  const char* off = std::getenv("POCL_KERNEL_CACHE");
+  if (off && std::string(off) == "0") return "";
+  if (const char* dir = std::getenv("POCL_CACHE_DIR"); dir && *dir) return dir;
+  if (const char* xdg = std::getenv("XDG_CACHE_HOME"); xdg && *xdg) return std::string(xdg) + "/pocl/kcache";
+  if (const char* home = std::getenv("HOME"); home && *home) return std::string(home) + "/.cache/pocl/kcache";
+  return "";
+}
+
+size_t binary_hash_at(const std::vector<unsigned char>& binary) {
+  static const char kMagic[] = "poclbin";  // with its terminating zero: the first 8 bytes
+  constexpr size_t kLookWithin = 256;
+  if (binary.size() < sizeof kMagic || std::memcmp(binary.data(), kMagic, sizeof kMagic) != 0) return std::string::npos;
+  auto letter = [&](size_t i) { return binary[i] >= 'A' && binary[i] <= 'P'; };
+  const size_t end = std::min(binary.size(), kLookWithin);
+  for (size_t at = sizeof kMagic; at + kHashLetters + 1 <= end; ++at) {
+    bool hash = binary[at + 2] == '/' && binary[at + kHashLetters] == '\0';
+    for (size_t i = 0; hash && i < kHashLetters; ++i) hash = i == 2 || letter(at + i);
+    if (hash) return at;
+  }
+  return std::string::npos;
+}
+
+std::string binary_hash(const std::vector<unsigned char>& binary) {
+  const size_t at = binary_hash_at(binary);
+  return at == std::string::npos ? "" : std::string(reinterpret_cast<const char*>(binary.data() + at), kHashLetters);
+}
+
+bool has_variant(const std::string& root, const std::string& hash, const std::string& kernel, const size_t local[3],
+                 bool offset_zero) {
+  std::error_code ec;
+  for (fs::directory_iterator it(fs::path(root) / hash / kernel, ec), end; !ec && it != end; it.increment(ec))
+    if (it->is_directory(ec) && variant_matches(it->path().filename().string(), local, offset_zero)) return true;
+  return false;
+}
+
+int copy_missing(const std::string& root, const std::string& from, const std::string& to, const std::string& kernel) {
+  if (root.empty() || from.empty() || to.empty() || from == to) return 0;
+  const fs::path source = fs::path(root) / from / kernel, target = fs::path(root) / to / kernel;
+  std::error_code ec;
+  int copied = 0;
+  for (fs::directory_iterator it(source, ec), end; !ec && it != end; it.increment(ec)) {
+    std::error_code item;
+    if (!it->is_directory(item) || fs::exists(target / it->path().filename(), item)) continue;
+    fs::create_directories(target, item);
+    const fs::path temporary = target / (".coex-" + std::to_string(::getpid()) + "-" + it->path().filename().string());
+    fs::remove_all(temporary, item);
+    fs::copy(it->path(), temporary, fs::copy_options::recursive, item);
+    if (!item) fs::rename(temporary, target / it->path().filename(), item);
+    if (item)
+      fs::remove_all(temporary, item);  // PoCL made it meanwhile, or the copy failed: its own stays
+    else
+      ++copied;
+  }
+  return copied;
+}
+
+}  // namespace coex::exec::pocl_kernel_cache

@@ -1,0 +1,40 @@
+// PoCL's cache of compiled work-group functions on disk (docs/design.md, "One-time costs"). PoCL
+// compiles a kernel's work-group function for each build hash, local size and zero or other global
+// offset at the kernel's first run with them, and keeps it in a folder of the cache named by those:
+// <root>/<build hash "AB/CDE...">/<kernel>/<local sizes and flags, "16-16-1-goffs0-smallgrid">/. coex
+// gives each device of a kind a build hash of its own (exec/shared_binaries.h), so that each compiled
+// the same functions again, one at a time (PoCL's cache of loaded work-group functions is locked while
+// it compiles: no kernel runs on any PoCL device of the process meanwhile). The devices' programs are
+// one binary, so the files one device compiled serve the others: copied into their folders before
+// their first run, PoCL loads them instead of compiling. What is here reads and writes those folders;
+// exec/shared_first_runs.h decides when.
+#pragma once
+
+#include <cstddef>
+#include <string>
+#include <vector>
+
+namespace coex::exec::pocl_kernel_cache {
+
+// The cache's root folder as PoCL picks it: POCL_CACHE_DIR, else $XDG_CACHE_HOME/pocl/kcache, else
+// $HOME/.cache/pocl/kcache; empty where PoCL keeps none (POCL_KERNEL_CACHE=0) or no home is known.
+std::string root();
+
+// The build hash a PoCL binary names its cache folder by ("NJ/IFHO...", kHashLetters letters A to P
+// with a '/' after the second), found near its start: where it begins in the binary, or npos when the
+// binary carries none; binary_hash: the hash itself, or empty.
+inline constexpr size_t kHashLetters = 40;
+size_t binary_hash_at(const std::vector<unsigned char>& binary);
+std::string binary_hash(const std::vector<unsigned char>& binary);
+
+// Whether <root>/<hash>/<kernel>/ holds a work-group function for this local size (three sizes, 1
+// beyond the launch's dimensions) and a zero global offset or not.
+bool has_variant(const std::string& root, const std::string& hash, const std::string& kernel, const size_t local[3],
+                 bool offset_zero);
+
+// Copies each folder of <root>/<from>/<kernel>/ that <root>/<to>/<kernel>/ lacks, each into a
+// temporary folder first and renamed into place whole, so that PoCL never sees part of one. Returns
+// how many it copied.
+int copy_missing(const std::string& root, const std::string& from, const std::string& to, const std::string& kernel);
+
+}  // namespace coex::exec::pocl_kernel_cache

@@ -1,0 +1,114 @@
+// PoCL's cache of compiled work-group functions, read and filled by coex (exec/pocl_kernel_cache.h): a
+// binary's build hash, a folder's variants, and the copy of what one device compiled into another's
+// folder. On folders made here, laid out as PoCL 3.1 lays its cache out.
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <string>
+#include <vector>
+
+#include "exec/pocl_kernel_cache.h"
+
+namespace cache = coex::exec::pocl_kernel_cache;
+namespace fs = std::filesystem;
+
+namespace {
+
+const std::string kHash = "NJ/IFHOIODHEJIJNIIEFGMFNGHKKNBLLPCCPIHAM";
+const std::string kOther = "NJ/IFHOIODHEJIJNIIEFGMFNGHKKNBLLPCCPIHAO";
+
+class PoclKernelCache : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    root_ = (fs::temp_directory_path() / ("coex-kcache-test-" + std::to_string(::getpid()))).string();
+    fs::remove_all(root_);
+    fs::create_directories(root_);
+  }
+  void TearDown() override { fs::remove_all(root_); }
+  // A compiled work-group function: <root>/<hash>/<kernel>/<variant>/<kernel>.so holding `bytes`.
+  void compiled(const std::string& hash, const std::string& kernel, const std::string& variant,
+                const std::string& bytes) {
+    const fs::path dir = fs::path(root_) / hash / kernel / variant;
+    fs::create_directories(dir);
+    std::ofstream(dir / (kernel + ".so")) << bytes;
+  }
+  std::string read(const std::string& hash, const std::string& kernel, const std::string& variant) {
+    std::ifstream in(fs::path(root_) / hash / kernel / variant / (kernel + ".so"));
+    return std::string(std::istreambuf_iterator<char>(in), {});
+  }
+  std::string root_;
+};
+
+}  // namespace
+
+TEST(PoclKernelCacheHash, IsReadFromTheBinarysStart) {
+  // "poclbin\0", 24 bytes of fields, the 40-letter hash and its zero (PoCL 3.1 and 5.0).
+  const std::string bytes = std::string("poclbin", 8) + std::string(24, '\x11') + kHash + std::string(1, '\0');
+  std::vector<unsigned char> b(bytes.begin(), bytes.end());
+  EXPECT_EQ(cache::binary_hash(b), kHash);
+  EXPECT_EQ(cache::binary_hash_at(b), 32u);
+  b[32 + 2] = 'x';  // no '/' after the first two letters: no hash
+  EXPECT_EQ(cache::binary_hash(b), "");
+  EXPECT_EQ(cache::binary_hash({'E', 'L', 'F'}), "");
+}
+
+TEST(PoclKernelCacheRoot, FollowsPoclsOwnChoice) {
+  const char* saved_dir = std::getenv("POCL_CACHE_DIR");
+  const std::string keep = saved_dir ? saved_dir : "";
+  ::setenv("POCL_CACHE_DIR", "/somewhere/pc", 1);
+  EXPECT_EQ(cache::root(), "/somewhere/pc");
+  ::setenv("POCL_KERNEL_CACHE", "0", 1);
+  EXPECT_EQ(cache::root(), "");  // PoCL keeps nothing on disk
+  ::unsetenv("POCL_KERNEL_CACHE");
+  ::unsetenv("POCL_CACHE_DIR");
+  ::setenv("XDG_CACHE_HOME", "/x", 1);
+  EXPECT_EQ(cache::root(), "/x/pocl/kcache");
+  ::unsetenv("XDG_CACHE_HOME");
+  if (const char* home = std::getenv("HOME")) {
+    EXPECT_EQ(cache::root(), std::string(home) + "/.cache/pocl/kcache");
+  }
+  if (saved_dir) ::setenv("POCL_CACHE_DIR", keep.c_str(), 1);
+}
+
+TEST_F(PoclKernelCache, AVariantIsFoundByLocalSizeAndOffset) {
+  compiled(kHash, "matmul", "16-16-1-goffs0-smallgrid", "zero offset");
+  const size_t local[3] = {16, 16, 1}, other[3] = {8, 16, 1};
+  EXPECT_TRUE(cache::has_variant(root_, kHash, "matmul", local, true));
+  EXPECT_FALSE(cache::has_variant(root_, kHash, "matmul", local, false));  // only the zero-offset one
+  EXPECT_FALSE(cache::has_variant(root_, kHash, "matmul", other, true));
+  EXPECT_FALSE(cache::has_variant(root_, kHash, "other", local, true));
+  EXPECT_FALSE(cache::has_variant(root_, kOther, "matmul", local, true));
+  compiled(kHash, "matmul", "16-16-1-smallgrid", "any offset");
+  EXPECT_TRUE(cache::has_variant(root_, kHash, "matmul", local, false));
+  compiled(kHash, "scan", "128-1-1", "plain");  // no flags at all
+  const size_t scan[3] = {128, 0, 0};           // sizes beyond the launch's dimensions count as 1
+  EXPECT_TRUE(cache::has_variant(root_, kHash, "scan", scan, false));
+  EXPECT_FALSE(cache::has_variant(root_, kHash, "scan", scan, true));
+  compiled(kHash, "generic", "0-0-0", "any local size");  // the generic one a binary read compiles
+  EXPECT_FALSE(cache::has_variant(root_, kHash, "generic", local, false));
+}
+
+TEST_F(PoclKernelCache, WhatAnotherDeviceCompiledIsCopiedWhereMissing) {
+  compiled(kHash, "matmul", "16-16-1-smallgrid", "compiled by device 1");
+  compiled(kHash, "matmul", "16-16-1-goffs0-smallgrid", "zero offset, device 1");
+  compiled(kOther, "matmul", "16-16-1-goffs0-smallgrid", "device 2's own");
+  EXPECT_EQ(cache::copy_missing(root_, kHash, kOther, "matmul"), 1);
+  EXPECT_EQ(read(kOther, "matmul", "16-16-1-smallgrid"), "compiled by device 1");
+  EXPECT_EQ(read(kOther, "matmul", "16-16-1-goffs0-smallgrid"), "device 2's own");  // not replaced
+  EXPECT_EQ(cache::copy_missing(root_, kHash, kOther, "matmul"), 0);                // nothing left to copy
+  // No temporary folder is left behind.
+  for (const auto& entry : fs::directory_iterator(fs::path(root_) / kOther / "matmul"))
+    EXPECT_NE(entry.path().filename().string().rfind(".coex-", 0), 0u) << entry.path();
+  EXPECT_EQ(cache::copy_missing(root_, kHash, kHash, "matmul"), 0);
+  EXPECT_EQ(cache::copy_missing(root_, "AB/NOTTHERE", kOther, "matmul"), 0);
+  EXPECT_EQ(cache::copy_missing("", kHash, kOther, "matmul"), 0);
+}
+
+TEST_F(PoclKernelCache, AFolderNotYetMadeIsMade) {
+  compiled(kHash, "scan", "64-1-1", "compiled");
+  EXPECT_EQ(cache::copy_missing(root_, kHash, kOther, "scan"), 1);
+  EXPECT_EQ(read(kOther, "scan", "64-1-1"), "compiled");
+}
