@@ -62,8 +62,13 @@ std::string binary_hash(const std::vector<unsigned char>& binary) {
 bool has_variant(const std::string& root, const std::string& hash, const std::string& kernel, const size_t local[3],
                  bool offset_zero) {
   std::error_code ec;
-  for (fs::directory_iterator it(fs::path(root) / hash / kernel, ec), end; !ec && it != end; it.increment(ec))
-    if (it->is_directory(ec) && variant_matches(it->path().filename().string(), local, offset_zero)) return true;
+  for (fs::directory_iterator it(fs::path(root) / hash / kernel, ec), end; !ec && it != end; it.increment(ec)) {
+    std::error_code item;
+    if (!it->is_directory(item) || !variant_matches(it->path().filename().string(), local, offset_zero)) continue;
+    // PoCL makes the folder before it compiles: compiled once the library is in it.
+    for (fs::directory_iterator file(it->path(), item), none; !item && file != none; file.increment(item))
+      if (file->path().extension() == ".so") return true;
+  }
   return false;
 }
 
@@ -74,14 +79,17 @@ int copy_missing(const std::string& root, const std::string& from, const std::st
   int copied = 0;
   for (fs::directory_iterator it(source, ec), end; !ec && it != end; it.increment(ec)) {
     std::error_code item;
-    if (!it->is_directory(item) || fs::exists(target / it->path().filename(), item)) continue;
+    // Not a temporary folder of another copy (ours start with a dot) or one PoCL is still filling.
+    if (it->path().filename().string().rfind('.', 0) == 0 || !it->is_directory(item) ||
+        fs::exists(target / it->path().filename(), item))
+      continue;
     fs::create_directories(target, item);
     const fs::path temporary = target / (".coex-" + std::to_string(::getpid()) + "-" + it->path().filename().string());
     fs::remove_all(temporary, item);
     fs::copy(it->path(), temporary, fs::copy_options::recursive, item);
     if (!item) fs::rename(temporary, target / it->path().filename(), item);
     if (item)
-      fs::remove_all(temporary, item);  // PoCL made it meanwhile, or the copy failed: its own stays
+      fs::remove_all(temporary, item);  // PoCL filled it meanwhile, or the copy failed
     else
       ++copied;
   }

@@ -63,6 +63,7 @@ std::vector<unsigned char> binary_of_same_kind(Services& services, model::Progra
   cl_program donor = nullptr;
   int donor_device = -1;
   bool app_program = false;
+  bool donor_in_app_context = false;  // home's build of the rewrite is in the app's context
   {
     std::lock_guard lock(program.mutex);
     if (!rewritten && program.app_program_for_binary && devices.at(program.app_binary_device).same_kind(d)) {
@@ -82,12 +83,13 @@ std::vector<unsigned char> binary_of_same_kind(Services& services, model::Progra
           continue;
         donor = build.program;
         donor_device = key.first;
+        donor_in_app_context = key.second;
         break;
       }
   }
   if (!donor) return {};
   if (built_by && !app_program) *built_by = donor_device;
-  if (donor_build) *donor_build = {donor_device, app_program};
+  if (donor_build) *donor_build = {donor_device, app_program || donor_in_app_context};
   return program_binary(services.next(), donor, devices.at(donor_device).id);
 }
 

@@ -35,14 +35,22 @@ Registry& registry() {
   return *r;
 }
 
+bool compiled_in(const FirstRunSharePlan& plan, const std::string& hash) {
+  return pocl_kernel_cache::has_variant(plan.root, hash, plan.kernel, plan.local, plan.offset_zero);
+}
+
 }  // namespace
 
 SharedFirstRun::~SharedFirstRun() {
-  if (key_.empty()) return;
+  if (plan_.empty()) return;
   Registry& r = registry();
+  const bool there = compiled_in(plan_, plan_.own);  // not if the sub-launch failed, or PoCL kept no file
   {
     std::lock_guard lock(r.mutex);
-    r.compiles[key_] = Compile{false, hash_};
+    if (there)
+      r.compiles[plan_.key] = Compile{false, plan_.own};
+    else
+      r.compiles.erase(plan_.key);  // the next device to need it compiles it
   }
   r.done.notify_all();
 }
@@ -87,29 +95,27 @@ SharedFirstRun share_first_run(Services& services, int device, const FirstRunSha
       if (it == r.compiles.end()) {
         // Compiled already, in its own folder (PoCL's cache is warm) or in another of the family's (a
         // run with fewer devices filled theirs): nothing to wait for.
-        auto has = [&](const std::string& hash) {
-          return pocl_kernel_cache::has_variant(plan.root, hash, plan.kernel, plan.local, plan.offset_zero);
-        };
-        if (has(plan.own)) holder = plan.own;
+        if (compiled_in(plan, plan.own)) holder = plan.own;
         for (size_t i = 0; holder.empty() && i < plan.family.size(); ++i)
-          if (has(plan.family[i])) holder = plan.family[i];
+          if (compiled_in(plan, plan.family[i])) holder = plan.family[i];
         if (holder.empty()) {
           r.compiles[plan.key] = Compile{true, plan.own};
-          return SharedFirstRun(plan.key, plan.own);  // this device compiles it for the family
+          return SharedFirstRun(plan);  // this device compiles it for the family
         }
         r.compiles[plan.key] = Compile{false, holder};
         break;
       }
-      if (!it->second.compiling) {
+      // Done, or compiled while that device's chunk still runs (its library is in its folder).
+      if (!it->second.compiling || compiled_in(plan, it->second.holder)) {
         holder = it->second.holder;
         break;
       }
-      if (exit_begun() || Clock::now() >= deadline) return {};  // the other one is stuck: compile here
+      if (exit_begun() || Clock::now() >= deadline) break;  // the other one is stuck: compile here
       waited = true;
       r.done.wait_until(lock, std::min(deadline, Clock::now() + std::chrono::milliseconds(50)));
     }
   }
-  const int copied = pocl_kernel_cache::copy_missing(plan.root, holder, plan.own, plan.kernel);
+  const int copied = holder.empty() ? 0 : pocl_kernel_cache::copy_missing(plan.root, holder, plan.own, plan.kernel);
   if (auto* t = services.trace(); t && (waited || copied))
     t->record("share first run", "build", device, started, Clock::now(), {{"copied", copied}, {"waited", waited}});
   return {};

@@ -20,26 +20,6 @@
 
 namespace coex::exec {
 
-// Held around a first run (first_run_of) on a device: made before the sub-launch, ended after it.
-// Where this device compiles the function for its family (none had it), its end lets the devices
-// waiting for it copy it. Empty (nothing held) where the device is not PoCL's, its build's hashes are
-// not known, or the setting is off.
-class SharedFirstRun {
- public:
-  SharedFirstRun() = default;
-  SharedFirstRun(std::string key, std::string hash) : key_(std::move(key)), hash_(std::move(hash)) {}
-  SharedFirstRun(SharedFirstRun&& other) noexcept : key_(std::move(other.key_)), hash_(std::move(other.hash_)) {
-    other.key_.clear();
-  }
-  SharedFirstRun& operator=(SharedFirstRun&&) = delete;
-  SharedFirstRun(const SharedFirstRun&) = delete;
-  ~SharedFirstRun();
-
- private:
-  std::string key_;   // family, kernel, local size, offset: what this device compiles for its family
-  std::string hash_;  // the folder it compiles into
-};
-
 // What sharing `device`'s first run of the job's kernel with geometry `sub` needs of the job, taken
 // before the chunk starts (the job may be gone once it has: a device taken over runs on after its
 // launch ended). Empty where the device is not PoCL's, its build's hashes are not known, PoCL keeps no
@@ -53,6 +33,23 @@ struct FirstRunSharePlan {
   bool empty() const { return key.empty(); }
 };
 FirstRunSharePlan plan_first_run_share(const LaunchJob& job, int device, const LaunchGeometry& sub);
+
+// Held around a first run (first_run_of) on a device: made before the sub-launch, ended after it.
+// Where this device compiles the function for its family (none had it), its end lets the devices
+// waiting for it copy it, if it is there (else the next device to need it compiles it). Empty where
+// there is no plan.
+class SharedFirstRun {
+ public:
+  SharedFirstRun() = default;
+  explicit SharedFirstRun(const FirstRunSharePlan& plan) : plan_(plan) {}
+  SharedFirstRun(SharedFirstRun&& other) noexcept : plan_(std::move(other.plan_)) { other.plan_.key.clear(); }
+  SharedFirstRun& operator=(SharedFirstRun&&) = delete;
+  SharedFirstRun(const SharedFirstRun&) = delete;
+  ~SharedFirstRun();
+
+ private:
+  FirstRunSharePlan plan_;  // what this device compiles for its family, and where
+};
 
 // At the first run (first_run_of) the plan is for: copies what another device of the family compiled
 // for it, waiting (at most kCompileLockWait) for one compiling it now; else, where its own folder

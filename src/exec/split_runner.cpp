@@ -501,11 +501,6 @@ cl_int run_split(Executor& executor, LaunchJob& job) {
     if (run.error != CL_SUCCESS) failure = run.error;
   }
   record_device_runs(job, runs, record);
-  // No other device took part (those building never joined): home ran the launch alone, in chunks.
-  // Its time, an upper bound of home's, paces the kernel's next launches (launch_planner.cpp).
-  if (failure == CL_SUCCESS && runs.size() == 1 && runs.count(job.home))
-    executor.home_launch_times().record_pace(shape.kernel_key, job.geometry.work_items(),
-                                             std::chrono::duration<double>(Clock::now() - t0).count());
   if (failure == CL_SUCCESS && items != job.geometry.work_items()) {
     spdlog::error("kernel {}: the policy covered {} of {} work-items", job.kernel_name, items,
                   job.geometry.work_items());
@@ -548,6 +543,11 @@ cl_int run_split(Executor& executor, LaunchJob& job) {
     return err;
   }
 
+  // No other device took part (those building never joined): home ran the launch alone, in chunks.
+  // Its time, an upper bound of home's, paces the kernel's next launches (launch_planner.cpp).
+  if (runs.size() == 1 && runs.count(job.home))
+    executor.home_launch_times().record_pace(shape.kernel_key, job.geometry.work_items(),
+                                             std::chrono::duration<double>(Clock::now() - t0).count());
   Clock::time_point merge_start = Clock::now();
   cl_int err = CL_SUCCESS;
   record.bytes_by_step.host_to_home +=

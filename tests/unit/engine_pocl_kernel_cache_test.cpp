@@ -7,7 +7,9 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "exec/pocl_kernel_cache.h"
@@ -56,8 +58,12 @@ TEST(PoclKernelCacheHash, IsReadFromTheBinarysStart) {
 }
 
 TEST(PoclKernelCacheRoot, FollowsPoclsOwnChoice) {
-  const char* saved_dir = std::getenv("POCL_CACHE_DIR");
-  const std::string keep = saved_dir ? saved_dir : "";
+  // The variables as they were, put back at the end: other tests of this program read them.
+  std::vector<std::pair<std::string, std::optional<std::string>>> saved;
+  for (const char* name : {"POCL_CACHE_DIR", "POCL_KERNEL_CACHE", "XDG_CACHE_HOME"}) {
+    const char* value = std::getenv(name);
+    saved.emplace_back(name, value ? std::optional<std::string>(value) : std::nullopt);
+  }
   ::setenv("POCL_CACHE_DIR", "/somewhere/pc", 1);
   EXPECT_EQ(cache::root(), "/somewhere/pc");
   ::setenv("POCL_KERNEL_CACHE", "0", 1);
@@ -70,7 +76,11 @@ TEST(PoclKernelCacheRoot, FollowsPoclsOwnChoice) {
   if (const char* home = std::getenv("HOME")) {
     EXPECT_EQ(cache::root(), std::string(home) + "/.cache/pocl/kcache");
   }
-  if (saved_dir) ::setenv("POCL_CACHE_DIR", keep.c_str(), 1);
+  for (const auto& [name, value] : saved)
+    if (value)
+      ::setenv(name.c_str(), value->c_str(), 1);
+    else
+      ::unsetenv(name.c_str());
 }
 
 TEST_F(PoclKernelCache, AVariantIsFoundByLocalSizeAndOffset) {
@@ -89,6 +99,8 @@ TEST_F(PoclKernelCache, AVariantIsFoundByLocalSizeAndOffset) {
   EXPECT_FALSE(cache::has_variant(root_, kHash, "scan", scan, true));
   compiled(kHash, "generic", "0-0-0", "any local size");  // the generic one a binary read compiles
   EXPECT_FALSE(cache::has_variant(root_, kHash, "generic", local, false));
+  fs::create_directories(fs::path(root_) / kHash / "empty" / "16-16-1-smallgrid");  // made, not compiled yet
+  EXPECT_FALSE(cache::has_variant(root_, kHash, "empty", local, false));
 }
 
 TEST_F(PoclKernelCache, WhatAnotherDeviceCompiledIsCopiedWhereMissing) {
@@ -105,6 +117,12 @@ TEST_F(PoclKernelCache, WhatAnotherDeviceCompiledIsCopiedWhereMissing) {
   EXPECT_EQ(cache::copy_missing(root_, kHash, kHash, "matmul"), 0);
   EXPECT_EQ(cache::copy_missing(root_, "AB/NOTTHERE", kOther, "matmul"), 0);
   EXPECT_EQ(cache::copy_missing("", kHash, kOther, "matmul"), 0);
+}
+
+TEST_F(PoclKernelCache, AnotherCopysTemporaryFolderIsNotCopied) {
+  compiled(kHash, "scan", ".coex-123-64-1-1", "half copied");
+  EXPECT_EQ(cache::copy_missing(root_, kHash, kOther, "scan"), 0);
+  EXPECT_FALSE(fs::exists(fs::path(root_) / kOther / "scan" / ".coex-123-64-1-1"));
 }
 
 TEST_F(PoclKernelCache, AFolderNotYetMadeIsMade) {
