@@ -208,10 +208,10 @@ LaunchDecision plan(Services& services, const std::shared_ptr<model::KernelRecor
     return measured && *measured >= services.settings().auto_wait_seconds;
   }();
   // Whether a launch of this size took, or by the kernel's pace on home would take, less than
-  // auto_wait_seconds there.
+  // auto_wait_seconds there. Asked after settled_on_home (below) has settled home's timings.
   auto launch_short_on_home = [&] {
     HomeLaunchTimes& times = services.executor().home_launch_times();
-    std::optional<double> seconds = times.settled_seconds(home_key);
+    std::optional<double> seconds = times.seconds(home_key);
     if (!seconds)
       if (const auto pace = times.pace(kernel_key)) seconds = *pace * double(launch_items);
     return seconds && *seconds < services.settings().auto_wait_seconds;
