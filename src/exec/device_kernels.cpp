@@ -103,9 +103,7 @@ std::string build_define_for(int device) { return " -DCOEX_BUILD_FOR_DEVICE=" + 
 // index, and a driver that hashes builds alike (PoCL's basic and pthread), a build of that device
 // from source has the kept binary's hash, and two loaded builds of one hash abort PoCL.
 // Where other devices of the kind build from the keeper's binary (exec/shared_binaries.h), the first
-// of them to read it writes it: asking PoCL for a binary with its cache cold compiles the kernels'
-// generic work-group functions (0.15 to 0.2 s for benchmarks/binomial on PoCL 3.1), which the
-// keeper would otherwise do before the launches waiting for its build could create their kernels.
+// of them to build from it writes it, with the bytes the keeper read at the end of its build.
 KeptBinary kept_binary_for(Services& services, const devices::Device& d, int device, const std::string& source,
                            const std::string& options) {
   bool alone = true;
@@ -223,6 +221,17 @@ model::DeviceBuild& device_build(Services& services, model::ProgramRecord& progr
                  d.name, static_cast<void*>(program.handle), err,
                  build.program ? build_log(cl, build.program, d.id) : "");
     build.failed = true;
+  }
+  // Others of its kind build from this one (exec/shared_binaries.h, "When is a binary read"): its binary
+  // is read now, under the platform's build lock, while no launch can run the program.
+  if (!build.failed && !build.from_binary && another_of_kind(services, device, services.devices().selected()) &&
+      !exit_begun()) {
+    const auto read_started = std::chrono::steady_clock::now();
+    auto compile_lock = lock_build(services, device);
+    if (!exit_begun()) build.binary = program_binary(cl, build.program, d.id);
+    if (auto* t = services.trace())
+      t->record("read binary", "build", device, read_started, std::chrono::steady_clock::now(),
+                {{"bytes", build.binary.size()}});
   }
   build.finished.store(true, std::memory_order_release);
   // The keeper's build from source (none kept yet, or one the driver refused or that was no binary of
@@ -573,9 +582,11 @@ void prebuild_program(Services& services, std::shared_ptr<model::ProgramRecord> 
     std::lock_guard lock(program->mutex);
     if (!program->builds.empty()) return;  // built for an earlier clBuildProgram already
   }
-  keep_app_program_for_binary(services, *program, home);
   std::vector<int> to_build = others_not_held_back(services, home, others);
   if (to_build.empty()) return;
+  const auto read_started = std::chrono::steady_clock::now();
+  if (auto* t = services.trace(); read_app_program_binary(services, *program, home, to_build) && t)
+    t->record("read binary", "build", home, read_started, std::chrono::steady_clock::now(), {{"app_program", true}});
   to_build.insert(to_build.begin(), home);
   prepare_program(services, program, app_context, home, to_build);
 }
@@ -589,8 +600,7 @@ void release_device_builds(const cl_icd_dispatch& cl, model::ProgramRecord& prog
     }
     if (build.program) cl.clReleaseProgram(build.program);
   }
-  if (program.app_program_for_binary) cl.clReleaseProgram(program.app_program_for_binary);
-  program.app_program_for_binary = nullptr;
+  program.app_binary.clear();
   program.app_binary_device = -1;
   program.builds.clear();
   program.builds_posted.clear();

@@ -59,6 +59,10 @@ std::string binary_hash(const std::vector<unsigned char>& binary) {
   return at == std::string::npos ? "" : std::string(reinterpret_cast<const char*>(binary.data() + at), kHashLetters);
 }
 
+bool folder_named_as_kernel(const std::string& kernel) {
+  return !kernel.empty() && kernel.size() <= kMaxKernelFolderName;
+}
+
 bool has_variant(const std::string& root, const std::string& hash, const std::string& kernel, const size_t local[3],
                  bool offset_zero) {
   std::error_code ec;

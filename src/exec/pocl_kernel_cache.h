@@ -27,6 +27,12 @@ inline constexpr size_t kHashLetters = 40;
 size_t binary_hash_at(const std::vector<unsigned char>& binary);
 std::string binary_hash(const std::vector<unsigned char>& binary);
 
+// Whether PoCL names <kernel>'s folder by the kernel's name as it is: it clips a name longer than
+// kMaxKernelFolderName characters and appends a SHA-1 of it (pocl_hash_clipped_name, PoCL 3.1 and
+// 5.0), which coex does not compute, so that such a kernel's folders are not found here.
+inline constexpr size_t kMaxKernelFolderName = 64;
+bool folder_named_as_kernel(const std::string& kernel);
+
 // Whether <root>/<hash>/<kernel>/ holds a work-group function for this local size (three sizes, 1
 // beyond the launch's dimensions) and a zero global offset or not.
 bool has_variant(const std::string& root, const std::string& hash, const std::string& kernel, const size_t local[3],

@@ -7,6 +7,7 @@
 #include "config/settings.h"
 #include "devices/device_set.h"
 #include "exec/pocl_kernel_cache.h"
+#include "exec/program_analysis.h"
 
 namespace coex::exec {
 
@@ -40,18 +41,25 @@ std::vector<unsigned char> program_binary(const cl_icd_dispatch& cl, cl_program 
   return std::move(binaries[index]);
 }
 
-void keep_app_program_for_binary(Services& services, model::ProgramRecord& program, int home) {
-  if (!services.settings().share_device_binaries || !program.handle) return;
+bool another_of_kind(Services& services, int device, const std::vector<int>& among) {
   const devices::DeviceSet& devices = services.devices();
-  const devices::Device& home_device = devices.at(home);
-  const std::vector<int> selected = devices.selected();
-  if (std::none_of(selected.begin(), selected.end(),
-                   [&](int d) { return d != home && devices.at(d).same_kind(home_device); }))
-    return;
+  return services.settings().share_device_binaries && std::any_of(among.begin(), among.end(), [&](int d) {
+           return d != device && devices.at(d).same_kind(devices.at(device));
+         });
+}
+
+bool read_app_program_binary(Services& services, model::ProgramRecord& program, int home,
+                             const std::vector<int>& to_build) {
+  if (!program.handle || !another_of_kind(services, home, to_build)) return false;
+  // The analysis runs beside the app's build and is often done by now: a program it rewrote is built
+  // from home's build of the rewrite instead (with a cold PoCL cache the read is a full compile).
+  if (analysis_ready(program) && !program.rewritten_source.empty()) return false;
+  std::vector<unsigned char> binary = program_binary(services.next(), program.handle, services.devices().at(home).id);
   std::lock_guard lock(program.mutex);
-  if (program.app_program_for_binary || services.next().clRetainProgram(program.handle) != CL_SUCCESS) return;
-  program.app_program_for_binary = program.handle;
+  if (binary.empty() || !program.app_binary.empty()) return false;
+  program.app_binary = std::move(binary);
   program.app_binary_device = home;
+  return true;
 }
 
 std::vector<unsigned char> binary_of_same_kind(Services& services, model::ProgramRecord& program, int device,
@@ -60,37 +68,26 @@ std::vector<unsigned char> binary_of_same_kind(Services& services, model::Progra
   if (!services.settings().share_device_binaries) return {};
   const devices::DeviceSet& devices = services.devices();
   const devices::Device& d = devices.at(device);
-  cl_program donor = nullptr;
-  int donor_device = -1;
-  bool app_program = false;
-  bool donor_in_app_context = false;  // home's build of the rewrite is in the app's context
-  {
-    std::lock_guard lock(program.mutex);
-    if (!rewritten && program.app_program_for_binary && devices.at(program.app_binary_device).same_kind(d)) {
-      donor = program.app_program_for_binary;
-      donor_device = program.app_binary_device;
-      app_program = true;
-    }
-    // coex's own builds of the same source: every build of a program builds the rewrite when there is
-    // one (device_kernels.cpp), so only the app's program differs; home's slot in the app's context
-    // holds it when nothing is rewritten (use_app_program_on_home sets it after `finished`: skipped).
-    // A build from source only: the hashes give_pocl_binary_its_own_hash makes from one are then
-    // distinct.
-    if (!donor)
-      for (const auto& [key, build] : program.builds) {
-        if (key.first == device || (key.second && !rewritten) || !build.finished.load(std::memory_order_acquire) ||
-            build.failed || !build.program || build.from_binary || !devices.at(key.first).same_kind(d))
-          continue;
-        donor = build.program;
-        donor_device = key.first;
-        donor_in_app_context = key.second;
-        break;
-      }
+  std::lock_guard lock(program.mutex);
+  if (!rewritten && !program.app_binary.empty() && devices.at(program.app_binary_device).same_kind(d)) {
+    if (donor_build) *donor_build = {program.app_binary_device, true};
+    return program.app_binary;
   }
-  if (!donor) return {};
-  if (built_by && !app_program) *built_by = donor_device;
-  if (donor_build) *donor_build = {donor_device, app_program || donor_in_app_context};
-  return program_binary(services.next(), donor, devices.at(donor_device).id);
+  // coex's own builds of the same source: every build of a program builds the rewrite when there is
+  // one (device_kernels.cpp), so only the app's program differs; home's slot in the app's context
+  // holds it when nothing is rewritten (use_app_program_on_home sets it after `finished`: skipped).
+  // A build from source only: the hashes give_pocl_binary_its_own_hash makes from one are then
+  // distinct. Its binary was read before `finished` was set, while no launch could run it.
+  for (const auto& [key, build] : program.builds) {
+    if (key.first == device || (key.second && !rewritten) || !build.finished.load(std::memory_order_acquire) ||
+        build.failed || !build.program || build.from_binary || build.binary.empty() ||
+        !devices.at(key.first).same_kind(d))
+      continue;
+    if (built_by) *built_by = key.first;
+    if (donor_build) *donor_build = key;
+    return build.binary;
+  }
+  return {};
 }
 
 bool give_pocl_binary_its_own_hash(std::vector<unsigned char>& binary, int device) {

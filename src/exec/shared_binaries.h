@@ -9,6 +9,7 @@
 #include <CL/cl.h>
 #include <CL/cl_icd.h>
 
+#include <string>
 #include <utility>
 #include <vector>
 
@@ -21,18 +22,32 @@ namespace coex::exec {
 // driver gives none.
 std::vector<unsigned char> program_binary(const cl_icd_dispatch& cl, cl_program program, cl_device_id device);
 
-// At the app's clBuildProgram of `program` for `home` alone, on the app's thread (the app's program
-// is valid there): retains the app's program when another selected device is of home's kind, so that
-// those build from its binary while the analysis rewrites nothing. Its binary is read later, on their
-// workers: PoCL compiles a generic work-group function of every kernel when asked for a binary, a
-// full compile with a cold cache, which must sit neither on the app's path nor under the record's
-// mutex.
-void keep_app_program_for_binary(Services& services, model::ProgramRecord& program, int home);
+// Whether another device of `device`'s kind is among `among` and the setting is on: a build of
+// `device` from source may serve it, so its binary is read at once (below).
+bool another_of_kind(Services& services, int device, const std::vector<int>& among);
+
+// When is a binary read. PoCL compiles a generic work-group function of every kernel when asked for a
+// program's binary, and keeps the library it loads for that under the kernel's build hash and the
+// local size (the kernel's reqd_work_group_size where it has one). It releases its loaded functions
+// by hash and local size alone (pocl_release_dlhandle_cache), so that a launch of such a kernel that
+// was running when the binary was read of its program released that entry instead of its own, and
+// PoCL aborted (assertion `found->ref_count > 0`; benchmarks/gram_schmidt over eight `cpu-minimal`
+// devices of PoCL 5.0, 2 runs in 25, when the binary was read on another device's worker while the
+// app's launches ran). So a binary is read only while no launch can run its program: the app's
+// program on the app's thread in its clBuildProgram (read_app_program_binary), coex's builds from
+// source before they are marked finished (device_kernels.cpp). With PoCL's cache cold the read is a
+// full compile on the app's thread; with it warm, a few milliseconds.
+
+// At the app's clBuildProgram of `program` for `home` alone, on the app's thread, once the driver has
+// built it: reads its binary for the devices of home's kind among `to_build`, unless the analysis,
+// already done, rewrote the program (those devices then build from home's build of the rewrite).
+// Whether it read one.
+bool read_app_program_binary(Services& services, model::ProgramRecord& program, int home,
+                             const std::vector<int>& to_build);
 
 // A binary another device of `device`'s kind has built of the source `device` is about to build
-// (the app's own, or the rewrite when `rewritten`); empty when there is none yet, or when the
-// setting is off. Takes program.mutex to pick the donor, and reads its binary after: the record holds
-// every build's program until release_device_builds, which runs only once no one holds the record.
+// (the app's own, or the rewrite when `rewritten`): a copy of the one read at the app's build or at
+// that device's build; empty when there is none yet, or when the setting is off. Under program.mutex.
 // `built_by`, when given, is set to the device whose build from source of coex's gave the binary, or
 // -1 (none, or the app's own program). `donor_build`, when given, is set to the key of the build in
 // ProgramRecord::builds whose binary it is (the app's program: home's, in the app's context).

@@ -58,6 +58,9 @@ SharedFirstRun::~SharedFirstRun() {
 FirstRunSharePlan plan_first_run_share(const LaunchJob& job, int device, const LaunchGeometry& sub) {
   Services& services = *job.services;
   if (!services.settings().share_first_runs || !services.devices().at(device).is_pocl()) return {};
+  // A kernel whose folder PoCL names otherwise is not shared: a device waiting for another's compile
+  // would see no library appear, and compile its own only after that device's whole first run.
+  if (!pocl_kernel_cache::folder_named_as_kernel(job.kernel_name)) return {};
   FirstRunSharePlan plan;
   std::string family;
   {

@@ -77,6 +77,9 @@ struct DeviceBuild {
   // without taking `mutex`, which the build holds for its whole length.
   std::atomic<bool> finished{false};
   std::map<std::string, cl_kernel> kernels;
+  // A build from source that other devices of its kind may build from: its binary, read before
+  // `finished` was set (exec/shared_binaries.h). Final once `finished` is.
+  std::vector<unsigned char> binary;
   // The kernels that have run a sub-launch from this build: a driver that compiles a kernel at its
   // first launch (PoCL) makes that one slow, and its time is no measure of the split (docs/design.md,
   // "One-time costs").
@@ -109,11 +112,11 @@ struct ProgramRecord {
   // By (coex device index, built in the app's own context): the home device builds there, so that
   // it runs on the app's buffers; other devices build in coex's shadow context of that device.
   std::map<std::pair<int, bool>, DeviceBuild> builds;
-  // The app's own program, built for its one device (`app_binary_device`, a coex index), retained at
-  // its clBuildProgram when another device of the same kind is to build it: while the analysis
-  // rewrites nothing, those devices build from its binary (exec/shared_binaries.h). Released with
-  // coex's builds (release_device_builds). Set under mutex, before any build is posted.
-  cl_program app_program_for_binary = nullptr;
+  // The binary of the app's own program for its one device (`app_binary_device`, a coex index), read
+  // at its clBuildProgram when another device of the same kind is to build it: while the analysis
+  // rewrites nothing, those devices build from it (exec/shared_binaries.h). Set under mutex, before
+  // any build is posted; cleared with coex's builds (release_device_builds).
+  std::vector<unsigned char> app_binary;
   int app_binary_device = -1;
   // On PoCL, by the key of `builds`: the build hash of that build's program and of the binary it was
   // built from (its family: shared by every device built from one binary, its donor included), where

@@ -263,7 +263,9 @@ class Checks:
         # get_global_size). Under static the four run the kernel at once, home at offset zero and
         # the others not: with one build hash among them PoCL aborts (pocl_release_dlhandle_cache),
         # so each device's binary must carry a hash of its own. With share_device_binaries off,
-        # every build is from source.
+        # every build is from source. The binary is read while no launch can run its program (a
+        # launch of it running meanwhile made PoCL 5 abort): the app's own inside the app's
+        # clBuildProgram, home's build of the rewrite before any chunk runs it.
         devices = {"POCL_DEVICES": "basic basic basic basic"}
         trace = os.path.join(self.tmp, "shared-binaries-trace.json")
         for app, source_builds in (("vector_add", []), ("grid_stride", [0])):
@@ -282,6 +284,25 @@ class Checks:
                 expected = {d: d in others for d in source_builds + [1, 2, 3]}
                 expect(builds == expected, "%s, share %s: builds (track: from a binary) %s, expected %s"
                        % (app, share, builds, expected))
+                with open(trace) as f:
+                    slices = [e for e in json.load(f)["traceEvents"] if e.get("ph") == "X"]
+                reads = [e for e in slices if e["name"] == "read binary"]
+                if share == "false":
+                    expect(not reads, "%s, share false: binaries read: %s" % (app, reads))
+                    continue
+                expect(len(reads) == 1 and reads[0]["tid"] == 0, "%s: one read on home expected: %s" % (app, reads))
+                read_end = reads[0]["ts"] + reads[0]["dur"]
+                if not source_builds:
+                    app_build = [e for e in slices if e["name"] == "clBuildProgram"]
+                    expect(len(app_build) == 1 and app_build[0]["ts"] <= reads[0]["ts"]
+                           and read_end <= app_build[0]["ts"] + app_build[0]["dur"],
+                           "%s: the app's program read outside its clBuildProgram: %s, %s" % (app, reads, app_build))
+                else:
+                    chunks = [e["ts"] for e in slices if e["tid"] == 0 and e.get("cat") == "kernel"
+                              and "groups" in e.get("args", {})]
+                    expect(chunks and read_end <= min(chunks),
+                           "%s: home's rewrite read after a chunk began: read ends %s, chunks %s"
+                           % (app, read_end, chunks))
 
     def check_shared_first_runs(self):
         # Three devices of one kind built from one binary need the same work-group function at their

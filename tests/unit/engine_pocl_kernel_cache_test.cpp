@@ -130,3 +130,10 @@ TEST_F(PoclKernelCache, AFolderNotYetMadeIsMade) {
   EXPECT_EQ(cache::copy_missing(root_, kHash, kOther, "scan"), 1);
   EXPECT_EQ(read(kOther, "scan", "64-1-1"), "compiled");
 }
+
+TEST(PoclKernelCacheNames, ALongNameIsNotItsFolder) {
+  EXPECT_TRUE(cache::folder_named_as_kernel("matmul"));
+  EXPECT_TRUE(cache::folder_named_as_kernel(std::string(cache::kMaxKernelFolderName, 'k')));
+  EXPECT_FALSE(cache::folder_named_as_kernel(std::string(cache::kMaxKernelFolderName + 1, 'k')));
+  EXPECT_FALSE(cache::folder_named_as_kernel(""));
+}
