@@ -20,12 +20,13 @@ def benchmark_program(programs_dir, bench):
     return os.path.join(programs_dir, bench.get("program", bench["name"]))
 
 
-def local_benchmarks(programs_dir):
-    """(name, command) of every benchmark with a 'local' size, one rep, built in programs_dir."""
+def local_benchmarks(programs_dir, scale_name="local"):
+    """(name, command) of every benchmark with a size of that scale ('local' unless told), one rep,
+    built in programs_dir."""
     out = []
     with open(os.path.join(ROOT, "benchmarks", "benchmarks.json")) as f:
         for bench in json.load(f)["benchmarks"]:
-            scale = bench["scales"].get("local")
+            scale = bench["scales"].get(scale_name)
             if scale:
                 out.append(("benchmarks/" + bench["name"],
                             [benchmark_program(programs_dir, bench)] + scale["args"] + ["--reps", "1"]))

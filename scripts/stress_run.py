@@ -7,7 +7,8 @@ each run's checksums with the bare run's on the same home device.
 
   stress_run.py --build-dir DIR [--programs-dir DIR] --out DIR [--devices 1,2,4,8,15]
                 [--policies auto,static] [--gpu both|yes|no] [--driver cpu-minimal] [--jobs 4]
-                [--timeout 180] [--command TEXT]
+                [--timeout 180] [--only tests/apps/a,benchmarks/b] [--scale local|testbed|...]
+                [--repeat K] [--command TEXT]
 
 A crash is a run killed by a signal (or exit status >= 128); a hang, one past --timeout; a
 mismatch, output that differs from bare. Writes OUT/stress.json and OUT/stress.md; exit status 1
@@ -68,6 +69,9 @@ def main():
     p.add_argument("--driver", default="cpu-minimal")
     p.add_argument("--jobs", type=int, default=4)
     p.add_argument("--timeout", type=int, default=180)
+    p.add_argument("--only", default="", help="programs by name, comma-separated (benchmarks/lu, apps/...)")
+    p.add_argument("--scale", default="local", help="the benchmarks' size in benchmarks.json")
+    p.add_argument("--repeat", type=int, default=1, help="runs of each program, setting and N")
     p.add_argument("--command", default="scripts/stress")
     args = p.parse_args()
     build = os.path.abspath(args.build_dir)
@@ -79,7 +83,10 @@ def main():
     base = {k: v for k, v in os.environ.items() if not k.startswith("COEX_") and k != "OPENCL_LAYERS"}
     base["COEX_LOG"] = "error"
     work = tempfile.mkdtemp(prefix="coex-stress-")
-    progs = test_apps(build) + (local_benchmarks(os.path.abspath(args.programs_dir)) if args.programs_dir else [])
+    progs = test_apps(build) + (local_benchmarks(os.path.abspath(args.programs_dir), args.scale)
+                                if args.programs_dir else [])
+    if args.only:
+        progs = [(name, cmd) for name, cmd in progs if name in args.only.split(",")]
     counts = [int(n) for n in args.devices.split(",")]
 
     # Bare, once per program and GPU setting: the home device is the same for every N (the first
@@ -100,13 +107,13 @@ def main():
             for policy in args.policies.split(","):
                 for name, cmd in progs:
                     if expected[(name, with_gpu)] is not None:
-                        jobs.append((with_gpu, n, policy, name, cmd))
+                        jobs += [(with_gpu, n, policy, name, cmd, k) for k in range(args.repeat)]
 
     def one(job):
-        with_gpu, n, policy, name, cmd = job
+        with_gpu, n, policy, name, cmd, k = job
         env = gpu_env(base, with_gpu, have_gpu)
         env["POCL_DEVICES"] = " ".join([args.driver] * n)
-        tag = "%s-%s-%d-%s" % (name.replace("/", "_"), "gpu" if with_gpu else "cpu", n, policy)
+        tag = "%s-%s-%d-%s-%d" % (name.replace("/", "_"), "gpu" if with_gpu else "cpu", n, policy, k)
         env["COEX_CACHE"] = os.path.join(work, tag, "history.json")
         rc, out, err = execute([coex, "run", "--policy", policy, "--"] + cmd, env, args.timeout)
         verdict = classify(rc, out, expected[(name, with_gpu)])
