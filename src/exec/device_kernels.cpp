@@ -223,16 +223,9 @@ model::DeviceBuild& device_build(Services& services, model::ProgramRecord& progr
     build.failed = true;
   }
   // Others of its kind build from this one (exec/shared_binaries.h, "When is a binary read"): its binary
-  // is read now, under the platform's build lock, while no launch can run the program.
-  if (!build.failed && !build.from_binary && another_of_kind(services, device, services.devices().selected()) &&
-      !exit_begun()) {
-    const auto read_started = std::chrono::steady_clock::now();
-    auto compile_lock = lock_build(services, device);
-    if (!exit_begun()) build.binary = program_binary(cl, build.program, d.id);
-    if (auto* t = services.trace())
-      t->record("read binary", "build", device, read_started, std::chrono::steady_clock::now(),
-                {{"bytes", build.binary.size()}});
-  }
+  // is read now, while no launch can run the program.
+  if (!build.failed && !build.from_binary && another_of_kind(services, device, services.devices().selected()))
+    build.binary = read_build_binary(services, build.program, device);
   build.finished.store(true, std::memory_order_release);
   // The keeper's build from source (none kept yet, or one the driver refused or that was no binary of
   // coex's) is kept, as read for this device's build from it, or by the keeper itself where no other
@@ -584,9 +577,7 @@ void prebuild_program(Services& services, std::shared_ptr<model::ProgramRecord> 
   }
   std::vector<int> to_build = others_not_held_back(services, home, others);
   if (to_build.empty()) return;
-  const auto read_started = std::chrono::steady_clock::now();
-  if (auto* t = services.trace(); read_app_program_binary(services, *program, home, to_build) && t)
-    t->record("read binary", "build", home, read_started, std::chrono::steady_clock::now(), {{"app_program", true}});
+  read_app_program_binary(services, *program, home, to_build);
   to_build.insert(to_build.begin(), home);
   prepare_program(services, program, app_context, home, to_build);
 }

@@ -1,13 +1,17 @@
 #include "exec/shared_binaries.h"
 
 #include <algorithm>
+#include <chrono>
 #include <mutex>
 #include <string>
 
 #include "config/settings.h"
 #include "devices/device_set.h"
+#include "exec/exit_guard.h"
+#include "exec/pocl_compiles.h"
 #include "exec/pocl_kernel_cache.h"
 #include "exec/program_analysis.h"
+#include "report/trace.h"
 
 namespace coex::exec {
 
@@ -48,18 +52,33 @@ bool another_of_kind(Services& services, int device, const std::vector<int>& amo
          });
 }
 
-bool read_app_program_binary(Services& services, model::ProgramRecord& program, int home,
+void read_app_program_binary(Services& services, model::ProgramRecord& program, int home,
                              const std::vector<int>& to_build) {
-  if (!program.handle || !another_of_kind(services, home, to_build)) return false;
+  if (!program.handle || !another_of_kind(services, home, to_build)) return;
   // The analysis runs beside the app's build and is often done by now: a program it rewrote is built
   // from home's build of the rewrite instead (with a cold PoCL cache the read is a full compile).
-  if (analysis_ready(program) && !program.rewritten_source.empty()) return false;
+  if (analysis_ready(program) && !program.rewritten_source.empty()) return;
+  const auto started = std::chrono::steady_clock::now();
   std::vector<unsigned char> binary = program_binary(services.next(), program.handle, services.devices().at(home).id);
-  std::lock_guard lock(program.mutex);
-  if (binary.empty() || !program.app_binary.empty()) return false;
-  program.app_binary = std::move(binary);
-  program.app_binary_device = home;
-  return true;
+  {
+    std::lock_guard lock(program.mutex);
+    if (binary.empty() || !program.app_binary.empty()) return;
+    program.app_binary = std::move(binary);
+    program.app_binary_device = home;
+  }
+  if (auto* t = services.trace())
+    t->record("read binary", "build", home, started, std::chrono::steady_clock::now(), {{"app_program", true}});
+}
+
+std::vector<unsigned char> read_build_binary(Services& services, cl_program program, int device) {
+  if (exit_begun()) return {};
+  const auto started = std::chrono::steady_clock::now();
+  auto compile_lock = lock_build(services, device);
+  std::vector<unsigned char> binary;
+  if (!exit_begun()) binary = program_binary(services.next(), program, services.devices().at(device).id);
+  if (auto* t = services.trace())
+    t->record("read binary", "build", device, started, std::chrono::steady_clock::now(), {{"bytes", binary.size()}});
+  return binary;
 }
 
 std::vector<unsigned char> binary_of_same_kind(Services& services, model::ProgramRecord& program, int device,

@@ -39,11 +39,16 @@ bool another_of_kind(Services& services, int device, const std::vector<int>& amo
 // full compile on the app's thread; with it warm, a few milliseconds.
 
 // At the app's clBuildProgram of `program` for `home` alone, on the app's thread, once the driver has
-// built it: reads its binary for the devices of home's kind among `to_build`, unless the analysis,
-// already done, rewrote the program (those devices then build from home's build of the rewrite).
-// Whether it read one.
-bool read_app_program_binary(Services& services, model::ProgramRecord& program, int home,
+// built it: reads its binary for the devices of home's kind among `to_build` (ProgramRecord::app_binary),
+// unless the analysis, already done, rewrote the program (those devices then build from home's build
+// of the rewrite). Traced as "read binary" on home's track, `app_program`.
+void read_app_program_binary(Services& services, model::ProgramRecord& program, int home,
                              const std::vector<int>& to_build);
+
+// The binary of coex's build `program` for `device`, read under the platform's build lock
+// (exec/pocl_compiles.h) before the build is marked finished; empty once the process has begun to
+// exit. Traced as "read binary" on the device's track.
+std::vector<unsigned char> read_build_binary(Services& services, cl_program program, int device);
 
 // A binary another device of `device`'s kind has built of the source `device` is about to build
 // (the app's own, or the rewrite when `rewritten`): a copy of the one read at the app's build or at

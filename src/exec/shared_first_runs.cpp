@@ -41,7 +41,7 @@ bool compiled_in(const FirstRunSharePlan& plan, const std::string& hash) {
 
 }  // namespace
 
-SharedFirstRun::~SharedFirstRun() {
+void SharedFirstRun::end() {
   if (plan_.empty()) return;
   Registry& r = registry();
   const bool there = compiled_in(plan_, plan_.own);  // not if the sub-launch failed, or PoCL kept no file
@@ -53,6 +53,7 @@ SharedFirstRun::~SharedFirstRun() {
       r.compiles.erase(plan_.key);  // the next device to need it compiles it
   }
   r.done.notify_all();
+  plan_.key.clear();
 }
 
 FirstRunSharePlan plan_first_run_share(const LaunchJob& job, int device, const LaunchGeometry& sub) {

@@ -45,7 +45,10 @@ class SharedFirstRun {
   SharedFirstRun(SharedFirstRun&& other) noexcept : plan_(std::move(other.plan_)) { other.plan_.key.clear(); }
   SharedFirstRun& operator=(SharedFirstRun&&) = delete;
   SharedFirstRun(const SharedFirstRun&) = delete;
-  ~SharedFirstRun();
+  ~SharedFirstRun() { end(); }
+  // Once the sub-launch has run: the devices waiting for this compile copy it now. Once; the
+  // destructor calls it where it was not.
+  void end();
 
  private:
   FirstRunSharePlan plan_;  // what this device compiles for its family, and where

@@ -161,7 +161,7 @@ ChunkOutcome run_chunk(DeviceTask& t, const sched::Chunk& chunk, const ChunkFoot
                                                        sub.local, stall ? 1 : 0, stall ? &stall : nullptr, nullptr);
   if (run.error == CL_SUCCESS) run.error = services.next().clFinish(t.queues.device);
   if (compile_lock) compile_lock.unlock();
-  { SharedFirstRun done = std::move(shared); }  // compiled: the devices waiting for it copy it now
+  shared.end();  // compiled: the devices waiting for it copy it now
   const double end = t.now();
   const double transfer = std::chrono::duration<double>(kernel_start - wall_start).count();
   if (!t.progress.chunk_finished(device, {chunk, start, end, transfer, first_run}, from_policy))
