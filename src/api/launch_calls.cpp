@@ -1,6 +1,7 @@
 // clEnqueueNDRangeKernel: split across the device set when the planner proves it safe, otherwise
 // run as the app asked on its device, with the reason counted in the report.
 #include <chrono>
+#include <thread>
 
 #include "api/handler_util.h"
 #include "api/launch_validation.h"
@@ -46,6 +47,29 @@ cl_int bring_arguments_home(const char* call, cl_command_queue queue, cl_kernel 
   for (const auto& buffer : buffer_arguments(*record))
     if (cl_int err = exec::app_reads(rt(), call, queue, buffer->handle, 0, SIZE_MAX)) return err;
   return CL_SUCCESS;
+}
+
+// Waits, at most kDrainWait, until every command of the queue (an in-order one) has run, through a
+// marker polled from here: a launch enqueued then starts at once, and its time from the enqueue is its
+// own. Timed from a callback on the marker instead, launches of benchmarks/jacobi on PoCL's basic
+// device measured under a microsecond.
+bool drained(cl_command_queue queue) {
+  constexpr auto kDrainWait = std::chrono::milliseconds(500);
+  cl_command_queue_properties properties = 0;
+  if (cl().clGetCommandQueueInfo(queue, CL_QUEUE_PROPERTIES, sizeof properties, &properties, nullptr) != CL_SUCCESS ||
+      (properties & CL_QUEUE_OUT_OF_ORDER_EXEC_MODE_ENABLE))
+    return false;
+  cl_event marker = nullptr;
+  if (cl().clEnqueueMarkerWithWaitList(queue, 0, nullptr, &marker) != CL_SUCCESS || !marker) return false;
+  cl().clFlush(queue);
+  const auto until = std::chrono::steady_clock::now() + kDrainWait;
+  cl_int status = CL_QUEUED;
+  while (cl().clGetEventInfo(marker, CL_EVENT_COMMAND_EXECUTION_STATUS, sizeof status, &status, nullptr) ==
+             CL_SUCCESS &&
+         status > CL_COMPLETE && std::chrono::steady_clock::now() < until)
+    std::this_thread::sleep_for(std::chrono::microseconds(20));
+  cl().clReleaseEvent(marker);
+  return status == CL_COMPLETE;
 }
 
 // On a home device whose driver deadlocks on user events (devices/device_set.h), a split waits for
@@ -103,6 +127,13 @@ cl_int CL_API_CALL enqueue_ndrange(cl_command_queue queue, cl_kernel kernel, cl_
     decision.not_split_reason = "coex_error";
   }
   if (cl_int err = bring_arguments_home("clEnqueueNDRangeKernel", queue, kernel)) return err;
+  // Timed from an idle queue (drained_home_key): not a launch with a wait list (a user event the app
+  // sets later would hold the queue), nor one whose queue did not drain in time.
+  if (decision.time_drained && !decision.time_on_home_key.empty() && !(num_wait == 0 && drained(queue))) {
+    record_safely("clEnqueueNDRangeKernel",
+                  [&] { rt().executor().home_launch_times().not_timed(decision.time_on_home_key); });
+    decision.time_on_home_key.clear();
+  }
   // A launch to be timed on home needs an event: the app's (coex then holds a reference of its own),
   // or one coex asks for and keeps.
   const bool timed = !decision.time_on_home_key.empty();

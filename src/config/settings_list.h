@@ -237,6 +237,11 @@ COEX_POLICY_PARAM(Double, auto_min_gain, 0.05, (0.0, 1.0),
                   "auto: a split whose measured launches (from the start of the job to the end of its merge) "
                   "were not at least this fraction faster than the home device alone is not made: the launch "
                   "runs unsplit on home, until a probe measures the split again.")
+COEX_POLICY_PARAM(Int, auto_probe_streak, 3, (1, 1000),
+                  "auto: a probe splits this many launches of the kernel and size in a row. A split that "
+                  "follows a launch left on home first moves each device's part of the data to it; one that "
+                  "follows a split moves what changed at the parts' edges: the verdict reads the latter when "
+                  "there is one.")
 COEX_POLICY_PARAM(Double, auto_probe_cost, 0.05, (0.0, 1000.0),
                   "auto: a probe (a split made again to re-measure it) is skipped while that split was last "
                   "measured to take longer than the home device alone by more than this fraction of home's "

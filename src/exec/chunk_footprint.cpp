@@ -15,11 +15,10 @@ constexpr size_t kMaxRanges = 1 << 16;
 // The bands as ranges of the root (the argument starts at `origin`). False when band_ranges had to
 // take their hull: the set is then a superset, so it covers no range exactly.
 bool add_bands(const std::vector<kernel::ByteBand>& bands, uint64_t origin, IntervalSet& out) {
-  uint64_t pieces = 0;
-  for (const auto& b : bands)
-    if (b.end > b.begin) pieces += b.count;
-  for (const auto& [begin, end] : kernel::band_ranges(bands, kMaxRanges)) out.add({origin + begin, origin + end});
-  return pieces <= kMaxRanges;
+  bool hull = false;
+  for (const auto& [begin, end] : kernel::band_ranges(bands, kMaxRanges, &hull))
+    out.add({origin + begin, origin + end});
+  return !hull;
 }
 
 ArgTier worse(ArgTier a, ArgTier b) { return static_cast<int>(a) >= static_cast<int>(b) ? a : b; }

@@ -40,9 +40,13 @@ bool ensure_shadows(LaunchJob& job, int device);
 // when devices other than home take part (`first_chunks`, or `joiners` still building), the launch's
 // inputs that no chunk writes, when the host copy lacks at most 4 MiB of them and no device alone
 // holds them (read beside home, they would wait for its running sub-launch on PoCL's CPU devices).
+// Where the first chunks cover the launch (`first_chunks_cover_launch`: a policy that splits it whole
+// at its start) and no device joins late, those inputs are only what the other devices' first chunks
+// lack: home reads its own in place.
 std::vector<coherence::IntervalSet> host_copy_wanted(LaunchJob& job, const std::map<int, ChunkFootprint>& first_chunks,
                                                      const std::vector<int>& joiners,
-                                                     const ChunkFootprint& whole_launch);
+                                                     const ChunkFootprint& whole_launch,
+                                                     bool first_chunks_cover_launch);
 
 // A chunk's preparation asks this between pieces of its transfers: true once another device took the
 // chunk over (SplitProgress::cancelled). Empty: never.

@@ -37,6 +37,9 @@ std::string home_launch_key(const std::string& kernel_key, uint64_t global_size)
   return kernel_key + "@" + std::to_string(global_size);
 }
 
+// After the size, so that record_time still reads the work-items there.
+std::string drained_home_key(const std::string& home_key) { return home_key + "/drained"; }
+
 std::optional<double> HomeLaunchTimes::seconds(const std::string& key, int at_least) const {
   std::lock_guard lock(mutex_);
   auto it = measured_.find(key);
@@ -67,6 +70,11 @@ void HomeLaunchTimes::time(const std::string& key, cl_event event, std::chrono::
     std::lock_guard lock(mutex_);
     done_.push_back(event);
   }
+}
+
+void HomeLaunchTimes::not_timed(const std::string& key) {
+  std::lock_guard lock(mutex_);
+  ++measured_[key].timed;
 }
 
 void CL_CALLBACK HomeLaunchTimes::on_complete(cl_event event, cl_int status, void* user_data) {

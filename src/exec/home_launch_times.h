@@ -36,6 +36,8 @@ class HomeLaunchTimes {
   // (CL_RUNNING would not: PoCL's basic device reports it when the kernel has already run.) The reference is released
   // at a later call of `release_done`, never inside the driver's callback.
   void time(const std::string& key, cl_event event, std::chrono::steady_clock::time_point enqueued);
+  // A launch of `key` that was to be timed and was not (it counts among the kTimedLaunches).
+  void not_timed(const std::string& key);
   // Records, as of now, the launches of `key` still timed whose events say they are complete while the
   // driver's callback has not come: NVIDIA's came 5 ms after the app's clFinish returned, after the app's
   // next launch of the kernel was planned (benchmarks/nbody beside a second H100 then never split). Now
@@ -90,5 +92,9 @@ class HomeLaunchTimes {
 
 // The key of a kernel and global size: the History's key of the kernel (history_key) and the size.
 std::string home_launch_key(const std::string& kernel_key, uint64_t global_size);
+// The key under which launches of that kernel and size are timed from an idle queue (launch_calls.cpp
+// waits for the app's queue to drain first): their own time on home, which auto weighs its splits
+// against (sched::LaunchShape::home_measured_seconds).
+std::string drained_home_key(const std::string& home_key);
 
 }  // namespace coex::exec

@@ -128,6 +128,7 @@ struct LaunchJob {
   // the History's splits in flight (the planner runs the launches enqueued meanwhile on home until
   // the first split over a set of devices has been measured).
   std::optional<uint64_t> launch_number;
+  bool follows_split = false;  // sched::LaunchShape::follows_split, as the planner saw it
   std::shared_ptr<void> in_flight;
   std::optional<report::GateRecord> gate;  // what the policy's gate saw (auto), for the report
   std::vector<cl_mem> retained;            // app buffers retained for the job's lifetime

@@ -119,10 +119,11 @@ struct SplitInFlight {
 // reason; when it splits, the launch's number (History::plan_launch) goes with the job, so that the
 // policy makes the probe the planner saw and later launches do not take it for theirs, and the job
 // counts among the History's splits in flight while it lives.
-const char* policy_keeps_on_home(Services& services, const std::string& kernel_key, LaunchJob& job,
-                                 const std::vector<int>& participants, int home,
+const char* policy_keeps_on_home(Services& services, const std::string& kernel_key, const std::string& home_key,
+                                 LaunchJob& job, const std::vector<int>& participants, int home,
                                  std::optional<report::GateRecord>& gate, std::optional<sched::LaunchShape>& asked) {
   sched::LaunchShape shape = launch_shape(job.geometry, kernel_key, home, std::nullopt, nullptr);
+  shape.home_measured_seconds = services.executor().home_launch_times().settled_seconds(drained_home_key(home_key));
   asked = shape;
   std::vector<int> devices = participants;
   if (std::find(devices.begin(), devices.end(), home) == devices.end()) devices.push_back(home);
@@ -140,6 +141,7 @@ const char* policy_keeps_on_home(Services& services, const std::string& kernel_k
   }
   if (reason) return reason;
   job.launch_number = shape.launch_number;
+  job.follows_split = shape.follows_split;
   if (auto history = services.executor().history(); history && shape.launch_number)
     job.in_flight = std::make_shared<SplitInFlight>(history, shape.kernel_key, shape.global_size);
   return nullptr;
@@ -429,10 +431,20 @@ LaunchDecision plan(Services& services, const std::shared_ptr<model::KernelRecor
   // arguments change at every launch). A launch it would split that the check keeps on home was
   // numbered all the same; it ends here, and so does its place among the splits in flight.
   std::optional<sched::LaunchShape> asked;
-  if (const char* reason = policy_keeps_on_home(services, kernel_key, *job, may_take_part, home, job->gate, asked)) {
+  if (const char* reason =
+          policy_keeps_on_home(services, kernel_key, home_key, *job, may_take_part, home, job->gate, asked)) {
     if (job->gate) {
       decision.gate = std::make_shared<const report::GateRecord>(*job->gate);
       decision.gate_launch = job->gate->launch;
+      // A verdict against a split measured at this size: home's own time of the launch, measured from an
+      // idle queue, takes the place of the gate's estimate from home's chunks (sched/policy.h,
+      // home_measured_seconds). Timed like the launches of few work-items, the first few.
+      const std::string drained = drained_home_key(home_key);
+      if (std::string(reason) == "one_device_pays" && job->gate->split_seconds >= 0 &&
+          services.executor().home_launch_times().wants_timing(drained)) {
+        decision.time_on_home_key = drained;
+        decision.time_drained = true;
+      }
     }
     repeat.policy_shape = std::move(asked);
     return lasting(reason);

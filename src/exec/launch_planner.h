@@ -22,6 +22,9 @@ struct LaunchDecision {
   // Non-empty: a launch too small by its work-items, otherwise splittable, whose time on home is not
   // known yet: the caller times it under this key (exec/home_launch_times.h).
   std::string time_on_home_key;
+  // Timed from an idle queue: the caller waits (briefly) for the app's queue to drain before the
+  // enqueue, so that the time is the launch's own (drained_home_key); else it is not timed.
+  bool time_drained = false;
   // Kept on home by the policy's gate (auto): what it saw, shared with the launches that repeat this
   // one (repeated_launches.h), each of its own number, gate_launch: a copy at every launch cost
   // allocations (docs/performance.md, "Launches left on home").

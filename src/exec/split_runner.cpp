@@ -342,8 +342,12 @@ cl_int run_split(Executor& executor, LaunchJob& job) {
   // Shared with the device threads: one abandoned here may come back after this
   // launch has ended. Its late time teaches the history how slow it was, for
   // the next launches' policies.
-  const sched::LaunchShape shape = launch_shape(job.geometry, history_key(job.kernel_name, job.program->source_hash),
-                                                job.home, job.launch_number, &whole_launch);
+  const sched::LaunchShape shape = [&] {
+    sched::LaunchShape s = launch_shape(job.geometry, history_key(job.kernel_name, job.program->source_hash), job.home,
+                                        job.launch_number, &whole_launch);
+    s.follows_split = job.follows_split;
+    return s;
+  }();
   policy->expect_late_devices(joiners);
   policy->begin_launch(shape, active, 0);
   // A device still building takes part once its build is done, from its first next_chunk on (its
@@ -400,16 +404,21 @@ cl_int run_split(Executor& executor, LaunchJob& job) {
   // copy then holds what their first chunks lack before any device starts writing.
   std::map<int, SplitProgress::Step> first_steps;
   std::map<int, ChunkFootprint> first_footprints;
+  uint64_t first_groups = 0;
   for (int device : active) {
     const SplitProgress::Step step = progress->next(
         device, [] { return 0.0; }, false);
     first_steps[device] = step;
-    if (step.kind == SplitProgress::Step::Kind::Run)
+    if (step.kind == SplitProgress::Step::Kind::Run) {
       first_footprints[device] = chunk_footprint(job, step.chunk.begin, step.chunk.end);
+      first_groups += step.chunk.groups();
+    }
   }
   Clock::time_point host_copy_start = Clock::now();
-  refresh_host_copies(job, home_queue, host_copy_wanted(job, first_footprints, joiners, whole_launch),
-                      record.bytes_by_step.home_to_host, record.bytes_by_step.devices_to_host);
+  refresh_host_copies(
+      job, home_queue,
+      host_copy_wanted(job, first_footprints, joiners, whole_launch, first_groups >= shape.total_groups),
+      record.bytes_by_step.home_to_host, record.bytes_by_step.devices_to_host);
   trace(job, job.home, "host copy", "transfer", host_copy_start, Clock::now());
 
   std::map<int, DeviceRun> runs;

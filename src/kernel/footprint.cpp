@@ -245,30 +245,51 @@ Domain access_bands(const FootprintModel::Access& a, const std::vector<Footprint
 
 }  // namespace
 
-std::vector<std::pair<uint64_t, uint64_t>> band_ranges(const std::vector<ByteBand>& bands, size_t max_ranges) {
-  std::vector<std::pair<uint64_t, uint64_t>> ranges;
+std::vector<std::pair<uint64_t, uint64_t>> band_ranges(const std::vector<ByteBand>& bands, size_t max_ranges,
+                                                       bool* took_hull) {
+  // Each band's repetitions come in order: the bands are merged as sorted sequences, a heap of one
+  // cursor per band, rather than listed and sorted (a 1022-row chunk of benchmarks/jacobi reads 5
+  // bands of 1022 rows each, every row short of the next by the 8 bytes of the grid's border: sorted,
+  // 0.6 ms of a 1.2 ms split on two PoCL devices).
+  struct Cursor {
+    uint64_t begin, end, stride, left;
+  };
+  std::vector<Cursor> heap;
   uint64_t lo = UINT64_MAX, hi = 0;
-  bool too_many = false;
   for (const ByteBand& b : bands) {
     if (b.end <= b.begin || b.count == 0) continue;
+    const uint64_t last_end = b.end + (b.count - 1) * b.stride;
     lo = std::min(lo, b.begin);
-    hi = std::max(hi, b.end + (b.count - 1) * b.stride);
-    for (uint64_t k = 0; k < b.count && !too_many; ++k) {
-      ranges.push_back({b.begin + k * b.stride, b.end + k * b.stride});
-      too_many = ranges.size() > 4 * max_ranges;
-    }
+    hi = std::max(hi, last_end);
+    // Repetitions that touch or overlap (a stride no longer than one of them) are one range.
+    if (b.stride <= b.end - b.begin)
+      heap.push_back({b.begin, last_end, 0, 1});
+    else
+      heap.push_back({b.begin, b.end, b.stride, b.count});
   }
-  if (ranges.empty()) return ranges;
-  std::sort(ranges.begin(), ranges.end());
+  if (took_hull) *took_hull = false;
   std::vector<std::pair<uint64_t, uint64_t>> merged;
-  for (const auto& r : ranges) {
-    if (!merged.empty() && r.first <= merged.back().second) {
-      merged.back().second = std::max(merged.back().second, r.second);
+  const auto later = [](const Cursor& a, const Cursor& b) { return a.begin > b.begin; };
+  std::make_heap(heap.begin(), heap.end(), later);
+  while (!heap.empty()) {
+    std::pop_heap(heap.begin(), heap.end(), later);
+    Cursor& c = heap.back();
+    if (!merged.empty() && c.begin <= merged.back().second) {
+      merged.back().second = std::max(merged.back().second, c.end);
+    } else if (merged.size() == max_ranges) {
+      if (took_hull) *took_hull = true;
+      return {{lo, hi}};
     } else {
-      merged.push_back(r);
+      merged.push_back({c.begin, c.end});
     }
+    if (--c.left == 0) {
+      heap.pop_back();
+      continue;
+    }
+    c.begin += c.stride;
+    c.end += c.stride;
+    std::push_heap(heap.begin(), heap.end(), later);
   }
-  if (too_many || merged.size() > max_ranges) return {{lo, hi}};
   return merged;
 }
 

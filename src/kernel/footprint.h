@@ -66,8 +66,10 @@ struct Footprint {
   std::vector<ArgFootprint> args;  // one per kernel argument (None/None for non-buffers)
 };
 
-// Sorted, merged [begin, end) ranges of bands; more than max_ranges gives their hull instead.
-std::vector<std::pair<uint64_t, uint64_t>> band_ranges(const std::vector<ByteBand>& bands, size_t max_ranges = 1 << 16);
+// Sorted, merged [begin, end) ranges of bands; more than max_ranges gives their hull instead (and
+// *took_hull says so).
+std::vector<std::pair<uint64_t, uint64_t>> band_ranges(const std::vector<ByteBand>& bands, size_t max_ranges = 1 << 16,
+                                                       bool* took_hull = nullptr);
 
 class FootprintModel {
  public:

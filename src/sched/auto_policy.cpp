@@ -87,10 +87,19 @@ std::string auto_choice(const History& history, const LaunchShape& shape, const 
 
 namespace {
 
-// Probes at probe_interval x 1, 2, 4, 8, ...: a device that never pays costs ever less.
+// Probes at probe_interval x 1, 2, 4, 8, ...: a device that never pays costs ever less. Each probe is
+// a streak of auto_probe_streak launches, so that the splits after the first follow a split: the
+// first pays to move each device's part of the data to it (History::record_split_launch).
+bool starts_probe(uint64_t launches, uint64_t interval) {
+  return launches > 0 && launches % interval == 0 && ((launches / interval) & (launches / interval - 1)) == 0;
+}
+
 bool is_probe_number(uint64_t launches, const PolicyParams& params) {
   const uint64_t interval = static_cast<uint64_t>(params.probe_interval);
-  return launches > 0 && launches % interval == 0 && ((launches / interval) & (launches / interval - 1)) == 0;
+  const uint64_t streak = static_cast<uint64_t>(std::max<int64_t>(1, params.auto_probe_streak));
+  for (uint64_t back = 0; back < streak && back <= launches; ++back)
+    if (starts_probe(launches - back, interval)) return true;
+  return false;
 }
 
 }  // namespace
@@ -166,8 +175,9 @@ std::vector<int> paying_by_models(const History& history, const LaunchShape& sha
   return paying.empty() ? devices : paying;
 }
 
-// What the launch would take on home alone, unsplit, from home's chunks in split launches of this
-// kernel and size, each without its transfer part: an unsplit launch moves nothing (its data is on
+// What the launch would take on home alone, unsplit: as measured there (LaunchShape::
+// home_measured_seconds) where it was; else from home's chunks in split launches of this kernel and
+// size, each without its transfer part: an unsplit launch moves nothing (its data is on
 // home) and waits for no other device's reads from the home queue, and both are in the time before a
 // chunk's sub-launch starts. What stays, a sub-launch and the wait for it, is close to what the plain
 // launch costs (unsplit launches go to the app's own queue and are not timed by coex). The estimate is
@@ -187,6 +197,7 @@ std::vector<int> paying_by_models(const History& history, const LaunchShape& sha
 // another global size has other work-groups. nullopt: no home, or no chunk of it at this size.
 std::optional<double> home_alone_seconds(const History& history, const LaunchShape& shape) {
   if (shape.home < 0) return std::nullopt;
+  if (shape.home_measured_seconds) return shape.home_measured_seconds;  // measured beats estimated
   const double whole = static_cast<double>(shape.total_groups);
   std::vector<std::pair<double, double>> points;
   double best = std::numeric_limits<double>::infinity();
@@ -322,12 +333,14 @@ const char* AutoPolicy::unsplit_reason(LaunchShape& shape, const std::vector<int
   const char* reason = nullptr;
   if (paying.size() == 1 && paying.front() == shape.home)
     reason = "one_device_pays";
-  else if (history_->splits_in_flight(shape.kernel_key, shape.global_size) &&
+  else if (!gate.probe && history_->splits_in_flight(shape.kernel_key, shape.global_size) &&
            !history_->split_launch_seconds(shape.kernel_key, shape.global_size, paying))
-    reason = "split_being_measured";
+    reason = "split_being_measured";  // not within a probe's streak: its splits are to follow one another
   if (reason) {
     history_->note_launch(shape.kernel_key, shape.global_size);
     shape.launch_number.reset();
+  } else {
+    shape.follows_split = history_->plan_split(shape.kernel_key, shape.global_size, *shape.launch_number, paying);
   }
   if (verdict) *verdict = std::move(gate);
   return reason;
@@ -348,7 +361,8 @@ bool AutoPolicy::unsplit_again(const LaunchShape& shape, const std::string& reas
 GateEvidence AutoPolicy::memoized_evidence(const LaunchShape& shape, const std::vector<int>& devices) const {
   // The version is read before the fits: a sample recorded meanwhile makes the next launch fit again.
   const uint64_t version = history_->evidence_version();
-  EvidenceKey key{shape.kernel_key, shape.global_size, shape.total_groups, shape.home, devices};
+  EvidenceKey key{shape.kernel_key, shape.global_size, shape.total_groups,
+                  shape.home,       devices,           shape.home_measured_seconds.value_or(-1)};
   {
     std::lock_guard<std::mutex> lock(evidence_mutex_);
     auto it = evidence_memo_.find(key);
@@ -375,12 +389,13 @@ void AutoPolicy::begin_launch(const LaunchShape& launch, const std::vector<int>&
   if (splits_by_shares(choice_) && track.remeasure) {
     choice_ = "sigmoid";
     history_->set_shares(shape.kernel_key, shape.global_size, {});  // wp restarts from the new throughputs
-    track = History::AutoTrack{{}, {}, {}, track.shares_choice};
+    track = History::AutoTrack{{}, {}, {}, track.shares_choice, track.tail_moves_data};
   }
   if (splits_by_shares(choice_)) track.shares_choice = choice_;
   history_->set_auto_track(key_.first, key_.second, track);
   finish_.clear();
   cold_ = false;
+  away_seconds_ = away_transfer_seconds_ = 0;
   dropped_.clear();
   for (int d : devices)
     if (std::find(paying.begin(), paying.end(), d) == paying.end()) dropped_.push_back(d);
@@ -415,6 +430,10 @@ void AutoPolicy::chunk_done(const ChunkTiming& timing) {
   double& end = finish_[timing.chunk.device];
   end = std::max(end, timing.end);
   cold_ |= timing.first_run;
+  if (timing.chunk.device != home_) {
+    away_seconds_ += std::max(0.0, timing.end - timing.start);
+    away_transfer_seconds_ += timing.transfer_seconds;
+  }
   active_->chunk_done(timing);
 }
 
@@ -430,7 +449,11 @@ void AutoPolicy::end_launch(double now) {
   const double balance = last > 0 ? first / last : 1.0;
   History::AutoTrack track = history_->auto_track(key_.first, key_.second);
   const double threshold = params_.auto_rebalance_below;
-  if (track.wp_launches > 0 && track.last_wp_balance >= threshold && balance < threshold) track.remeasure = true;
+  // Not where chunks handed out on demand move more than they balance (tail_moves_data, below): sigmoid
+  // hands out the whole launch so, and wp would restart from throughputs that count the moves
+  // (benchmarks/jacobi over eight devices: after one such launch wp gave home all of the next ones).
+  if (track.wp_launches > 0 && track.last_wp_balance >= threshold && balance < threshold && !track.tail_moves_data)
+    track.remeasure = true;
   // A launch split whole at its start that balanced badly: the devices' paces change from launch to
   // launch more than its shares can follow (single-threaded PoCL devices sharing the device
   // machine's cores: binomial over eight of them finished its wp launches between 70 and 132 ms, then
@@ -440,8 +463,19 @@ void AutoPolicy::end_launch(double now) {
   // Not from a launch where a device compiled the kernel at its first chunk; a device that never
   // reported (taken over by another) counts as a bad balance.
   const bool someone_missing = finish_.size() < paying_.size();
-  if (choice_ == "wp" && !cold_ && (balance < threshold || someone_missing) && params_.auto_wp_tail > 0)
+  if (choice_ == "wp" && !cold_ && (balance < threshold || someone_missing) && params_.auto_wp_tail > 0 &&
+      !track.tail_moves_data)
     track.shares_choice = "wp+tail";
+  // A tail whose chunks, away from home, spent more time moving data than running: a chunk handed out
+  // on demand lands away from where its data lies, and a kernel that reads little per byte pays more
+  // to move it than the balance gains (benchmarks/jacobi over eight single-threaded devices: 3.5 ms of
+  // uploads beside 2.2 ms of runs in a launch under wp+tail, 2.2 ms a split against 1.6 ms under
+  // static). wp's fixed shares move only what changed at their edges. Kept for the run.
+  constexpr double kTailTransferShare = 0.5;
+  if (choice_ == "wp+tail" && !cold_ && away_transfer_seconds_ > kTailTransferShare * away_seconds_) {
+    track.shares_choice = "wp";
+    track.tail_moves_data = true;
+  }
   track.last_wp_balance = balance;
   ++track.wp_launches;
   history_->set_auto_track(key_.first, key_.second, track);
@@ -466,7 +500,8 @@ bool AutoPolicy::pays_beside(const LaunchShape& shape, const std::vector<int>& p
 
 void AutoPolicy::launch_measured(double seconds) {
   if (!active_ || paying_.empty() || (paying_.size() == 1 && paying_.front() == home_)) return;  // not a split
-  history_->record_split_launch(key_.first, key_.second, paying_, seconds, home_alone_seconds(*history_, shape_));
+  history_->record_split_launch(key_.first, key_.second, paying_, seconds, home_alone_seconds(*history_, shape_),
+                                shape_.follows_split);
 }
 
 std::vector<Chunk> AutoPolicy::take_abandoned() { return active_ ? active_->take_abandoned() : std::vector<Chunk>{}; }

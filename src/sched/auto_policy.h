@@ -126,8 +126,9 @@ class AutoPolicy : public Policy {
   // gate_evidence, kept per kernel, size, home and devices until the History's evidence changes.
   GateEvidence memoized_evidence(const LaunchShape& shape, const std::vector<int>& devices) const;
 
-  // Kernel, global size, work-groups along the split dimension (the fits read them), home, devices.
-  using EvidenceKey = std::tuple<std::string, uint64_t, uint64_t, int, std::vector<int>>;
+  // Kernel, global size, work-groups along the split dimension (the fits read them), home, devices,
+  // home's measured time (-1: none).
+  using EvidenceKey = std::tuple<std::string, uint64_t, uint64_t, int, std::vector<int>, double>;
   static constexpr size_t kEvidenceMemoEntries = 256;
   mutable std::mutex evidence_mutex_;  // unsplit_reason is called from the app's threads
   mutable std::map<EvidenceKey, std::pair<uint64_t, GateEvidence>> evidence_memo_;
@@ -147,6 +148,8 @@ class AutoPolicy : public Policy {
   std::pair<std::string, uint64_t> key_;
   std::map<int, double> finish_;  // per device, end of its last chunk in this launch
   bool cold_ = false;             // some chunk was a device's first run of the kernel (compiled then)
+  double away_seconds_ = 0;       // this launch's chunks on devices other than home: their time
+  double away_transfer_seconds_ = 0;  // and the part of it spent moving data
 };
 
 }  // namespace coex::sched

@@ -121,6 +121,10 @@ void History::count_launch(Entry& e) {
     if (split.weight < 1e-100) continue;  // as above: the mean stays finite
     split.seconds *= kLaunchDecay;
     split.weight *= kLaunchDecay;
+    if (split.steady_weight >= 1e-100) {
+      split.steady *= kLaunchDecay;
+      split.steady_weight *= kLaunchDecay;
+    }
     if (split.alone_weight < 1e-100) continue;
     split.alone *= kLaunchDecay;
     split.alone_weight *= kLaunchDecay;
@@ -136,14 +140,31 @@ uint64_t History::plan_launch(const std::string& kernel_key, uint64_t global_siz
   return number;
 }
 
+bool History::plan_split(const std::string& kernel_key, uint64_t global_size, uint64_t number,
+                         std::vector<int> devices) {
+  std::vector<int> set = device_set(std::move(devices));
+  std::lock_guard<std::mutex> lock(mutex_);
+  Entry& e = touch(kernel_key, global_size);
+  const bool follows = number > 0 && e.last_split == number - 1 && e.last_split_devices == set;
+  if (!e.last_split || *e.last_split < number) {
+    e.last_split = number;
+    e.last_split_devices = std::move(set);
+  }
+  return follows;
+}
+
 void History::record_split_launch(const std::string& kernel_key, uint64_t global_size, std::vector<int> devices,
-                                  double seconds, std::optional<double> home_alone) {
+                                  double seconds, std::optional<double> home_alone, bool follows_split) {
   if (!(seconds >= 0) || !std::isfinite(seconds) || devices.empty()) return;
   std::lock_guard<std::mutex> lock(mutex_);
   SplitRecord& r = touch(kernel_key, global_size).splits[device_set(std::move(devices))];
   r.seconds += seconds;
   r.weight += 1;
   ++r.count;
+  if (follows_split) {
+    r.steady += seconds;
+    r.steady_weight += 1;
+  }
   if (home_alone && *home_alone >= 0 && std::isfinite(*home_alone)) {
     r.alone += *home_alone;
     r.alone_weight += 1;
@@ -169,7 +190,7 @@ std::optional<std::pair<double, double>> History::split_above(const std::string&
         best_size = measured.size();
       }
     }
-    if (best) return std::make_pair(best->seconds / best->weight, best->alone / best->alone_weight);
+    if (best) return std::make_pair(best->mean(), best->alone / best->alone_weight);
   }
   return std::nullopt;
 }
@@ -181,7 +202,7 @@ std::optional<double> History::split_launch_seconds(const std::string& kernel_ke
   if (e == entries_.end()) return std::nullopt;
   auto r = e->second.splits.find(device_set(std::move(devices)));
   if (r == e->second.splits.end() || !(r->second.weight > 0)) return std::nullopt;
-  return r->second.seconds / r->second.weight;
+  return r->second.mean();
 }
 
 void History::split_started(const std::string& kernel_key, uint64_t global_size) {
@@ -389,6 +410,11 @@ bool History::load(const std::string& path, std::string* error, std::string* not
           r.alone_weight = split.value("alone_weight", 0.0);
           if (!(r.alone >= 0) || !(r.alone_weight >= 0) || !std::isfinite(r.alone) || !std::isfinite(r.alone_weight))
             throw std::runtime_error("home alone's estimate of a split launch must be >= 0");
+          r.steady = split.value("steady", 0.0);
+          r.steady_weight = split.value("steady_weight", 0.0);
+          if (!(r.steady >= 0) || !(r.steady_weight >= 0) || !std::isfinite(r.steady) ||
+              !std::isfinite(r.steady_weight))
+            throw std::runtime_error("the time of split launches after a split must be >= 0");
           e.splits[device_set(split.at("devices").get<std::vector<int>>())] = r;
         }
       entries[{k.at("kernel").get<std::string>(), k.at("global_size").get<uint64_t>()}] = std::move(e);
@@ -479,7 +505,9 @@ bool History::save(const std::string& path, std::string* error) const {
                             {"weight", r.weight},
                             {"count", r.count},
                             {"alone", r.alone},
-                            {"alone_weight", r.alone_weight}});
+                            {"alone_weight", r.alone_weight},
+                            {"steady", r.steady},
+                            {"steady_weight", r.steady_weight}});
         k["split_launches"] = std::move(splits);
       }
       kernels.push_back(std::move(k));

@@ -80,11 +80,21 @@ class History {
   std::optional<uint64_t> count_unsplit_launch(const std::string& kernel_key, uint64_t global_size,
                                                const std::function<bool(uint64_t)>& declines);
 
+  // Launch `number` of that kernel and size is to be split over `devices` (in memory only): returns
+  // whether launch number - 1 was split over the same set, so that each device's part of the data
+  // already lies where this launch needs it (record_split_launch's `follows_split`).
+  bool plan_split(const std::string& kernel_key, uint64_t global_size, uint64_t number, std::vector<int> devices);
   // The wall time of one whole split launch in which `devices` took part (any order), and what the
   // launch would have taken on home alone by the policy's estimate then, when it had one.
+  // `follows_split`: the launch before it of the kernel and size was split over the same set
+  // (plan_split). A split after a launch left on home first moves every device's part of the data
+  // back to it, where a split after a split moves what changed at the parts' edges: the time of a
+  // split that follows one is what splitting costs launch after launch (benchmarks/jacobi over eight
+  // single-threaded PoCL devices: 3.3 to 3.6 ms after a launch on home, 1.8 ms after a split).
   void record_split_launch(const std::string& kernel_key, uint64_t global_size, std::vector<int> devices,
-                           double seconds, std::optional<double> home_alone = std::nullopt);
-  // The decayed mean of those times, or nullopt when no split launch over exactly that set was measured.
+                           double seconds, std::optional<double> home_alone = std::nullopt, bool follows_split = false);
+  // The decayed mean of those times that followed a split where there is one, else of all of them;
+  // nullopt when no split launch over exactly that set was measured.
   std::optional<double> split_launch_seconds(const std::string& kernel_key, uint64_t global_size,
                                              std::vector<int> devices) const;
   // At the nearest global size of the kernel above `global_size` where a split over `devices`, or over
@@ -117,6 +127,8 @@ class History {
     // paces later on (a line through them gets a large intercept), and would switch a machine whose
     // pace changes to wp without its tail.
     std::string shares_choice;
+    // A wp+tail launch's chunks away from home mostly moved data: wp from then on (AutoPolicy::end_launch).
+    bool tail_moves_data = false;
   };
   AutoTrack auto_track(const std::string& kernel_key, uint64_t global_size) const;
   void set_auto_track(const std::string& kernel_key, uint64_t global_size, const AutoTrack& track);
@@ -167,6 +179,10 @@ class History {
     uint64_t count = 0;
     double alone = 0;  // decayed sums of home alone's estimates: the mean is alone / alone_weight
     double alone_weight = 0;
+    double steady = 0;  // decayed sums of the launches that followed a split (record_split_launch)
+    double steady_weight = 0;
+    // What split_launch_seconds says: the mean of the launches that followed a split, if any.
+    double mean() const { return steady_weight > 0 ? steady / steady_weight : seconds / weight; }
   };
   struct Entry {
     std::map<int, DeviceRecord> devices;
@@ -174,6 +190,9 @@ class History {
     std::map<std::vector<int>, SplitRecord> splits;  // by the sorted set of devices taking part
     uint64_t launches = 0;
     uint64_t planned = 0;      // plan_launch's next number; not in the file (the launches count is)
+    // The last launch plan_split saw, and its devices; not in the file.
+    std::optional<uint64_t> last_split;
+    std::vector<int> last_split_devices;
     AutoTrack auto_track;      // not in the file
     PlbhecTrack plbhec_track;  // not in the file
     uint64_t last_use = 0;

@@ -48,10 +48,19 @@ struct LaunchShape {
   // The device the app enqueued the launch on; -1 when there is none (the simulator). Only there can a
   // launch run unsplit, at the cost of a plain launch: auto weighs a split against it.
   int home = -1;
+  // What an unsplit launch of this kernel and size took on home, measured there with the app's queue
+  // drained first (exec/home_launch_times.h, drained_home_key); unset where none was. auto weighs a
+  // split against it rather than against its estimate from home's chunks, which a kernel whose
+  // working set fits a cache in chunks but not whole puts far too low (benchmarks/jacobi over eight
+  // single-threaded devices: 1.9 ms estimated, 3.3 ms measured).
+  std::optional<double> home_measured_seconds;
   // This launch's number among those of the kernel and size, given when the app enqueued it
   // (History::plan_launch); unset: the History's count of launches at begin_launch. auto's probes
   // read it: the executor plans later launches while this one still runs.
   std::optional<uint64_t> launch_number;
+  // The launch before this one of the kernel and size was split over the same devices
+  // (History::plan_split): each device's part of the data lies where this launch needs it.
+  bool follows_split = false;
   // Each device's kind by device index (range_variation.h, device_kinds): on an irregular kernel auto
   // pools the chunks of one kind, which together cover the range. Empty: each device a kind of its own.
   std::vector<int> device_kinds;

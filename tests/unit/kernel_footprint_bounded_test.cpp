@@ -125,5 +125,18 @@ TEST(BoundedFootprint, StoresThroughMinAreNotModelled) {
   EXPECT_EQ(both.args[0].write, FootprintTier::Diff);
 }
 
+// Repetitions of a band that touch or overlap are one range however many there are; apart, each is
+// its own, and past max_ranges the set is their hull.
+TEST(BandRanges, TouchingRepetitionsAreOneRange) {
+  EXPECT_EQ(band_ranges({ByteBand{4, 260, 256, 1000}}), (Ranges{{4, 256 * 1000 + 4}}));
+  EXPECT_EQ(band_ranges({ByteBand{0, 300, 256, 3}}), (Ranges{{0, 812}}));  // overlapping
+  EXPECT_EQ(band_ranges({ByteBand{0, 4, 0, 5}}), (Ranges{{0, 4}}));
+  EXPECT_EQ(band_ranges({ByteBand{0, 4, 8, 3}}), (Ranges{{0, 4}, {8, 12}, {16, 20}}));
+  EXPECT_EQ(band_ranges({ByteBand{0, 4, 8, 3}, ByteBand{4, 8, 8, 3}}), (Ranges{{0, 24}}));
+  EXPECT_EQ(band_ranges({ByteBand{0, 4, 8, 3}, ByteBand{100, 356, 256, 2}}),
+            (Ranges{{0, 4}, {8, 12}, {16, 20}, {100, 612}}));
+  EXPECT_EQ(band_ranges({ByteBand{0, 4, 8, 3}}, 2), (Ranges{{0, 20}}));
+}
+
 }  // namespace
 }  // namespace coex::kernel::testing

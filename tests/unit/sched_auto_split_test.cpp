@@ -253,8 +253,15 @@ TEST(AutoSplitCost, ProbesFollowTheLaunchNumberGivenAtEnqueue) {
   for (int i = 0; i < 14; ++i) h.note_launch("k", kSize);
   EXPECT_FALSE(auto_probe(h, shape(0), PolicyParams{}));     // the History's count: 14
   EXPECT_TRUE(auto_probe(h, shape(0, 10), PolicyParams{}));  // planned as launch 10, counted later
-  EXPECT_FALSE(auto_probe(h, shape(0, 11), PolicyParams{}));
+  // A probe is a streak of auto_probe_streak (3) launches: 10, 11, 12.
+  EXPECT_TRUE(auto_probe(h, shape(0, 11), PolicyParams{}));
+  EXPECT_TRUE(auto_probe(h, shape(0, 12), PolicyParams{}));
+  EXPECT_FALSE(auto_probe(h, shape(0, 13), PolicyParams{}));
+  PolicyParams one;
+  one.auto_probe_streak = 1;
+  EXPECT_FALSE(auto_probe(h, shape(0, 11), one));
   EXPECT_TRUE(auto_probe(h, shape(0, 20), PolicyParams{}));
+  EXPECT_TRUE(auto_probe(h, shape(0, 22), PolicyParams{}));
   EXPECT_FALSE(auto_probe(h, shape(0, 30), PolicyParams{}));  // gaps double: 10, 20, 40, ...
   EXPECT_TRUE(auto_probe(h, shape(0, 40), PolicyParams{}));
 }
@@ -289,7 +296,8 @@ TEST(AutoSplitCost, AProbeWaitsUntilTheLaunchesSinceTheLastOnePayForIt) {
   EXPECT_EQ(auto_paying_devices(h, shape(0, 40), {0, 1}, PolicyParams{}), home_only);   // 20
   EXPECT_EQ(auto_paying_devices(h, shape(0, 80), {0, 1}, PolicyParams{}), home_only);   // 40
   EXPECT_EQ(auto_paying_devices(h, shape(0, 160), {0, 1}, PolicyParams{}), split);      // 80: 4 ms of probe
-  EXPECT_EQ(auto_paying_devices(h, shape(0, 161), {0, 1}, PolicyParams{}), home_only);  // not a probe
+  EXPECT_EQ(auto_paying_devices(h, shape(0, 162), {0, 1}, PolicyParams{}), split);      // its streak
+  EXPECT_EQ(auto_paying_devices(h, shape(0, 163), {0, 1}, PolicyParams{}), home_only);  // not a probe
   // A split measured cheap costs nothing to probe again.
   History cheap;
   record_models_predicting_a_gain(cheap);

@@ -269,6 +269,21 @@ TEST(AutoGate, AVerdictForHomeStandsForRepeatedLaunchesUntilAProbe) {
   GateVerdict at_probe;
   EXPECT_EQ(policy.unsplit_reason(probe, {0, 1}, &at_probe), nullptr);
   EXPECT_TRUE(at_probe.probe);
+  EXPECT_FALSE(probe.follows_split);  // the launch before it ran on home
+  // The probe's streak: the next auto_probe_streak - 1 launches are split too, while the probe is in
+  // flight, each after a split, so that what they measure is a split's own cost.
+  history->split_started("k", s.global_size);
+  for (int i = 1; i < params.auto_probe_streak; ++i) {
+    LaunchShape streak = home_shape();
+    GateVerdict verdict;
+    EXPECT_FALSE(policy.unsplit_again(streak, "one_device_pays", nullptr));
+    EXPECT_EQ(policy.unsplit_reason(streak, {0, 1}, &verdict), nullptr) << i;
+    EXPECT_TRUE(verdict.probe);
+    EXPECT_TRUE(streak.follows_split);
+    history->split_started("k", s.global_size);
+  }
+  LaunchShape after = home_shape();
+  EXPECT_STREQ(policy.unsplit_reason(after, {0, 1}), "one_device_pays");
 }
 
 TEST(AutoGate, KeptFitsAreFittedAgainWhenTheHistoryLearnsSomething) {
@@ -412,14 +427,26 @@ TEST(AutoPolicy, ANoisyInterceptIsNoCostlyChunk) {
 // The executor makes a policy object per split launch: what auto keeps from one launch to the next
 // lives in the History. Its first pick between wp and wp+tail stays, though later fits (here: chunks
 // that became costly) would pick the other.
-TEST(AutoPolicy, KeepsItsFirstWpPickAcrossPolicyObjects) {
+// A History in which devices 0 and 1 ran chunks of `s` on the line a + b x, after one launch; and
+// their profiles.
+std::shared_ptr<History> two_devices_on_a_line(const LaunchShape& s, double a, double b) {
   auto h = std::make_shared<History>();
-  const LaunchShape s = shape("k", 1000);
-  h->note_launch("k", s.global_size);
-  record_line(*h, "k", s.global_size, 0, 1e-6, 1e-5);
-  record_line(*h, "k", s.global_size, 1, 1e-6, 1e-5);
+  h->note_launch(s.kernel_key, s.global_size);
+  record_line(*h, s.kernel_key, s.global_size, 0, a, b);
+  record_line(*h, s.kernel_key, s.global_size, 1, a, b);
+  return h;
+}
+
+std::vector<DeviceProfile> two_profiles() {
   std::vector<DeviceProfile> profiles(2);
   profiles[1].index = 1;
+  return profiles;
+}
+
+TEST(AutoPolicy, KeepsItsFirstWpPickAcrossPolicyObjects) {
+  const LaunchShape s = shape("k", 1000);
+  auto h = two_devices_on_a_line(s, 1e-6, 1e-5);
+  const std::vector<DeviceProfile> profiles = two_profiles();
   auto first = make_policy("auto", PolicyParams{}, h, profiles);
   first->begin_launch(s, {0, 1}, 0);
   EXPECT_EQ(first->planned_by(), "auto:wp+tail");
@@ -438,13 +465,9 @@ TEST(AutoPolicy, KeepsItsFirstWpPickAcrossPolicyObjects) {
 // nor one where a device compiled the kernel at its first chunk (a cold launch).
 TEST(AutoPolicy, APlainWpLaunchThatBalancedBadlyTurnsToTheTail) {
   for (auto [late, cold] : {std::pair{0.0051, false}, {0.0100, false}, {0.0100, true}}) {  // device 1's finish
-    auto h = std::make_shared<History>();
     const LaunchShape s = shape("k", 1000);
-    h->note_launch("k", s.global_size);
-    record_line(*h, "k", s.global_size, 0, 0.005, 1e-5);
-    record_line(*h, "k", s.global_size, 1, 0.005, 1e-5);
-    std::vector<DeviceProfile> profiles(2);
-    profiles[1].index = 1;
+    auto h = two_devices_on_a_line(s, 0.005, 1e-5);
+    const std::vector<DeviceProfile> profiles = two_profiles();
     auto first = make_policy("auto", PolicyParams{}, h, profiles);
     first->begin_launch(s, {0, 1}, 0);
     ASSERT_EQ(first->planned_by(), "auto:wp");
@@ -458,6 +481,42 @@ TEST(AutoPolicy, APlainWpLaunchThatBalancedBadlyTurnsToTheTail) {
     auto second = make_policy("auto", PolicyParams{}, h, profiles);
     second->begin_launch(s, {0, 1}, 0);
     EXPECT_EQ(second->planned_by(), late > 0.0075 && !cold ? "auto:wp+tail" : "auto:wp") << late << " " << cold;
+  }
+}
+
+// A wp+tail launch whose chunks away from home spent more time moving data than running turns the
+// kernel's next launches to plain wp, and a badly balanced wp launch then does not turn them back.
+TEST(AutoPolicy, ATailThatMostlyMovesDataTurnsToFixedShares) {
+  for (double moving : {0.4, 0.6}) {  // device 1's chunks: the part of their time spent moving data
+    const LaunchShape s = [] {
+      LaunchShape with_home = shape("k", 1000);
+      with_home.home = 0;
+      return with_home;
+    }();
+    auto h = two_devices_on_a_line(s, 1e-6, 1e-5);
+    const std::vector<DeviceProfile> profiles = two_profiles();
+    auto first = make_policy("auto", PolicyParams{}, h, profiles);
+    first->begin_launch(s, {0, 1}, 0);
+    ASSERT_EQ(first->planned_by(), "auto:wp+tail");
+    for (int d : {0, 1})  // both end at 5 ms: a balanced launch
+      while (auto c = first->next_chunk(d, 0)) {
+        ChunkTiming timing{*c, 0.005 - 1e-6 * double(c->groups()), 0.005};
+        timing.transfer_seconds = d == 1 ? moving * (timing.end - timing.start) : 0;
+        first->chunk_done(timing);
+      }
+    first->end_launch(0.005);
+    auto second = make_policy("auto", PolicyParams{}, h, profiles);
+    second->begin_launch(s, {0, 1}, 0);
+    EXPECT_EQ(second->planned_by(), moving > 0.5 ? "auto:wp" : "auto:wp+tail") << moving;
+    if (moving < 0.5) continue;
+    // A plain wp launch that balanced badly (device 1 ends at twice home's time) right after one that
+    // balanced stays plain wp: neither the tail nor sigmoid's chunks on demand, which move data alike.
+    for (int d : {0, 1})
+      while (auto c = second->next_chunk(d, 0)) second->chunk_done(ChunkTiming{*c, 0, d == 0 ? 0.005 : 0.01});
+    second->end_launch(0.01);
+    auto third = make_policy("auto", PolicyParams{}, h, profiles);
+    third->begin_launch(s, {0, 1}, 0);
+    EXPECT_EQ(third->planned_by(), "auto:wp");
   }
 }
 

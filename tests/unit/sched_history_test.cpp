@@ -142,6 +142,28 @@ TEST(History, SplitLaunchTimesPerDeviceSetDecayLikeThroughputs) {
   EXPECT_NEAR(*h.split_launch_seconds("k", 8, {0, 1}), 0.0005, 1e-8);
 }
 
+TEST(History, ASplitThatFollowsASplitIsWhatSplittingCosts) {
+  History h;
+  // Launch 4 split over {0, 1} after launch 3 ran on home: every device's part moves to it first.
+  EXPECT_FALSE(h.plan_split("k", 8, 4, {1, 0}));
+  EXPECT_TRUE(h.plan_split("k", 8, 5, {0, 1}));       // the launch before it was split over that set
+  EXPECT_FALSE(h.plan_split("k", 8, 6, {0, 1, 2}));   // over another set
+  EXPECT_FALSE(h.plan_split("k", 8, 8, {0, 1, 2}));   // launch 7 was not split
+  EXPECT_FALSE(h.plan_split("k", 16, 9, {0, 1, 2}));  // per size
+  EXPECT_FALSE(h.plan_split("k", 8, 0, {0, 1, 2}));
+  h.record_split_launch("k", 8, {0, 1}, 0.004);
+  h.record_split_launch("k", 8, {0, 1}, 0.006);
+  EXPECT_NEAR(*h.split_launch_seconds("k", 8, {0, 1}), 0.005, 1e-15);
+  // Once one followed a split, the mean of those is the measurement; the switches are not.
+  h.record_split_launch("k", 8, {0, 1}, 0.001, std::nullopt, true);
+  EXPECT_NEAR(*h.split_launch_seconds("k", 8, {0, 1}), 0.001, 1e-15);
+  h.record_split_launch("k", 8, {0, 1}, 0.007);
+  EXPECT_NEAR(*h.split_launch_seconds("k", 8, {0, 1}), 0.001, 1e-15);
+  h.note_launch("k", 8);  // decays like the others: (0.3 * 1 + 3) / 1.3 ms
+  h.record_split_launch("k", 8, {0, 1}, 0.003, std::nullopt, true);
+  EXPECT_NEAR(*h.split_launch_seconds("k", 8, {0, 1}), 0.0033 / 1.3, 1e-15);
+}
+
 TEST(History, LaunchNumbersCountLaunchesPlannedAndNotYetEnded) {
   History h;
   EXPECT_EQ(h.plan_launch("k", 8), 0u);
@@ -251,13 +273,14 @@ TEST(History, SplitLaunchTimesAreSavedAndAFileWithoutThemLoads) {
   h.record_split_launch("k", 64, {0, 2}, 0.003);
   h.note_launch("k", 64);
   h.record_split_launch("k", 64, {0, 2}, 0.006);
+  h.record_split_launch("k", 64, {0, 2}, 0.002, 0.004, true);
   h.plan_launch("k", 64);
   h.plan_launch("k", 64);
   std::string error;
   ASSERT_TRUE(h.save(file, &error)) << error;
   History loaded("sig-A");
   ASSERT_TRUE(loaded.load(file, &error)) << error;
-  EXPECT_NEAR(*loaded.split_launch_seconds("k", 64, {0, 2}), *h.split_launch_seconds("k", 64, {0, 2}), 1e-15);
+  EXPECT_NEAR(*loaded.split_launch_seconds("k", 64, {0, 2}), 0.002, 1e-15);  // the one after a split
   // The next launch's number comes from the launches counted: those planned in the last run were not
   // all counted, and numbers planned there mean nothing to this run.
   EXPECT_EQ(loaded.plan_launch("k", 64), 1u);
