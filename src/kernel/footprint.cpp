@@ -245,8 +245,11 @@ Domain access_bands(const FootprintModel::Access& a, const std::vector<Footprint
 
 }  // namespace
 
-std::vector<std::pair<uint64_t, uint64_t>> band_ranges(const std::vector<ByteBand>& bands, size_t max_ranges,
-                                                       bool* took_hull) {
+namespace {
+
+using Ranges = std::vector<std::pair<uint64_t, uint64_t>>;
+
+Ranges merged_band_ranges(const std::vector<ByteBand>& bands, size_t max_ranges, bool* took_hull) {
   // Each band's repetitions come in order: the bands are merged as sorted sequences, a heap of one
   // cursor per band, rather than listed and sorted (a 1022-row chunk of benchmarks/jacobi reads 5
   // bands of 1022 rows each, every row short of the next by the 8 bytes of the grid's border: sorted,
@@ -268,7 +271,7 @@ std::vector<std::pair<uint64_t, uint64_t>> band_ranges(const std::vector<ByteBan
       heap.push_back({b.begin, b.end, b.stride, b.count});
   }
   if (took_hull) *took_hull = false;
-  std::vector<std::pair<uint64_t, uint64_t>> merged;
+  Ranges merged;
   const auto later = [](const Cursor& a, const Cursor& b) { return a.begin > b.begin; };
   std::make_heap(heap.begin(), heap.end(), later);
   while (!heap.empty()) {
@@ -291,6 +294,44 @@ std::vector<std::pair<uint64_t, uint64_t>> band_ranges(const std::vector<ByteBan
     std::push_heap(heap.begin(), heap.end(), later);
   }
   return merged;
+}
+
+// The answers for bands of many repetitions, kept per thread: a launch repeated with the same
+// geometry and scalar arguments asks for the same bands at every launch, per chunk (jacobi's 5 bands
+// of 512 rows each, two chunks and the whole launch).
+struct KeptRanges {
+  std::vector<ByteBand> bands;
+  size_t max_ranges = 0;
+  Ranges ranges;
+  bool hull = false;
+};
+constexpr size_t kKeptRanges = 16;
+constexpr uint64_t kRepetitionsWorthKeeping = 256;
+
+}  // namespace
+
+std::vector<std::pair<uint64_t, uint64_t>> band_ranges(const std::vector<ByteBand>& bands, size_t max_ranges,
+                                                       bool* took_hull) {
+  uint64_t repetitions = 0;
+  for (const ByteBand& b : bands) repetitions += b.count;
+  if (repetitions < kRepetitionsWorthKeeping) return merged_band_ranges(bands, max_ranges, took_hull);
+  thread_local std::vector<KeptRanges> kept;
+  thread_local size_t next = 0;
+  for (const KeptRanges& k : kept)
+    if (k.max_ranges == max_ranges && k.bands == bands) {
+      if (took_hull) *took_hull = k.hull;
+      return k.ranges;
+    }
+  KeptRanges fresh{bands, max_ranges, {}, false};
+  fresh.ranges = merged_band_ranges(bands, max_ranges, &fresh.hull);
+  if (took_hull) *took_hull = fresh.hull;
+  if (kept.size() < kKeptRanges) {
+    kept.push_back(fresh);
+  } else {
+    kept[next] = fresh;
+    next = (next + 1) % kKeptRanges;
+  }
+  return fresh.ranges;
 }
 
 Footprint FootprintModel::evaluate(const LaunchGeometry& geometry, const ArgValues& values, uint64_t g0,

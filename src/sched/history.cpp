@@ -244,10 +244,11 @@ std::vector<ChunkSample> History::samples(const std::string& kernel_key, uint64_
 std::vector<ChunkSample> History::samples_any_size(const std::string& kernel_key, int device) const {
   std::lock_guard<std::mutex> lock(mutex_);
   std::vector<ChunkSample> out;
-  for (const auto& [key, entry] : entries_) {
-    if (key.first != kernel_key) continue;
-    auto d = entry.devices.find(device);
-    if (d != entry.devices.end()) out.insert(out.end(), d->second.recent.begin(), d->second.recent.end());
+  // The kernel's entries only, which lie together in key order: every launch's gate reads them per
+  // device, and a program of thousands of sizes (benchmarks/lu) keeps thousands of entries.
+  for (auto e = entries_.lower_bound(KeyRef{kernel_key, 0}); e != entries_.end() && e->first.first == kernel_key; ++e) {
+    auto d = e->second.devices.find(device);
+    if (d != e->second.devices.end()) out.insert(out.end(), d->second.recent.begin(), d->second.recent.end());
   }
   return out;
 }

@@ -136,6 +136,19 @@ TEST(BandRanges, TouchingRepetitionsAreOneRange) {
   EXPECT_EQ(band_ranges({ByteBand{0, 4, 8, 3}, ByteBand{100, 356, 256, 2}}),
             (Ranges{{0, 4}, {8, 12}, {16, 20}, {100, 612}}));
   EXPECT_EQ(band_ranges({ByteBand{0, 4, 8, 3}}, 2), (Ranges{{0, 20}}));
+  // Bands of many repetitions (kept for the next launch that asks): the same answer again, and the
+  // hull where the limit is another.
+  // Rows short of their seams, 8 bytes each, and rows that hold the seams: one range.
+  const std::vector<ByteBand> rows{ByteBand{4, 4092, 4096, 300}, ByteBand{4090, 8190, 4096, 300}};
+  bool hull = true;
+  EXPECT_EQ(band_ranges(rows, 1 << 16, &hull), (Ranges{{4, 4096 * 299 + 8190}}));
+  EXPECT_FALSE(hull);
+  EXPECT_EQ(band_ranges(rows, 1 << 16, &hull), (Ranges{{4, 4096 * 299 + 8190}}));
+  // The rows alone: 300 ranges, or their hull past the limit.
+  EXPECT_EQ(band_ranges({rows[0]}, 1 << 16, &hull).size(), 300u);
+  EXPECT_FALSE(hull);
+  EXPECT_EQ(band_ranges({rows[0]}, 299, &hull), (Ranges{{4, 4096 * 299 + 4092}}));
+  EXPECT_TRUE(hull);
 }
 
 }  // namespace
