@@ -378,7 +378,8 @@ GateEvidence AutoPolicy::memoized_evidence(const LaunchShape& shape, const std::
 void AutoPolicy::begin_launch(const LaunchShape& launch, const std::vector<int>& devices, double now) {
   LaunchShape shape = launch;
   if (shape.device_kinds.empty()) shape.device_kinds = kinds_;
-  const auto paying = auto_paying_devices(*history_, shape, devices, params_);
+  // The gate's evidence as the planner read it (unsplit_reason), unless the History learnt since.
+  const auto paying = auto_gate(*history_, shape, devices, params_, memoized_evidence(shape, devices)).devices;
   choice_ = auto_choice(*history_, shape, paying, params_);
   key_ = {shape.kernel_key, shape.global_size};
   shape_ = shape;

@@ -4,6 +4,7 @@
 #include <cmath>
 
 #include "sched/hguided_policy.h"
+#include "sched/range_variation.h"
 #include "sched/split_math.h"
 
 namespace coex::sched {
@@ -58,9 +59,19 @@ void StrackPolicy::on_begin(double) {
     all_stored = all_stored && stored.count(s.index);
     all_known = all_known && history().throughput(key, size, s.index).has_value();
   }
+  // Devices of one kind (LaunchShape::device_kinds, as auto sets them) start from equal shares, not
+  // from the throughputs of other policies' launches: those of a kernel's first splits count the
+  // moves of each device's data to where its chunks lay, and the waits behind home's running chunk
+  // (benchmarks/jacobi over eight single-threaded PoCL devices: from one sigmoid launch's
+  // throughputs wp gave home all 64 groups, and the others nothing until the next probe).
+  const std::vector<int>& kinds = shape().device_kinds;
+  bool one_kind = !kinds.empty();
+  for (const auto& s : states())
+    one_kind = one_kind && kind_of(kinds, s.index) == kind_of(kinds, states().front().index);
   for (const auto& s : states()) {
     if (all_stored) used_[s.index] = stored.at(s.index);
-    else if (all_known) used_[s.index] = *history().throughput(key, size, s.index);
+    else if (all_known && !one_kind)
+      used_[s.index] = *history().throughput(key, size, s.index);
     else used_[s.index] = 1.0;  // Strack starts from equal shares
   }
   // Probe: a device left at 0 is given a small share again now and then.

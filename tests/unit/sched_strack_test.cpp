@@ -143,6 +143,30 @@ TEST(StrackPolicy, SharesCarryAcrossRunsThroughTheHistory) {
   EXPECT_GT(r[8].efficiency, 0.99);
 }
 
+// Throughputs measured in other launches (device 1 ten times slower there) set wp's first shares,
+// except between devices of one kind (LaunchShape::device_kinds, as auto sets them): equal shares.
+TEST(StrackPolicy, DevicesOfOneKindStartFromEqualShares) {
+  for (bool one_kind : {false, true}) {
+    auto history = std::make_shared<History>();
+    for (int d : {0, 1}) {
+      ChunkTiming t;
+      t.chunk = {d, 0, 100};
+      t.end = d == 0 ? 0.01 : 0.1;
+      history->record_chunk("k", 1000, t);
+    }
+    auto policy = make_policy("wp", PolicyParams{}, history, {});
+    LaunchShape shape;
+    shape.kernel_key = "k";
+    shape.global_size = 1000;
+    shape.total_groups = 1100;
+    if (one_kind) shape.device_kinds = {0, 0};
+    policy->begin_launch(shape, {0, 1}, 0);
+    const auto first = policy->next_chunk(0, 0);
+    ASSERT_TRUE(first.has_value());
+    EXPECT_EQ(first->groups(), one_kind ? 550u : 1000u) << one_kind;
+  }
+}
+
 TEST(StrackPolicy, WpTailSetsAsideTheSharesOfTheRestAndHandsTheTailOutOnDemand) {
   PolicyParams params;
   params.wp_tail = 0.4;
