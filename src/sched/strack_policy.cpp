@@ -65,12 +65,12 @@ void StrackPolicy::on_begin(double) {
   // (benchmarks/jacobi over eight single-threaded PoCL devices: from one sigmoid launch's
   // throughputs wp gave home all 64 groups, and the others nothing until the next probe).
   const std::vector<int>& kinds = shape().device_kinds;
-  bool one_kind = !kinds.empty();
+  one_kind_ = !kinds.empty();
   for (const auto& s : states())
-    one_kind = one_kind && kind_of(kinds, s.index) == kind_of(kinds, states().front().index);
+    one_kind_ = one_kind_ && kind_of(kinds, s.index) == kind_of(kinds, states().front().index);
   for (const auto& s : states()) {
     if (all_stored) used_[s.index] = stored.at(s.index);
-    else if (all_known && !one_kind)
+    else if (all_known && !one_kind_)
       used_[s.index] = *history().throughput(key, size, s.index);
     else used_[s.index] = 1.0;  // Strack starts from equal shares
   }
@@ -127,8 +127,21 @@ void StrackPolicy::on_end(double) {
   const uint64_t size = shape().global_size;
   const uint64_t launches = history().launches(key, size);  // this launch included (base counted it)
   std::map<int, StrackMeasure> measured;
-  for (const auto& s : states())
-    if (s.completed > 0) measured[s.index] = {static_cast<double>(s.completed_groups), s.busy_seconds};
+  // Between devices of one kind, a chunk's moves of data say where the shares moved (a device whose
+  // share grew fetches the rows it did not hold), not how fast it runs: counted, they shrink the share
+  // that grew, and the shares swing (benchmarks/jacobi over two single-threaded PoCL devices: from
+  // 608 and 416 of 1,024 rows to all of them on home, and back at the next probe).
+  constexpr double kLeastComputeShare = 0.1;  // of a chunk's time, whatever its moves say
+  for (const auto& s : states()) {
+    if (s.completed <= 0) continue;
+    double seconds = s.busy_seconds;
+    if (one_kind_) {
+      double moving = 0;
+      for (const ChunkTiming& done : s.done) moving += std::max(0.0, done.transfer_seconds);
+      seconds = std::max(kLeastComputeShare * seconds, seconds - moving);
+    }
+    measured[s.index] = {static_cast<double>(s.completed_groups), seconds};
+  }
   std::map<int, double> next;
   switch (mode_) {
     case StrackMode::kJitp: next = strack_update(used_, measured, 0.0); break;

@@ -46,6 +46,9 @@ class StrackPolicy : public PolicyBase {
  private:
   StrackMode mode_;
   std::map<int, double> used_;  // shares of the current launch
+  // The launch's devices are of one kind (LaunchShape::device_kinds): they start from equal shares,
+  // and their shares move by their chunks' time less its moves of data.
+  bool one_kind_ = false;
 };
 
 }  // namespace coex::sched

@@ -167,6 +167,34 @@ TEST(StrackPolicy, DevicesOfOneKindStartFromEqualShares) {
   }
 }
 
+// Devices of one kind: the next launch's shares come from their chunks' time less its moves of data.
+// Device 1 spent half of its chunk's time fetching rows it did not hold: equal shares stay equal.
+TEST(StrackPolicy, DevicesOfOneKindMoveTheirSharesByTheirTimeLessItsMoves) {
+  for (bool one_kind : {false, true}) {
+    auto history = std::make_shared<History>();
+    LaunchShape shape;
+    shape.kernel_key = "k";
+    shape.global_size = 1000;
+    shape.total_groups = 1000;
+    if (one_kind) shape.device_kinds = {0, 0};
+    auto first = make_policy("wp", PolicyParams{}, history, {});
+    first->begin_launch(shape, {0, 1}, 0);
+    for (int d : {0, 1})
+      while (auto c = first->next_chunk(d, 0)) {
+        ChunkTiming timing{*c, 0, d == 0 ? 0.01 : 0.02};
+        timing.transfer_seconds = d == 0 ? 0 : 0.01;
+        first->chunk_done(timing);
+      }
+    first->end_launch(0.02);
+    auto second = make_policy("wp", PolicyParams{}, history, {});
+    second->begin_launch(shape, {0, 1}, 0);
+    const auto chunk = second->next_chunk(0, 0);
+    ASSERT_TRUE(chunk.has_value());
+    // Without kinds: device 0 measured twice as fast, wp (omega 0.5) moves half way to 2/3.
+    EXPECT_EQ(chunk->groups(), one_kind ? 500u : 583u) << one_kind;
+  }
+}
+
 TEST(StrackPolicy, WpTailSetsAsideTheSharesOfTheRestAndHandsTheTailOutOnDemand) {
   PolicyParams params;
   params.wp_tail = 0.4;
