@@ -128,7 +128,11 @@ struct LaunchJob {
   // the History's splits in flight (the planner runs the launches enqueued meanwhile on home until
   // the first split over a set of devices has been measured).
   std::optional<uint64_t> launch_number;
-  bool follows_split = false;  // sched::LaunchShape::follows_split, as the planner saw it
+  // sched::LaunchShape::follows_split and home_measured_seconds, as the planner saw them: the policy's
+  // begin_launch sees the launch as its gate did (without home's measured time, auto's gate there
+  // estimated home alone from home's chunks, found the split not worth it, and split over home alone).
+  bool follows_split = false;
+  std::optional<double> home_measured_seconds;
   std::shared_ptr<void> in_flight;
   std::optional<report::GateRecord> gate;  // what the policy's gate saw (auto), for the report
   std::vector<cl_mem> retained;            // app buffers retained for the job's lifetime

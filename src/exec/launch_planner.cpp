@@ -142,6 +142,7 @@ const char* policy_keeps_on_home(Services& services, const std::string& kernel_k
   if (reason) return reason;
   job.launch_number = shape.launch_number;
   job.follows_split = shape.follows_split;
+  job.home_measured_seconds = shape.home_measured_seconds;
   if (auto history = services.executor().history(); history && shape.launch_number)
     job.in_flight = std::make_shared<SplitInFlight>(history, shape.kernel_key, shape.global_size);
   return nullptr;

@@ -346,6 +346,7 @@ cl_int run_split(Executor& executor, LaunchJob& job) {
     sched::LaunchShape s = launch_shape(job.geometry, history_key(job.kernel_name, job.program->source_hash), job.home,
                                         job.launch_number, &whole_launch);
     s.follows_split = job.follows_split;
+    s.home_measured_seconds = job.home_measured_seconds;
     return s;
   }();
   policy->expect_late_devices(joiners);

@@ -441,6 +441,7 @@ void AutoPolicy::chunk_done(const ChunkTiming& timing) {
 void AutoPolicy::end_launch(double now) {
   if (!active_) return;
   active_->end_launch(now);
+  if (cold_ && shape_.launch_number) history_->note_cold_split(key_.first, key_.second, *shape_.launch_number);
   if (!splits_by_shares(choice_) || finish_.empty()) return;
   double first = finish_.begin()->second, last = first;
   for (const auto& [device, end] : finish_) {
@@ -501,6 +502,13 @@ bool AutoPolicy::pays_beside(const LaunchShape& shape, const std::vector<int>& p
 
 void AutoPolicy::launch_measured(double seconds) {
   if (!active_ || paying_.empty() || (paying_.size() == 1 && paying_.front() == home_)) return;  // not a split
+  // Nor one right after a split that paid one-time costs: that one's chunks, handed out on demand
+  // while devices compiled, left the data where this one's shares do not want it (benchmarks/jacobi
+  // on two basic PoCL devices: 22 ms, where later splits took 4 ms and home alone 7 ms; the verdict
+  // kept home alone for 160 launches).
+  if (shape_.follows_split && *shape_.launch_number > 0 &&
+      history_->cold_split(key_.first, key_.second, *shape_.launch_number - 1))
+    return;
   history_->record_split_launch(key_.first, key_.second, paying_, seconds, home_alone_seconds(*history_, shape_),
                                 shape_.follows_split);
 }

@@ -153,6 +153,17 @@ bool History::plan_split(const std::string& kernel_key, uint64_t global_size, ui
   return follows;
 }
 
+void History::note_cold_split(const std::string& kernel_key, uint64_t global_size, uint64_t number) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  touch(kernel_key, global_size).last_cold_split = number;
+}
+
+bool History::cold_split(const std::string& kernel_key, uint64_t global_size, uint64_t number) const {
+  std::lock_guard<std::mutex> lock(mutex_);
+  auto e = entries_.find(KeyRef{kernel_key, global_size});
+  return e != entries_.end() && e->second.last_cold_split == number;
+}
+
 void History::record_split_launch(const std::string& kernel_key, uint64_t global_size, std::vector<int> devices,
                                   double seconds, std::optional<double> home_alone, bool follows_split) {
   if (!(seconds >= 0) || !std::isfinite(seconds) || devices.empty()) return;

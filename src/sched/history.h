@@ -84,6 +84,10 @@ class History {
   // whether launch number - 1 was split over the same set, so that each device's part of the data
   // already lies where this launch needs it (record_split_launch's `follows_split`).
   bool plan_split(const std::string& kernel_key, uint64_t global_size, uint64_t number, std::vector<int> devices);
+  // Split launch `number` of that kernel and size paid one-time costs (a device's first run of the
+  // kernel); cold_split says whether it did (in memory only, the last one marked).
+  void note_cold_split(const std::string& kernel_key, uint64_t global_size, uint64_t number);
+  bool cold_split(const std::string& kernel_key, uint64_t global_size, uint64_t number) const;
   // The wall time of one whole split launch in which `devices` took part (any order), and what the
   // launch would have taken on home alone by the policy's estimate then, when it had one.
   // `follows_split`: the launch before it of the kernel and size was split over the same set
@@ -193,6 +197,7 @@ class History {
     // The last launch plan_split saw, and its devices; not in the file.
     std::optional<uint64_t> last_split;
     std::vector<int> last_split_devices;
+    std::optional<uint64_t> last_cold_split;  // note_cold_split's; not in the file
     AutoTrack auto_track;      // not in the file
     PlbhecTrack plbhec_track;  // not in the file
     uint64_t last_use = 0;

@@ -520,6 +520,36 @@ TEST(AutoPolicy, ATailThatMostlyMovesDataTurnsToFixedShares) {
   }
 }
 
+// A split right after a split whose devices compiled the kernel (a cold one) is not measured: the
+// cold one's chunks, handed out on demand, left the data where the next one's shares do not want it.
+// The split after that one is.
+TEST(AutoPolicy, TheSplitAfterAColdOneIsNotMeasured) {
+  LaunchShape s = shape("k", 1000);
+  s.home = 0;
+  auto h = two_devices_on_a_line(s, 1e-6, 1e-5);
+  const std::vector<DeviceProfile> profiles = two_profiles();
+  for (uint64_t number : {0, 1, 2}) {
+    LaunchShape launch = s;
+    launch.launch_number = number;
+    launch.follows_split = h->plan_split("k", s.global_size, number, {0, 1});
+    auto policy = make_policy("auto", PolicyParams{}, h, profiles);
+    policy->begin_launch(launch, {0, 1}, 0);
+    for (int d : {0, 1})
+      while (auto c = policy->next_chunk(d, 0)) {
+        ChunkTiming timing{*c, 0, 0.001};
+        timing.first_run = number == 0 && d == 1;
+        policy->chunk_done(timing);
+      }
+    policy->end_launch(0.001);
+    if (number > 0) policy->launch_measured(number == 1 ? 0.5 : 0.002);  // the executor skips cold ones
+    if (number == 1) {
+      EXPECT_FALSE(h->split_launch_seconds("k", s.global_size, {0, 1}).has_value());
+    }
+  }
+  ASSERT_TRUE(h->split_launch_seconds("k", s.global_size, {0, 1}).has_value());
+  EXPECT_NEAR(*h->split_launch_seconds("k", s.global_size, {0, 1}), 0.002, 1e-12);
+}
+
 // A device that slows down between launches (its core now shared): wp's shares, measured before,
 // hold the launch up by the whole slowdown; with the tail the others take part of its share.
 TEST(AutoPolicy, WpTailEvensOutADeviceThatSlowedDown) {
