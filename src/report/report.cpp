@@ -52,6 +52,15 @@ nlohmann::json counts_json(const std::vector<std::pair<std::string, uint64_t>>& 
 
 nlohmann::json seconds_or_null(double seconds) { return seconds < 0 ? nlohmann::json() : nlohmann::json(seconds); }
 
+void add_steps(BytesByStep& into, const BytesByStep& from) {
+  into.home_to_host += from.home_to_host;
+  into.host_to_devices += from.host_to_devices;
+  into.devices_to_host += from.devices_to_host;
+  into.host_to_home += from.host_to_home;
+}
+
+}  // namespace
+
 nlohmann::json gate_json(const GateRecord& gate) {
   return {{"launch", gate.launch},
           {"decision", gate.decision},
@@ -61,15 +70,6 @@ nlohmann::json gate_json(const GateRecord& gate) {
           {"split_seconds", seconds_or_null(gate.split_seconds)},
           {"home_seconds", seconds_or_null(gate.home_seconds)}};
 }
-
-void add_steps(BytesByStep& into, const BytesByStep& from) {
-  into.home_to_host += from.home_to_host;
-  into.host_to_devices += from.host_to_devices;
-  into.devices_to_host += from.devices_to_host;
-  into.host_to_home += from.host_to_home;
-}
-
-}  // namespace
 
 nlohmann::json regularity_json(const RegularityRecord& r) {
   return {{"irregular", r.irregular},

@@ -94,8 +94,11 @@ struct GateRecord {
   bool probe = false;                 // one of auto's periodic probes
   std::vector<int> measured_devices;  // the split the two times below are of
   double split_seconds = -1;          // a whole split launch over measured_devices; -1: not measured
-  double home_seconds = -1;           // the launch on home alone, estimated; -1: unknown
+  double home_seconds = -1;           // the launch on home alone, measured or estimated; -1: unknown
 };
+
+// A gate's record as the report's `last_verdict` and the trace's launch slices write it.
+nlohmann::json gate_json(const GateRecord& gate);
 
 struct RegularityRecord {
   bool irregular = false;

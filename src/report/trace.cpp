@@ -45,6 +45,7 @@ void record_launch_event(TraceRecorder& trace, const std::string& kernel, const 
   nlohmann::json args = {{"split", launch.split}, {"work_items", std::move(work_items)}};
   if (!launch.split) args["not_split"] = launch.not_split_reason;
   if (launch.cold) args["cold"] = true;
+  if (launch.gate) args["gate"] = gate_json(*launch.gate);  // which launches were probes, and why each went where
   if (launch.regularity) args["regularity"] = regularity_json(*launch.regularity);
   trace.record(kernel, "launch", kLaunchTrack, begin_us, end_us, std::move(args));
 }

@@ -79,7 +79,8 @@ std::string device_track_name(int index, const std::string& name, bool home);
 
 // The track of the per-launch events: each launch the report counts is also one slice there (category
 // "launch"), its args the work-items per device index ({"split", "work_items": {"0": n, ...},
-// "not_split"}), so that how a dynamic policy shares each launch shows over time. A launch recorded as
+// "not_split", "cold", "regularity", "gate"}: gate_json where auto's gate was asked: probes, verdicts
+// and the times they came from), so that how a dynamic policy shares each launch shows over time. A launch recorded as
 // it ends spans the longest busy time of its devices up to now.
 constexpr int kLaunchTrack = 1000;
 void record_launch_event(TraceRecorder& trace, const std::string& kernel, const LaunchRecord& launch);

@@ -162,6 +162,19 @@ TEST(TraceRecorder, LaunchWithAKnownSpanAndDeviceTrackNames) {
   EXPECT_EQ(slices[0].at("ts"), 10.0);
   EXPECT_EQ(slices[0].at("dur"), 25.0);
   EXPECT_EQ(slices[0].at("args").at("not_split"), "too_small");
+  EXPECT_FALSE(slices[0].at("args").contains("gate"));
+  // A launch auto's gate kept on home says what it saw.
+  LaunchRecord kept;
+  kept.not_split_reason = "one_device_pays";
+  kept.per_device = {{0, 4096, 0.0}};
+  kept.gate = GateRecord{41, "one_device_pays", {0}, false, {0, 1}, 0.004, 0.003};
+  record_launch_event(trace, "jacobi", kept, 40.0, 50.0);
+  const json gate = events_with_phase(trace.to_json(), "X").at(1).at("args").at("gate");
+  EXPECT_EQ(gate.at("launch"), 41);
+  EXPECT_EQ(gate.at("measured_devices"), (json{0, 1}));
+  EXPECT_EQ(gate.at("split_seconds"), 0.004);
+  EXPECT_EQ(gate.at("home_seconds"), 0.003);
+  EXPECT_FALSE(gate.at("probe").get<bool>());
   // Two PoCL devices share a name: the index tells them apart.
   EXPECT_EQ(device_track_name(1, "pthread-cpu", false), "d1 pthread-cpu");
   EXPECT_EQ(device_track_name(0, "pthread-cpu", true), "d0 pthread-cpu (home)");
