@@ -104,8 +104,10 @@ uint64_t few_input_bytes(const LaunchJob& job) {
 // launch does not read (what another device's chunk keeps where it skips them, or diffs against). Bytes
 // the launch reads and writes (in place) are left out: home keeps them in its backup before its chunks
 // overwrite them (keep_home_bytes), and a rerun after a failure reads them there.
+// `others_lack`, where the first chunks are the whole launch and no device joins late: per root, what
+// the other devices' first chunks lack of their own (host_copy_wanted); null otherwise.
 void add_few_inputs(LaunchJob& job, const std::map<int, ChunkFootprint>& first_chunks, const std::vector<int>& joiners,
-                    const ChunkFootprint& whole_launch, bool first_chunks_cover_launch,
+                    const ChunkFootprint& whole_launch, const std::vector<IntervalSet>* others_lack,
                     std::vector<IntervalSet>& wanted) {
   const bool others_take_part =
       !joiners.empty() ||
@@ -123,23 +125,16 @@ void add_few_inputs(LaunchJob& job, const std::map<int, ChunkFootprint>& first_c
     // own: a launch of benchmarks/jacobi split in two on PoCL's basic devices read home's half of the
     // grid into the host copy, 1 ms of a 4 ms split at 2048 x 2048, for the one row the other device
     // lacked.
-    const bool others_only = first_chunks_cover_launch && joiners.empty();
     IntervalSet lacked;
-    auto& state = *job.roots[k].root->state;
+    if (others_lack) {
+      lacked = (*others_lack)[k];
+    } else {
+      lacked = whole_launch.roots[k].need;
+      lacked.add(whole_launch.roots[k].diffed_writes);  // their twins
+    }
     {
+      auto& state = *job.roots[k].root->state;
       std::lock_guard lock(state.mutex());
-      if (!others_only) {
-        lacked = whole_launch.roots[k].need;
-        lacked.add(whole_launch.roots[k].diffed_writes);  // their twins
-      } else {
-        for (const auto& [device, chunk] : first_chunks) {
-          if (device == job.home || k >= chunk.roots.size()) continue;
-          IntervalSet its = chunk.roots[k].need;
-          if (const auto* shadow = state.find_shadow(device)) its.subtract(shadow->valid);
-          lacked.add(its);
-          lacked.add(chunk.roots[k].diffed_writes);
-        }
-      }
       lacked.subtract(state.host_valid());
       // Bytes only a device holds (resident results) stay there: the chunks that need them fetch them
       // from it, or run where they are.
@@ -166,6 +161,8 @@ std::vector<IntervalSet> host_copy_wanted(LaunchJob& job, const std::map<int, Ch
                                           const std::vector<int>& joiners, const ChunkFootprint& whole_launch,
                                           bool first_chunks_cover_launch) {
   std::vector<IntervalSet> wanted(job.roots.size());
+  const bool others_only = first_chunks_cover_launch && joiners.empty();
+  std::vector<IntervalSet> others_lack(others_only ? job.roots.size() : 0);  // add_few_inputs's
   for (size_t k = 0; k < job.roots.size(); ++k) {
     auto& state = *job.roots[k].root->state;
     std::lock_guard lock(state.mutex());
@@ -183,6 +180,10 @@ std::vector<IntervalSet> host_copy_wanted(LaunchJob& job, const std::map<int, Ch
       }
       IntervalSet lacked = chunk.roots[k].need;
       if (const auto* shadow = state.find_shadow(device)) lacked.subtract(shadow->valid);
+      if (others_only) {
+        others_lack[k].add(lacked);
+        others_lack[k].add(chunk.roots[k].diffed_writes);
+      }
       // What no chunk writes the device's own thread reads while home computes (read_untouched_bytes);
       // what home's chunks may overwrite is read now, before they run, rather than from the backup.
       if (k < job.home_backup.launch_writes.size()) lacked = intersection(lacked, job.home_backup.launch_writes[k]);
@@ -191,7 +192,7 @@ std::vector<IntervalSet> host_copy_wanted(LaunchJob& job, const std::map<int, Ch
     }
     if (k < whole_launch.roots.size()) wanted[k].add(whole_launch.roots[k].unknown_writes);
   }
-  add_few_inputs(job, first_chunks, joiners, whole_launch, first_chunks_cover_launch, wanted);
+  add_few_inputs(job, first_chunks, joiners, whole_launch, others_only ? &others_lack : nullptr, wanted);
   return wanted;
 }
 

@@ -119,11 +119,13 @@ struct SplitInFlight {
 // reason; when it splits, the launch's number (History::plan_launch) goes with the job, so that the
 // policy makes the probe the planner saw and later launches do not take it for theirs, and the job
 // counts among the History's splits in flight while it lives.
-const char* policy_keeps_on_home(Services& services, const std::string& kernel_key, const std::string& home_key,
+// `drained_key`: the key under which home's own launches of the kernel and size are timed
+// (drained_home_key).
+const char* policy_keeps_on_home(Services& services, const std::string& kernel_key, const std::string& drained_key,
                                  LaunchJob& job, const std::vector<int>& participants, int home,
                                  std::optional<report::GateRecord>& gate, std::optional<sched::LaunchShape>& asked) {
   sched::LaunchShape shape = launch_shape(job.geometry, kernel_key, home, std::nullopt, nullptr);
-  shape.home_measured_seconds = services.executor().home_launch_times().settled_seconds(drained_home_key(home_key));
+  shape.home_measured_seconds = services.executor().home_launch_times().settled_seconds(drained_key);
   asked = shape;
   std::vector<int> devices = participants;
   if (std::find(devices.begin(), devices.end(), home) == devices.end()) devices.push_back(home);
@@ -432,15 +434,15 @@ LaunchDecision plan(Services& services, const std::shared_ptr<model::KernelRecor
   // arguments change at every launch). A launch it would split that the check keeps on home was
   // numbered all the same; it ends here, and so does its place among the splits in flight.
   std::optional<sched::LaunchShape> asked;
+  const std::string drained = drained_home_key(home_key);
   if (const char* reason =
-          policy_keeps_on_home(services, kernel_key, home_key, *job, may_take_part, home, job->gate, asked)) {
+          policy_keeps_on_home(services, kernel_key, drained, *job, may_take_part, home, job->gate, asked)) {
     if (job->gate) {
       decision.gate = std::make_shared<const report::GateRecord>(*job->gate);
       decision.gate_launch = job->gate->launch;
       // A verdict against a split measured at this size: home's own time of the launch, measured from an
       // idle queue, takes the place of the gate's estimate from home's chunks (sched/policy.h,
       // home_measured_seconds). Timed like the launches of few work-items, the first few.
-      const std::string drained = drained_home_key(home_key);
       if (std::string(reason) == "one_device_pays" && job->gate->split_seconds >= 0 &&
           services.executor().home_launch_times().wants_timing(drained)) {
         decision.time_on_home_key = drained;
