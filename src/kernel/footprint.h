@@ -141,15 +141,20 @@ class FootprintModel {
     std::vector<bool> is_buffer;          // per argument: a global or constant pointer
   };
 
-  explicit FootprintModel(Definition d) : d_(std::move(d)) {}
+  explicit FootprintModel(Definition d);
   const Definition& definition() const { return d_; }
 
   // The footprint of work-groups [g0, g1) along geometry.split_dim. Never throws; what it cannot
-  // evaluate (a missing argument value, an overflow) falls back to Whole/Diff.
+  // evaluate (a missing argument value, an overflow) falls back to Whole/Diff. The answers for the
+  // latest inputs are kept, per thread (footprint_memo.cpp): a launch repeated with the same geometry
+  // and scalar arguments asks for the same chunks again.
   Footprint evaluate(const LaunchGeometry& geometry, const ArgValues& values, uint64_t g0, uint64_t g1) const;
 
  private:
+  Footprint evaluate_fresh(const LaunchGeometry& geometry, const ArgValues& values, uint64_t g0, uint64_t g1) const;
+
   Definition d_;
+  uint64_t id_;  // names the model among the kept answers: unique per model built, kept by its copies
 };
 
 }  // namespace coex::kernel

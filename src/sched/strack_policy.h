@@ -33,6 +33,11 @@ struct StrackMeasure {
 std::map<int, double> strack_update(const std::map<int, double>& used, const std::map<int, StrackMeasure>& measured,
                                     double omega);
 
+// Whether shares `next` (after strack_update) should replace `used` for devices of one kind, over
+// `groups` work-groups set aside by shares: where they give the same groups, or where those groups
+// would finish the launch at least 5% sooner by `next`'s estimate of the devices' paces.
+bool worth_moving(const std::map<int, double>& used, const std::map<int, double>& next, uint64_t groups);
+
 class StrackPolicy : public PolicyBase {
  public:
   StrackPolicy(StrackMode mode, const PolicyParams& params, std::shared_ptr<History> history,
@@ -44,6 +49,8 @@ class StrackPolicy : public PolicyBase {
   void on_end(double now) override;
 
  private:
+  uint64_t tail_groups() const;  // of the launch: handed out on demand (wp_tail)
+
   StrackMode mode_;
   std::map<int, double> used_;  // shares of the current launch
   // The launch's devices are of one kind (LaunchShape::device_kinds): they start from equal shares,

@@ -42,6 +42,30 @@ TEST(Footprint, VectorAddReadsAndWritesItsGroups) {
   EXPECT_EQ(fp.args[3].read, FootprintTier::None) << "a scalar has no footprint";
 }
 
+// The answers kept for the latest inputs (footprint_memo.cpp) are the answers to those inputs: the
+// same chunk under another scalar argument, another buffer size or another model gets its own.
+TEST(Footprint, KeptAnswersAreThoseOfTheirInputs) {
+  auto a = analyse_corpus("stencil_1d", "stencil_1d");
+  ArgValues wide = values(3, {{2, bytes_of<int32_t>(32)}}), narrow = values(3, {{2, bytes_of<int32_t>(12)}});
+  wide.buffer_sizes = narrow.buffer_sizes = {128, 100, 0};
+  ArgValues short_input = wide;
+  short_input.buffer_sizes = {64, 100, 0};
+  const Ranges wide_reads = band_ranges(evaluate(a, geometry_1d(32, 8), wide, 1, 3).args[0].reads);
+  for (int round = 0; round < 2; ++round) {
+    EXPECT_EQ(band_ranges(evaluate(a, geometry_1d(32, 8), wide, 1, 3).args[0].reads), wide_reads) << round;
+    EXPECT_EQ(band_ranges(evaluate(a, geometry_1d(32, 8), short_input, 1, 3).args[0].reads), (Ranges{{28, 64}}))
+        << round;
+    // Items 8..23 store out[i] where i < n: with n = 12, items 8..11 alone.
+    EXPECT_EQ(band_ranges(evaluate(a, geometry_1d(32, 8), narrow, 1, 3).args[1].writes), (Ranges{{32, 48}})) << round;
+    EXPECT_EQ(band_ranges(evaluate(a, geometry_1d(32, 8), wide, 1, 3).args[1].writes), (Ranges{{32, 96}})) << round;
+  }
+  // A copy of the model answers alike; another model of another kernel answers for its own.
+  FootprintModel copy = *a.kernel->footprint;
+  EXPECT_EQ(band_ranges(copy.evaluate(geometry_1d(32, 8), wide, 1, 3).args[0].reads), wide_reads);
+  auto other = analyse_corpus("vector_add", "vector_add");
+  EXPECT_EQ(band_ranges(evaluate(other, geometry_1d(32, 8), wide, 1, 3).args[0].reads), (Ranges{{32, 96}}));
+}
+
 TEST(Footprint, ClippedToTheBufferAndToZero) {
   auto a = analyse_corpus("stencil_1d", "stencil_1d");
   ArgValues v = values(3, {{2, bytes_of<int32_t>(32)}});

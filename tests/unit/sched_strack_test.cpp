@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <functional>
 
 #include "sched/history.h"
 #include "sched/policy_factory.h"
@@ -167,32 +168,69 @@ TEST(StrackPolicy, DevicesOfOneKindStartFromEqualShares) {
   }
 }
 
+// Two devices run a first wp launch of `groups` groups (of one kind or not), each chunk timed by
+// `timing`; returns the groups device 0's first chunk gets at the next launch.
+uint64_t home_groups_after_one_launch(bool one_kind, uint64_t groups,
+                                      const std::function<ChunkTiming(int, const Chunk&)>& timing) {
+  auto history = std::make_shared<History>();
+  LaunchShape shape;
+  shape.kernel_key = "k";
+  shape.global_size = groups;
+  shape.total_groups = groups;
+  if (one_kind) shape.device_kinds = {0, 0};
+  auto first = make_policy("wp", PolicyParams{}, history, {});
+  first->begin_launch(shape, {0, 1}, 0);
+  for (int d : {0, 1})
+    while (auto c = first->next_chunk(d, 0)) first->chunk_done(timing(d, *c));
+  first->end_launch(0.02);
+  auto second = make_policy("wp", PolicyParams{}, history, {});
+  second->begin_launch(shape, {0, 1}, 0);
+  const auto chunk = second->next_chunk(0, 0);
+  EXPECT_TRUE(chunk.has_value());
+  return chunk ? chunk->groups() : 0;
+}
+
 // Devices of one kind: the next launch's shares come from their chunks' time less its moves of data.
 // Device 1 spent half of its chunk's time fetching rows it did not hold: equal shares stay equal.
 TEST(StrackPolicy, DevicesOfOneKindMoveTheirSharesByTheirTimeLessItsMoves) {
   for (bool one_kind : {false, true}) {
-    auto history = std::make_shared<History>();
-    LaunchShape shape;
-    shape.kernel_key = "k";
-    shape.global_size = 1000;
-    shape.total_groups = 1000;
-    if (one_kind) shape.device_kinds = {0, 0};
-    auto first = make_policy("wp", PolicyParams{}, history, {});
-    first->begin_launch(shape, {0, 1}, 0);
-    for (int d : {0, 1})
-      while (auto c = first->next_chunk(d, 0)) {
-        ChunkTiming timing{*c, 0, d == 0 ? 0.01 : 0.02};
-        timing.transfer_seconds = d == 0 ? 0 : 0.01;
-        first->chunk_done(timing);
-      }
-    first->end_launch(0.02);
-    auto second = make_policy("wp", PolicyParams{}, history, {});
-    second->begin_launch(shape, {0, 1}, 0);
-    const auto chunk = second->next_chunk(0, 0);
-    ASSERT_TRUE(chunk.has_value());
+    const uint64_t groups = home_groups_after_one_launch(one_kind, 1000, [](int d, const Chunk& c) {
+      ChunkTiming timing{c, 0, d == 0 ? 0.01 : 0.02};
+      timing.transfer_seconds = d == 0 ? 0 : 0.01;
+      return timing;
+    });
     // Without kinds: device 0 measured twice as fast, wp (omega 0.5) moves half way to 2/3.
-    EXPECT_EQ(chunk->groups(), one_kind ? 500u : 583u) << one_kind;
+    EXPECT_EQ(groups, one_kind ? 500u : 583u) << one_kind;
   }
+}
+
+// Devices of one kind keep their shares through a launch's noise: a device measured 8% slower moves
+// no rows (without kinds wp moves them); one measured twice as slow gives up groups.
+TEST(StrackPolicy, DevicesOfOneKindMoveTheirSharesOnlyForAGainBeyondNoise) {
+  for (bool one_kind : {false, true})
+    for (double slower : {1.08, 2.0}) {
+      const uint64_t groups = home_groups_after_one_launch(one_kind, 64, [slower](int d, const Chunk& c) {
+        return ChunkTiming{c, 0, d == 0 ? 0.01 : 0.01 * slower};
+      });
+      if (slower < 1.1)
+        EXPECT_EQ(groups == 32u, one_kind) << one_kind << " " << groups;
+      else
+        EXPECT_GT(groups, 32u) << one_kind;
+    }
+}
+
+TEST(WorthMoving, SameGroupsOrAGainOfFivePercent) {
+  // Shares that give the same groups: stored (wp's average goes on).
+  EXPECT_TRUE(worth_moving({{0, 0.5}, {1, 0.5}}, {{0, 0.501}, {1, 0.499}}, 64));
+  // One group of 32 moved for a 3% pace difference: no.
+  EXPECT_FALSE(worth_moving({{0, 0.5}, {1, 0.5}}, {{0, 0.515}, {1, 0.485}}, 64));
+  // Eight devices, one at two thirds of the others' pace: yes.
+  std::map<int, double> used, next;
+  for (int d = 0; d < 8; ++d) {
+    used[d] = 1.0 / 8;
+    next[d] = d == 3 ? 2.0 / 3 : 1.0;
+  }
+  EXPECT_TRUE(worth_moving(used, next, 64));
 }
 
 TEST(StrackPolicy, WpTailSetsAsideTheSharesOfTheRestAndHandsTheTailOutOnDemand) {
