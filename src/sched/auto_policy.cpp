@@ -285,6 +285,8 @@ GateEvidence gate_evidence(const History& history, const LaunchShape& shape, con
   evidence.paying = paying_by_models(history, shape, devices, params);
   evidence.not_worth_it = split_measured_not_to_pay(history, shape, devices, evidence.paying, params);
   evidence.split_seconds = history.split_launch_seconds(shape.kernel_key, shape.global_size, evidence.paying);
+  evidence.only_switches =
+      evidence.split_seconds && !history.steady_split_measured(shape.kernel_key, shape.global_size, evidence.paying);
   evidence.home_seconds = home_alone_seconds(history, shape);
   return evidence;
 }
@@ -298,6 +300,20 @@ GateVerdict auto_gate(const History& history, const LaunchShape& shape, const st
   verdict.split_seconds = evidence.split_seconds;
   verdict.home_seconds = evidence.home_seconds;
   verdict.devices = not_worth_it ? std::vector<int>{shape.home} : paying;
+  // The first launches of a kernel and size: a split measured only as a switch (right after a launch on
+  // home, or after a split by other shares: the data lay elsewhere) is no verdict yet; it is split again
+  // so that one follows a split by its own shares, unless the switch took twice home's time. Over eight
+  // single-threaded devices benchmarks/jacobi's third launch, the first by wp's shares after two by
+  // sigmoid's chunks, took 2.9 ms against 2.4 ms on home, and home kept the next 7 launches (splits
+  // took 1.1 ms after that).
+  constexpr double kHopelessSwitch = 2.0;
+  const uint64_t first_launches = 2 * static_cast<uint64_t>(std::max<int64_t>(1, params.auto_probe_streak));
+  if (not_worth_it && evidence.only_switches && evidence.home_seconds && shape.launch_number &&
+      *shape.launch_number < first_launches && *evidence.split_seconds < kHopelessSwitch * *evidence.home_seconds) {
+    verdict.devices = paying;
+    verdict.probe = true;
+    return verdict;
+  }
   // A probe lets every device take part, except when the split the models pick was measured not to
   // pay: then it is that split that is made again (and measured), so that one that became worth it
   // is seen; a probe of every device would measure another set and leave that verdict as it was.
@@ -390,10 +406,9 @@ void AutoPolicy::begin_launch(const LaunchShape& launch, const std::vector<int>&
   if (splits_by_shares(choice_) && track.remeasure) {
     choice_ = "sigmoid";
     history_->set_shares(shape.kernel_key, shape.global_size, {});  // wp restarts from the new throughputs
-    track = History::AutoTrack{{}, {}, {}, track.shares_choice, track.tail_moves_data};
+    track = History::AutoTrack{{}, {}, {}, track.shares_choice, track.tail_moves_data, {}};
   }
   if (splits_by_shares(choice_)) track.shares_choice = choice_;
-  history_->set_auto_track(key_.first, key_.second, track);
   finish_.clear();
   cold_ = false;
   away_seconds_ = away_transfer_seconds_ = 0;
@@ -417,6 +432,12 @@ void AutoPolicy::begin_launch(const LaunchShape& launch, const std::vector<int>&
                                                  [&](int device) { return pays_beside(shape, paying, device); });
   if (some_late_device_pays && !picked(choice_).takes_late_devices()) choice_ = "sigmoid";
   late_devices_.clear();
+  // A split by shares after one by the same choice finds each device's part where it left it (the
+  // shares move by little, and between devices of one kind only for a gain: StrackPolicy); chunks
+  // handed out on demand land elsewhere at each launch.
+  same_layout_ = splits_by_shares(choice_) && track.last_split_choice == choice_;
+  track.last_split_choice = choice_;
+  history_->set_auto_track(key_.first, key_.second, track);
   active_ = &picked(choice_);
   active_->begin_launch(shape, paying, now);
 }
@@ -510,7 +531,7 @@ void AutoPolicy::launch_measured(double seconds) {
       history_->cold_split(key_.first, key_.second, *shape_.launch_number - 1))
     return;
   history_->record_split_launch(key_.first, key_.second, paying_, seconds, home_alone_seconds(*history_, shape_),
-                                shape_.follows_split);
+                                shape_.follows_split && same_layout_);
 }
 
 std::vector<Chunk> AutoPolicy::take_abandoned() { return active_ ? active_->take_abandoned() : std::vector<Chunk>{}; }

@@ -74,6 +74,9 @@ GateVerdict auto_gate(const History& history, const LaunchShape& shape, const st
 struct GateEvidence {
   std::vector<int> paying;    // the devices that pay by their chunk-time models
   bool not_worth_it = false;  // the split over `paying` was measured not to pay
+  // The split over `paying` at this size was measured only right after other launches (a switch):
+  // never after a split of it by the same shares (History::steady_split_measured).
+  bool only_switches = false;
   std::optional<double> split_seconds;
   std::optional<double> home_seconds;
 };
@@ -148,6 +151,7 @@ class AutoPolicy : public Policy {
   std::pair<std::string, uint64_t> key_;
   std::map<int, double> finish_;  // per device, end of its last chunk in this launch
   bool cold_ = false;             // some chunk was a device's first run of the kernel (compiled then)
+  bool same_layout_ = false;      // the last split of the kernel and size was planned by this choice too
   double away_seconds_ = 0;       // this launch's chunks on devices other than home: their time
   double away_transfer_seconds_ = 0;  // and the part of it spent moving data
 };

@@ -216,6 +216,15 @@ std::optional<double> History::split_launch_seconds(const std::string& kernel_ke
   return r->second.mean();
 }
 
+bool History::steady_split_measured(const std::string& kernel_key, uint64_t global_size,
+                                    std::vector<int> devices) const {
+  std::lock_guard<std::mutex> lock(mutex_);
+  auto e = entries_.find(KeyRef{kernel_key, global_size});
+  if (e == entries_.end()) return false;
+  auto r = e->second.splits.find(device_set(std::move(devices)));
+  return r != e->second.splits.end() && r->second.steady_weight > 0;
+}
+
 void History::split_started(const std::string& kernel_key, uint64_t global_size) {
   std::lock_guard<std::mutex> lock(mutex_);
   ++in_flight_[{kernel_key, global_size}];

@@ -101,6 +101,8 @@ class History {
   // nullopt when no split launch over exactly that set was measured.
   std::optional<double> split_launch_seconds(const std::string& kernel_key, uint64_t global_size,
                                              std::vector<int> devices) const;
+  // Whether a split launch over exactly that set was measured after a split of it (its steady cost).
+  bool steady_split_measured(const std::string& kernel_key, uint64_t global_size, std::vector<int> devices) const;
   // At the nearest global size of the kernel above `global_size` where a split over `devices`, or over
   // a set that holds them all (the smallest such), was measured beside an estimate of home alone: the
   // decayed means of both (split, home alone).
@@ -133,6 +135,9 @@ class History {
     std::string shares_choice;
     // A wp+tail launch's chunks away from home mostly moved data: wp from then on (AutoPolicy::end_launch).
     bool tail_moves_data = false;
+    // The last split's choice of policy (auto_choice): a split after one by other shares, or by chunks
+    // handed out on demand, finds the data where the other one left it, not where its own shares want it.
+    std::string last_split_choice;
   };
   AutoTrack auto_track(const std::string& kernel_key, uint64_t global_size) const;
   void set_auto_track(const std::string& kernel_key, uint64_t global_size, const AutoTrack& track);
