@@ -347,6 +347,7 @@ cl_int run_split(Executor& executor, LaunchJob& job) {
                                         job.launch_number, &whole_launch);
     s.follows_split = job.follows_split;
     s.home_measured_seconds = job.home_measured_seconds;
+    if (job.gate) s.gate_devices = job.gate->devices;
     return s;
   }();
   policy->expect_late_devices(joiners);

@@ -394,8 +394,16 @@ GateEvidence AutoPolicy::memoized_evidence(const LaunchShape& shape, const std::
 void AutoPolicy::begin_launch(const LaunchShape& launch, const std::vector<int>& devices, double now) {
   LaunchShape shape = launch;
   if (shape.device_kinds.empty()) shape.device_kinds = kinds_;
-  // The gate's evidence as the planner read it (unsplit_reason), unless the History learnt since.
-  const auto paying = auto_gate(*history_, shape, devices, params_, memoized_evidence(shape, devices)).devices;
+  // The gate's verdict as the planner made it (unsplit_reason), for the devices ready now: fitted again
+  // here, the evidence cost a split of benchmarks/jacobi over eight devices a second fit of every
+  // device's chunk models (the History learns at every split). Where fewer than two of its devices are
+  // ready, the gate weighs the evidence for those that are.
+  std::vector<int> paying;
+  for (int d : devices)
+    if (std::find(shape.gate_devices.begin(), shape.gate_devices.end(), d) != shape.gate_devices.end())
+      paying.push_back(d);
+  if (paying.size() < 2)
+    paying = auto_gate(*history_, shape, devices, params_, memoized_evidence(shape, devices)).devices;
   choice_ = auto_choice(*history_, shape, paying, params_);
   key_ = {shape.kernel_key, shape.global_size};
   shape_ = shape;

@@ -64,6 +64,10 @@ struct LaunchShape {
   // Each device's kind by device index (range_variation.h, device_kinds): on an irregular kernel auto
   // pools the chunks of one kind, which together cover the range. Empty: each device a kind of its own.
   std::vector<int> device_kinds;
+  // The devices the policy's gate split the launch over when the app enqueued it (GateVerdict::
+  // devices); empty where no gate ran. auto's begin_launch takes those of them that are ready rather
+  // than weighing the same evidence again.
+  std::vector<int> gate_devices;
 };
 
 // What a policy's gate saw when it decided whether to split a launch (Policy::unsplit_reason), for the

@@ -577,6 +577,27 @@ TEST(AutoPolicy, ASplitAfterOneByOtherChunksIsNoSteadyMeasurement) {
   EXPECT_NEAR(*h->split_launch_seconds("k", s.global_size, {0, 1}), 0.015, 1e-12);
 }
 
+// begin_launch splits over the devices the planner's gate picked, those of them that are ready: it
+// does not weigh the evidence again. Device 1's chunks are 100 times slower: the models leave it out,
+// unless the gate kept it; with only home of the gate's devices ready, the models decide.
+TEST(AutoPolicy, BeginLaunchTakesTheDevicesTheGatePicked) {
+  LaunchShape s = shape("k", 1000);
+  s.home = 0;
+  auto h = std::make_shared<History>();
+  h->note_launch("k", s.global_size);
+  record_line(*h, "k", s.global_size, 0, 1e-6, 1e-5);
+  record_line(*h, "k", s.global_size, 1, 1e-6, 1e-3);
+  std::vector<DeviceProfile> profiles = two_profiles();
+  profiles[1].name = "another kind";
+  for (const std::vector<int>& gate : {std::vector<int>{}, std::vector<int>{0, 1}, std::vector<int>{0, 2}}) {
+    LaunchShape launch = s;
+    launch.gate_devices = gate;
+    auto policy = make_policy("auto", PolicyParams{}, h, profiles);
+    policy->begin_launch(launch, {0, 1}, 0);
+    EXPECT_EQ(policy->next_chunk(1, 0).has_value(), gate == std::vector<int>({0, 1})) << gate.size();
+  }
+}
+
 // Among a kernel's first launches at a size, a split measured only as a switch, slower than home, is
 // split again (a probe) so that one is measured after a split by its own shares; later, or where the
 // switch took twice home's time, home keeps the launch.
