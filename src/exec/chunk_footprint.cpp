@@ -106,9 +106,10 @@ ChunkFootprint root_footprint(const kernel::Footprint* footprint, const std::vec
   return out;
 }
 
-ChunkFootprint chunk_footprint(const LaunchJob& job, uint64_t g0, uint64_t g1) {
+ChunkFootprint chunk_footprint(const LaunchJob& job, uint64_t g0, uint64_t g1, bool keep) {
   if (!job.footprint) return root_footprint(nullptr, job.bindings, job.roots.size());
-  kernel::Footprint fp = job.footprint->evaluate(job.footprint_geometry, job.footprint_values, g0, g1);
+  kernel::Footprint fp = keep ? job.footprint->evaluate(job.footprint_geometry, job.footprint_values, g0, g1)
+                              : job.footprint->evaluate_unkept(job.footprint_geometry, job.footprint_values, g0, g1);
   return root_footprint(&fp, job.bindings, job.roots.size());
 }
 

@@ -44,8 +44,9 @@ struct ChunkFootprint {
 ChunkFootprint root_footprint(const kernel::Footprint* footprint, const std::vector<ArgBinding>& bindings,
                               size_t root_count);
 
-// The footprint of work-groups [g0, g1) of the job's split dimension.
-ChunkFootprint chunk_footprint(const LaunchJob& job, uint64_t g0, uint64_t g1);
+// The footprint of work-groups [g0, g1) of the job's split dimension. `keep`: the model keeps the
+// answer for the same inputs (kernel/footprint_memo.cpp); false for pieces asked once.
+ChunkFootprint chunk_footprint(const LaunchJob& job, uint64_t g0, uint64_t g1, bool keep = true);
 
 // Where one device wrote over a launch (the union over its chunks), per root, in the same three kinds.
 struct RootWrites {

@@ -347,7 +347,9 @@ cl_int run_split(Executor& executor, LaunchJob& job) {
                                         job.launch_number, &whole_launch);
     s.follows_split = job.follows_split;
     s.home_measured_seconds = job.home_measured_seconds;
-    if (job.gate) s.gate_devices = job.gate->devices;
+    // The gate's devices where it weighed a measured split: a launch planned before any was measured
+    // is weighed again with what the History has learnt since.
+    if (job.gate && job.gate->split_seconds >= 0) s.gate_devices = job.gate->devices;
     return s;
   }();
   policy->expect_late_devices(joiners);

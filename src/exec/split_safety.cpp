@@ -48,7 +48,7 @@ coherence::Conflict launch_conflict(const LaunchJob& job, size_t max_pieces) {
   if (writes_injective_and_unread(job)) return {};
   std::vector<coherence::ChunkAccess> accesses;
   for (const coherence::GroupRun& run : coherence::even_runs(job.geometry.groups_along_split(), max_pieces))
-    accesses.push_back(chunk_access(chunk_footprint(job, run.g0, run.g1)));
+    accesses.push_back(chunk_access(chunk_footprint(job, run.g0, run.g1, /*keep=*/false)));
   return coherence::find_conflict(accesses);
 }
 

@@ -334,8 +334,8 @@ std::vector<std::pair<uint64_t, uint64_t>> band_ranges(const std::vector<ByteBan
   return fresh.ranges;
 }
 
-Footprint FootprintModel::evaluate_fresh(const LaunchGeometry& geometry, const ArgValues& values, uint64_t g0,
-                                         uint64_t g1) const {
+Footprint FootprintModel::evaluate_unkept(const LaunchGeometry& geometry, const ArgValues& values, uint64_t g0,
+                                          uint64_t g1) const {
   Footprint fp;
   size_t n = d_.is_buffer.size();
   fp.args.resize(n);

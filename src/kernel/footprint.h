@@ -149,10 +149,10 @@ class FootprintModel {
   // latest inputs are kept, per thread (footprint_memo.cpp): a launch repeated with the same geometry
   // and scalar arguments asks for the same chunks again.
   Footprint evaluate(const LaunchGeometry& geometry, const ArgValues& values, uint64_t g0, uint64_t g1) const;
+  // The same, neither looked up nor kept: for many pieces asked once (the safety check's).
+  Footprint evaluate_unkept(const LaunchGeometry& geometry, const ArgValues& values, uint64_t g0, uint64_t g1) const;
 
  private:
-  Footprint evaluate_fresh(const LaunchGeometry& geometry, const ArgValues& values, uint64_t g0, uint64_t g1) const;
-
   Definition d_;
   uint64_t id_;  // names the model among the kept answers: unique per model built, kept by its copies
 };

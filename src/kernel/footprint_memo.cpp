@@ -37,9 +37,11 @@ struct Kept {
   Footprint footprint;
 };
 
-// Per thread (the app's plans its launches, each device's thread its chunks handed out on demand), the
-// latest answers, oldest replaced first: enough for a launch's first chunks over 16 devices, the whole
-// launch and the safety check's pieces, for two kernels that take turns.
+// Per thread (the app's thread plans its launches, each device's thread evaluates its chunks handed out
+// on demand), the latest answers, oldest replaced first: enough for a launch's first chunks over 16
+// devices and the whole launch, for several kernels that take turns. The safety check's pieces are not
+// kept (FootprintModel::evaluate_unkept): 64 of them at each new set of arguments would push the rest
+// out.
 constexpr size_t kKept = 64;
 
 std::atomic<uint64_t> next_model_id{1};
@@ -54,7 +56,7 @@ Footprint FootprintModel::evaluate(const LaunchGeometry& geometry, const ArgValu
   thread_local size_t next = 0;
   for (const Kept& k : kept)
     if (same(k.inputs, id_, geometry, values, g0, g1)) return k.footprint;
-  Kept fresh{Inputs{id_, geometry, values, g0, g1}, evaluate_fresh(geometry, values, g0, g1)};
+  Kept fresh{Inputs{id_, geometry, values, g0, g1}, evaluate_unkept(geometry, values, g0, g1)};
   Footprint answer = fresh.footprint;
   if (kept.size() < kKept) {
     kept.push_back(std::move(fresh));

@@ -309,7 +309,8 @@ GateVerdict auto_gate(const History& history, const LaunchShape& shape, const st
   constexpr double kHopelessSwitch = 2.0;
   const uint64_t first_launches = 2 * static_cast<uint64_t>(std::max<int64_t>(1, params.auto_probe_streak));
   if (not_worth_it && evidence.only_switches && evidence.home_seconds && shape.launch_number &&
-      *shape.launch_number < first_launches && *evidence.split_seconds < kHopelessSwitch * *evidence.home_seconds) {
+      *shape.launch_number < first_launches && *evidence.split_seconds < kHopelessSwitch * *evidence.home_seconds &&
+      !probe_costs_too_much(history, shape, paying, params)) {
     verdict.devices = paying;
     verdict.probe = true;
     return verdict;
@@ -414,6 +415,7 @@ void AutoPolicy::begin_launch(const LaunchShape& launch, const std::vector<int>&
   if (splits_by_shares(choice_) && track.remeasure) {
     choice_ = "sigmoid";
     history_->set_shares(shape.kernel_key, shape.global_size, {});  // wp restarts from the new throughputs
+    history_->set_layout_shares(shape.kernel_key, shape.global_size, {});
     track = History::AutoTrack{{}, {}, {}, track.shares_choice, track.tail_moves_data, {}};
   }
   if (splits_by_shares(choice_)) track.shares_choice = choice_;
@@ -440,10 +442,11 @@ void AutoPolicy::begin_launch(const LaunchShape& launch, const std::vector<int>&
                                                  [&](int device) { return pays_beside(shape, paying, device); });
   if (some_late_device_pays && !picked(choice_).takes_late_devices()) choice_ = "sigmoid";
   late_devices_.clear();
-  // A split by shares after one by the same choice finds each device's part where it left it (the
-  // shares move by little, and between devices of one kind only for a gain: StrackPolicy); chunks
-  // handed out on demand land elsewhere at each launch.
-  same_layout_ = splits_by_shares(choice_) && track.last_split_choice == choice_;
+  // A split after one by the same choice finds most of each device's part where it left it (shares
+  // move by little, and between devices of one kind only for a gain: StrackPolicy; chunks on demand go
+  // out in the same order to devices of like pace); after one by another choice (sigmoid's chunks,
+  // then wp's shares) the data lies elsewhere.
+  same_layout_ = track.last_split_choice == choice_;
   track.last_split_choice = choice_;
   history_->set_auto_track(key_.first, key_.second, track);
   active_ = &picked(choice_);

@@ -151,7 +151,7 @@ class AutoPolicy : public Policy {
   std::pair<std::string, uint64_t> key_;
   std::map<int, double> finish_;  // per device, end of its last chunk in this launch
   bool cold_ = false;             // some chunk was a device's first run of the kernel (compiled then)
-  bool same_layout_ = false;      // the last split of the kernel and size was planned by this choice too
+  bool same_layout_ = false;      // the last split of the kernel and size was planned by the same choice
   double away_seconds_ = 0;       // this launch's chunks on devices other than home: their time
   double away_transfer_seconds_ = 0;  // and the part of it spent moving data
 };

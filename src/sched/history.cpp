@@ -302,6 +302,15 @@ void History::set_shares(const std::string& kernel_key, uint64_t global_size, co
   set_entry_field(kernel_key, global_size, &Entry::shares, shares);
 }
 
+std::map<int, double> History::layout_shares(const std::string& kernel_key, uint64_t global_size) const {
+  return entry_field(kernel_key, global_size, &Entry::layout_shares);
+}
+
+void History::set_layout_shares(const std::string& kernel_key, uint64_t global_size,
+                                const std::map<int, double>& shares) {
+  set_entry_field(kernel_key, global_size, &Entry::layout_shares, shares);
+}
+
 History::AutoTrack History::auto_track(const std::string& kernel_key, uint64_t global_size) const {
   return entry_field(kernel_key, global_size, &Entry::auto_track);
 }

@@ -91,10 +91,10 @@ class History {
   // The wall time of one whole split launch in which `devices` took part (any order), and what the
   // launch would have taken on home alone by the policy's estimate then, when it had one.
   // `follows_split`: the launch before it of the kernel and size was split over the same set
-  // (plan_split). A split after a launch left on home first moves every device's part of the data
-  // back to it, where a split after a split moves what changed at the parts' edges: the time of a
-  // split that follows one is what splitting costs launch after launch (benchmarks/jacobi over eight
-  // single-threaded PoCL devices: 3.3 to 3.6 ms after a launch on home, 1.8 ms after a split).
+  // (plan_split), by the same choice of policy (auto: AutoTrack::last_split_choice). A split after a launch left on
+  // home first moves every device's part of the data back to it, where a split after a split moves what changed at the
+  // parts' edges: the time of a split that follows one is what splitting costs launch after launch (benchmarks/jacobi
+  // over eight single-threaded PoCL devices: 3.3 to 3.6 ms after a launch on home, 1.8 ms after a split).
   void record_split_launch(const std::string& kernel_key, uint64_t global_size, std::vector<int> devices,
                            double seconds, std::optional<double> home_alone = std::nullopt, bool follows_split = false);
   // The decayed mean of those times that followed a split where there is one, else of all of them;
@@ -121,6 +121,10 @@ class History {
 
   std::map<int, double> shares(const std::string& kernel_key, uint64_t global_size) const;
   void set_shares(const std::string& kernel_key, uint64_t global_size, const std::map<int, double>& shares);
+  // The shares wp's launches between devices of one kind were last split by: they follow `shares` (the
+  // running update) only for a gain (StrackPolicy, worth_moving). Not in the file.
+  std::map<int, double> layout_shares(const std::string& kernel_key, uint64_t global_size) const;
+  void set_layout_shares(const std::string& kernel_key, uint64_t global_size, const std::map<int, double>& shares);
 
   // What auto keeps of a kernel and size from one launch to the next within the process (each split
   // launch has a policy object of its own; not in the file): how its last wp launches balanced, and
@@ -135,8 +139,8 @@ class History {
     std::string shares_choice;
     // A wp+tail launch's chunks away from home mostly moved data: wp from then on (AutoPolicy::end_launch).
     bool tail_moves_data = false;
-    // The last split's choice of policy (auto_choice): a split after one by other shares, or by chunks
-    // handed out on demand, finds the data where the other one left it, not where its own shares want it.
+    // The last split's choice of policy (auto_choice): a split after one by another choice finds the
+    // data where that one left it (sigmoid's chunks, then wp's shares): no steady measurement.
     std::string last_split_choice;
   };
   AutoTrack auto_track(const std::string& kernel_key, uint64_t global_size) const;
@@ -196,6 +200,7 @@ class History {
   struct Entry {
     std::map<int, DeviceRecord> devices;
     std::map<int, double> shares;
+    std::map<int, double> layout_shares;
     std::map<std::vector<int>, SplitRecord> splits;  // by the sorted set of devices taking part
     uint64_t launches = 0;
     uint64_t planned = 0;      // plan_launch's next number; not in the file (the launches count is)

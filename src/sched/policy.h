@@ -65,8 +65,8 @@ struct LaunchShape {
   // pools the chunks of one kind, which together cover the range. Empty: each device a kind of its own.
   std::vector<int> device_kinds;
   // The devices the policy's gate split the launch over when the app enqueued it (GateVerdict::
-  // devices); empty where no gate ran. auto's begin_launch takes those of them that are ready rather
-  // than weighing the same evidence again.
+  // devices), where it weighed a measured split; empty otherwise. auto's begin_launch takes those of
+  // them that are ready rather than weighing the same evidence again.
   std::vector<int> gate_devices;
 };
 

@@ -50,6 +50,8 @@ bool worth_moving(const std::map<int, double>& used, const std::map<int, double>
   // benchmarks/jacobi's shares followed each launch's noise (4 to 12 of 64 groups a device), and its
   // splits took 0.3 ms more than static's even shares. The shares move where the groups they give
   // would finish the launch sooner by kLeastGain, by the new shares' estimate of the devices' paces.
+  // `next` is wp's running update, stored whatever this says (History::shares): a small lasting
+  // difference builds up in it until moving pays.
   constexpr double kLeastGain = 0.05;
   if (used.size() != next.size() || groups == 0) return true;
   std::vector<double> old_weights, new_weights;
@@ -64,7 +66,10 @@ bool worth_moving(const std::map<int, double>& used, const std::map<int, double>
   if (before == after) return true;  // the same chunks: nothing moves
   double finish_before = 0, finish_after = 0;
   for (size_t i = 0; i < new_weights.size(); ++i) {
-    if (new_weights[i] <= 0) return true;
+    if (new_weights[i] <= 0) {
+      if (before[i] == 0 && after[i] == 0) continue;  // out of both (no group at this size)
+      return true;                                    // measured to pay nothing: its groups go
+    }
     finish_before = std::max(finish_before, static_cast<double>(before[i]) / new_weights[i]);
     finish_after = std::max(finish_after, static_cast<double>(after[i]) / new_weights[i]);
   }
@@ -101,6 +106,17 @@ void StrackPolicy::on_begin(double) {
       used_[s.index] = *history().throughput(key, size, s.index);
     else used_[s.index] = 1.0;  // Strack starts from equal shares
   }
+  // The running update goes on from its own shares; devices of one kind split by the layout that
+  // moves only for a gain (on_end).
+  running_ = used_;
+  if (one_kind_) {
+    const auto layout = history().layout_shares(key, size);
+    bool covered = !layout.empty();
+    for (const auto& s : states()) covered = covered && layout.count(s.index);
+    if (covered)
+      for (auto& [device, share] : used_) share = layout.at(device);
+  }
+  normalize(running_);
   // Probe: a device left at 0 is given a small share again now and then.
   const bool probe_now = launches > 0 && launches % static_cast<uint64_t>(params().probe_interval) == 0;
   const bool frozen = mode_ == StrackMode::kEss && launches >= static_cast<uint64_t>(params().ess_launches);
@@ -130,6 +146,13 @@ void StrackPolicy::on_begin(double) {
     }
     ++i;
   }
+}
+
+void StrackPolicy::normalize(std::map<int, double>& shares) {
+  double sum = 0;
+  for (const auto& [device, share] : shares) sum += share;
+  if (sum > 0)
+    for (auto& [device, share] : shares) share /= sum;
 }
 
 uint64_t StrackPolicy::tail_groups() const {
@@ -178,7 +201,13 @@ void StrackPolicy::on_end(double) {
     case StrackMode::kJitp: next = strack_update(used_, measured, 0.0); break;
     case StrackMode::kWp:
       next = strack_update(used_, measured, params().wp_omega);
-      if (one_kind_ && !worth_moving(used_, next, shape().total_groups - tail_groups())) return;
+      if (one_kind_) {
+        // The running update from its own shares (the launch's measured ratios do not depend on the
+        // shares it ran with); the layout follows it where that gains.
+        next = strack_update(running_, measured, params().wp_omega);
+        const bool moves = worth_moving(used_, next, shape().total_groups - tail_groups());
+        history().set_layout_shares(key, size, moves ? next : used_);
+      }
       break;
     case StrackMode::kEss: {
       const uint64_t n = static_cast<uint64_t>(params().ess_launches);

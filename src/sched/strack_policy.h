@@ -33,9 +33,10 @@ struct StrackMeasure {
 std::map<int, double> strack_update(const std::map<int, double>& used, const std::map<int, StrackMeasure>& measured,
                                     double omega);
 
-// Whether shares `next` (after strack_update) should replace `used` for devices of one kind, over
-// `groups` work-groups set aside by shares: where they give the same groups, or where those groups
-// would finish the launch at least 5% sooner by `next`'s estimate of the devices' paces.
+// Whether shares `next` (wp's running update) should replace `used` (the layout a launch of devices of
+// one kind ran with), over `groups` work-groups set aside by shares: where they give the same groups,
+// or where those groups would finish the launch more than 5% sooner by `next`'s estimate of the
+// devices' paces.
 bool worth_moving(const std::map<int, double>& used, const std::map<int, double>& next, uint64_t groups);
 
 class StrackPolicy : public PolicyBase {
@@ -50,9 +51,13 @@ class StrackPolicy : public PolicyBase {
 
  private:
   uint64_t tail_groups() const;  // of the launch: handed out on demand (wp_tail)
+  static void normalize(std::map<int, double>& shares);  // to a sum of 1 (unchanged when it is 0)
 
   StrackMode mode_;
   std::map<int, double> used_;  // shares of the current launch
+  // wp's running shares (the History's `shares`), normalized; devices of one kind split by
+  // History::layout_shares, which follows them only for a gain.
+  std::map<int, double> running_;
   // The launch's devices are of one kind (LaunchShape::device_kinds): they start from equal shares,
   // and their shares move by their chunks' time less its moves of data.
   bool one_kind_ = false;

@@ -59,6 +59,12 @@ TEST(Footprint, KeptAnswersAreThoseOfTheirInputs) {
     EXPECT_EQ(band_ranges(evaluate(a, geometry_1d(32, 8), narrow, 1, 3).args[1].writes), (Ranges{{32, 48}})) << round;
     EXPECT_EQ(band_ranges(evaluate(a, geometry_1d(32, 8), wide, 1, 3).args[1].writes), (Ranges{{32, 96}})) << round;
   }
+  // Other groups, another geometry: their own answers.
+  for (int round = 0; round < 2; ++round) {
+    EXPECT_EQ(band_ranges(evaluate(a, geometry_1d(32, 8), wide, 0, 1).args[1].writes), (Ranges{{0, 32}})) << round;
+    EXPECT_EQ(band_ranges(evaluate(a, geometry_1d(32, 4), wide, 1, 3).args[1].writes), (Ranges{{16, 48}})) << round;
+    EXPECT_EQ(band_ranges(evaluate(a, geometry_1d(32, 8, 8), wide, 1, 3).args[1].writes), (Ranges{{64, 100}})) << round;
+  }
   // A copy of the model answers alike; another model of another kernel answers for its own.
   FootprintModel copy = *a.kernel->footprint;
   EXPECT_EQ(band_ranges(copy.evaluate(geometry_1d(32, 8), wide, 1, 3).args[0].reads), wide_reads);

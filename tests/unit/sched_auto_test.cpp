@@ -571,10 +571,10 @@ TEST(AutoPolicy, ASplitAfterOneByOtherChunksIsNoSteadyMeasurement) {
     for (int d : {0, 1})
       while (auto c = policy->next_chunk(d, 0)) policy->chunk_done(ChunkTiming{*c, 0, 0.01});
     policy->end_launch(0.01);
-    policy->launch_measured(number == 1 ? 0.025 : 0.015);
+    policy->launch_measured(number == 1 ? 0.016 : 0.010);
     EXPECT_EQ(h->steady_split_measured("k", s.global_size, {0, 1}), number == 2) << number;
   }
-  EXPECT_NEAR(*h->split_launch_seconds("k", s.global_size, {0, 1}), 0.015, 1e-12);
+  EXPECT_NEAR(*h->split_launch_seconds("k", s.global_size, {0, 1}), 0.010, 1e-12);
 }
 
 // begin_launch splits over the devices the planner's gate picked, those of them that are ready: it

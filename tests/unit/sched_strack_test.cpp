@@ -219,6 +219,35 @@ TEST(StrackPolicy, DevicesOfOneKindMoveTheirSharesOnlyForAGainBeyondNoise) {
     }
 }
 
+// A lasting difference below the gain of one launch's update builds up in wp's running shares until
+// the layout moves: device 1 20% slower at every launch (its first update alone gains 4.5%).
+TEST(StrackPolicy, DevicesOfOneKindFollowALastingDifference) {
+  auto history = std::make_shared<History>();
+  LaunchShape shape;
+  shape.kernel_key = "k";
+  shape.global_size = 1024;
+  shape.total_groups = 1024;
+  shape.device_kinds = {0, 0};
+  std::vector<uint64_t> home_groups;
+  for (int launch = 0; launch < 5; ++launch) {
+    auto policy = make_policy("wp", PolicyParams{}, history, {});
+    policy->begin_launch(shape, {0, 1}, 0);
+    for (int d : {0, 1})
+      while (auto c = policy->next_chunk(d, 0)) {
+        if (d == 0) home_groups.push_back(c->groups());
+        policy->chunk_done(ChunkTiming{*c, 0, 1e-5 * static_cast<double>(c->groups()) * (d == 0 ? 1.0 : 1.2)});
+      }
+    policy->end_launch(0.01);
+  }
+  ASSERT_EQ(home_groups.size(), 5u);
+  EXPECT_EQ(home_groups[1], 512u) << "one launch's update: 4.5%, kept";
+  EXPECT_GT(home_groups[4], 540u) << "toward 1024 x 1.2 / 2.2 = 559";
+}
+
+TEST(WorthMoving, NoGroupForADeviceBeforeAndAfterIsNoReasonToMove) {
+  EXPECT_FALSE(worth_moving({{0, 0.5}, {1, 0.5}, {2, 0.0}}, {{0, 0.515}, {1, 0.485}, {2, 0.0}}, 64));
+}
+
 TEST(WorthMoving, SameGroupsOrAGainOfFivePercent) {
   // Shares that give the same groups: stored (wp's average goes on).
   EXPECT_TRUE(worth_moving({{0, 0.5}, {1, 0.5}}, {{0, 0.501}, {1, 0.499}}, 64));
