@@ -206,23 +206,27 @@ std::optional<std::pair<double, double>> History::split_above(const std::string&
   return std::nullopt;
 }
 
+const History::SplitRecord* History::split_record(const std::string& kernel_key, uint64_t global_size,
+                                                  std::vector<int> devices) const {
+  auto e = entries_.find(KeyRef{kernel_key, global_size});
+  if (e == entries_.end()) return nullptr;
+  auto r = e->second.splits.find(device_set(std::move(devices)));
+  return r == e->second.splits.end() ? nullptr : &r->second;
+}
+
 std::optional<double> History::split_launch_seconds(const std::string& kernel_key, uint64_t global_size,
                                                     std::vector<int> devices) const {
   std::lock_guard<std::mutex> lock(mutex_);
-  auto e = entries_.find(KeyRef{kernel_key, global_size});
-  if (e == entries_.end()) return std::nullopt;
-  auto r = e->second.splits.find(device_set(std::move(devices)));
-  if (r == e->second.splits.end() || !(r->second.weight > 0)) return std::nullopt;
-  return r->second.mean();
+  const SplitRecord* r = split_record(kernel_key, global_size, std::move(devices));
+  if (!r || !(r->weight > 0)) return std::nullopt;
+  return r->mean();
 }
 
 bool History::steady_split_measured(const std::string& kernel_key, uint64_t global_size,
                                     std::vector<int> devices) const {
   std::lock_guard<std::mutex> lock(mutex_);
-  auto e = entries_.find(KeyRef{kernel_key, global_size});
-  if (e == entries_.end()) return false;
-  auto r = e->second.splits.find(device_set(std::move(devices)));
-  return r != e->second.splits.end() && r->second.steady_weight > 0;
+  const SplitRecord* r = split_record(kernel_key, global_size, std::move(devices));
+  return r && r->steady_weight > 0;
 }
 
 void History::split_started(const std::string& kernel_key, uint64_t global_size) {

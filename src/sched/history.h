@@ -227,6 +227,8 @@ class History {
   using Entries = std::map<Key, Entry, KeyLess>;
 
   Entry& touch(const std::string& kernel_key, uint64_t global_size);  // creates; caller holds the lock
+  // The split record over exactly `devices` at that size, or null; the caller holds the lock.
+  const SplitRecord* split_record(const std::string& kernel_key, uint64_t global_size, std::vector<int> devices) const;
   void count_launch(Entry& e);  // note_launch's count and decay; caller holds the lock
   void evict_over_capacity();
   // Whether an entry holds what a policy's verdicts read (samples, shares, split times, tracks), more

@@ -200,14 +200,12 @@ void StrackPolicy::on_end(double) {
   switch (mode_) {
     case StrackMode::kJitp: next = strack_update(used_, measured, 0.0); break;
     case StrackMode::kWp:
-      next = strack_update(used_, measured, params().wp_omega);
-      if (one_kind_) {
-        // The running update from its own shares (the launch's measured ratios do not depend on the
-        // shares it ran with); the layout follows it where that gains.
-        next = strack_update(running_, measured, params().wp_omega);
-        const bool moves = worth_moving(used_, next, shape().total_groups - tail_groups());
-        history().set_layout_shares(key, size, moves ? next : used_);
-      }
+      // Devices of one kind: the running update from its own shares (the launch's measured ratios do
+      // not depend on the shares it ran with); the layout follows it where that gains.
+      next = strack_update(one_kind_ ? running_ : used_, measured, params().wp_omega);
+      if (one_kind_)
+        history().set_layout_shares(key, size,
+                                    worth_moving(used_, next, shape().total_groups - tail_groups()) ? next : used_);
       break;
     case StrackMode::kEss: {
       const uint64_t n = static_cast<uint64_t>(params().ess_launches);

@@ -520,63 +520,6 @@ TEST(AutoPolicy, ATailThatMostlyMovesDataTurnsToFixedShares) {
   }
 }
 
-// A split right after a split whose devices compiled the kernel (a cold one) is not measured: the
-// cold one's chunks, handed out on demand, left the data where the next one's shares do not want it.
-// The split after that one is.
-TEST(AutoPolicy, TheSplitAfterAColdOneIsNotMeasured) {
-  LaunchShape s = shape("k", 1000);
-  s.home = 0;
-  auto h = two_devices_on_a_line(s, 1e-6, 1e-5);
-  const std::vector<DeviceProfile> profiles = two_profiles();
-  for (uint64_t number : {0, 1, 2}) {
-    LaunchShape launch = s;
-    launch.launch_number = number;
-    launch.follows_split = h->plan_split("k", s.global_size, number, {0, 1});
-    auto policy = make_policy("auto", PolicyParams{}, h, profiles);
-    policy->begin_launch(launch, {0, 1}, 0);
-    for (int d : {0, 1})
-      while (auto c = policy->next_chunk(d, 0)) {
-        ChunkTiming timing{*c, 0, 0.001};
-        timing.first_run = number == 0 && d == 1;
-        policy->chunk_done(timing);
-      }
-    policy->end_launch(0.001);
-    if (number > 0) policy->launch_measured(number == 1 ? 0.5 : 0.002);  // the executor skips cold ones
-    if (number == 1) {
-      EXPECT_FALSE(h->split_launch_seconds("k", s.global_size, {0, 1}).has_value());
-    }
-  }
-  ASSERT_TRUE(h->split_launch_seconds("k", s.global_size, {0, 1}).has_value());
-  EXPECT_NEAR(*h->split_launch_seconds("k", s.global_size, {0, 1}), 0.002, 1e-12);
-}
-
-// A split by wp's shares right after one by other chunks (sigmoid's, handed out on demand) found the
-// data where those left it: its time is a switch's, not what splitting costs launch after launch. The
-// next one by the same shares is.
-TEST(AutoPolicy, ASplitAfterOneByOtherChunksIsNoSteadyMeasurement) {
-  LaunchShape s = shape("k", 1000);
-  s.home = 0;
-  auto h = two_devices_on_a_line(s, 0.005, 1e-5);
-  const std::vector<DeviceProfile> profiles = two_profiles();
-  History::AutoTrack track;
-  track.last_split_choice = "sigmoid";
-  h->set_auto_track("k", s.global_size, track);
-  for (uint64_t number : {1, 2}) {
-    LaunchShape launch = s;
-    launch.launch_number = number;
-    launch.follows_split = true;
-    auto policy = make_policy("auto", PolicyParams{}, h, profiles);
-    policy->begin_launch(launch, {0, 1}, 0);
-    ASSERT_EQ(policy->planned_by(), "auto:wp");
-    for (int d : {0, 1})
-      while (auto c = policy->next_chunk(d, 0)) policy->chunk_done(ChunkTiming{*c, 0, 0.01});
-    policy->end_launch(0.01);
-    policy->launch_measured(number == 1 ? 0.016 : 0.010);
-    EXPECT_EQ(h->steady_split_measured("k", s.global_size, {0, 1}), number == 2) << number;
-  }
-  EXPECT_NEAR(*h->split_launch_seconds("k", s.global_size, {0, 1}), 0.010, 1e-12);
-}
-
 // begin_launch splits over the devices the planner's gate picked, those of them that are ready: it
 // does not weigh the evidence again. Device 1's chunks are 100 times slower: the models leave it out,
 // unless the gate kept it; with only home of the gate's devices ready, the models decide.
@@ -596,34 +539,6 @@ TEST(AutoPolicy, BeginLaunchTakesTheDevicesTheGatePicked) {
     policy->begin_launch(launch, {0, 1}, 0);
     EXPECT_EQ(policy->next_chunk(1, 0).has_value(), gate == std::vector<int>({0, 1})) << gate.size();
   }
-}
-
-// Among a kernel's first launches at a size, a split measured only as a switch, slower than home, is
-// split again (a probe) so that one is measured after a split by its own shares; later, or where the
-// switch took twice home's time, home keeps the launch.
-TEST(AutoGate, ASwitchAloneIsNoVerdictAmongTheFirstLaunches) {
-  LaunchShape s = shape("k", 1000);
-  s.home = 0;
-  GateEvidence evidence;
-  evidence.paying = {0, 1};
-  evidence.not_worth_it = true;
-  evidence.only_switches = true;
-  evidence.home_seconds = 0.0024;
-  History h;
-  for (uint64_t number : {3, 5, 6, 25})
-    for (double split : {0.0029, 0.0050}) {
-      s.launch_number = number;
-      evidence.split_seconds = split;
-      const GateVerdict verdict = auto_gate(h, s, {0, 1}, PolicyParams{}, evidence);
-      const bool again = number < 6 && split < 0.0048;
-      EXPECT_EQ(verdict.devices, again ? std::vector<int>({0, 1}) : std::vector<int>({0})) << number << " " << split;
-      EXPECT_EQ(verdict.probe, again) << number << " " << split;
-    }
-  // A steady measurement decides at once.
-  s.launch_number = 3;
-  evidence.split_seconds = 0.0029;
-  evidence.only_switches = false;
-  EXPECT_EQ(auto_gate(h, s, {0, 1}, PolicyParams{}, evidence).devices, std::vector<int>({0}));
 }
 
 // A device that slows down between launches (its core now shared): wp's shares, measured before,
