@@ -77,6 +77,14 @@ void HomeLaunchTimes::not_timed(const std::string& key) {
   ++measured_[key].timed;
 }
 
+void HomeLaunchTimes::renew(const std::string& key) {
+  std::lock_guard lock(mutex_);
+  auto it = measured_.find(key);
+  if (it == measured_.end() || it->second.timed < kTimedLaunches) return;  // still being timed
+  it->second.timed = 0;
+  it->second.renewing = it->second.count > 0;
+}
+
 void CL_CALLBACK HomeLaunchTimes::on_complete(cl_event event, cl_int status, void* user_data) {
   auto* timing = static_cast<Timing*>(user_data);
   if (*timing->alive) {
@@ -99,6 +107,8 @@ void HomeLaunchTimes::record(const std::string& key, std::optional<double> secon
 void HomeLaunchTimes::record_time(const std::string& key, double seconds) {
   std::lock_guard lock(mutex_);
   Measured& m = measured_[key];
+  if (m.renewing) m.count = 0;
+  m.renewing = false;
   m.shortest = m.count ? std::min(m.shortest, seconds) : seconds;
   ++m.count;
   // The key is home_launch_key's: the kernel's key, '@', the work-items (a kernel's name, an

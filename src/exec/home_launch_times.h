@@ -38,6 +38,13 @@ class HomeLaunchTimes {
   void time(const std::string& key, cl_event event, std::chrono::steady_clock::time_point enqueued);
   // A launch of `key` that was to be timed and was not (it counts among the kTimedLaunches).
   void not_timed(const std::string& key);
+  // Times the next kTimedLaunches launches of `key` again, once the last were: the first of them
+  // replaces what was measured, which seconds() says until then. A time measured once goes stale while
+  // the splits it is weighed against are measured again at every probe: over two single-threaded PoCL
+  // devices on the device machine, jacobi's launches on home took 3.0 to 3.8 ms apart, home's time
+  // measured at its fourth launch said 2.89 ms, and splits of 2.5 to 3.2 ms (2.8 ms apart) lost to it
+  // from then on: 24 of 300 launches split.
+  void renew(const std::string& key);
   // Records, as of now, the launches of `key` still timed whose events say they are complete while the
   // driver's callback has not come: NVIDIA's came 5 ms after the app's clFinish returned, after the app's
   // next launch of the kernel was planned (benchmarks/nbody beside a second H100 then never split). Now
@@ -62,6 +69,7 @@ class HomeLaunchTimes {
     int timed = 0;  // launches given to time()
     int count = 0;  // of them, completed and measured
     double shortest = 0;
+    bool renewing = false;  // renew(): the next time measured replaces `shortest`
   };
   // A launch being timed, with a reference to its event of its own (released by the app's threads):
   // settle() asks the event its status. `recorded`: its time is in (by settle or the callback).

@@ -452,6 +452,9 @@ LaunchDecision plan(Services& services, const std::shared_ptr<model::KernelRecor
     repeat.policy_shape = std::move(asked);
     return lasting(reason);
   }
+  // A probe measures the split again: home's own time is measured again too, by the launches it keeps
+  // after the probe (HomeLaunchTimes::renew), so that the verdict weighs two times of one moment.
+  if (job->gate && job->gate->probe) services.executor().home_launch_times().renew(drained);
   // Never wrong (docs/design.md, "What is split"): chunks that read or write what another writes stay
   // on one device, whatever the policy.
   std::string verdict = chunk_verdict(*program, kernel->name, *job, size_t(services.settings().split_check_pieces));

@@ -102,12 +102,18 @@ bool is_probe_number(uint64_t launches, const PolicyParams& params) {
   return false;
 }
 
+// The launch's number counted from where auto's probes count (History::probe_origin).
+uint64_t probe_count(const History& history, const LaunchShape& shape) {
+  // Not value_or: the History is asked only when the launch has no number.
+  const uint64_t number =
+      shape.launch_number ? *shape.launch_number : history.launches(shape.kernel_key, shape.global_size);
+  return number - std::min(number, history.probe_origin(shape.kernel_key, shape.global_size));
+}
+
 }  // namespace
 
 bool auto_probe(const History& history, const LaunchShape& shape, const PolicyParams& params) {
-  // Not value_or: the History is asked only when the launch has no number.
-  return is_probe_number(
-      shape.launch_number ? *shape.launch_number : history.launches(shape.kernel_key, shape.global_size), params);
+  return is_probe_number(probe_count(history, shape), params);
 }
 
 namespace {
@@ -267,8 +273,8 @@ bool probe_costs_too_much(const History& history, const LaunchShape& shape, cons
   const auto measured = split_against_home(history, shape, probed);
   if (!measured) return false;
   const auto [split, alone] = *measured;
-  const uint64_t launch = shape.launch_number.value_or(history.launches(shape.kernel_key, shape.global_size));
-  const double since = static_cast<double>(std::max<uint64_t>(uint64_t(params.probe_interval), launch / 2));
+  const double since =
+      static_cast<double>(std::max<uint64_t>(uint64_t(params.probe_interval), probe_count(history, shape) / 2));
   return split - alone > params.auto_probe_cost * alone * since;
 }
 
@@ -285,8 +291,7 @@ GateEvidence gate_evidence(const History& history, const LaunchShape& shape, con
   evidence.paying = paying_by_models(history, shape, devices, params);
   evidence.not_worth_it = split_measured_not_to_pay(history, shape, devices, evidence.paying, params);
   evidence.split_seconds = history.split_launch_seconds(shape.kernel_key, shape.global_size, evidence.paying);
-  evidence.only_switches =
-      evidence.split_seconds && !history.steady_split_measured(shape.kernel_key, shape.global_size, evidence.paying);
+  evidence.steady_splits = history.steady_splits_measured(shape.kernel_key, shape.global_size, evidence.paying);
   evidence.home_seconds = home_alone_seconds(history, shape);
   return evidence;
 }
@@ -300,17 +305,22 @@ GateVerdict auto_gate(const History& history, const LaunchShape& shape, const st
   verdict.split_seconds = evidence.split_seconds;
   verdict.home_seconds = evidence.home_seconds;
   verdict.devices = not_worth_it ? std::vector<int>{shape.home} : paying;
-  // The first launches of a kernel and size: a split measured only as a switch (right after a launch on
-  // home, or after a split by other shares: the data lay elsewhere) is no verdict yet; it is split again
-  // so that one follows a split by its own shares, unless the switch took twice home's time. Over eight
-  // single-threaded devices benchmarks/jacobi's third launch, the first by wp's shares after two by
-  // sigmoid's chunks, took 2.9 ms against 2.4 ms on home, and home kept the next 7 launches (splits
-  // took 1.1 ms after that).
-  constexpr double kHopelessSwitch = 2.0;
+  // The first launches of a kernel and size: a verdict against the split needs two steady measurements
+  // (splits right after a split over the same devices by the same choice). A switch (right after a
+  // launch on home, or after a split by other chunks) pays for moving the data to the new parts, and a
+  // CPU device for its first touch of the pages of its part; one steady split can fall on a slow
+  // moment. So the launch is split again, as a probe, unless the split took kHopelessSplit x home's
+  // time: at most two more splits of that kernel and size, each costing less than three launches on
+  // home. Over two single-threaded PoCL devices (the device machine) benchmarks/jacobi's third launch,
+  // the first by wp's shares after two by sigmoid's chunks, took 6.0 ms against 2.2 ms on home (its
+  // second device uploaded half the grid and ran 1.8x slower per group than in the launch before), and
+  // home kept the next 77 launches; its splits took 1.6 to 2.1 ms from the probe at launch 80 on.
+  constexpr double kHopelessSplit = 4.0;
+  constexpr size_t kSteadyForVerdict = 2;
   const uint64_t first_launches = 2 * static_cast<uint64_t>(std::max<int64_t>(1, params.auto_probe_streak));
-  if (not_worth_it && evidence.only_switches && evidence.home_seconds && shape.launch_number &&
-      *shape.launch_number < first_launches && *evidence.split_seconds < kHopelessSwitch * *evidence.home_seconds &&
-      !probe_costs_too_much(history, shape, paying, params)) {
+  if (not_worth_it && evidence.steady_splits < kSteadyForVerdict && evidence.split_seconds && evidence.home_seconds &&
+      shape.launch_number && *shape.launch_number < first_launches &&
+      *evidence.split_seconds < kHopelessSplit * *evidence.home_seconds) {
     verdict.devices = paying;
     verdict.probe = true;
     return verdict;
@@ -354,10 +364,18 @@ const char* AutoPolicy::unsplit_reason(LaunchShape& shape, const std::vector<int
            !history_->split_launch_seconds(shape.kernel_key, shape.global_size, paying))
     reason = "split_being_measured";  // not within a probe's streak: its splits are to follow one another
   if (reason) {
+    // A verdict that turned against splits that paid: the probes count again from here, so that a turn
+    // on a slow moment holds for probe_interval launches, not to the next of gaps doubled since the
+    // kernel's first launch. Over two single-threaded PoCL devices on the device machine jacobi's
+    // verdict turned at launch 102 (its app had written the grid: the two splits after that moved it
+    // whole) and held to launch 160, again at 171 for the 129 launches left.
+    if (paying.size() == 1 && !gate.probe)
+      history_->restart_probes(shape.kernel_key, shape.global_size, *shape.launch_number);
     history_->note_launch(shape.kernel_key, shape.global_size);
     shape.launch_number.reset();
   } else {
-    shape.follows_split = history_->plan_split(shape.kernel_key, shape.global_size, *shape.launch_number, paying);
+    shape.follows_split =
+        history_->plan_split(shape.kernel_key, shape.global_size, *shape.launch_number, paying, gate.probe);
   }
   if (verdict) *verdict = std::move(gate);
   return reason;

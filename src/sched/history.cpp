@@ -36,7 +36,27 @@ std::vector<int> device_set(std::vector<int> devices) {
   return devices;
 }
 
+// Keeps the last History::kRecentSplits values of `window`, `value` the newest.
+void keep_recent(std::vector<double>& window, double value) {
+  window.push_back(value);
+  if (window.size() > History::kRecentSplits) window.erase(window.begin(), window.end() - History::kRecentSplits);
+}
+
+// The lower median: of an even count, the smaller of the middle two (of two, the smaller).
+double lower_median(std::vector<double> values) {
+  const auto middle = values.begin() + static_cast<std::ptrdiff_t>((values.size() - 1) / 2);
+  std::nth_element(values.begin(), middle, values.end());
+  return *middle;
+}
+
 }  // namespace
+
+double History::SplitRecord::estimate() const {
+  if (!recent_steady.empty()) return lower_median(recent_steady);
+  if (steady_weight > 0) return steady / steady_weight;
+  if (!recent.empty()) return lower_median(recent);
+  return seconds / weight;
+}
 
 History::History(std::string device_signature) : signature_(std::move(device_signature)) {}
 
@@ -103,7 +123,7 @@ std::optional<uint64_t> History::count_unsplit_launch(const std::string& kernel_
   std::lock_guard<std::mutex> lock(mutex_);
   Entry& e = touch(kernel_key, global_size);
   const uint64_t number = std::max(e.planned, e.launches);
-  if (declines(number)) return std::nullopt;
+  if (declines(number - std::min(number, e.probe_origin))) return std::nullopt;
   e.planned = number + 1;
   count_launch(e);
   evict_over_capacity();
@@ -140,8 +160,8 @@ uint64_t History::plan_launch(const std::string& kernel_key, uint64_t global_siz
   return number;
 }
 
-bool History::plan_split(const std::string& kernel_key, uint64_t global_size, uint64_t number,
-                         std::vector<int> devices) {
+bool History::plan_split(const std::string& kernel_key, uint64_t global_size, uint64_t number, std::vector<int> devices,
+                         bool probe) {
   std::vector<int> set = device_set(std::move(devices));
   std::lock_guard<std::mutex> lock(mutex_);
   Entry& e = touch(kernel_key, global_size);
@@ -149,8 +169,22 @@ bool History::plan_split(const std::string& kernel_key, uint64_t global_size, ui
   if (!e.last_split || *e.last_split < number) {
     e.last_split = number;
     e.last_split_devices = std::move(set);
+    e.last_split_probe = probe;
   }
   return follows;
+}
+
+void History::restart_probes(const std::string& kernel_key, uint64_t global_size, uint64_t number) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  auto e = entries_.find(KeyRef{kernel_key, global_size});
+  if (e == entries_.end() || number == 0 || e->second.last_split != number - 1 || e->second.last_split_probe) return;
+  e->second.probe_origin = number;
+}
+
+uint64_t History::probe_origin(const std::string& kernel_key, uint64_t global_size) const {
+  std::lock_guard<std::mutex> lock(mutex_);
+  auto e = entries_.find(KeyRef{kernel_key, global_size});
+  return e == entries_.end() ? 0 : e->second.probe_origin;
 }
 
 void History::note_cold_split(const std::string& kernel_key, uint64_t global_size, uint64_t number) {
@@ -172,9 +206,11 @@ void History::record_split_launch(const std::string& kernel_key, uint64_t global
   r.seconds += seconds;
   r.weight += 1;
   ++r.count;
+  keep_recent(r.recent, seconds);
   if (follows_split) {
     r.steady += seconds;
     r.steady_weight += 1;
+    keep_recent(r.recent_steady, seconds);
   }
   if (home_alone && *home_alone >= 0 && std::isfinite(*home_alone)) {
     r.alone += *home_alone;
@@ -201,7 +237,7 @@ std::optional<std::pair<double, double>> History::split_above(const std::string&
         best_size = measured.size();
       }
     }
-    if (best) return std::make_pair(best->mean(), best->alone / best->alone_weight);
+    if (best) return std::make_pair(best->estimate(), best->alone / best->alone_weight);
   }
   return std::nullopt;
 }
@@ -219,14 +255,15 @@ std::optional<double> History::split_launch_seconds(const std::string& kernel_ke
   std::lock_guard<std::mutex> lock(mutex_);
   const SplitRecord* r = split_record(kernel_key, global_size, std::move(devices));
   if (!r || !(r->weight > 0)) return std::nullopt;
-  return r->mean();
+  return r->estimate();
 }
 
-bool History::steady_split_measured(const std::string& kernel_key, uint64_t global_size,
-                                    std::vector<int> devices) const {
+size_t History::steady_splits_measured(const std::string& kernel_key, uint64_t global_size,
+                                       std::vector<int> devices) const {
   std::lock_guard<std::mutex> lock(mutex_);
   const SplitRecord* r = split_record(kernel_key, global_size, std::move(devices));
-  return r && r->steady_weight > 0;
+  if (!r || !(r->steady_weight > 0)) return 0;
+  return r->recent_steady.empty() ? kRecentSplits : r->recent_steady.size();
 }
 
 void History::split_started(const std::string& kernel_key, uint64_t global_size) {
@@ -449,6 +486,12 @@ bool History::load(const std::string& path, std::string* error, std::string* not
           if (!(r.steady >= 0) || !(r.steady_weight >= 0) || !std::isfinite(r.steady) ||
               !std::isfinite(r.steady_weight))
             throw std::runtime_error("the time of split launches after a split must be >= 0");
+          for (auto [name, window] : {std::pair{"recent", &r.recent}, std::pair{"recent_steady", &r.recent_steady}}) {
+            for (double t : split.value(name, std::vector<double>{})) {
+              if (!(t >= 0) || !std::isfinite(t)) throw std::runtime_error("a split launch time must be >= 0");
+              keep_recent(*window, t);
+            }
+          }
           e.splits[device_set(split.at("devices").get<std::vector<int>>())] = r;
         }
       entries[{k.at("kernel").get<std::string>(), k.at("global_size").get<uint64_t>()}] = std::move(e);
@@ -541,7 +584,9 @@ bool History::save(const std::string& path, std::string* error) const {
                             {"alone", r.alone},
                             {"alone_weight", r.alone_weight},
                             {"steady", r.steady},
-                            {"steady_weight", r.steady_weight}});
+                            {"steady_weight", r.steady_weight},
+                            {"recent", r.recent},
+                            {"recent_steady", r.recent_steady}});
         k["split_launches"] = std::move(splits);
       }
       kernels.push_back(std::move(k));

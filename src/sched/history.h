@@ -48,6 +48,8 @@ class History {
   // Samples kept per (kernel, size, device); decay applied to the throughput sums at each launch's end.
   static constexpr size_t kMaxSamples = 32;
   static constexpr double kLaunchDecay = 0.3;
+  // Split launch times kept per (kernel, size, set of devices), for split_launch_seconds' median.
+  static constexpr size_t kRecentSplits = 3;
   // Entries (kernel, size) kept in memory and in the file, per device set.
   static constexpr size_t kMaxEntries = 512;
   // Device sets kept in one file: this one and the most recently saved others.
@@ -75,15 +77,22 @@ class History {
   // reads this number so that one probe is one launch (not all those enqueued while it runs).
   uint64_t plan_launch(const std::string& kernel_key, uint64_t global_size);
   // plan_launch and note_launch at once, for a launch run unsplit, unless `declines` says no to the
-  // number it would get (auto: a probe's): nullopt, and nothing counted. One step, so that two threads
-  // cannot both take the number before a probe's and leave the probe to neither.
+  // number it would get, counted from probe_origin (auto: a probe's): nullopt, and nothing counted. One step, so that
+  // two threads cannot both take the number before a probe's and leave the probe to neither.
   std::optional<uint64_t> count_unsplit_launch(const std::string& kernel_key, uint64_t global_size,
                                                const std::function<bool(uint64_t)>& declines);
 
   // Launch `number` of that kernel and size is to be split over `devices` (in memory only): returns
   // whether launch number - 1 was split over the same set, so that each device's part of the data
   // already lies where this launch needs it (record_split_launch's `follows_split`).
-  bool plan_split(const std::string& kernel_key, uint64_t global_size, uint64_t number, std::vector<int> devices);
+  // `probe`: the split is one of auto's probes (restart_probes).
+  bool plan_split(const std::string& kernel_key, uint64_t global_size, uint64_t number, std::vector<int> devices,
+                  bool probe = false);
+  // Launch `number` of that kernel and size is kept on home: where launch number - 1 was split and was
+  // no probe (a verdict that turned), auto's probes count again from it (probe_origin; in memory only).
+  void restart_probes(const std::string& kernel_key, uint64_t global_size, uint64_t number);
+  // The launch number auto's probes are counted from: 0, or the last restart_probes that took.
+  uint64_t probe_origin(const std::string& kernel_key, uint64_t global_size) const;
   // Split launch `number` of that kernel and size paid one-time costs (a device's first run of the
   // kernel); cold_split says whether it did (in memory only, the last one marked).
   void note_cold_split(const std::string& kernel_key, uint64_t global_size, uint64_t number);
@@ -97,12 +106,17 @@ class History {
   // over eight single-threaded PoCL devices: 3.3 to 3.6 ms after a launch on home, 1.8 ms after a split).
   void record_split_launch(const std::string& kernel_key, uint64_t global_size, std::vector<int> devices,
                            double seconds, std::optional<double> home_alone = std::nullopt, bool follows_split = false);
-  // The decayed mean of those times that followed a split where there is one, else of all of them;
-  // nullopt when no split launch over exactly that set was measured.
+  // The lower median of the last kRecentSplits of those times that followed a split where there is one,
+  // else of all of them (of two, the smaller); nullopt when no split launch over exactly that set was
+  // measured. A median, not the decayed mean that weighs the last launch most: the gate keeps launches on
+  // home by this figure and no split measures it again until a probe, and over two single-threaded PoCL
+  // devices one jacobi split of 3.2 ms among splits of 1.7 ms (home alone 3.5 ms) kept home for the
+  // next 28 launches. A change that lasts shows in the second launch that meets it.
   std::optional<double> split_launch_seconds(const std::string& kernel_key, uint64_t global_size,
                                              std::vector<int> devices) const;
-  // Whether a split launch over exactly that set was measured after a split of it (its steady cost).
-  bool steady_split_measured(const std::string& kernel_key, uint64_t global_size, std::vector<int> devices) const;
+  // How many of the last kRecentSplits split launches over exactly that set were measured after a split
+  // of it (their steady cost); kRecentSplits for one read from a file with only the decayed sums.
+  size_t steady_splits_measured(const std::string& kernel_key, uint64_t global_size, std::vector<int> devices) const;
   // At the nearest global size of the kernel above `global_size` where a split over `devices`, or over
   // a set that holds them all (the smallest such), was measured beside an estimate of home alone: the
   // decayed means of both (split, home alone).
@@ -194,8 +208,9 @@ class History {
     double alone_weight = 0;
     double steady = 0;  // decayed sums of the launches that followed a split (record_split_launch)
     double steady_weight = 0;
-    // What split_launch_seconds says: the mean of the launches that followed a split, if any.
-    double mean() const { return steady_weight > 0 ? steady / steady_weight : seconds / weight; }
+    std::vector<double> recent, recent_steady;  // the last kRecentSplits of all of them, of the steady ones
+    // What split_launch_seconds says (the decayed means where a file held no recent times).
+    double estimate() const;
   };
   struct Entry {
     std::map<int, DeviceRecord> devices;
@@ -207,6 +222,8 @@ class History {
     // The last launch plan_split saw, and its devices; not in the file.
     std::optional<uint64_t> last_split;
     std::vector<int> last_split_devices;
+    bool last_split_probe = false;
+    uint64_t probe_origin = 0;                // restart_probes'; not in the file
     std::optional<uint64_t> last_cold_split;  // note_cold_split's; not in the file
     AutoTrack auto_track;      // not in the file
     PlbhecTrack plbhec_track;  // not in the file

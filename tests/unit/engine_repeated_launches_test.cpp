@@ -202,6 +202,39 @@ TEST_F(RepeatedLaunchesTest, HomeTimingsMatterOnlyToAPlanThatReadThem) {
   times.release_done();
 }
 
+// Home's time of a kernel and size (HomeLaunchTimes): the shortest of its first kTimedLaunches timed
+// launches; renew() times the next ones again, and the first of them replaces it.
+TEST_F(RepeatedLaunchesTest, HomesTimeRenewedIsTheNextLaunchesOwn) {
+  const cl_icd_dispatch& cl = services_.next();
+  HomeLaunchTimes& times = services_.executor().home_launch_times();
+  const std::string key = "step@1024/drained";
+  // A launch that took about `ms` milliseconds: a user event completed now, enqueued that long ago.
+  auto timed = [&](int ms) {
+    cl_int err = CL_SUCCESS;
+    cl_event event = cl.clCreateUserEvent(context_, &err);
+    ASSERT_EQ(err, CL_SUCCESS);
+    times.time(key, event, std::chrono::steady_clock::now() - std::chrono::milliseconds(ms));
+    ASSERT_EQ(cl.clSetUserEventStatus(event, CL_COMPLETE), CL_SUCCESS);
+    times.settle(key);
+  };
+  times.renew(key);  // nothing measured yet: nothing to renew
+  for (int ms : {30, 20, 25}) timed(ms);
+  ASSERT_TRUE(times.seconds(key).has_value());
+  EXPECT_NEAR(*times.seconds(key), 0.020, 0.005);
+  EXPECT_FALSE(times.wants_timing(key));
+  times.renew(key);
+  EXPECT_TRUE(times.wants_timing(key));
+  EXPECT_NEAR(*times.seconds(key), 0.020, 0.005);  // until a new time comes
+  timed(60);
+  EXPECT_NEAR(*times.seconds(key), 0.060, 0.005);
+  times.renew(key);  // still being timed again: no change
+  timed(50);
+  timed(55);
+  EXPECT_NEAR(*times.seconds(key), 0.050, 0.005);
+  EXPECT_FALSE(times.wants_timing(key));
+  times.release_done();
+}
+
 TEST_F(RepeatedLaunchesTest, AQueueMadeOrReleasedMakesEveryEntryStale) {
   planned(request(queues_[0]));
   planned(request(queues_[0]));

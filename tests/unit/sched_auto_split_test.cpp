@@ -111,11 +111,49 @@ TEST(AutoSplitCost, HomeAloneLeavesOutTheTransferPartOfHomesChunks) {
   record_line(h, 1, kSlower);
   h.record_split_launch("k", kSize, {0, 1}, 2e-3);
   EXPECT_EQ(auto_paying_devices(h, shape(0), {0, 1}, PolicyParams{}), std::vector<int>{0});
-  h.record_split_launch("k", kSize, {0, 1}, 0.5e-3);  // mean 1.25 ms: still more than 0.95 x 1.02 ms
+  h.record_split_launch("k", kSize, {0, 1}, 1.5e-3);  // the smaller of two: still more than 0.95 x 1.02 ms
   EXPECT_EQ(auto_paying_devices(h, shape(0), {0, 1}, PolicyParams{}), std::vector<int>{0});
-  for (int i = 0; i < 10; ++i) h.note_launch("k", kSize);
+  h.record_split_launch("k", kSize, {0, 1}, 0.5e-3);  // the median of three: 1.5 ms
+  EXPECT_EQ(auto_paying_devices(h, shape(0), {0, 1}, PolicyParams{}), std::vector<int>{0});
   h.record_split_launch("k", kSize, {0, 1}, 0.5e-3);  // now it is 0.5 ms
   EXPECT_EQ(auto_paying_devices(h, shape(0), {0, 1}, PolicyParams{}), (std::vector<int>{0, 1}));
+}
+
+// Steady splits of 0.6 x home alone, then one of 1.5 x: one slow launch among them does not keep the
+// next launches on home (nothing would measure a split again until a probe); a second one does.
+TEST(AutoSplitCost, OneSlowSplitAmongSteadyOnesIsNoVerdict) {
+  History h;
+  record_models_predicting_a_gain(h);
+  for (double times_home : {0.6, 0.6, 1.5}) {
+    h.note_launch("k", kSize);  // each launch ends before the next
+    h.record_split_launch("k", kSize, {0, 1}, times_home * kHomeAlone, std::nullopt, true);
+    EXPECT_EQ(auto_paying_devices(h, shape(0), {0, 1}, PolicyParams{}), (std::vector<int>{0, 1})) << times_home;
+  }
+  h.record_split_launch("k", kSize, {0, 1}, 1.5 * kHomeAlone, std::nullopt, true);
+  EXPECT_EQ(auto_paying_devices(h, shape(0), {0, 1}, PolicyParams{}), std::vector<int>{0});
+}
+
+// A verdict that turned against splits that paid (launch 101 split, no probe; the splits since measured
+// 1.2 x home alone) keeps launch 102 on home, and the probes count again from it: launch 112 is one,
+// where counted from the kernel's first launch the next would be 160. A verdict for home after a
+// probe's streak leaves the count as it was: the next probe is at 122.
+TEST(AutoGate, AVerdictThatTurnedIsProbedAgainSoon) {
+  auto h = std::make_shared<History>();
+  record_models_predicting_a_gain(*h);
+  for (int i = 0; i < 2; ++i) h->record_split_launch("k", kSize, {0, 1}, 1.2 * kHomeAlone, kHomeAlone, true);
+  AutoPolicy policy(PolicyParams{}, h, {});
+  for (uint64_t n = 0; n <= 101; ++n) h->plan_launch("k", kSize);
+  h->plan_split("k", kSize, 101, {0, 1});
+  for (uint64_t n = 102; n <= 122; ++n) {
+    LaunchShape s = shape(0);
+    GateVerdict verdict;
+    const char* reason = policy.unsplit_reason(s, {0, 1}, &verdict);
+    ASSERT_EQ(verdict.launch, n);
+    const bool probe = (n >= 112 && n <= 114) || n == 122;
+    EXPECT_EQ(reason == nullptr, probe) << n;
+    EXPECT_EQ(verdict.probe, probe) << n;
+  }
+  EXPECT_EQ(h->probe_origin("k", kSize), 102u);
 }
 
 TEST(AutoSplitCost, ASlowFirstChunkOfHomeDoesNotMakeHomeAloneLookSlow) {
@@ -457,35 +495,37 @@ TEST(AutoPolicy, ASplitAfterOneByOtherChunksIsNoSteadyMeasurement) {
       while (auto c = policy->next_chunk(d, 0)) policy->chunk_done(ChunkTiming{*c, 0, 0.01});
     policy->end_launch(0.01);
     policy->launch_measured(number == 1 ? 0.016 : 0.010);
-    EXPECT_EQ(h->steady_split_measured("k", s.global_size, {0, 1}), number == 2) << number;
+    EXPECT_EQ(h->steady_splits_measured("k", s.global_size, {0, 1}), number == 2 ? 1u : 0u) << number;
   }
   EXPECT_NEAR(*h->split_launch_seconds("k", s.global_size, {0, 1}), 0.010, 1e-12);
 }
 
-// Among a kernel's first launches at a size, a split measured only as a switch, slower than home, is
-// split again (a probe) so that one is measured after a split by its own shares; later, or where the
-// switch took twice home's time, home keeps the launch.
-TEST(AutoGate, ASwitchAloneIsNoVerdictAmongTheFirstLaunches) {
+// Among a kernel's first launches at a size, a split measured slower than home only as a switch, or by
+// one steady split, is split again (a probe) so that two are measured after a split by their own
+// shares; later, or where the split took four times home's time, home keeps the launch.
+TEST(AutoGate, FewerThanTwoSteadySplitsAreNoVerdictAmongTheFirstLaunches) {
   LaunchShape s = shape(0);
   GateEvidence evidence;
   evidence.paying = {0, 1};
   evidence.not_worth_it = true;
-  evidence.only_switches = true;
   evidence.home_seconds = 0.0024;
   History h;
-  for (uint64_t number : {3, 5, 6, 25})
-    for (double split : {0.0029, 0.0050}) {
-      s.launch_number = number;
-      evidence.split_seconds = split;
-      const GateVerdict verdict = auto_gate(h, s, {0, 1}, PolicyParams{}, evidence);
-      const bool again = number < 6 && split < 0.0048;
-      EXPECT_EQ(verdict.devices, again ? std::vector<int>({0, 1}) : std::vector<int>({0})) << number << " " << split;
-      EXPECT_EQ(verdict.probe, again) << number << " " << split;
-    }
-  // A steady measurement decides at once.
+  for (size_t steady : {0, 1})
+    for (uint64_t number : {3, 5, 6, 25})
+      for (double split : {0.0029, 0.0060, 0.0100}) {
+        s.launch_number = number;
+        evidence.steady_splits = steady;
+        evidence.split_seconds = split;
+        const GateVerdict verdict = auto_gate(h, s, {0, 1}, PolicyParams{}, evidence);
+        const bool again = number < 6 && split < 0.0096;
+        EXPECT_EQ(verdict.devices, again ? std::vector<int>({0, 1}) : std::vector<int>({0}))
+            << steady << " " << number << " " << split;
+        EXPECT_EQ(verdict.probe, again) << steady << " " << number << " " << split;
+      }
+  // Two steady measurements decide at once.
   s.launch_number = 3;
   evidence.split_seconds = 0.0029;
-  evidence.only_switches = false;
+  evidence.steady_splits = 2;
   EXPECT_EQ(auto_gate(h, s, {0, 1}, PolicyParams{}, evidence).devices, std::vector<int>({0}));
 }
 

@@ -8,6 +8,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <nlohmann/json.hpp>
 #include <thread>
 
 #include "sched/history.h"
@@ -119,27 +120,26 @@ TEST(History, SaveAndLoadRoundTrip) {
   std::filesystem::remove_all(dir);
 }
 
-TEST(History, SplitLaunchTimesPerDeviceSetDecayLikeThroughputs) {
+TEST(History, SplitLaunchTimesPerDeviceSetAreTheLowerMedianOfTheLastThree) {
   History h;
   EXPECT_FALSE(h.split_launch_seconds("k", 8, {0, 1}).has_value());
   h.record_split_launch("k", 8, {1, 0}, 0.004);  // any order: the set is what counts
   EXPECT_NEAR(*h.split_launch_seconds("k", 8, {0, 1}), 0.004, 1e-15);
   EXPECT_FALSE(h.split_launch_seconds("k", 8, {0, 1, 2}).has_value());  // another set of devices
   EXPECT_FALSE(h.split_launch_seconds("k", 16, {0, 1}).has_value());    // another size
-  // A launch ends (x0.3), then a split of 1 ms: (0.3 * 4 + 1) / (0.3 + 1) ms.
   h.note_launch("k", 8);
-  h.record_split_launch("k", 8, {0, 1}, 0.001);
-  EXPECT_NEAR(*h.split_launch_seconds("k", 8, {0, 1}), 0.0022 / 1.3, 1e-15);
-  // Ten launches unsplit, then one split: the old times weigh 0.3^10 of it, next to nothing.
-  for (int i = 0; i < 10; ++i) h.note_launch("k", 8);
-  h.record_split_launch("k", 8, {0, 1}, 0.0005);
-  EXPECT_NEAR(*h.split_launch_seconds("k", 8, {0, 1}), 0.0005, 1e-8);
-  // A very long run of unsplit launches keeps the mean finite.
+  h.record_split_launch("k", 8, {0, 1}, 0.001);  // of two, the smaller
+  EXPECT_NEAR(*h.split_launch_seconds("k", 8, {0, 1}), 0.001, 1e-15);
+  h.record_split_launch("k", 8, {0, 1}, 0.005);  // 4, 1, 5 ms: one slow launch does not move it
+  EXPECT_NEAR(*h.split_launch_seconds("k", 8, {0, 1}), 0.004, 1e-15);
+  h.record_split_launch("k", 8, {0, 1}, 0.006);  // 1, 5, 6 ms: a second one does
+  EXPECT_NEAR(*h.split_launch_seconds("k", 8, {0, 1}), 0.005, 1e-15);
+  // Unsplit launches do not age the last times: only new splits replace them.
   for (int i = 0; i < 1000; ++i) h.note_launch("k", 8);
-  EXPECT_NEAR(*h.split_launch_seconds("k", 8, {0, 1}), 0.0005, 1e-8);
+  EXPECT_NEAR(*h.split_launch_seconds("k", 8, {0, 1}), 0.005, 1e-15);
   h.record_split_launch("k", 8, {0, 1}, -1);  // not a time
   h.record_split_launch("k", 8, {0, 1}, std::nan(""));
-  EXPECT_NEAR(*h.split_launch_seconds("k", 8, {0, 1}), 0.0005, 1e-8);
+  EXPECT_NEAR(*h.split_launch_seconds("k", 8, {0, 1}), 0.005, 1e-15);
 }
 
 TEST(History, ASplitThatFollowsASplitIsWhatSplittingCosts) {
@@ -153,15 +153,39 @@ TEST(History, ASplitThatFollowsASplitIsWhatSplittingCosts) {
   EXPECT_FALSE(h.plan_split("k", 8, 0, {0, 1, 2}));
   h.record_split_launch("k", 8, {0, 1}, 0.004);
   h.record_split_launch("k", 8, {0, 1}, 0.006);
-  EXPECT_NEAR(*h.split_launch_seconds("k", 8, {0, 1}), 0.005, 1e-15);
-  // Once one followed a split, the mean of those is the measurement; the switches are not.
+  EXPECT_NEAR(*h.split_launch_seconds("k", 8, {0, 1}), 0.004, 1e-15);
+  EXPECT_EQ(h.steady_splits_measured("k", 8, {0, 1}), 0u);
+  // Once one followed a split, those are the measurement; the switches are not.
   h.record_split_launch("k", 8, {0, 1}, 0.001, std::nullopt, true);
   EXPECT_NEAR(*h.split_launch_seconds("k", 8, {0, 1}), 0.001, 1e-15);
   h.record_split_launch("k", 8, {0, 1}, 0.007);
   EXPECT_NEAR(*h.split_launch_seconds("k", 8, {0, 1}), 0.001, 1e-15);
-  h.note_launch("k", 8);  // decays like the others: (0.3 * 1 + 3) / 1.3 ms
   h.record_split_launch("k", 8, {0, 1}, 0.003, std::nullopt, true);
-  EXPECT_NEAR(*h.split_launch_seconds("k", 8, {0, 1}), 0.0033 / 1.3, 1e-15);
+  h.record_split_launch("k", 8, {0, 1}, 0.002, std::nullopt, true);
+  EXPECT_NEAR(*h.split_launch_seconds("k", 8, {0, 1}), 0.002, 1e-15);
+  EXPECT_EQ(h.steady_splits_measured("k", 8, {0, 1}), 3u);
+  h.record_split_launch("k", 8, {0, 1}, 0.0025, std::nullopt, true);  // three at most
+  EXPECT_EQ(h.steady_splits_measured("k", 8, {0, 1}), 3u);
+  EXPECT_NEAR(*h.split_launch_seconds("k", 8, {0, 1}), 0.0025, 1e-15);
+}
+
+TEST(History, ProbesCountAgainFromAVerdictThatTurnedAfterASplitThatWasNoProbe) {
+  History h;
+  EXPECT_EQ(h.probe_origin("k", 8), 0u);
+  h.plan_split("k", 8, 40, {0, 1}, true);  // a probe's
+  h.restart_probes("k", 8, 41);
+  EXPECT_EQ(h.probe_origin("k", 8), 0u);
+  h.plan_split("k", 8, 50, {0, 1});
+  h.restart_probes("k", 8, 52);  // launch 51 was not split
+  EXPECT_EQ(h.probe_origin("k", 8), 0u);
+  h.restart_probes("k", 8, 51);
+  EXPECT_EQ(h.probe_origin("k", 8), 51u);
+  EXPECT_EQ(h.probe_origin("k", 16), 0u);  // per size
+  // count_unsplit_launch hands `declines` the number counted from there.
+  for (int i = 0; i < 60; ++i) h.plan_launch("k", 8);
+  uint64_t asked = 0;
+  ASSERT_TRUE(h.count_unsplit_launch("k", 8, [&](uint64_t n) { return asked = n, false; }).has_value());
+  EXPECT_EQ(asked, 60u - 51u);
 }
 
 TEST(History, LaunchNumbersCountLaunchesPlannedAndNotYetEnded) {
@@ -260,7 +284,7 @@ TEST(History, SplitAboveIsTheNearestLargerSizeMeasuredBesideHomeAlone) {
   ASSERT_TRUE(loaded.load(path));
   above = loaded.split_above("k", 32, {0, 1});
   ASSERT_TRUE(above.has_value());
-  EXPECT_NEAR(above->first, (0.02 * History::kLaunchDecay + 0.04) / (History::kLaunchDecay + 1), 1e-12);
+  EXPECT_NEAR(above->first, 0.02, 1e-12);  // of 20 and 40 ms, the smaller
   EXPECT_NEAR(above->second, (0.01 * History::kLaunchDecay + 0.03) / (History::kLaunchDecay + 1), 1e-12);
   std::remove(path.c_str());
 }
@@ -281,6 +305,15 @@ TEST(History, SplitLaunchTimesAreSavedAndAFileWithoutThemLoads) {
   History loaded("sig-A");
   ASSERT_TRUE(loaded.load(file, &error)) << error;
   EXPECT_NEAR(*loaded.split_launch_seconds("k", 64, {0, 2}), 0.002, 1e-15);  // the one after a split
+  EXPECT_EQ(loaded.steady_splits_measured("k", 64, {0, 2}), 1u);
+  // A file with the decayed sums alone (written before the last times were kept) reads their means.
+  nlohmann::json doc = nlohmann::json::parse(std::ifstream(file));
+  for (auto& split : doc["kernels"][0]["split_launches"]) split.erase("recent"), split.erase("recent_steady");
+  std::ofstream(file) << doc.dump();
+  History sums("sig-A");
+  ASSERT_TRUE(sums.load(file, &error)) << error;
+  EXPECT_NEAR(*sums.split_launch_seconds("k", 64, {0, 2}), 0.002, 1e-15);
+  EXPECT_EQ(sums.steady_splits_measured("k", 64, {0, 2}), History::kRecentSplits);
   // The next launch's number comes from the launches counted: those planned in the last run were not
   // all counted, and numbers planned there mean nothing to this run.
   EXPECT_EQ(loaded.plan_launch("k", 64), 1u);
