@@ -246,7 +246,7 @@ COEX_POLICY_PARAM(Double, auto_probe_cost, 0.05, (0.0, 1000.0),
                   "auto: a probe (a split made again to re-measure it) is skipped while that split was last "
                   "measured to take longer than the home device alone by more than this fraction of home's "
                   "time over the launches since the previous probe; the gaps between probes double, so it "
-                  "comes later.")
+                  "comes later. 0 also lets a kernel's first launches take one slow split for a verdict.")
 // Read by the executor's planner, not by a policy: a plain setting.
 COEX_SETTING(Double, auto_wait_seconds, 0.05, (0.0, kNoLimit),
              "auto: a launch waits for what a split needs once (coex's analysis of the program, its builds on the "

@@ -31,6 +31,7 @@ struct HomeLaunchTimes::Timing {
   Clock::time_point enqueued;
   std::shared_ptr<const std::atomic<bool>> alive;
   std::shared_ptr<std::atomic<bool>> recorded;
+  uint64_t round;
 };
 
 std::string home_launch_key(const std::string& kernel_key, uint64_t global_size) {
@@ -54,16 +55,19 @@ bool HomeLaunchTimes::wants_timing(const std::string& key) const {
 }
 
 void HomeLaunchTimes::time(const std::string& key, cl_event event, std::chrono::steady_clock::time_point enqueued) {
+  uint64_t round = 0;
   {
     std::lock_guard lock(mutex_);
-    ++measured_[key].timed;
+    Measured& m = measured_[key];
+    ++m.timed;
+    round = m.round;
   }
   auto recorded = std::make_shared<std::atomic<bool>>(false);
   if (cl_.clRetainEvent(event) == CL_SUCCESS) {
     std::lock_guard lock(pending_mutex_);
-    pending_.push_back({key, event, enqueued, recorded});
+    pending_.push_back({key, event, enqueued, recorded, round});
   }
-  auto* timing = new Timing{this, key, enqueued, alive_, recorded};
+  auto* timing = new Timing{this, key, enqueued, alive_, recorded, round};
   if (cl_.clSetEventCallback(event, CL_COMPLETE, on_complete, timing) != CL_SUCCESS) {
     recorded->store(true);  // not timed: settle() must not time it late
     delete timing;
@@ -81,8 +85,11 @@ void HomeLaunchTimes::renew(const std::string& key) {
   std::lock_guard lock(mutex_);
   auto it = measured_.find(key);
   if (it == measured_.end() || it->second.timed < kTimedLaunches) return;  // still being timed
-  it->second.timed = 0;
-  it->second.renewing = it->second.count > 0;
+  Measured& m = it->second;
+  m.timed = 0;
+  ++m.round;
+  m.renewing = m.count > 0;
+  m.fresh_count = 0;
 }
 
 void CL_CALLBACK HomeLaunchTimes::on_complete(cl_event event, cl_int status, void* user_data) {
@@ -91,26 +98,36 @@ void CL_CALLBACK HomeLaunchTimes::on_complete(cl_event event, cl_int status, voi
     double seconds = std::chrono::duration<double>(Clock::now() - timing->enqueued).count();
     const bool first = !timing->recorded->exchange(true);  // settle() may have recorded it
     timing->owner->record(timing->key, status == CL_COMPLETE && first ? std::optional<double>(seconds) : std::nullopt,
-                          event);
+                          event, timing->round);
   } else {
     keep_until_exit(event);
   }
   delete timing;
 }
 
-void HomeLaunchTimes::record(const std::string& key, std::optional<double> seconds, cl_event event) {
-  if (seconds) record_time(key, *seconds);
+void HomeLaunchTimes::record(const std::string& key, std::optional<double> seconds, cl_event event, uint64_t round) {
+  if (seconds) record_time(key, *seconds, round);
   std::lock_guard lock(mutex_);
   done_.push_back(event);
 }
 
-void HomeLaunchTimes::record_time(const std::string& key, double seconds) {
+void HomeLaunchTimes::record_time(const std::string& key, double seconds, uint64_t round) {
   std::lock_guard lock(mutex_);
   Measured& m = measured_[key];
-  if (m.renewing) m.count = 0;
-  m.renewing = false;
-  m.shortest = m.count ? std::min(m.shortest, seconds) : seconds;
-  ++m.count;
+  if (round != m.round) return;  // timed before a renew()
+  if (m.renewing) {
+    m.fresh_shortest = m.fresh_count ? std::min(m.fresh_shortest, seconds) : seconds;
+    if (++m.fresh_count >= 2) {
+      m.shortest = m.fresh_shortest;
+      m.count = m.fresh_count;
+      m.renewing = false;
+    } else {
+      m.shortest = std::min(m.shortest, seconds);
+    }
+  } else {
+    m.shortest = m.count ? std::min(m.shortest, seconds) : seconds;
+    ++m.count;
+  }
   // The key is home_launch_key's: the kernel's key, '@', the work-items (a kernel's name, an
   // identifier, has no '@').
   const size_t at = key.rfind('@');
@@ -141,7 +158,8 @@ void HomeLaunchTimes::settle(const std::string& key) {
       continue;
     if (status < 0) p.recorded->store(true);  // failed: no time
     if (status != CL_COMPLETE) continue;
-    if (!p.recorded->exchange(true)) record_time(key, std::chrono::duration<double>(Clock::now() - p.enqueued).count());
+    if (!p.recorded->exchange(true))
+      record_time(key, std::chrono::duration<double>(Clock::now() - p.enqueued).count(), p.round);
   }
   drop_recorded_pending();
 }

@@ -38,8 +38,10 @@ class HomeLaunchTimes {
   void time(const std::string& key, cl_event event, std::chrono::steady_clock::time_point enqueued);
   // A launch of `key` that was to be timed and was not (it counts among the kTimedLaunches).
   void not_timed(const std::string& key);
-  // Times the next kTimedLaunches launches of `key` again, once the last were: the first of them
-  // replaces what was measured, which seconds() says until then. A time measured once goes stale while
+  // Times the next kTimedLaunches launches of `key` again, once the last were given to time(): the
+  // shortest of them replaces what was measured once two are in (one alone only lowers it: a launch on
+  // home slowed by chance would make every split look worth it, and splits never time home again).
+  // Times of launches given to time() before the call do not count. A time measured once goes stale while
   // the splits it is weighed against are measured again at every probe: over two single-threaded PoCL
   // devices on the device machine, jacobi's launches on home took 3.0 to 3.8 ms apart, home's time
   // measured at its fourth launch said 2.89 ms, and splits of 2.5 to 3.2 ms (2.8 ms apart) lost to it
@@ -69,7 +71,10 @@ class HomeLaunchTimes {
     int timed = 0;  // launches given to time()
     int count = 0;  // of them, completed and measured
     double shortest = 0;
-    bool renewing = false;  // renew(): the next time measured replaces `shortest`
+    uint64_t round = 0;   // renew()s so far; a launch timed in an earlier one is not counted
+    int fresh_count = 0;  // since the last renew(), while renewing
+    double fresh_shortest = 0;
+    bool renewing = false;
   };
   // A launch being timed, with a reference to its event of its own (released by the app's threads):
   // settle() asks the event its status. `recorded`: its time is in (by settle or the callback).
@@ -78,10 +83,11 @@ class HomeLaunchTimes {
     cl_event event;
     std::chrono::steady_clock::time_point enqueued;
     std::shared_ptr<std::atomic<bool>> recorded;
+    uint64_t round;
   };
   static void CL_CALLBACK on_complete(cl_event event, cl_int status, void* user_data);
-  void record(const std::string& key, std::optional<double> seconds, cl_event event);
-  void record_time(const std::string& key, double seconds);
+  void record(const std::string& key, std::optional<double> seconds, cl_event event, uint64_t round);
+  void record_time(const std::string& key, double seconds, uint64_t round);
   // Releases the references of the pending launches whose time is in; pending_mutex_ held.
   void drop_recorded_pending();
 

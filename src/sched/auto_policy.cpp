@@ -310,16 +310,17 @@ GateVerdict auto_gate(const History& history, const LaunchShape& shape, const st
   // launch on home, or after a split by other chunks) pays for moving the data to the new parts, and a
   // CPU device for its first touch of the pages of its part; one steady split can fall on a slow
   // moment. So the launch is split again, as a probe, unless the split took kHopelessSplit x home's
-  // time: at most two more splits of that kernel and size, each costing less than three launches on
-  // home. Over two single-threaded PoCL devices (the device machine) benchmarks/jacobi's third launch,
-  // the first by wp's shares after two by sigmoid's chunks, took 6.0 ms against 2.2 ms on home (its
-  // second device uploaded half the grid and ran 1.8x slower per group than in the launch before), and
-  // home kept the next 77 launches; its splits took 1.6 to 2.1 ms from the probe at launch 80 on.
-  constexpr double kHopelessSplit = 4.0;
+  // time or probes may cost nothing (auto_probe_cost 0): up to two more splits of that kernel and size
+  // than a verdict on its first measurement would make, each costing less than two launches of home's
+  // time beyond home alone. Over two single-threaded PoCL devices (the device machine) benchmarks/jacobi's third
+  // launch, the first by wp's shares after two by sigmoid's chunks, took 6.0 ms against 2.2 ms on home (its second
+  // device uploaded half the grid and ran 1.8x slower per group than in the launch before), and home kept the next 77
+  // launches; its splits took 1.6 to 2.1 ms from the probe at launch 80 on.
+  constexpr double kHopelessSplit = 3.0;
   constexpr size_t kSteadyForVerdict = 2;
   const uint64_t first_launches = 2 * static_cast<uint64_t>(std::max<int64_t>(1, params.auto_probe_streak));
   if (not_worth_it && evidence.steady_splits < kSteadyForVerdict && evidence.split_seconds && evidence.home_seconds &&
-      shape.launch_number && *shape.launch_number < first_launches &&
+      shape.launch_number && *shape.launch_number < first_launches && params.auto_probe_cost > 0 &&
       *evidence.split_seconds < kHopelessSplit * *evidence.home_seconds) {
     verdict.devices = paying;
     verdict.probe = true;

@@ -74,8 +74,9 @@ GateVerdict auto_gate(const History& history, const LaunchShape& shape, const st
 struct GateEvidence {
   std::vector<int> paying;    // the devices that pay by their chunk-time models
   bool not_worth_it = false;  // the split over `paying` was measured not to pay
-  // How many of the last splits over `paying` at this size were measured right after a split of it by
-  // the same choice (History::steady_splits_measured); the others followed other launches (a switch).
+  // How many splits over `paying` at this size were measured right after a split of it by the same
+  // choice (History::steady_splits_measured, at most three); the others followed other launches (a
+  // switch).
   size_t steady_splits = 0;
   std::optional<double> split_seconds;
   std::optional<double> home_seconds;

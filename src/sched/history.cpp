@@ -51,12 +51,7 @@ double lower_median(std::vector<double> values) {
 
 }  // namespace
 
-double History::SplitRecord::estimate() const {
-  if (!recent_steady.empty()) return lower_median(recent_steady);
-  if (steady_weight > 0) return steady / steady_weight;
-  if (!recent.empty()) return lower_median(recent);
-  return seconds / weight;
-}
+double History::SplitRecord::estimate() const { return lower_median(!recent_steady.empty() ? recent_steady : recent); }
 
 History::History(std::string device_signature) : signature_(std::move(device_signature)) {}
 
@@ -262,8 +257,7 @@ size_t History::steady_splits_measured(const std::string& kernel_key, uint64_t g
                                        std::vector<int> devices) const {
   std::lock_guard<std::mutex> lock(mutex_);
   const SplitRecord* r = split_record(kernel_key, global_size, std::move(devices));
-  if (!r || !(r->steady_weight > 0)) return 0;
-  return r->recent_steady.empty() ? kRecentSplits : r->recent_steady.size();
+  return r ? r->recent_steady.size() : 0;
 }
 
 void History::split_started(const std::string& kernel_key, uint64_t global_size) {
@@ -492,6 +486,9 @@ bool History::load(const std::string& path, std::string* error, std::string* not
               keep_recent(*window, t);
             }
           }
+          // A file written before the last times were kept: its aged means stand for them, one each.
+          if (r.recent.empty()) r.recent.push_back(r.seconds / r.weight);
+          if (r.recent_steady.empty() && r.steady_weight > 0) r.recent_steady.push_back(r.steady / r.steady_weight);
           e.splits[device_set(split.at("devices").get<std::vector<int>>())] = r;
         }
       entries[{k.at("kernel").get<std::string>(), k.at("global_size").get<uint64_t>()}] = std::move(e);

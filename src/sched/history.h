@@ -111,15 +111,17 @@ class History {
   // measured. A median, not the decayed mean that weighs the last launch most: the gate keeps launches on
   // home by this figure and no split measures it again until a probe, and over two single-threaded PoCL
   // devices one jacobi split of 3.2 ms among splits of 1.7 ms (home alone 3.5 ms) kept home for the
-  // next 28 launches. A change that lasts shows in the second launch that meets it.
+  // next 28 launches. A change that lasts shows in the second split that meets it (a probe's streak of
+  // auto_probe_streak 3 makes two that follow a split).
   std::optional<double> split_launch_seconds(const std::string& kernel_key, uint64_t global_size,
                                              std::vector<int> devices) const;
-  // How many of the last kRecentSplits split launches over exactly that set were measured after a split
-  // of it (their steady cost); kRecentSplits for one read from a file with only the decayed sums.
+  // How many split launches over exactly that set were measured after a split of it (their steady
+  // cost), at most kRecentSplits; one for a set read from a file written before the last times were
+  // kept, where its aged mean stands for them.
   size_t steady_splits_measured(const std::string& kernel_key, uint64_t global_size, std::vector<int> devices) const;
   // At the nearest global size of the kernel above `global_size` where a split over `devices`, or over
   // a set that holds them all (the smallest such), was measured beside an estimate of home alone: the
-  // decayed means of both (split, home alone).
+  // split's time as split_launch_seconds says it there, and the decayed mean of home alone's estimates.
   std::optional<std::pair<double, double>> split_above(const std::string& kernel_key, uint64_t global_size,
                                                        std::vector<int> devices) const;
   // Split launches of that kernel and size planned but not ended (in memory only, not in the file).
@@ -208,9 +210,10 @@ class History {
     double alone_weight = 0;
     double steady = 0;  // decayed sums of the launches that followed a split (record_split_launch)
     double steady_weight = 0;
-    std::vector<double> recent, recent_steady;  // the last kRecentSplits of all of them, of the steady ones
-    // What split_launch_seconds says (the decayed means where a file held no recent times).
-    double estimate() const;
+    // The last kRecentSplits of all of them and of the steady ones; `recent` is never empty where the
+    // record is (record_split_launch, load).
+    std::vector<double> recent, recent_steady;
+    double estimate() const;  // what split_launch_seconds says
   };
   struct Entry {
     std::map<int, DeviceRecord> devices;

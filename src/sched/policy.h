@@ -77,7 +77,7 @@ struct GateVerdict {
   std::vector<int> devices;             // the devices the launch is split over; home alone: kept on home
   bool probe = false;                   // one of auto's periodic probes
   std::vector<int> measured_devices;    // the split the measurements below are of
-  std::optional<double> split_seconds;  // a whole split launch over measured_devices (decayed mean)
+  std::optional<double> split_seconds;  // a whole split launch over measured_devices (History's median)
   std::optional<double> home_seconds;   // the launch on home alone, estimated from home's chunks
 };
 

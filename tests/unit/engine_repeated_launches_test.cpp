@@ -203,35 +203,45 @@ TEST_F(RepeatedLaunchesTest, HomeTimingsMatterOnlyToAPlanThatReadThem) {
 }
 
 // Home's time of a kernel and size (HomeLaunchTimes): the shortest of its first kTimedLaunches timed
-// launches; renew() times the next ones again, and the first of them replaces it.
+// launches; renew() times the next ones again, and the shortest of them replaces it once two are in
+// (one alone only lowers it). A launch timed before the renew() that completes after it is not counted.
 TEST_F(RepeatedLaunchesTest, HomesTimeRenewedIsTheNextLaunchesOwn) {
   const cl_icd_dispatch& cl = services_.next();
   HomeLaunchTimes& times = services_.executor().home_launch_times();
   const std::string key = "step@1024/drained";
-  // A launch that took about `ms` milliseconds: a user event completed now, enqueued that long ago.
-  auto timed = [&](int ms) {
+  // A launch enqueued `ms` milliseconds ago, timed; complete() ends it now.
+  auto enqueue = [&](int ms) {
     cl_int err = CL_SUCCESS;
     cl_event event = cl.clCreateUserEvent(context_, &err);
-    ASSERT_EQ(err, CL_SUCCESS);
+    EXPECT_EQ(err, CL_SUCCESS);
     times.time(key, event, std::chrono::steady_clock::now() - std::chrono::milliseconds(ms));
+    return event;
+  };
+  auto complete = [&](cl_event event) {
     ASSERT_EQ(cl.clSetUserEventStatus(event, CL_COMPLETE), CL_SUCCESS);
     times.settle(key);
   };
   times.renew(key);  // nothing measured yet: nothing to renew
-  for (int ms : {30, 20, 25}) timed(ms);
+  for (int ms : {30, 20}) complete(enqueue(ms));
+  cl_event late = enqueue(5);  // completes only after the renew()
   ASSERT_TRUE(times.seconds(key).has_value());
   EXPECT_NEAR(*times.seconds(key), 0.020, 0.005);
   EXPECT_FALSE(times.wants_timing(key));
   times.renew(key);
   EXPECT_TRUE(times.wants_timing(key));
-  EXPECT_NEAR(*times.seconds(key), 0.020, 0.005);  // until a new time comes
-  timed(60);
-  EXPECT_NEAR(*times.seconds(key), 0.060, 0.005);
+  complete(late);
+  EXPECT_NEAR(*times.seconds(key), 0.020, 0.005);  // of the round before: not counted
+  complete(enqueue(60));
+  EXPECT_NEAR(*times.seconds(key), 0.020, 0.005);  // one new time alone does not raise it
   times.renew(key);  // still being timed again: no change
-  timed(50);
-  timed(55);
+  complete(enqueue(50));
+  EXPECT_NEAR(*times.seconds(key), 0.050, 0.005);  // the shortest of the two new ones
+  complete(enqueue(55));
   EXPECT_NEAR(*times.seconds(key), 0.050, 0.005);
   EXPECT_FALSE(times.wants_timing(key));
+  times.renew(key);
+  complete(enqueue(10));  // one new time lowers it at once
+  EXPECT_NEAR(*times.seconds(key), 0.010, 0.005);
   times.release_done();
 }
 

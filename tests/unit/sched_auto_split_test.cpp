@@ -502,7 +502,8 @@ TEST(AutoPolicy, ASplitAfterOneByOtherChunksIsNoSteadyMeasurement) {
 
 // Among a kernel's first launches at a size, a split measured slower than home only as a switch, or by
 // one steady split, is split again (a probe) so that two are measured after a split by their own
-// shares; later, or where the split took four times home's time, home keeps the launch.
+// shares; later, where the split took three times home's time, or where probes may cost nothing
+// (auto_probe_cost 0), home keeps the launch.
 TEST(AutoGate, FewerThanTwoSteadySplitsAreNoVerdictAmongTheFirstLaunches) {
   LaunchShape s = shape(0);
   GateEvidence evidence;
@@ -512,19 +513,23 @@ TEST(AutoGate, FewerThanTwoSteadySplitsAreNoVerdictAmongTheFirstLaunches) {
   History h;
   for (size_t steady : {0, 1})
     for (uint64_t number : {3, 5, 6, 25})
-      for (double split : {0.0029, 0.0060, 0.0100}) {
+      for (double split : {0.0029, 0.0060, 0.0075}) {
         s.launch_number = number;
         evidence.steady_splits = steady;
         evidence.split_seconds = split;
         const GateVerdict verdict = auto_gate(h, s, {0, 1}, PolicyParams{}, evidence);
-        const bool again = number < 6 && split < 0.0096;
+        const bool again = number < 6 && split < 0.0072;
         EXPECT_EQ(verdict.devices, again ? std::vector<int>({0, 1}) : std::vector<int>({0}))
             << steady << " " << number << " " << split;
         EXPECT_EQ(verdict.probe, again) << steady << " " << number << " " << split;
       }
-  // Two steady measurements decide at once.
   s.launch_number = 3;
   evidence.split_seconds = 0.0029;
+  evidence.steady_splits = 1;
+  PolicyParams free_probes_only;
+  free_probes_only.auto_probe_cost = 0;
+  EXPECT_EQ(auto_gate(h, s, {0, 1}, free_probes_only, evidence).devices, std::vector<int>({0}));
+  // Two steady measurements decide at once.
   evidence.steady_splits = 2;
   EXPECT_EQ(auto_gate(h, s, {0, 1}, PolicyParams{}, evidence).devices, std::vector<int>({0}));
 }
