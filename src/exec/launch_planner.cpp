@@ -126,6 +126,10 @@ const char* policy_keeps_on_home(Services& services, const std::string& kernel_k
                                  std::optional<report::GateRecord>& gate, std::optional<sched::LaunchShape>& asked) {
   sched::LaunchShape shape = launch_shape(job.geometry, kernel_key, home, std::nullopt, nullptr);
   shape.home_measured_seconds = services.executor().home_launch_times().settled_seconds(drained_key);
+  for (const RootUse& use : job.roots) {
+    std::lock_guard lock(use.root->state->mutex());
+    shape.buffer_writes += use.root->state->generation();
+  }
   asked = shape;
   std::vector<int> devices = participants;
   if (std::find(devices.begin(), devices.end(), home) == devices.end()) devices.push_back(home);

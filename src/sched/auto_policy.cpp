@@ -375,8 +375,8 @@ const char* AutoPolicy::unsplit_reason(LaunchShape& shape, const std::vector<int
     history_->note_launch(shape.kernel_key, shape.global_size);
     shape.launch_number.reset();
   } else {
-    shape.follows_split =
-        history_->plan_split(shape.kernel_key, shape.global_size, *shape.launch_number, paying, gate.probe);
+    shape.follows_split = history_->plan_split(shape.kernel_key, shape.global_size, *shape.launch_number, paying,
+                                               gate.probe, shape.buffer_writes);
   }
   if (verdict) *verdict = std::move(gate);
   return reason;

@@ -156,15 +156,17 @@ uint64_t History::plan_launch(const std::string& kernel_key, uint64_t global_siz
 }
 
 bool History::plan_split(const std::string& kernel_key, uint64_t global_size, uint64_t number, std::vector<int> devices,
-                         bool probe) {
+                         bool probe, uint64_t buffer_writes) {
   std::vector<int> set = device_set(std::move(devices));
   std::lock_guard<std::mutex> lock(mutex_);
   Entry& e = touch(kernel_key, global_size);
-  const bool follows = number > 0 && e.last_split == number - 1 && e.last_split_devices == set;
+  const bool follows =
+      number > 0 && e.last_split == number - 1 && e.last_split_devices == set && e.last_split_writes == buffer_writes;
   if (!e.last_split || *e.last_split < number) {
     e.last_split = number;
     e.last_split_devices = std::move(set);
     e.last_split_probe = probe;
+    e.last_split_writes = buffer_writes;
   }
   return follows;
 }

@@ -83,11 +83,13 @@ class History {
                                                const std::function<bool(uint64_t)>& declines);
 
   // Launch `number` of that kernel and size is to be split over `devices` (in memory only): returns
-  // whether launch number - 1 was split over the same set, so that each device's part of the data
-  // already lies where this launch needs it (record_split_launch's `follows_split`).
+  // whether launch number - 1 was split over the same set with the same `buffer_writes`
+  // (LaunchShape::buffer_writes), so that each device's part of the data already lies where this launch
+  // needs it (record_split_launch's `follows_split`). benchmarks/jacobi writes its grid every 100
+  // launches: the next two splits moved it whole, and taken for steady they turned the verdict to home.
   // `probe`: the split is one of auto's probes (restart_probes).
   bool plan_split(const std::string& kernel_key, uint64_t global_size, uint64_t number, std::vector<int> devices,
-                  bool probe = false);
+                  bool probe = false, uint64_t buffer_writes = 0);
   // Launch `number` of that kernel and size is kept on home: where launch number - 1 was split and was
   // no probe (a verdict that turned), auto's probes count again from it (probe_origin; in memory only).
   void restart_probes(const std::string& kernel_key, uint64_t global_size, uint64_t number);
@@ -226,6 +228,7 @@ class History {
     std::optional<uint64_t> last_split;
     std::vector<int> last_split_devices;
     bool last_split_probe = false;
+    uint64_t last_split_writes = 0;
     uint64_t probe_origin = 0;                // restart_probes'; not in the file
     std::optional<uint64_t> last_cold_split;  // note_cold_split's; not in the file
     AutoTrack auto_track;      // not in the file

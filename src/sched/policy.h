@@ -58,9 +58,14 @@ struct LaunchShape {
   // (History::plan_launch); unset: the History's count of launches at begin_launch. auto's probes
   // read it: the executor plans later launches while this one still runs.
   std::optional<uint64_t> launch_number;
-  // The launch before this one of the kernel and size was split over the same devices
-  // (History::plan_split): each device's part of the data lies where this launch needs it.
+  // The launch before this one of the kernel and size was split over the same devices, and nothing
+  // wrote the launch's buffers in between (History::plan_split): each device's part of the data lies
+  // where this launch needs it.
   bool follows_split = false;
+  // The writes to the launch's buffers so far by the app and by launches run on home (the sum of their
+  // coherence::BufferState generations, as the planner read them): a split after a split of the kernel
+  // and size with another sum moves the bytes written whole. 0 where unknown (the simulator).
+  uint64_t buffer_writes = 0;
   // Each device's kind by device index (range_variation.h, device_kinds): on an irregular kernel auto
   // pools the chunks of one kind, which together cover the range. Empty: each device a kind of its own.
   std::vector<int> device_kinds;

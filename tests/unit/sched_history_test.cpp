@@ -151,6 +151,10 @@ TEST(History, ASplitThatFollowsASplitIsWhatSplittingCosts) {
   EXPECT_FALSE(h.plan_split("k", 8, 8, {0, 1, 2}));   // launch 7 was not split
   EXPECT_FALSE(h.plan_split("k", 16, 9, {0, 1, 2}));  // per size
   EXPECT_FALSE(h.plan_split("k", 8, 0, {0, 1, 2}));
+  // The app (or a launch on home) wrote the launch's buffers in between: the data moves whole.
+  EXPECT_FALSE(h.plan_split("k", 32, 1, {0, 1}, false, 7));
+  EXPECT_FALSE(h.plan_split("k", 32, 2, {0, 1}, false, 9));
+  EXPECT_TRUE(h.plan_split("k", 32, 3, {0, 1}, false, 9));
   h.record_split_launch("k", 8, {0, 1}, 0.004);
   h.record_split_launch("k", 8, {0, 1}, 0.006);
   EXPECT_NEAR(*h.split_launch_seconds("k", 8, {0, 1}), 0.004, 1e-15);
