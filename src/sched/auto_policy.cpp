@@ -306,10 +306,10 @@ GateVerdict auto_gate(const History& history, const LaunchShape& shape, const st
   verdict.home_seconds = evidence.home_seconds;
   verdict.devices = not_worth_it ? std::vector<int>{shape.home} : paying;
   // The first launches of a kernel and size: a verdict against the split needs two steady measurements
-  // (splits right after a split over the same devices by the same choice). A switch (right after a
-  // launch on home, or after a split by other chunks) pays for moving the data to the new parts, and a
-  // CPU device for its first touch of the pages of its part; one steady split can fall on a slow
-  // moment. So the launch is split again, as a probe, unless the split took kHopelessSplit x home's
+  // (splits right after a split over the same devices by the same choice, nothing written between). A
+  // switch (after a launch on home, a split by other chunks or a write) pays for moving the data to
+  // the parts, and a CPU device for its first touch of the pages of its part; one steady split can
+  // fall on a slow moment. So the launch is split again, as a probe, unless the split took kHopelessSplit x home's
   // time or probes may cost nothing (auto_probe_cost 0): up to two more splits of that kernel and size
   // than a verdict on its first measurement would make, each costing less than two launches of home's
   // time beyond home alone. Over two single-threaded PoCL devices (the device machine) benchmarks/jacobi's third
