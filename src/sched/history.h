@@ -253,6 +253,10 @@ class History {
   // The split record over exactly `devices` at that size, or null; the caller holds the lock.
   const SplitRecord* split_record(const std::string& kernel_key, uint64_t global_size, std::vector<int> devices) const;
   void count_launch(Entry& e);  // note_launch's count and decay; caller holds the lock
+  // `devices` sorted, each once: the key of a set of devices.
+  static std::vector<int> device_set(std::vector<int> devices);
+  // Keeps the last kRecentSplits values of `window`, `value` the newest.
+  static void keep_recent(std::vector<double>& window, double value);
   void evict_over_capacity();
   // Whether an entry holds what a policy's verdicts read (samples, shares, split times, tracks), more
   // than launch counts.
