@@ -25,8 +25,11 @@ std::vector<int> of_its_kind(const LaunchShape& shape, int device) {
 std::vector<std::pair<double, double>> chunk_points(const History& history, const std::string& kernel_key,
                                                     const std::vector<int>& devices) {
   std::vector<std::pair<double, double>> points;
-  for (int d : devices)
-    for (const auto& s : history.samples_any_size(kernel_key, d)) points.emplace_back(s.groups, s.seconds);
+  for (int d : devices) {
+    const std::vector<ChunkSample> samples = history.samples_any_size(kernel_key, d);
+    points.reserve(points.size() + samples.size());
+    for (const auto& s : samples) points.emplace_back(s.groups, s.seconds);
+  }
   return points;
 }
 
@@ -129,13 +132,20 @@ constexpr double kLineSpanOfLaunch = 8.0;
 // launches on home alone, `one_device_pays`; the mixed testbed's binomial: two of four single-threaded
 // devices dropped after a balanced first launch). Only who takes part: a launch's shares are its
 // policy's (wp's from the measured throughputs).
-AffineModel paying_model(const History& history, const LaunchShape& shape, int device) {
+// `pooled_by_kind` keeps the line of each kind once fitted: the same for all its devices (eight
+// single-threaded devices made it eight fits of 256 chunks at every split launch's gate).
+AffineModel paying_model(const History& history, const LaunchShape& shape, int device,
+                         std::map<int, AffineModel>& pooled_by_kind) {
   const AffineModel own = kernel_model(history, shape, device);
   const std::vector<int> kind = of_its_kind(shape, device);
   const auto regular = history.regular(shape.kernel_key);
   if (!own.valid || kind.size() < 2 || (regular.has_value() && !*regular)) return own;  // irregular: pooled already
-  const AffineModel pooled = fit_affine_beyond_noise(chunk_points(history, shape.kernel_key, kind));
-  return pooled.valid ? pooled : own;
+  const int kind_index = kind_of(shape.device_kinds, device);
+  auto pooled = pooled_by_kind.find(kind_index);
+  if (pooled == pooled_by_kind.end())
+    pooled = pooled_by_kind.emplace(kind_index, fit_affine_beyond_noise(chunk_points(history, shape.kernel_key, kind)))
+                 .first;
+  return pooled->second.valid ? pooled->second : own;
 }
 
 // The devices of `devices` that pay for their overhead by their chunk-time models (paying_model).
@@ -143,8 +153,9 @@ std::vector<int> paying_by_models(const History& history, const LaunchShape& sha
                                   const PolicyParams& params) {
   std::vector<FinishModel> models;
   std::vector<size_t> modeled;  // positions in `devices`
+  std::map<int, AffineModel> pooled_by_kind;
   for (size_t i = 0; i < devices.size(); ++i) {
-    const AffineModel m = paying_model(history, shape, devices[i]);
+    const AffineModel m = paying_model(history, shape, devices[i], pooled_by_kind);
     if (!m.valid) continue;
     models.push_back({m.b, 0.0, m.a});
     modeled.push_back(i);

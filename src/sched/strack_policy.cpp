@@ -44,6 +44,28 @@ std::map<int, double> strack_update(const std::map<int, double>& used, const std
   return next;
 }
 
+namespace {
+
+// The shares of `a` and `b` in the devices' order, into `wa` and `wb`: false where their devices differ.
+bool paired_weights(const std::map<int, double>& a, const std::map<int, double>& b, std::vector<double>& wa,
+                    std::vector<double>& wb) {
+  if (a.size() != b.size()) return false;
+  for (const auto& [device, share] : a) {
+    auto it = b.find(device);
+    if (it == b.end()) return false;
+    wa.push_back(share);
+    wb.push_back(it->second);
+  }
+  return true;
+}
+
+}  // namespace
+
+bool same_groups(const std::map<int, double>& a, const std::map<int, double>& b, uint64_t groups) {
+  std::vector<double> wa, wb;
+  return paired_weights(a, b, wa, wb) && proportional_split(wa, groups) == proportional_split(wb, groups);
+}
+
 bool worth_moving(const std::map<int, double>& used, const std::map<int, double>& next, uint64_t groups) {
   // Between devices of one kind a change of shares moves the rows at each changed edge, and a chunk of
   // a new size is a footprint not evaluated before: over eight single-threaded PoCL devices
@@ -53,14 +75,8 @@ bool worth_moving(const std::map<int, double>& used, const std::map<int, double>
   // `next` is wp's running update, stored whatever this says (History::shares): a small lasting
   // difference builds up in it until moving pays.
   constexpr double kLeastGain = 0.05;
-  if (used.size() != next.size() || groups == 0) return true;
   std::vector<double> old_weights, new_weights;
-  for (const auto& [device, share] : used) {
-    auto it = next.find(device);
-    if (it == next.end()) return true;
-    old_weights.push_back(share);
-    new_weights.push_back(it->second);
-  }
+  if (groups == 0 || !paired_weights(used, next, old_weights, new_weights)) return true;
   const std::vector<uint64_t> before = proportional_split(old_weights, groups);
   const std::vector<uint64_t> after = proportional_split(new_weights, groups);
   if (before == after) return true;  // the same chunks: nothing moves
@@ -74,6 +90,42 @@ bool worth_moving(const std::map<int, double>& used, const std::map<int, double>
     finish_after = std::max(finish_after, static_cast<double>(after[i]) / new_weights[i]);
   }
   return finish_after < (1 - kLeastGain) * finish_before;
+}
+
+namespace {
+
+// Of a chunk's time, what its moves of data leave to compute at least: between devices of one kind a
+// chunk's moves say where the shares moved (a device whose share grew fetches the rows it did not
+// hold), not how fast it runs.
+constexpr double kLeastComputeShare = 0.1;
+
+// A device's median pace from fewer chunks is as noisy as one launch's update: the layout follows the
+// update alone until each device has this many at the size (a program of a few launches, as before).
+constexpr size_t kLeastPacedChunks = 8;
+
+double compute_seconds(double seconds, double moving) {
+  return std::max(kLeastComputeShare * seconds, seconds - std::max(0.0, moving));
+}
+
+}  // namespace
+
+std::map<int, double> median_paced_shares(const History& history, const std::string& kernel_key, uint64_t global_size,
+                                          const std::vector<int>& devices) {
+  std::map<int, double> shares;
+  for (int device : devices) {
+    std::vector<double> seconds_per_group;
+    for (const ChunkSample& s : history.samples(kernel_key, global_size, device))
+      if (s.groups > 0) seconds_per_group.push_back(compute_seconds(s.seconds, s.transfer_seconds) / s.groups);
+    if (seconds_per_group.size() < kLeastPacedChunks) return {};
+    auto middle = seconds_per_group.begin() + static_cast<std::ptrdiff_t>(seconds_per_group.size() / 2);
+    std::nth_element(seconds_per_group.begin(), middle, seconds_per_group.end());
+    if (!(*middle > 0)) return {};
+    shares[device] = 1.0 / *middle;
+  }
+  double sum = 0;
+  for (const auto& [device, rate] : shares) sum += rate;
+  for (auto& [device, rate] : shares) rate /= sum;
+  return shares;
 }
 
 StrackPolicy::StrackPolicy(StrackMode mode, const PolicyParams& params, std::shared_ptr<History> history,
@@ -181,18 +233,19 @@ void StrackPolicy::on_end(double) {
   const uint64_t size = shape().global_size;
   const uint64_t launches = history().launches(key, size);  // this launch included (base counted it)
   std::map<int, StrackMeasure> measured;
-  // Between devices of one kind, a chunk's moves of data say where the shares moved (a device whose
-  // share grew fetches the rows it did not hold), not how fast it runs: counted, they shrink the share
-  // that grew, and the shares swing (benchmarks/jacobi over two single-threaded PoCL devices: from
-  // 608 and 416 of 1,024 rows to all of them on home, and back at the next probe).
-  constexpr double kLeastComputeShare = 0.1;  // of a chunk's time, whatever its moves say
+  // Between devices of one kind, a chunk's moves of data say where the shares moved, not how fast it
+  // runs: counted, they shrink the share that grew, and the shares swing (benchmarks/jacobi over two
+  // single-threaded PoCL devices: from 608 and 416 of 1,024 rows to all of them on home, and back at
+  // the next probe).
+  std::vector<int> devices;
   for (const auto& s : states()) {
+    devices.push_back(s.index);
     if (s.completed <= 0) continue;
     double seconds = s.busy_seconds;
     if (one_kind_) {
       double moving = 0;
       for (const ChunkTiming& done : s.done) moving += std::max(0.0, done.transfer_seconds);
-      seconds = std::max(kLeastComputeShare * seconds, seconds - moving);
+      seconds = compute_seconds(seconds, moving);
     }
     measured[s.index] = {static_cast<double>(s.completed_groups), seconds};
   }
@@ -201,11 +254,26 @@ void StrackPolicy::on_end(double) {
     case StrackMode::kJitp: next = strack_update(used_, measured, 0.0); break;
     case StrackMode::kWp:
       // Devices of one kind: the running update from its own shares (the launch's measured ratios do
-      // not depend on the shares it ran with); the layout follows it where that gains.
+      // not depend on the shares it ran with). The layout moves where that update and the devices'
+      // median paces over their recent chunks (median_paced_shares, once each has 8) both say it
+      // gains, and then to the latter: the update (omega 0.5) follows each launch's noise, and over eight
+      // single-threaded PoCL devices on the device machine, whose paces change by 20 to 40% from one
+      // launch to the next, benchmarks/jacobi's layout moved at 130 of its 270 later launches (each
+      // a footprint evaluated again and rows moved: 1.1 ms a launch against static's 0.8 ms).
       next = strack_update(one_kind_ ? running_ : used_, measured, params().wp_omega);
-      if (one_kind_)
-        history().set_layout_shares(key, size,
-                                    worth_moving(used_, next, shape().total_groups - tail_groups()) ? next : used_);
+      if (one_kind_) {
+        const uint64_t groups = shape().total_groups - tail_groups();
+        const auto paced = median_paced_shares(history(), key, size, devices);
+        std::map<int, double> layout = used_;
+        if (same_groups(used_, next, groups))
+          layout = next;  // nothing moves: the layout follows the update
+        else if (worth_moving(used_, next, groups) && paced.empty())
+          layout = next;
+        else if (worth_moving(used_, next, groups) && !same_groups(used_, paced, groups) &&
+                 worth_moving(used_, paced, groups))
+          layout = paced;
+        history().set_layout_shares(key, size, layout);
+      }
       break;
     case StrackMode::kEss: {
       const uint64_t n = static_cast<uint64_t>(params().ess_launches);

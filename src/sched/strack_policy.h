@@ -14,8 +14,12 @@
 // share was measured (CPU cores shared with other threads) does not hold the launch up by all of it.
 #pragma once
 
+#include <cstdint>
 #include <map>
+#include <string>
+#include <vector>
 
+#include "sched/history.h"
 #include "sched/policy_base.h"
 
 namespace coex::sched {
@@ -38,6 +42,15 @@ std::map<int, double> strack_update(const std::map<int, double>& used, const std
 // or where those groups would finish the launch more than 5% sooner by `next`'s estimate of the
 // devices' paces.
 bool worth_moving(const std::map<int, double>& used, const std::map<int, double>& next, uint64_t groups);
+// Whether shares `a` and `b` (of the same devices) give each device the same of `groups` work-groups.
+bool same_groups(const std::map<int, double>& a, const std::map<int, double>& b, uint64_t groups);
+
+// Shares of `devices` by their median pace over their recent chunks of the kernel at this size
+// (History::samples), each chunk's time less its moves of data (at least a tenth of it left): a
+// lasting difference between devices of one kind, which one launch's noise or a slow chunk does not
+// move. Empty where some device has fewer than 8 chunks there.
+std::map<int, double> median_paced_shares(const History& history, const std::string& kernel_key, uint64_t global_size,
+                                          const std::vector<int>& devices);
 
 class StrackPolicy : public PolicyBase {
  public:
