@@ -114,9 +114,11 @@ cl_int CL_API_CALL enqueue_ndrange(cl_command_queue queue, cl_kernel kernel, cl_
     } else {
       const auto planning = std::chrono::steady_clock::now();
       decision = exec::plan_launch(rt(), queue, kernel, work_dim, offset, global, local);
-      // The planner's time on the app's thread, beside the launch it planned (docs/reporting.md).
+      // The planner's time on the app's thread (docs/reporting.md).
       if (auto* trace = rt().trace())
-        trace->record("plan", "plan", report::kLaunchTrack, planning, std::chrono::steady_clock::now());
+        record_safely("clEnqueueNDRangeKernel", [&] {
+          trace->record("plan", "plan", report::kPlanTrack, planning, std::chrono::steady_clock::now());
+        });
     }
     if (decision.job && waits_on_pending_events(*decision.job, num_wait, wait_list)) {
       exec::end_buffer_uses(*decision.job);

@@ -101,6 +101,7 @@ void Runtime::init(LoadMode mode, const cl_icd_dispatch& next) {
   if (!settings_.trace.empty()) {
     trace_ = std::make_unique<report::TraceRecorder>();
     trace_->set_track_name(report::kLaunchTrack, "launches");
+    trace_->set_track_name(report::kPlanTrack, "planning");
   }
   // With a report or a trace, launches not split are timed on the app's device (api/api_trace.h).
   const bool observed = trace_ || !settings_.report.empty();

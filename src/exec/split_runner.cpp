@@ -420,7 +420,7 @@ cl_int run_split(Executor& executor, LaunchJob& job) {
   }
   Clock::time_point host_copy_start = Clock::now();
   // From the job's start to its host copy: the devices' kernels, the policy and the first chunks.
-  if (auto* t = services.trace()) t->record("split setup", "plan", report::kLaunchTrack, t0, host_copy_start);
+  if (auto* t = services.trace()) t->record("split setup", "plan", report::kPlanTrack, t0, host_copy_start);
   refresh_host_copies(
       job, home_queue,
       host_copy_wanted(job, first_footprints, joiners, whole_launch, first_groups >= shape.total_groups),

@@ -83,6 +83,10 @@ std::string device_track_name(int index, const std::string& name, bool home);
 // and the times they came from), so that how a dynamic policy shares each launch shows over time. A launch recorded as
 // it ends spans the longest busy time of its devices up to now.
 constexpr int kLaunchTrack = 1000;
+// The track of coex's planning (category "plan"): the planner's time on the app's thread for each
+// launch it plans in full, and each split's setup before its host copy. A track of its own: the app's
+// thread plans a launch while earlier ones run, and slices on one track must nest.
+constexpr int kPlanTrack = 1001;
 void record_launch_event(TraceRecorder& trace, const std::string& kernel, const LaunchRecord& launch);
 // The same slice with its span known (a launch not split, timed from its enqueue to its completion).
 void record_launch_event(TraceRecorder& trace, const std::string& kernel, const LaunchRecord& launch,

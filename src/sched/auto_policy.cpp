@@ -25,11 +25,8 @@ std::vector<int> of_its_kind(const LaunchShape& shape, int device) {
 std::vector<std::pair<double, double>> chunk_points(const History& history, const std::string& kernel_key,
                                                     const std::vector<int>& devices) {
   std::vector<std::pair<double, double>> points;
-  for (int d : devices) {
-    const std::vector<ChunkSample> samples = history.samples_any_size(kernel_key, d);
-    points.reserve(points.size() + samples.size());
-    for (const auto& s : samples) points.emplace_back(s.groups, s.seconds);
-  }
+  for (int d : devices)
+    for (const auto& s : history.samples_any_size(kernel_key, d)) points.emplace_back(s.groups, s.seconds);
   return points;
 }
 

@@ -100,8 +100,11 @@ namespace {
 constexpr double kLeastComputeShare = 0.1;
 
 // A device's median pace from fewer chunks is as noisy as one launch's update: the layout follows the
-// update alone until each device has this many at the size (a program of a few launches, as before).
+// update alone until each device has this many at the size.
 constexpr size_t kLeastPacedChunks = 8;
+// The median reads a device's last chunks at the size, at most this many: a lasting change moves it
+// within about half of them (8 launches of one chunk a device), where all of the History's 32 took 16.
+constexpr size_t kPacedChunks = 16;
 
 double compute_seconds(double seconds, double moving) {
   return std::max(kLeastComputeShare * seconds, seconds - std::max(0.0, moving));
@@ -111,19 +114,32 @@ double compute_seconds(double seconds, double moving) {
 
 std::map<int, double> median_paced_shares(const History& history, const std::string& kernel_key, uint64_t global_size,
                                           const std::vector<int>& devices) {
+  constexpr double kLeastSecondsPerGroup = 1e-12;
   std::map<int, double> shares;
   for (int device : devices) {
-    std::vector<double> seconds_per_group;
-    for (const ChunkSample& s : history.samples(kernel_key, global_size, device))
-      if (s.groups > 0) seconds_per_group.push_back(compute_seconds(s.seconds, s.transfer_seconds) / s.groups);
-    if (seconds_per_group.size() < kLeastPacedChunks) return {};
-    auto middle = seconds_per_group.begin() + static_cast<std::ptrdiff_t>(seconds_per_group.size() / 2);
-    std::nth_element(seconds_per_group.begin(), middle, seconds_per_group.end());
-    if (!(*middle > 0)) return {};
-    shares[device] = 1.0 / *middle;
+    const std::vector<ChunkSample> samples = history.samples(kernel_key, global_size, device);  // oldest first
+    // (seconds per group, groups) of the last kPacedChunks chunks
+    std::vector<std::pair<double, double>> paces;
+    for (size_t i = samples.size() > kPacedChunks ? samples.size() - kPacedChunks : 0; i < samples.size(); ++i)
+      if (samples[i].groups > 0)
+        paces.emplace_back(
+            std::max(kLeastSecondsPerGroup,
+                     compute_seconds(samples[i].seconds, samples[i].transfer_seconds) / samples[i].groups),
+            samples[i].groups);
+    if (paces.size() < kLeastPacedChunks) return {};
+    // Weighted by groups: the small chunks of a tail handed out on demand carry their fixed cost over
+    // few groups, and the faster device takes more of them.
+    std::sort(paces.begin(), paces.end());
+    double groups = 0;
+    for (const auto& pace : paces) groups += pace.second;
+    double below = 0;
+    auto median = paces.begin();
+    while (below + median->second < groups / 2) below += (median++)->second;
+    shares[device] = 1.0 / median->first;
   }
   double sum = 0;
   for (const auto& [device, rate] : shares) sum += rate;
+  if (!std::isfinite(sum) || sum <= 0) return {};
   for (auto& [device, rate] : shares) rate /= sum;
   return shares;
 }
@@ -200,6 +216,16 @@ void StrackPolicy::on_begin(double) {
   }
 }
 
+std::map<int, double> StrackPolicy::next_layout(const std::map<int, double>& next, const std::vector<int>& devices) {
+  const uint64_t groups = shape().total_groups - tail_groups();
+  if (same_groups(used_, next, groups)) return next;  // nothing moves: the layout follows the update
+  if (!worth_moving(used_, next, groups)) return used_;
+  auto paced = median_paced_shares(history(), shape().kernel_key, shape().global_size, devices);
+  if (paced.empty()) return next;
+  for (const auto& [device, share] : used_) paced.emplace(device, 0.0);  // those left out stay out
+  return !same_groups(used_, paced, groups) && worth_moving(used_, paced, groups) ? paced : used_;
+}
+
 void StrackPolicy::normalize(std::map<int, double>& shares) {
   double sum = 0;
   for (const auto& [device, share] : shares) sum += share;
@@ -237,9 +263,9 @@ void StrackPolicy::on_end(double) {
   // runs: counted, they shrink the share that grew, and the shares swing (benchmarks/jacobi over two
   // single-threaded PoCL devices: from 608 and 416 of 1,024 rows to all of them on home, and back at
   // the next probe).
-  std::vector<int> devices;
+  std::vector<int> devices;  // those the layout gives groups: one left out has no recent chunk
   for (const auto& s : states()) {
-    devices.push_back(s.index);
+    if (auto share = used_.find(s.index); share != used_.end() && share->second > 0) devices.push_back(s.index);
     if (s.completed <= 0) continue;
     double seconds = s.busy_seconds;
     if (one_kind_) {
@@ -255,25 +281,11 @@ void StrackPolicy::on_end(double) {
     case StrackMode::kWp:
       // Devices of one kind: the running update from its own shares (the launch's measured ratios do
       // not depend on the shares it ran with). The layout moves where that update and the devices'
-      // median paces over their recent chunks (median_paced_shares, once each has 8) both say it
-      // gains, and then to the latter: the update (omega 0.5) follows each launch's noise, and over eight
-      // single-threaded PoCL devices on the device machine, whose paces change by 20 to 40% from one
-      // launch to the next, benchmarks/jacobi's layout moved at 130 of its 270 later launches (each
-      // a footprint evaluated again and rows moved: 1.1 ms a launch against static's 0.8 ms).
+      // median paces (median_paced_shares, once each has 8 chunks at the size) both say it gains, and
+      // then to the latter: the update (omega 0.5) follows each launch's noise (docs/schedulers.md,
+      // "`jitp`, `wp`, `ess`": benchmarks/jacobi over eight single-threaded PoCL devices).
       next = strack_update(one_kind_ ? running_ : used_, measured, params().wp_omega);
-      if (one_kind_) {
-        const uint64_t groups = shape().total_groups - tail_groups();
-        const auto paced = median_paced_shares(history(), key, size, devices);
-        std::map<int, double> layout = used_;
-        if (same_groups(used_, next, groups))
-          layout = next;  // nothing moves: the layout follows the update
-        else if (worth_moving(used_, next, groups) && paced.empty())
-          layout = next;
-        else if (worth_moving(used_, next, groups) && !same_groups(used_, paced, groups) &&
-                 worth_moving(used_, paced, groups))
-          layout = paced;
-        history().set_layout_shares(key, size, layout);
-      }
+      if (one_kind_) history().set_layout_shares(key, size, next_layout(next, devices));
       break;
     case StrackMode::kEss: {
       const uint64_t n = static_cast<uint64_t>(params().ess_launches);

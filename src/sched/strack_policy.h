@@ -45,10 +45,11 @@ bool worth_moving(const std::map<int, double>& used, const std::map<int, double>
 // Whether shares `a` and `b` (of the same devices) give each device the same of `groups` work-groups.
 bool same_groups(const std::map<int, double>& a, const std::map<int, double>& b, uint64_t groups);
 
-// Shares of `devices` by their median pace over their recent chunks of the kernel at this size
-// (History::samples), each chunk's time less its moves of data (at least a tenth of it left): a
-// lasting difference between devices of one kind, which one launch's noise or a slow chunk does not
-// move. Empty where some device has fewer than 8 chunks there.
+// Shares of `devices` by their median pace over their last 16 chunks of the kernel at this size
+// (History::samples: any policy's, the History file's too), each chunk's time less its moves of data
+// (at least a tenth of it left), the median weighed by the chunks' groups: a lasting difference
+// between devices of one kind, which one launch's noise or a slow chunk does not move. Empty where some
+// device has fewer than 8 chunks there.
 std::map<int, double> median_paced_shares(const History& history, const std::string& kernel_key, uint64_t global_size,
                                           const std::vector<int>& devices);
 
@@ -65,6 +66,9 @@ class StrackPolicy : public PolicyBase {
  private:
   uint64_t tail_groups() const;  // of the launch: handed out on demand (wp_tail)
   static void normalize(std::map<int, double>& shares);  // to a sum of 1 (unchanged when it is 0)
+  // The layout of the next launch of devices of one kind (wp), from the running update `next`, over
+  // `devices` (those the layout gave groups).
+  std::map<int, double> next_layout(const std::map<int, double>& next, const std::vector<int>& devices);
 
   StrackMode mode_;
   std::map<int, double> used_;  // shares of the current launch

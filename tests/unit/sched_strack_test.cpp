@@ -283,8 +283,7 @@ double launch_noise(int launch, int device) {
 }
 
 // Devices of one kind whose paces change from launch to launch by noise alone keep their layout: each
-// move evaluates footprints again and moves rows (benchmarks/jacobi over eight devices on the device
-// machine moved at 130 of 270 launches, 0.3 ms a launch slower than static's even shares).
+// move evaluates footprints again and moves rows (docs/schedulers.md, "`jitp`, `wp`, `ess`").
 TEST(StrackPolicy, DevicesOfOneKindKeepTheirLayoutThroughEachLaunchsNoise) {
   const auto layouts = one_kind_layouts(
       100, [](int) { return 1.0; }, launch_noise);
@@ -302,6 +301,20 @@ TEST(StrackPolicy, DevicesOfOneKindFollowALastingDifferenceThroughNoise) {
   EXPECT_GE(last[0], 11u);
   EXPECT_GE(last[1], 11u);
   for (size_t d = 2; d < 8; ++d) EXPECT_LE(last[d], 8u) << d;
+}
+
+// A device that turns twice as slow for good after twenty launches, under the same noise: by then each
+// device has its 16 chunks, and the layout follows once the median paces say so too.
+TEST(StrackPolicy, DevicesOfOneKindFollowAChangeOnceTheirMedianPacesDo) {
+  const auto layouts = one_kind_layouts(
+      40, [](int) { return 1.0; },
+      [](int launch, int d) { return (d == 3 && launch >= 20 ? 1.0 : 0.0) + launch_noise(launch, d); });
+  EXPECT_EQ(layouts[19][3], 8u) << "even shares before the change";
+  EXPECT_LE(layouts[32][3], 5u) << "within 12 launches of it";
+  for (size_t d = 0; d < 8; ++d) {
+    if (d == 3) continue;
+    EXPECT_GE(layouts[39][d], 8u) << d;
+  }
 }
 
 TEST(MedianPacedShares, AreByEachDevicesMedianPaceLessItsMoves) {
