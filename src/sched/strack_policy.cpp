@@ -185,6 +185,8 @@ void StrackPolicy::on_begin(double) {
       for (auto& [device, share] : used_) share = layout.at(device);
   }
   normalize(running_);
+  layout_ = used_;  // before the probe below: a probe's share is for this launch only
+  normalize(layout_);
   // Probe: a device left at 0 is given a small share again now and then.
   const bool probe_now = launches > 0 && launches % static_cast<uint64_t>(params().probe_interval) == 0;
   const bool frozen = mode_ == StrackMode::kEss && launches >= static_cast<uint64_t>(params().ess_launches);
@@ -219,11 +221,11 @@ void StrackPolicy::on_begin(double) {
 std::map<int, double> StrackPolicy::next_layout(const std::map<int, double>& next, const std::vector<int>& devices) {
   const uint64_t groups = shape().total_groups - tail_groups();
   if (same_groups(used_, next, groups)) return next;  // nothing moves: the layout follows the update
-  if (!worth_moving(used_, next, groups)) return used_;
+  if (!worth_moving(used_, next, groups)) return layout_;
   auto paced = median_paced_shares(history(), shape().kernel_key, shape().global_size, devices);
   if (paced.empty()) return next;
   for (const auto& [device, share] : used_) paced.emplace(device, 0.0);  // those left out stay out
-  return !same_groups(used_, paced, groups) && worth_moving(used_, paced, groups) ? paced : used_;
+  return !same_groups(used_, paced, groups) && worth_moving(used_, paced, groups) ? paced : layout_;
 }
 
 void StrackPolicy::normalize(std::map<int, double>& shares) {

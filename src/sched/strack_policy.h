@@ -72,6 +72,9 @@ class StrackPolicy : public PolicyBase {
 
   StrackMode mode_;
   std::map<int, double> used_;  // shares of the current launch
+  // Devices of one kind: the layout this launch was split by, less a probe's share (on_begin): what
+  // the next launch keeps where the layout does not move.
+  std::map<int, double> layout_;
   // wp's running shares (the History's `shares`), normalized; devices of one kind split by
   // History::layout_shares, which follows them only for a gain.
   std::map<int, double> running_;

@@ -317,6 +317,36 @@ TEST(StrackPolicy, DevicesOfOneKindFollowAChangeOnceTheirMedianPacesDo) {
   }
 }
 
+// A probe gives a device of one kind left at no group a small share for one launch: where that launch
+// does not move the layout, the device is left out again after it.
+TEST(StrackPolicy, AProbesShareIsForItsLaunchOnly) {
+  auto history = std::make_shared<History>();
+  history->set_shares("k", 1000, {{0, 0.97}, {1, 0.03}});
+  history->set_layout_shares("k", 1000, {{0, 1.0}, {1, 0.0}});
+  for (int i = 0; i < 10; ++i) history->note_launch("k", 1000);  // the next launch is a probe's (10)
+  LaunchShape shape;
+  shape.kernel_key = "k";
+  shape.global_size = 1000;
+  shape.total_groups = 1000;
+  shape.device_kinds = {0, 0};
+  std::vector<uint64_t> device1_groups;
+  for (int launch = 0; launch < 2; ++launch) {
+    auto policy = make_policy("wp", PolicyParams{}, history, {});
+    policy->begin_launch(shape, {0, 1}, 0);
+    uint64_t groups = 0;
+    for (int d : {0, 1})
+      while (auto c = policy->next_chunk(d, 0)) {
+        if (d == 1) groups += c->groups();
+        // Device 1 runs a group 50 times as long as device 0: what the probe measures moves nothing.
+        policy->chunk_done(ChunkTiming{*c, 0, 1e-5 * static_cast<double>(c->groups()) * (d == 0 ? 1 : 50)});
+      }
+    policy->end_launch(0.02);
+    device1_groups.push_back(groups);
+  }
+  EXPECT_EQ(device1_groups[0], 20u) << "the probe's 2%";
+  EXPECT_EQ(device1_groups[1], 0u);
+}
+
 TEST(MedianPacedShares, AreByEachDevicesMedianPaceLessItsMoves) {
   History history;
   auto chunk = [&](int device, uint64_t groups, double seconds, double moving) {
