@@ -163,12 +163,19 @@ class ReportChecks(layer_checks.Checks):
         expect(len(enqueues) == 4 and all(e["args"].get("kernel") for e in enqueues), "enqueue calls: %s" % enqueues)
         expect(any(e["name"] == "clBuildProgram" for e in calls) and names.get(calls[0]["tid"], "").startswith("app"),
                "the app's calls: %s" % sorted({e["name"] for e in calls}))
-        # Split launches too: the launch slices span the split.
+        # Split launches too: the launch slices span the split; on the planning track each has the
+        # planner's span and its setup's.
         self.under_coex({"COEX_TRACE": trace})
         with open(trace) as f:
-            launches = [e for e in json.load(f)["traceEvents"] if e.get("cat") == "launch"]
+            events = json.load(f)["traceEvents"]
+        launches = [e for e in events if e.get("cat") == "launch"]
         expect(len(launches) == 4 and all(e["dur"] > 0 and e["args"]["split"] for e in launches),
                "split launch slices: %s" % launches)
+        names = {e["tid"]: e["args"]["name"] for e in events if e.get("name") == "thread_name"}
+        plans = [e for e in events if e.get("cat") == "plan"]
+        expect(sorted(e["name"] for e in plans) == ["plan"] * 4 + ["split setup"] * 4
+               and all(names.get(e["tid"]) == "planning" and e["dur"] >= 0 for e in plans),
+               "planning spans: %s" % plans)
 
     def check_history_per_device_set(self):
         # One history file keeps each device set's history; the report names the file and what it held.
