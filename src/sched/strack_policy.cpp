@@ -44,29 +44,7 @@ std::map<int, double> strack_update(const std::map<int, double>& used, const std
   return next;
 }
 
-namespace {
-
-// The shares of `a` and `b` in the devices' order, into `wa` and `wb`: false where their devices differ.
-bool paired_weights(const std::map<int, double>& a, const std::map<int, double>& b, std::vector<double>& wa,
-                    std::vector<double>& wb) {
-  if (a.size() != b.size()) return false;
-  for (const auto& [device, share] : a) {
-    auto it = b.find(device);
-    if (it == b.end()) return false;
-    wa.push_back(share);
-    wb.push_back(it->second);
-  }
-  return true;
-}
-
-}  // namespace
-
-bool same_groups(const std::map<int, double>& a, const std::map<int, double>& b, uint64_t groups) {
-  std::vector<double> wa, wb;
-  return paired_weights(a, b, wa, wb) && proportional_split(wa, groups) == proportional_split(wb, groups);
-}
-
-bool worth_moving(const std::map<int, double>& used, const std::map<int, double>& next, uint64_t groups) {
+LayoutMove compare_layouts(const std::map<int, double>& used, const std::map<int, double>& next, uint64_t groups) {
   // Between devices of one kind a change of shares moves the rows at each changed edge, and a chunk of
   // a new size is a footprint not evaluated before: over eight single-threaded PoCL devices
   // benchmarks/jacobi's shares followed each launch's noise (4 to 12 of 64 groups a device), and its
@@ -75,21 +53,31 @@ bool worth_moving(const std::map<int, double>& used, const std::map<int, double>
   // `next` is wp's running update, stored whatever this says (History::shares): a small lasting
   // difference builds up in it until moving pays.
   constexpr double kLeastGain = 0.05;
+  if (used.size() != next.size()) return LayoutMove::kMoves;
   std::vector<double> old_weights, new_weights;
-  if (groups == 0 || !paired_weights(used, next, old_weights, new_weights)) return true;
+  for (const auto& [device, share] : used) {
+    auto it = next.find(device);
+    if (it == next.end()) return LayoutMove::kMoves;
+    old_weights.push_back(share);
+    new_weights.push_back(it->second);
+  }
   const std::vector<uint64_t> before = proportional_split(old_weights, groups);
   const std::vector<uint64_t> after = proportional_split(new_weights, groups);
-  if (before == after) return true;  // the same chunks: nothing moves
+  if (before == after) return LayoutMove::kSame;  // the same chunks: nothing moves
   double finish_before = 0, finish_after = 0;
   for (size_t i = 0; i < new_weights.size(); ++i) {
     if (new_weights[i] <= 0) {
       if (before[i] == 0 && after[i] == 0) continue;  // out of both (no group at this size)
-      return true;                                    // measured to pay nothing: its groups go
+      return LayoutMove::kMoves;                      // measured to pay nothing: its groups go
     }
     finish_before = std::max(finish_before, static_cast<double>(before[i]) / new_weights[i]);
     finish_after = std::max(finish_after, static_cast<double>(after[i]) / new_weights[i]);
   }
-  return finish_after < (1 - kLeastGain) * finish_before;
+  return finish_after < (1 - kLeastGain) * finish_before ? LayoutMove::kMoves : LayoutMove::kNotWorth;
+}
+
+bool worth_moving(const std::map<int, double>& used, const std::map<int, double>& next, uint64_t groups) {
+  return compare_layouts(used, next, groups) != LayoutMove::kNotWorth;
 }
 
 namespace {
@@ -218,14 +206,24 @@ void StrackPolicy::on_begin(double) {
   }
 }
 
-std::map<int, double> StrackPolicy::next_layout(const std::map<int, double>& next, const std::vector<int>& devices) {
+std::map<int, double> StrackPolicy::next_layout(const std::map<int, double>& next) {
   const uint64_t groups = shape().total_groups - tail_groups();
-  if (same_groups(used_, next, groups)) return next;  // nothing moves: the layout follows the update
-  if (!worth_moving(used_, next, groups)) return layout_;
+  switch (compare_layouts(used_, next, groups)) {
+    case LayoutMove::kSame:
+      return next;  // nothing moves: the layout follows the update
+    case LayoutMove::kNotWorth:
+      return layout_;
+    case LayoutMove::kMoves:
+      break;
+  }
+  // Over the devices the layout gave groups: one left out has no recent chunk, and stays out.
+  std::vector<int> devices;
+  for (const auto& [device, share] : used_)
+    if (share > 0) devices.push_back(device);
   auto paced = median_paced_shares(history(), shape().kernel_key, shape().global_size, devices);
   if (paced.empty()) return next;
-  for (const auto& [device, share] : used_) paced.emplace(device, 0.0);  // those left out stay out
-  return !same_groups(used_, paced, groups) && worth_moving(used_, paced, groups) ? paced : layout_;
+  for (const auto& [device, share] : used_) paced.emplace(device, 0.0);
+  return compare_layouts(used_, paced, groups) == LayoutMove::kMoves ? paced : layout_;
 }
 
 void StrackPolicy::normalize(std::map<int, double>& shares) {
@@ -265,9 +263,7 @@ void StrackPolicy::on_end(double) {
   // runs: counted, they shrink the share that grew, and the shares swing (benchmarks/jacobi over two
   // single-threaded PoCL devices: from 608 and 416 of 1,024 rows to all of them on home, and back at
   // the next probe).
-  std::vector<int> devices;  // those the layout gives groups: one left out has no recent chunk
   for (const auto& s : states()) {
-    if (auto share = used_.find(s.index); share != used_.end() && share->second > 0) devices.push_back(s.index);
     if (s.completed <= 0) continue;
     double seconds = s.busy_seconds;
     if (one_kind_) {
@@ -287,7 +283,7 @@ void StrackPolicy::on_end(double) {
       // then to the latter: the update (omega 0.5) follows each launch's noise (docs/schedulers.md,
       // "`jitp`, `wp`, `ess`": benchmarks/jacobi over eight single-threaded PoCL devices).
       next = strack_update(one_kind_ ? running_ : used_, measured, params().wp_omega);
-      if (one_kind_) history().set_layout_shares(key, size, next_layout(next, devices));
+      if (one_kind_) history().set_layout_shares(key, size, next_layout(next));
       break;
     case StrackMode::kEss: {
       const uint64_t n = static_cast<uint64_t>(params().ess_launches);

@@ -42,8 +42,11 @@ std::map<int, double> strack_update(const std::map<int, double>& used, const std
 // or where those groups would finish the launch more than 5% sooner by `next`'s estimate of the
 // devices' paces.
 bool worth_moving(const std::map<int, double>& used, const std::map<int, double>& next, uint64_t groups);
-// Whether shares `a` and `b` (of the same devices) give each device the same of `groups` work-groups.
-bool same_groups(const std::map<int, double>& a, const std::map<int, double>& b, uint64_t groups);
+// The same comparison, told apart: `next` gives each device the same groups (kSame), moves groups for
+// that gain or must move them (other devices; a device measured to pay nothing) (kMoves), or moves
+// them for less (kNotWorth).
+enum class LayoutMove { kSame, kMoves, kNotWorth };
+LayoutMove compare_layouts(const std::map<int, double>& used, const std::map<int, double>& next, uint64_t groups);
 
 // Shares of `devices` by their median pace over their last 16 chunks of the kernel at this size
 // (History::samples: any policy's, the History file's too), each chunk's time less its moves of data
@@ -66,9 +69,8 @@ class StrackPolicy : public PolicyBase {
  private:
   uint64_t tail_groups() const;  // of the launch: handed out on demand (wp_tail)
   static void normalize(std::map<int, double>& shares);  // to a sum of 1 (unchanged when it is 0)
-  // The layout of the next launch of devices of one kind (wp), from the running update `next`, over
-  // `devices` (those the layout gave groups).
-  std::map<int, double> next_layout(const std::map<int, double>& next, const std::vector<int>& devices);
+  // The layout of the next launch of devices of one kind (wp), from the running update `next`.
+  std::map<int, double> next_layout(const std::map<int, double>& next);
 
   StrackMode mode_;
   std::map<int, double> used_;  // shares of the current launch

@@ -219,6 +219,23 @@ TEST(StrackPolicy, DevicesOfOneKindMoveTheirSharesOnlyForAGainBeyondNoise) {
     }
 }
 
+// One wp launch of `shape` over `devices` (indices 0 to n - 1), each chunk taking `seconds_per_group(d)`
+// a group on device d, ended at `end`; returns the groups each device ran.
+std::vector<uint64_t> run_wp_launch(const std::shared_ptr<History>& history, const LaunchShape& shape,
+                                    const std::vector<int>& devices,
+                                    const std::function<double(int)>& seconds_per_group, double end) {
+  auto policy = make_policy("wp", PolicyParams{}, history, {});
+  policy->begin_launch(shape, devices, 0);
+  std::vector<uint64_t> groups(devices.size(), 0);
+  for (int d : devices)
+    while (auto c = policy->next_chunk(d, 0)) {
+      groups[size_t(d)] += c->groups();
+      policy->chunk_done(ChunkTiming{*c, 0, seconds_per_group(d) * static_cast<double>(c->groups())});
+    }
+  policy->end_launch(end);  // the History records the chunks
+  return groups;
+}
+
 // A lasting difference below the gain of one launch's update builds up in wp's running shares until
 // the layout moves: device 1 20% slower at every launch (its first update alone gains 4.5%).
 TEST(StrackPolicy, DevicesOfOneKindFollowALastingDifference) {
@@ -256,19 +273,9 @@ std::vector<std::vector<uint64_t>> one_kind_layouts(int launches, const std::fun
   shape.device_kinds.assign(8, 0);
   const std::vector<int> devices{0, 1, 2, 3, 4, 5, 6, 7};
   std::vector<std::vector<uint64_t>> layouts;
-  for (int launch = 0; launch < launches; ++launch) {
-    auto policy = make_policy("wp", PolicyParams{}, history, {});
-    policy->begin_launch(shape, devices, 0);
-    std::vector<uint64_t> groups(8, 0);
-    for (int d : devices)
-      while (auto c = policy->next_chunk(d, 0)) {
-        groups[size_t(d)] += c->groups();
-        ChunkTiming timing{*c, 0, 1e-4 * static_cast<double>(c->groups()) * base(d) * (1 + noise(launch, d))};
-        policy->chunk_done(timing);  // the History records it
-      }
-    policy->end_launch(0.01);
-    layouts.push_back(groups);
-  }
+  for (int launch = 0; launch < launches; ++launch)
+    layouts.push_back(run_wp_launch(
+        history, shape, devices, [&](int d) { return 1e-4 * base(d) * (1 + noise(launch, d)); }, 0.01));
   return layouts;
 }
 
@@ -329,20 +336,11 @@ TEST(StrackPolicy, AProbesShareIsForItsLaunchOnly) {
   shape.global_size = 1000;
   shape.total_groups = 1000;
   shape.device_kinds = {0, 0};
+  // Device 1 runs a group 50 times as long as device 0: what the probe measures moves nothing.
   std::vector<uint64_t> device1_groups;
-  for (int launch = 0; launch < 2; ++launch) {
-    auto policy = make_policy("wp", PolicyParams{}, history, {});
-    policy->begin_launch(shape, {0, 1}, 0);
-    uint64_t groups = 0;
-    for (int d : {0, 1})
-      while (auto c = policy->next_chunk(d, 0)) {
-        if (d == 1) groups += c->groups();
-        // Device 1 runs a group 50 times as long as device 0: what the probe measures moves nothing.
-        policy->chunk_done(ChunkTiming{*c, 0, 1e-5 * static_cast<double>(c->groups()) * (d == 0 ? 1 : 50)});
-      }
-    policy->end_launch(0.02);
-    device1_groups.push_back(groups);
-  }
+  for (int launch = 0; launch < 2; ++launch)
+    device1_groups.push_back(run_wp_launch(
+        history, shape, {0, 1}, [](int d) { return 1e-5 * (d == 0 ? 1 : 50); }, 0.02)[1]);
   EXPECT_EQ(device1_groups[0], 20u) << "the probe's 2%";
   EXPECT_EQ(device1_groups[1], 0u);
 }
