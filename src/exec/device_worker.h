@@ -1,7 +1,8 @@
 // One host thread per device (measured: a single thread driving both GPUs
 // got 0.91x, one per device 1.6-2.0x, since blocking transfers serialise the
 // devices). It owns that device's reusable host staging, so that no launch
-// allocates it anew.
+// allocates it anew. A split's home part runs on the split's own thread with
+// home's worker's staging (split_runner.cpp); home's worker runs its builds.
 #pragma once
 
 #include <pthread.h>

@@ -300,6 +300,7 @@ GateEvidence gate_evidence(const History& history, const LaunchShape& shape, con
   evidence.not_worth_it = split_measured_not_to_pay(history, shape, devices, evidence.paying, params);
   evidence.split_seconds = history.split_launch_seconds(shape.kernel_key, shape.global_size, evidence.paying);
   evidence.steady_splits = history.steady_splits_measured(shape.kernel_key, shape.global_size, evidence.paying);
+  evidence.splits = history.splits_measured(shape.kernel_key, shape.global_size, evidence.paying);
   evidence.home_seconds = home_alone_seconds(history, shape);
   return evidence;
 }
@@ -313,23 +314,29 @@ GateVerdict auto_gate(const History& history, const LaunchShape& shape, const st
   verdict.split_seconds = evidence.split_seconds;
   verdict.home_seconds = evidence.home_seconds;
   verdict.devices = not_worth_it ? std::vector<int>{shape.home} : paying;
-  // The first launches of a kernel and size: a verdict against the split needs two steady measurements
+  // The first splits of a kernel and size: a verdict against the split needs two steady measurements
   // (splits right after a split over the same devices by the same choice, nothing written between). A
   // switch (after a launch on home, a split by other chunks or a write) pays for moving the data to
   // the parts, and a CPU device for its first touch of the pages of its part; one steady split can
-  // fall on a slow moment. So the launch is split again, as a probe, unless the split took kHopelessSplit x home's
-  // time or probes may cost nothing (auto_probe_cost 0): up to two more splits of that kernel and size
-  // than a verdict on its first measurement would make, each costing less than two launches of home's
-  // time beyond home alone. Over two single-threaded PoCL devices (the device machine) benchmarks/jacobi's third
-  // launch, the first by wp's shares after two by sigmoid's chunks, took 6.0 ms against 2.2 ms on home (its second
-  // device uploaded half the grid and ran 1.8x slower per group than in the launch before), and home kept the next 77
-  // launches; its splits took 1.6 to 2.1 ms from the probe at launch 80 on.
+  // fall on a slow moment. So the launch is split again, as a probe, until two steady splits or
+  // 2 x auto_probe_streak splits over that set were measured, unless probes may cost nothing
+  // (auto_probe_cost 0) or the split was hopeless: kHopelessSplit x home's time by a steady
+  // measurement, kHopelessSwitch x by switches alone. A switch moves each device's part of the data,
+  // which for a kernel that reads each byte once or twice costs several launches (benchmarks/jacobi
+  // over two basic PoCL devices on the 2-core development machine: its third launch, the first by wp's
+  // shares after two by sigmoid's chunks, took 7.2 ms against 1.7 ms on home; taken as the verdict,
+  // home kept the 297 launches left, its splits taking 0.9 ms against home's 1.4 ms in the runs that
+  // went on splitting). Counted in splits, not launches: a launch kept on home in between measures
+  // nothing (a verdict at the sixth launch came from one steady split of 2.3 ms, its second device
+  // started after home's chunk had run, where the next splits took 0.9 to 1.5 ms).
   constexpr double kHopelessSplit = 3.0;
+  constexpr double kHopelessSwitch = 10.0;
   constexpr size_t kSteadyForVerdict = 2;
-  const uint64_t first_launches = 2 * static_cast<uint64_t>(std::max<int64_t>(1, params.auto_probe_streak));
+  const uint64_t first_splits = 2 * static_cast<uint64_t>(std::max<int64_t>(1, params.auto_probe_streak));
+  const double hopeless = evidence.steady_splits > 0 ? kHopelessSplit : kHopelessSwitch;
   if (not_worth_it && evidence.steady_splits < kSteadyForVerdict && evidence.split_seconds && evidence.home_seconds &&
-      shape.launch_number && *shape.launch_number < first_launches && params.auto_probe_cost > 0 &&
-      *evidence.split_seconds < kHopelessSplit * *evidence.home_seconds) {
+      shape.launch_number && evidence.splits < first_splits && params.auto_probe_cost > 0 &&
+      *evidence.split_seconds < hopeless * *evidence.home_seconds) {
     verdict.devices = paying;
     verdict.probe = true;
     return verdict;

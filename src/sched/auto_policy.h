@@ -78,6 +78,7 @@ struct GateEvidence {
   // choice (History::steady_splits_measured, at most three); the others followed other launches (a
   // switch).
   size_t steady_splits = 0;
+  uint64_t splits = 0;  // splits over `paying` measured at this size, steady or not (History::splits_measured)
   std::optional<double> split_seconds;
   std::optional<double> home_seconds;
 };

@@ -237,6 +237,12 @@ size_t History::steady_splits_measured(const std::string& kernel_key, uint64_t g
   return r ? r->recent_steady.size() : 0;
 }
 
+uint64_t History::splits_measured(const std::string& kernel_key, uint64_t global_size, std::vector<int> devices) const {
+  std::lock_guard<std::mutex> lock(mutex_);
+  const SplitRecord* r = split_record(kernel_key, global_size, std::move(devices));
+  return r ? r->count : 0;
+}
+
 void History::split_started(const std::string& kernel_key, uint64_t global_size) {
   std::lock_guard<std::mutex> lock(mutex_);
   ++in_flight_[{kernel_key, global_size}];

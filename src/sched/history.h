@@ -121,6 +121,9 @@ class History {
   // cost), at most kRecentSplits; one for a set read from a file written before the last times were
   // kept, where its aged mean stands for them.
   size_t steady_splits_measured(const std::string& kernel_key, uint64_t global_size, std::vector<int> devices) const;
+  // How many split launches over exactly that set were measured at this size, in this run and the runs
+  // the file holds.
+  uint64_t splits_measured(const std::string& kernel_key, uint64_t global_size, std::vector<int> devices) const;
   // At the nearest global size of the kernel above `global_size` where a split over `devices`, or over
   // a set that holds them all (the smallest such), was measured beside an estimate of home alone: the
   // split's time as split_launch_seconds says it there, and the decayed mean of home alone's estimates.

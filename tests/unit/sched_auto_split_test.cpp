@@ -53,6 +53,12 @@ void record_models_predicting_a_gain(History& h) {
   record_line(h, 1, kSlower);
 }
 
+// A split over `devices` measured as a program meets it: a switch, then two splits that follow it
+// (steady), each taking `seconds`. Two steady measurements are a verdict at once (auto_gate).
+void record_steady_splits(History& h, const std::vector<int>& devices, double seconds) {
+  for (int i = 0; i < 3; ++i) h.record_split_launch("k", kSize, devices, seconds, std::nullopt, i > 0);
+}
+
 TEST(AutoSplitCost, ModelsPredictAGainButSplitLaunchesTookLongerHomeGetsEverything) {
   History h;
   record_models_predicting_a_gain(h);
@@ -314,7 +320,7 @@ TEST(AutoSplitCost, AProbeMakesTheSplitThatWasMeasuredNotToPay) {
   ASSERT_EQ(auto_paying_devices(h, shape(0, 9), {0, 1, 2}, PolicyParams{}), (std::vector<int>{0, 1}));
   // Nothing against the two GPUs: a probe tries every device.
   EXPECT_EQ(auto_paying_devices(h, shape(0, 10), {0, 1, 2}, PolicyParams{}), (std::vector<int>{0, 1, 2}));
-  h.record_split_launch("k", kSize, {0, 1}, 4 * kHomeAlone);
+  record_steady_splits(h, {0, 1}, 4 * kHomeAlone);
   EXPECT_EQ(auto_paying_devices(h, shape(0, 9), {0, 1, 2}, PolicyParams{}), std::vector<int>{0});
   EXPECT_EQ(auto_paying_devices(h, shape(0, 15), {0, 1, 2}, PolicyParams{}), std::vector<int>{0});
   // The probe makes that split again, so that its measurement is renewed: a probe of all three would
@@ -330,7 +336,7 @@ TEST(AutoSplitCost, AProbeWaitsUntilTheLaunchesSinceTheLastOnePayForIt) {
   History h;
   record_models_predicting_a_gain(h);
   // The split took 4x home alone: a probe costs 3x home alone, 60 launches' worth of 5% each.
-  h.record_split_launch("k", kSize, {0, 1}, 4 * kHomeAlone);
+  record_steady_splits(h, {0, 1}, 4 * kHomeAlone);
   const std::vector<int> home_only{0}, split{0, 1};
   EXPECT_EQ(auto_paying_devices(h, shape(0, 10), {0, 1}, PolicyParams{}), home_only);   // 10 launches since
   EXPECT_EQ(auto_paying_devices(h, shape(0, 40), {0, 1}, PolicyParams{}), home_only);   // 20
@@ -341,7 +347,7 @@ TEST(AutoSplitCost, AProbeWaitsUntilTheLaunchesSinceTheLastOnePayForIt) {
   // A split measured cheap costs nothing to probe again.
   History cheap;
   record_models_predicting_a_gain(cheap);
-  cheap.record_split_launch("k", kSize, {0, 1}, 0.98 * kHomeAlone);  // faster, but under auto_min_gain
+  record_steady_splits(cheap, {0, 1}, 0.98 * kHomeAlone);  // faster, but under auto_min_gain
   EXPECT_EQ(auto_paying_devices(cheap, shape(0, 9), {0, 1}, PolicyParams{}), home_only);
   EXPECT_EQ(auto_paying_devices(cheap, shape(0, 10), {0, 1}, PolicyParams{}), split);
   // Never measured: nothing says the probe is dear.
@@ -391,15 +397,15 @@ TEST(AutoSplitCost, AProbesMeasurementRenewsTheVerdict) {
   auto h = std::make_shared<History>();
   record_models_predicting_a_gain(*h);
   const std::map<int, Line> lines{{0, kHome}, {1, kSlower}};
-  // Launch 0 was split and took 4 ms; launches 1-9 then run on home alone, unsplit (the executor
-  // counts them).
+  // Launch 0 was split and took 12x home alone (a switch past hope: auto_gate); launches 1-9 then
+  // run on home alone, unsplit (the executor counts them).
   h->note_launch("k", kSize);
-  h->record_split_launch("k", kSize, {0, 1}, 4 * kHomeAlone);
+  h->record_split_launch("k", kSize, {0, 1}, 12 * kHomeAlone);
   for (uint64_t n = 1; n < 10; ++n) {
     EXPECT_EQ(auto_paying_devices(*h, shape(0, n), {0, 1}, PolicyParams{}), std::vector<int>{0}) << n;
     h->note_launch("k", kSize);
   }
-  // Launch 10, the probe (made although it cost 3 ms last time: auto_probe_cost raised): split again,
+  // Launch 10, the probe (made although it cost 11x home last time: auto_probe_cost raised): split again,
   // and this time (the machine changed) it took 0.5 ms.
   PolicyParams free_probes;
   free_probes.auto_probe_cost = 1000;
@@ -417,7 +423,7 @@ TEST(AutoSplitCost, AProbesMeasurementRenewsTheVerdict) {
 TEST(AutoSplitCost, ALaunchOnHomeAloneIsNoSplitMeasurement) {
   auto h = std::make_shared<History>();
   record_models_predicting_a_gain(*h);
-  h->record_split_launch("k", kSize, {0, 1}, 4 * kHomeAlone);
+  record_steady_splits(*h, {0, 1}, 4 * kHomeAlone);
   const double before = *h->split_launch_seconds("k", kSize, {0, 1});
   auto policy = make_policy("auto", PolicyParams{}, h, {});
   policy->begin_launch(shape(0, 11), {0, 1}, 0);
@@ -504,7 +510,7 @@ TEST(AutoPolicy, ASplitAfterOneByOtherChunksIsNoSteadyMeasurement) {
 // one steady split, is split again (a probe) so that two are measured after a split by their own
 // shares; later, where the split took three times home's time, or where probes may cost nothing
 // (auto_probe_cost 0), home keeps the launch.
-TEST(AutoGate, FewerThanTwoSteadySplitsAreNoVerdictAmongTheFirstLaunches) {
+TEST(AutoGate, FewerThanTwoSteadySplitsAreNoVerdictAmongTheFirstSplits) {
   LaunchShape s = shape(0);
   GateEvidence evidence;
   evidence.paying = {0, 1};
@@ -512,18 +518,21 @@ TEST(AutoGate, FewerThanTwoSteadySplitsAreNoVerdictAmongTheFirstLaunches) {
   evidence.home_seconds = 0.0024;
   History h;
   for (size_t steady : {0, 1})
-    for (uint64_t number : {3, 5, 6, 25})
-      for (double split : {0.0029, 0.0060, 0.0075}) {
-        s.launch_number = number;
+    for (uint64_t splits : {1, 3, 5, 6, 25})
+      for (double split : {0.0029, 0.0060, 0.0075, 0.0230, 0.0250}) {
+        // Counted in splits, whatever the launch's number: launches kept on home in between measure nothing.
+        s.launch_number = 45;  // no probe of the regular schedule (auto_probe)
         evidence.steady_splits = steady;
+        evidence.splits = splits;
         evidence.split_seconds = split;
         const GateVerdict verdict = auto_gate(h, s, {0, 1}, PolicyParams{}, evidence);
-        const bool again = number < 6 && split < 0.0072;
+        // Hopeless at 3x home by a steady split, at 10x by switches alone.
+        const bool again = splits < 6 && split < (steady > 0 ? 0.0072 : 0.024);
         EXPECT_EQ(verdict.devices, again ? std::vector<int>({0, 1}) : std::vector<int>({0}))
-            << steady << " " << number << " " << split;
-        EXPECT_EQ(verdict.probe, again) << steady << " " << number << " " << split;
+            << steady << " " << splits << " " << split;
+        EXPECT_EQ(verdict.probe, again) << steady << " " << splits << " " << split;
       }
-  s.launch_number = 3;
+  evidence.splits = 2;
   evidence.split_seconds = 0.0029;
   evidence.steady_splits = 1;
   PolicyParams free_probes_only;
@@ -532,6 +541,16 @@ TEST(AutoGate, FewerThanTwoSteadySplitsAreNoVerdictAmongTheFirstLaunches) {
   // Two steady measurements decide at once.
   evidence.steady_splits = 2;
   EXPECT_EQ(auto_gate(h, s, {0, 1}, PolicyParams{}, evidence).devices, std::vector<int>({0}));
+}
+
+TEST(AutoGate, TheEvidenceCountsTheSplitsMeasuredOverThePayingSet) {
+  History h;
+  LaunchShape s = shape(0);
+  for (int i = 0; i < 4; ++i) h.record_split_launch(s.kernel_key, s.global_size, {1, 0}, 0.002, 0.001, i > 0);
+  h.record_split_launch(s.kernel_key, s.global_size, {0, 1, 2}, 0.002, 0.001, false);
+  EXPECT_EQ(h.splits_measured(s.kernel_key, s.global_size, {0, 1}), 4u);
+  EXPECT_EQ(h.splits_measured(s.kernel_key, s.global_size, {0, 2}), 0u);
+  EXPECT_EQ(h.splits_measured(s.kernel_key, s.global_size + 1, {0, 1}), 0u);
 }
 
 }  // namespace
