@@ -87,6 +87,23 @@ std::string auto_choice(const History& history, const LaunchShape& shape, const 
 
 namespace {
 
+// Whether auto_choice would pick a split by shares, so that the kernel's shares choice (AutoTrack::
+// shares_choice) follows, without its fits: a regular (or not yet judged) kernel launched
+// auto_repeat_launches times at this size, each device measured there (its chunk model is then
+// valid). At every split launch the fits of every device's chunks cost the app's thread as much as
+// the gate's (docs/performance.md, "Auto's fits").
+bool shares_choice_stands(const History& history, const LaunchShape& shape, const std::vector<int>& devices,
+                          const PolicyParams& params, const std::string& shares_choice) {
+  if (!splits_by_shares(shares_choice) || devices.empty()) return false;
+  const auto regular = history.regular(shape.kernel_key);
+  if (regular.has_value() && !*regular) return false;
+  if (history.launches(shape.kernel_key, shape.global_size) < static_cast<uint64_t>(params.auto_repeat_launches))
+    return false;
+  return std::all_of(devices.begin(), devices.end(), [&](int device) {
+    return history.throughput(shape.kernel_key, shape.global_size, device).has_value();
+  });
+}
+
 // Probes at probe_interval x 1, 2, 4, 8, ...: a device that never pays costs ever less. Each probe is
 // a streak of auto_probe_streak launches, so that the splits after the first follow a split: the
 // first pays to move each device's part of the data to it (History::record_split_launch).
@@ -409,6 +426,24 @@ bool AutoPolicy::unsplit_again(const LaunchShape& shape, const std::string& reas
   return true;
 }
 
+namespace {
+
+// Whether evidence fitted a few launches ago may stand for this one: its split paid by a margin
+// (kSplitMargin x what auto_min_gain asks), measured steady at least twice. The History learns at
+// every split (each chunk, each launch's time), and the fits cost the app's thread 0.03 to 0.05 ms a
+// launch over eight single-threaded PoCL devices on the device machine (benchmarks/jacobi's splits
+// took 0.85 ms, home alone 2.5); a split that paid that well keeps paying from one launch to the
+// next, and a change shows at the next fit, a few launches on.
+bool stands_while_splitting(const GateEvidence& evidence, const PolicyParams& params) {
+  constexpr double kSplitMargin = 0.8;
+  constexpr size_t kSteadyMeasured = 2;
+  return !evidence.not_worth_it && evidence.steady_splits >= kSteadyMeasured && evidence.split_seconds &&
+         evidence.home_seconds &&
+         *evidence.split_seconds <= kSplitMargin * (1 - params.auto_min_gain) * *evidence.home_seconds;
+}
+
+}  // namespace
+
 GateEvidence AutoPolicy::memoized_evidence(const LaunchShape& shape, const std::vector<int>& devices) const {
   // The version is read before the fits: a sample recorded meanwhile makes the next launch fit again.
   const uint64_t version = history_->evidence_version();
@@ -417,12 +452,19 @@ GateEvidence AutoPolicy::memoized_evidence(const LaunchShape& shape, const std::
   {
     std::lock_guard<std::mutex> lock(evidence_mutex_);
     auto it = evidence_memo_.find(key);
-    if (it != evidence_memo_.end() && it->second.first == version) return it->second.second;
+    if (it != evidence_memo_.end()) {
+      KeptEvidence& kept = it->second;
+      if (kept.version == version) return kept.evidence;
+      if (kept.reuses < kEvidenceReuses && stands_while_splitting(kept.evidence, params_)) {
+        ++kept.reuses;
+        return kept.evidence;
+      }
+    }
   }
   GateEvidence evidence = gate_evidence(*history_, shape, devices, params_);
   std::lock_guard<std::mutex> lock(evidence_mutex_);
   if (evidence_memo_.size() >= kEvidenceMemoEntries) evidence_memo_.clear();
-  evidence_memo_[std::move(key)] = {version, evidence};
+  evidence_memo_[std::move(key)] = {version, evidence, 0};
   return evidence;
 }
 
@@ -439,18 +481,26 @@ void AutoPolicy::begin_launch(const LaunchShape& launch, const std::vector<int>&
       paying.push_back(d);
   if (paying.size() < 2)
     paying = auto_gate(*history_, shape, devices, params_, memoized_evidence(shape, devices)).devices;
-  choice_ = auto_choice(*history_, shape, paying, params_);
   key_ = {shape.kernel_key, shape.global_size};
   shape_ = shape;
   home_ = shape.home;
   paying_ = paying;
   History::AutoTrack track = history_->auto_track(key_.first, key_.second);
+  choice_ = shares_choice_stands(*history_, shape, paying, params_, track.shares_choice)
+                ? track.shares_choice
+                : auto_choice(*history_, shape, paying, params_);
   if (splits_by_shares(choice_) && !track.shares_choice.empty()) choice_ = track.shares_choice;
   if (splits_by_shares(choice_) && track.remeasure) {
     choice_ = "sigmoid";
     history_->set_shares(shape.kernel_key, shape.global_size, {});  // wp restarts from the new throughputs
     history_->set_layout_shares(shape.kernel_key, shape.global_size, {});
-    track = History::AutoTrack{{}, {}, {}, track.shares_choice, track.tail_moves_data, {}};
+    History::AutoTrack fresh;  // what was learnt of the choices stays
+    fresh.shares_choice = track.shares_choice;
+    fresh.tail_moves_data = track.tail_moves_data;
+    fresh.wp_times = track.wp_times;
+    fresh.tail_times = track.tail_times;
+    fresh.tail_weighed = track.tail_weighed;
+    track = fresh;
   }
   if (splits_by_shares(choice_)) track.shares_choice = choice_;
   finish_.clear();
@@ -531,8 +581,11 @@ void AutoPolicy::end_launch(double now) {
   // Not from a launch where a device compiled the kernel at its first chunk; a device that never
   // reported (taken over by another) counts as a bad balance.
   const bool someone_missing = finish_.size() < paying_.size();
+  // Not once the two were weighed (launch_measured), nor while plain wp is timed against a tail
+  // already timed.
+  const bool tail_timed = track.tail_times.size() >= kChoiceTimes;
   if (choice_ == "wp" && !cold_ && (balance < threshold || someone_missing) && params_.auto_wp_tail > 0 &&
-      !track.tail_moves_data)
+      !track.tail_moves_data && !track.tail_weighed && !tail_timed)
     track.shares_choice = "wp+tail";
   // A tail whose chunks, away from home, spent more time moving data than running: a chunk handed out
   // on demand lands away from where its data lies, and a kernel that reads little per byte pays more
@@ -540,7 +593,8 @@ void AutoPolicy::end_launch(double now) {
   // uploads beside 2.2 ms of runs in a launch under wp+tail, 2.2 ms a split against 1.6 ms under
   // static). wp's fixed shares move only what changed at their edges. Kept for the run.
   constexpr double kTailTransferShare = 0.5;
-  if (choice_ == "wp+tail" && !cold_ && away_transfer_seconds_ > kTailTransferShare * away_seconds_) {
+  if (choice_ == "wp+tail" && !cold_ && !track.tail_weighed &&
+      away_transfer_seconds_ > kTailTransferShare * away_seconds_) {
     track.shares_choice = "wp";
     track.tail_moves_data = true;
   }
@@ -575,8 +629,41 @@ void AutoPolicy::launch_measured(double seconds) {
   if (shape_.follows_split && *shape_.launch_number > 0 &&
       history_->cold_split(key_.first, key_.second, *shape_.launch_number - 1))
     return;
+  const bool steady = shape_.follows_split && same_layout_;
   history_->record_split_launch(key_.first, key_.second, paying_, seconds, home_alone_seconds(*history_, shape_),
-                                shape_.follows_split && same_layout_);
+                                steady);
+  if (steady && splits_by_shares(choice_)) weigh_tail(seconds);
+}
+
+namespace {
+
+double median_of(std::vector<double> times) {
+  std::nth_element(times.begin(), times.begin() + times.size() / 2, times.end());
+  return times[times.size() / 2];
+}
+
+}  // namespace
+
+// wp's shares with the tail or without: the faster by the steady launches' times, kChoiceTimes of
+// each, kept for the run. A tail hands its chunks out on demand, so that they land away from where
+// their data lies, and moves rows between the devices at every launch; the balance it buys pays that
+// on some machines and not on others (benchmarks/jacobi over two single-threaded PoCL devices on the
+// device machine: the runs that kept the tail took 0.79 to 0.83 s, those on plain wp 0.48 to 0.70 s,
+// and the share of the away chunks' time spent moving data stayed under the threshold that turns a
+// tail off: end_launch). A tail timed first has plain wp timed after it.
+void AutoPolicy::weigh_tail(double seconds) {
+  History::AutoTrack track = history_->auto_track(key_.first, key_.second);
+  if (track.tail_weighed) return;
+  std::vector<double>& times = choice_ == "wp+tail" ? track.tail_times : track.wp_times;
+  times.push_back(seconds);
+  if (times.size() > kChoiceTimes) times.erase(times.begin(), times.end() - kChoiceTimes);
+  if (track.tail_times.size() >= kChoiceTimes && track.wp_times.size() >= kChoiceTimes) {
+    track.shares_choice = median_of(track.tail_times) < median_of(track.wp_times) ? "wp+tail" : "wp";
+    track.tail_weighed = true;
+  } else if (choice_ == "wp+tail" && track.tail_times.size() >= kChoiceTimes) {
+    track.shares_choice = "wp";  // plain wp's turn
+  }
+  history_->set_auto_track(key_.first, key_.second, track);
 }
 
 std::vector<Chunk> AutoPolicy::take_abandoned() { return active_ ? active_->take_abandoned() : std::vector<Chunk>{}; }

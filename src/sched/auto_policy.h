@@ -126,17 +126,28 @@ class AutoPolicy : public Policy {
   bool unsplit_again(const LaunchShape& shape, const std::string& reason, GateVerdict* verdict) const override;
 
  private:
+  // Times a steady launch by wp's shares (with the tail or without) and keeps the faster choice once
+  // both have kChoiceTimes.
+  void weigh_tail(double seconds);
+  static constexpr size_t kChoiceTimes = 8;
   // Whether the models say `device` pays beside the devices `paying` in a launch of `shape`.
   bool pays_beside(const LaunchShape& shape, const std::vector<int>& paying, int device) const;
-  // gate_evidence, kept per kernel, size, home and devices until the History's evidence changes.
+  // gate_evidence, kept per kernel, size, home and devices until the History's evidence changes; while
+  // it says the split pays by a margin (stands_while_splitting), for kEvidenceReuses launches more.
   GateEvidence memoized_evidence(const LaunchShape& shape, const std::vector<int>& devices) const;
 
   // Kernel, global size, work-groups along the split dimension (the fits read them), home, devices,
   // home's measured time (-1: none).
   using EvidenceKey = std::tuple<std::string, uint64_t, uint64_t, int, std::vector<int>, double>;
+  struct KeptEvidence {
+    uint64_t version = 0;  // the History's evidence_version it was fitted at
+    GateEvidence evidence;
+    uint64_t reuses = 0;  // launches it served since, the History having learnt more
+  };
   static constexpr size_t kEvidenceMemoEntries = 256;
+  static constexpr uint64_t kEvidenceReuses = 7;
   mutable std::mutex evidence_mutex_;  // unsplit_reason is called from the app's threads
-  mutable std::map<EvidenceKey, std::pair<uint64_t, GateEvidence>> evidence_memo_;
+  mutable std::map<EvidenceKey, KeptEvidence> evidence_memo_;
 
   PolicyParams params_;
   std::shared_ptr<History> history_;

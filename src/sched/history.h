@@ -163,6 +163,10 @@ class History {
     // The last split's choice of policy (auto_choice): a split after one by another choice finds the
     // data where that one left it (sigmoid's chunks, then wp's shares): no steady measurement.
     std::string last_split_choice;
+    // The times of the last steady launches by wp's shares without and with the tail, and whether the
+    // two were weighed against each other: the faster is then kept (AutoPolicy::launch_measured).
+    std::vector<double> wp_times, tail_times;
+    bool tail_weighed = false;
   };
   AutoTrack auto_track(const std::string& kernel_key, uint64_t global_size) const;
   void set_auto_track(const std::string& kernel_key, uint64_t global_size, const AutoTrack& track);

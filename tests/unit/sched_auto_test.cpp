@@ -303,6 +303,36 @@ TEST(AutoGate, KeptFitsAreFittedAgainWhenTheHistoryLearnsSomething) {
   EXPECT_EQ(policy.unsplit_reason(next, {0, 1}), nullptr);
 }
 
+// Two devices on home's line (1 us a group: home alone 10 ms at 10^4 groups), and splits over both
+// measured at `split` seconds: a switch, then two steady ones.
+void record_splits(History& h, double split) {
+  for (int i = 0; i < 3; ++i) h.record_split_launch("k", 10000 * 64, {0, 1}, split, 0.010, i > 0);
+}
+
+// The gate's fits stand for up to seven more launches while the split paid by a margin (0.8 x what
+// auto_min_gain asks: 7.6 ms against 10 ms here); a split measured slower is fitted again at once.
+TEST(AutoGate, EvidenceOfASplitThatPaysWellStandsForAFewLaunches) {
+  auto history = std::make_shared<History>();
+  for (int device : {0, 1}) record_line(*history, "k", 10000 * 64, device, 0, 1e-6);
+  record_splits(*history, 0.004);
+  AutoPolicy policy(PolicyParams{}, history, {});
+  auto gate = [&] {
+    LaunchShape s = home_shape();
+    GateVerdict verdict;
+    EXPECT_EQ(policy.unsplit_reason(s, {0, 1}, &verdict), nullptr);
+    return verdict.split_seconds.value_or(-1);
+  };
+  EXPECT_DOUBLE_EQ(gate(), 0.004);
+  record_splits(*history, 0.0075);  // still under 7.6 ms
+  for (int launch = 0; launch < 7; ++launch) EXPECT_DOUBLE_EQ(gate(), 0.004) << launch;
+  EXPECT_DOUBLE_EQ(gate(), 0.0075);  // fitted again
+  record_splits(*history, 0.009);    // pays, but not by the margin
+  for (int launch = 0; launch < 7; ++launch) EXPECT_DOUBLE_EQ(gate(), 0.0075) << launch;
+  EXPECT_DOUBLE_EQ(gate(), 0.009);
+  record_splits(*history, 0.0085);
+  EXPECT_DOUBLE_EQ(gate(), 0.0085);  // the last fit did not pay by the margin: no launch reuses it
+}
+
 TEST(AutoPolicy, NamesThePolicyItPickedAndGivesNothingToDroppedDevices) {
   auto h = std::make_shared<History>();
   record_line(*h, "k", 7, 0, 0, 1e-6);
@@ -517,6 +547,44 @@ TEST(AutoPolicy, ATailThatMostlyMovesDataTurnsToFixedShares) {
     auto third = make_policy("auto", PolicyParams{}, h, profiles);
     third->begin_launch(s, {0, 1}, 0);
     EXPECT_EQ(third->planned_by(), "auto:wp");
+  }
+}
+
+// wp's shares with the tail and without are timed, eight steady launches each (a tail picked first has
+// plain wp timed after it), and the faster is kept for the run: a badly balanced launch turns plain wp
+// to the tail no more, nor do the tail's moves of data turn it off.
+TEST(AutoPolicy, TheTailAndPlainWpAreTimedAndTheFasterIsKept) {
+  for (double tail_seconds : {0.004, 0.006}) {  // plain wp's launches take 5 ms
+    LaunchShape s = shape("k", 1000);
+    s.home = 0;
+    auto h = two_devices_on_a_line(s, 1e-6, 1e-5);
+    const std::vector<DeviceProfile> profiles = two_profiles();
+    std::vector<std::string> picked;
+    for (uint64_t number = 0; number < 24; ++number) {
+      LaunchShape launch = s;
+      launch.launch_number = number;
+      launch.follows_split = number > 0;
+      auto policy = make_policy("auto", PolicyParams{}, h, profiles);
+      policy->begin_launch(launch, {0, 1}, 0);
+      picked.push_back(policy->planned_by());
+      const bool late = number >= 20;  // device 1 ends at twice home's time, its chunks mostly moving data
+      for (int d : {0, 1})
+        while (auto c = policy->next_chunk(d, 0)) {
+          ChunkTiming timing{*c, 0, d == 1 && late ? 0.01 : 0.005};
+          timing.transfer_seconds = d == 1 && late ? 0.009 : 0;
+          policy->chunk_done(timing);
+        }
+      policy->end_launch(late ? 0.01 : 0.005);
+      policy->launch_measured(picked.back() == "auto:wp+tail" ? tail_seconds : 0.005);
+    }
+    // Launch 0 is no steady measurement, 1-8 time the tail; 9 (a switch) and 10-17 plain wp.
+    for (uint64_t number = 0; number < 9; ++number) EXPECT_EQ(picked[number], "auto:wp+tail") << number;
+    for (uint64_t number = 9; number < 18; ++number) EXPECT_EQ(picked[number], "auto:wp") << number;
+    const char* faster = tail_seconds < 0.005 ? "auto:wp+tail" : "auto:wp";
+    // Launch 21 follows the first badly balanced one: sigmoid measures the devices again (remeasure), and
+    // the shares choice comes back after it.
+    for (uint64_t number = 18; number < 24; ++number)
+      EXPECT_EQ(picked[number], number == 21 ? "auto:sigmoid" : faster) << tail_seconds << " " << number;
   }
 }
 
