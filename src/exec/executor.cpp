@@ -235,6 +235,16 @@ void Executor::stop() {
   }
   cv_.notify_all();
   if (dispatcher_.joinable()) dispatcher_.join();
+  // A split an app's thread runs itself (run_synchronously: another thread exits meanwhile) ends
+  // first: its home part runs on that thread with home's worker's staging (split_runner.cpp). One
+  // that outlasts the limit leaves every worker behind rather than freed under it.
+  std::unique_lock<std::timed_mutex> no_split(run_mutex_, std::defer_lock);
+  const bool splits_over = no_split.try_lock_until(stop_deadline_);
+  if (!splits_over)
+    spdlog::warn(
+        "a split launch run by another of the app's threads has not ended in {} s; coex leaves its "
+        "device threads behind at exit",
+        kStalledWorkerWaitSeconds);
   // Without the lock from here: a returning device thread takes it (set_busy).
   std::map<int, cl_event> stall_events;
   std::map<int, std::unique_ptr<DeviceWorker>> workers;
@@ -264,8 +274,8 @@ void Executor::stop() {
     // app hang at exit.
     const double left =
         std::max(0.0, std::chrono::duration<double>(deadline - std::chrono::steady_clock::now()).count());
-    if (!worker->stop_within(busy(device) ? left : -1)) {
-      spdlog::warn("device {}: a sub-launch has not returned; coex leaves it behind at exit", device);
+    if (!splits_over || !worker->stop_within(busy(device) ? left : -1)) {
+      if (splits_over) spdlog::warn("device {}: a sub-launch has not returned; coex leaves it behind at exit", device);
       (void)worker.release();
       std::function<void()> note;
       {

@@ -95,7 +95,9 @@ class Executor {
   static constexpr double kStalledWorkerWaitSeconds = 30.0;
 
   Services& services_;
-  std::mutex run_mutex_;
+  // Held by the split that runs (run_serialised); stop() takes it before the workers go: a split run on
+  // an app's thread (run_synchronously) has home's part on that thread, with home's worker's staging.
+  std::timed_mutex run_mutex_;
   mutable std::mutex mutex_;
   std::condition_variable cv_;
   std::map<LaunchJob*, std::unique_ptr<LaunchJob>> waiting_;  // for their start marker

@@ -336,7 +336,8 @@ GateVerdict auto_gate(const History& history, const LaunchShape& shape, const st
   // switch (after a launch on home, a split by other chunks or a write) pays for moving the data to
   // the parts, and a CPU device for its first touch of the pages of its part; one steady split can
   // fall on a slow moment. So the launch is split again, as a probe, until two steady splits or
-  // 2 x auto_probe_streak splits over that set were measured, unless probes may cost nothing
+  // 2 x auto_probe_streak splits over that set were measured (auto_probe_streak where none was
+  // steady), unless probes may cost nothing
   // (auto_probe_cost 0) or the split was hopeless: kHopelessSplit x home's time by a steady
   // measurement, kHopelessSwitch x by switches alone. A switch moves each device's part of the data,
   // which for a kernel that reads each byte once or twice costs several launches (benchmarks/jacobi
@@ -346,14 +347,19 @@ GateVerdict auto_gate(const History& history, const LaunchShape& shape, const st
   // went on splitting). Counted in splits, not launches: a launch kept on home in between measures
   // nothing (a verdict at the sixth launch came from one steady split of 2.3 ms, its second device
   // started after home's chunk had run, where the next splits took 0.9 to 1.5 ms).
+  // Where no split was steady yet (an app that writes between its launches never makes one), at most
+  // auto_probe_streak switches are measured so; the splits still running count too (an app enqueues
+  // its launches before the first ends).
   constexpr double kHopelessSplit = 3.0;
   constexpr double kHopelessSwitch = 10.0;
   constexpr size_t kSteadyForVerdict = 2;
-  const uint64_t first_splits = 2 * static_cast<uint64_t>(std::max<int64_t>(1, params.auto_probe_streak));
+  const uint64_t streak = static_cast<uint64_t>(std::max<int64_t>(1, params.auto_probe_streak));
+  const uint64_t first_splits = evidence.steady_splits > 0 ? 2 * streak : streak;
   const double hopeless = evidence.steady_splits > 0 ? kHopelessSplit : kHopelessSwitch;
   if (not_worth_it && evidence.steady_splits < kSteadyForVerdict && evidence.split_seconds && evidence.home_seconds &&
-      shape.launch_number && evidence.splits < first_splits && params.auto_probe_cost > 0 &&
-      *evidence.split_seconds < hopeless * *evidence.home_seconds) {
+      shape.launch_number &&
+      evidence.splits + history.splits_in_flight(shape.kernel_key, shape.global_size) < first_splits &&
+      params.auto_probe_cost > 0 && *evidence.split_seconds < hopeless * *evidence.home_seconds) {
     verdict.devices = paying;
     verdict.probe = true;
     return verdict;
@@ -434,12 +440,14 @@ namespace {
 // launch over eight single-threaded PoCL devices on the device machine (benchmarks/jacobi's splits
 // took 0.85 ms, home alone 2.5); a split that paid that well keeps paying from one launch to the
 // next, and a change shows at the next fit, a few launches on.
-bool stands_while_splitting(const GateEvidence& evidence, const PolicyParams& params) {
+// `split_now`: the History's time of that split now (a lookup, no fit): one measured since beyond the
+// margin ends the reuse at once.
+bool stands_while_splitting(const GateEvidence& evidence, const PolicyParams& params, std::optional<double> split_now) {
   constexpr double kSplitMargin = 0.8;
   constexpr size_t kSteadyMeasured = 2;
-  return !evidence.not_worth_it && evidence.steady_splits >= kSteadyMeasured && evidence.split_seconds &&
-         evidence.home_seconds &&
-         *evidence.split_seconds <= kSplitMargin * (1 - params.auto_min_gain) * *evidence.home_seconds;
+  if (evidence.not_worth_it || evidence.steady_splits < kSteadyMeasured || !evidence.home_seconds) return false;
+  const double bound = kSplitMargin * (1 - params.auto_min_gain) * *evidence.home_seconds;
+  return evidence.split_seconds && *evidence.split_seconds <= bound && split_now && *split_now <= bound;
 }
 
 }  // namespace
@@ -455,7 +463,10 @@ GateEvidence AutoPolicy::memoized_evidence(const LaunchShape& shape, const std::
     if (it != evidence_memo_.end()) {
       KeptEvidence& kept = it->second;
       if (kept.version == version) return kept.evidence;
-      if (kept.reuses < kEvidenceReuses && stands_while_splitting(kept.evidence, params_)) {
+      if (kept.reuses < kEvidenceReuses &&
+          stands_while_splitting(
+              kept.evidence, params_,
+              history_->split_launch_seconds(shape.kernel_key, shape.global_size, kept.evidence.paying))) {
         ++kept.reuses;
         return kept.evidence;
       }
@@ -494,11 +505,9 @@ void AutoPolicy::begin_launch(const LaunchShape& launch, const std::vector<int>&
     choice_ = "sigmoid";
     history_->set_shares(shape.kernel_key, shape.global_size, {});  // wp restarts from the new throughputs
     history_->set_layout_shares(shape.kernel_key, shape.global_size, {});
-    History::AutoTrack fresh;  // what was learnt of the choices stays
+    History::AutoTrack fresh;  // what was settled of the choices stays; times of another pace go
     fresh.shares_choice = track.shares_choice;
     fresh.tail_moves_data = track.tail_moves_data;
-    fresh.wp_times = track.wp_times;
-    fresh.tail_times = track.tail_times;
     fresh.tail_weighed = track.tail_weighed;
     track = fresh;
   }
@@ -653,7 +662,7 @@ double median_of(std::vector<double> times) {
 // tail off: end_launch). A tail timed first has plain wp timed after it.
 void AutoPolicy::weigh_tail(double seconds) {
   History::AutoTrack track = history_->auto_track(key_.first, key_.second);
-  if (track.tail_weighed) return;
+  if (track.tail_weighed || track.tail_moves_data) return;  // settled by the times, or by the tail's moves
   std::vector<double>& times = choice_ == "wp+tail" ? track.tail_times : track.wp_times;
   times.push_back(seconds);
   if (times.size() > kChoiceTimes) times.erase(times.begin(), times.end() - kChoiceTimes);

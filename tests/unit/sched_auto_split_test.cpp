@@ -506,10 +506,11 @@ TEST(AutoPolicy, ASplitAfterOneByOtherChunksIsNoSteadyMeasurement) {
   EXPECT_NEAR(*h->split_launch_seconds("k", s.global_size, {0, 1}), 0.010, 1e-12);
 }
 
-// Among a kernel's first launches at a size, a split measured slower than home only as a switch, or by
-// one steady split, is split again (a probe) so that two are measured after a split by their own
-// shares; later, where the split took three times home's time, or where probes may cost nothing
-// (auto_probe_cost 0), home keeps the launch.
+// Among a kernel's first splits at a size (six over the set, three where none was steady; those still
+// running count), a split measured slower than home only as a switch, or by one steady split, is
+// split again (a probe) so that two are measured after a split by their own shares; past them, where
+// a steady split took three times home's time or switches alone ten times, or where probes may cost
+// nothing (auto_probe_cost 0), home keeps the launch.
 TEST(AutoGate, FewerThanTwoSteadySplitsAreNoVerdictAmongTheFirstSplits) {
   LaunchShape s = shape(0);
   GateEvidence evidence;
@@ -526,8 +527,8 @@ TEST(AutoGate, FewerThanTwoSteadySplitsAreNoVerdictAmongTheFirstSplits) {
         evidence.splits = splits;
         evidence.split_seconds = split;
         const GateVerdict verdict = auto_gate(h, s, {0, 1}, PolicyParams{}, evidence);
-        // Hopeless at 3x home by a steady split, at 10x by switches alone.
-        const bool again = splits < 6 && split < (steady > 0 ? 0.0072 : 0.024);
+        // Hopeless at 3x home by a steady split, at 10x by switches alone; three switches at most.
+        const bool again = splits < (steady > 0 ? 6u : 3u) && split < (steady > 0 ? 0.0072 : 0.024);
         EXPECT_EQ(verdict.devices, again ? std::vector<int>({0, 1}) : std::vector<int>({0}))
             << steady << " " << splits << " " << split;
         EXPECT_EQ(verdict.probe, again) << steady << " " << splits << " " << split;
@@ -535,6 +536,11 @@ TEST(AutoGate, FewerThanTwoSteadySplitsAreNoVerdictAmongTheFirstSplits) {
   evidence.splits = 2;
   evidence.split_seconds = 0.0029;
   evidence.steady_splits = 1;
+  // Splits still running count: launches enqueued before the first split ends are not all probes.
+  for (int running = 0; running < 4; ++running) {
+    EXPECT_EQ(auto_gate(h, s, {0, 1}, PolicyParams{}, evidence).probe, 2 + running < 6) << running;
+    h.split_started(s.kernel_key, s.global_size);
+  }
   PolicyParams free_probes_only;
   free_probes_only.auto_probe_cost = 0;
   EXPECT_EQ(auto_gate(h, s, {0, 1}, free_probes_only, evidence).devices, std::vector<int>({0}));
