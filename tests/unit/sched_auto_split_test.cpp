@@ -557,6 +557,17 @@ TEST(AutoGate, TheEvidenceCountsTheSplitsMeasuredOverThePayingSet) {
   EXPECT_EQ(h.splits_measured(s.kernel_key, s.global_size, {0, 1}), 4u);
   EXPECT_EQ(h.splits_measured(s.kernel_key, s.global_size, {0, 2}), 0u);
   EXPECT_EQ(h.splits_measured(s.kernel_key, s.global_size + 1, {0, 1}), 0u);
+  // The gate's evidence counts those of the devices the models say pay (a CPU 300x slower beside two
+  // GPUs is left out: the splits over all three are not theirs).
+  History three;
+  record_models_predicting_a_gain(three);
+  record_line(three, 2, {0, 300e-6});
+  for (int i = 0; i < 4; ++i) three.record_split_launch("k", kSize, {0, 1}, 0.002, 0.001, i > 0);
+  three.record_split_launch("k", kSize, {0, 1, 2}, 0.002, 0.001, false);
+  const GateEvidence evidence = gate_evidence(three, shape(0, 9), {0, 1, 2}, PolicyParams{});
+  ASSERT_EQ(evidence.paying, (std::vector<int>{0, 1}));
+  EXPECT_EQ(evidence.splits, 4u);
+  EXPECT_EQ(evidence.steady_splits, 3u);
 }
 
 }  // namespace
