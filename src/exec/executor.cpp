@@ -178,6 +178,20 @@ void Executor::dispatcher_loop() {
 
 cl_int Executor::run_serialised(LaunchJob& job) {
   std::lock_guard lock(run_mutex_);
+  {
+    std::lock_guard state(mutex_);
+    split_running_ = true;
+  }
+  struct Ended {
+    Executor& executor;
+    ~Ended() {
+      {
+        std::lock_guard state(executor.mutex_);
+        executor.split_running_ = false;
+      }
+      executor.cv_.notify_all();
+    }
+  } ended{*this};
   try {
     return run_split(*this, job);
   } catch (const std::exception& e) {
@@ -238,8 +252,11 @@ void Executor::stop() {
   // A split an app's thread runs itself (run_synchronously: another thread exits meanwhile) ends
   // first: its home part runs on that thread with home's worker's staging (split_runner.cpp). One
   // that outlasts the limit leaves every worker behind rather than freed under it.
-  std::unique_lock<std::timed_mutex> no_split(run_mutex_, std::defer_lock);
-  const bool splits_over = no_split.try_lock_until(stop_deadline_);
+  bool splits_over = false;
+  {
+    std::unique_lock lock(mutex_);
+    splits_over = cv_.wait_until(lock, stop_deadline_, [this] { return !split_running_; });
+  }
   if (!splits_over)
     spdlog::warn(
         "a split launch run by another of the app's threads has not ended in {} s; coex leaves its "

@@ -95,11 +95,13 @@ class Executor {
   static constexpr double kStalledWorkerWaitSeconds = 30.0;
 
   Services& services_;
-  // Held by the split that runs (run_serialised); stop() takes it before the workers go: a split run on
-  // an app's thread (run_synchronously) has home's part on that thread, with home's worker's staging.
-  std::timed_mutex run_mutex_;
+  std::mutex run_mutex_;  // held by the split that runs (run_serialised)
   mutable std::mutex mutex_;
   std::condition_variable cv_;
+  // A split runs (run_serialised; under mutex_, cv_ told when it ends): stop() waits for it before the
+  // workers go, since a split run on an app's thread (run_synchronously) has home's part on that
+  // thread, with home's worker's staging.
+  bool split_running_ = false;
   std::map<LaunchJob*, std::unique_ptr<LaunchJob>> waiting_;  // for their start marker
   std::deque<std::pair<std::unique_ptr<LaunchJob>, cl_int>> ready_;
   bool stopping_ = false;
