@@ -29,7 +29,8 @@
 // History keeps the wall time of whole split launches per set of devices taking part (job start to
 // end of merge, as the executor sees it). When the split over that set took more than
 // (1 - auto_min_gain) x home alone (estimated from home's chunks at this size, without their
-// transfer part: auto_policy.cpp), home gets everything (the executor then does not split at all).
+// transfer part: home_alone_seconds, auto_gate.cpp), home gets everything (the executor then does
+// not split at all).
 // Chunk models see only chunks: the host-copy refresh, the hand-offs between device threads, read-backs
 // and the merge lie outside them; on an H100 beside a CPU 300x slower, 1 ms launches of
 // benchmarks/jacobi took several ms split while the models predicted a gain (0.18x the GPU alone).
@@ -61,6 +62,12 @@ std::string auto_choice(const History& history, const LaunchShape& shape, const 
 
 // Whether this launch is one of the probes (launch probe_interval x 1, 2, 4, ... of the kernel and size).
 bool auto_probe(const History& history, const LaunchShape& shape, const PolicyParams& params);
+// The same by the launch's number counted from where the probes count (a streak of auto_probe_streak
+// from each probe_interval x 1, 2, 4, ...).
+bool is_probe_number(uint64_t launches, const PolicyParams& params);
+// What the launch would take on home alone, unsplit: home's measured time where there is one, else an
+// estimate from home's chunks at this size (auto_gate.cpp); nullopt without either.
+std::optional<double> home_alone_seconds(const History& history, const LaunchShape& shape);
 
 // The devices of `devices` that pay for their overhead on this launch (see above).
 std::vector<int> auto_paying_devices(const History& history, const LaunchShape& shape, const std::vector<int>& devices,

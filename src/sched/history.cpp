@@ -3,18 +3,9 @@
 #include <algorithm>
 #include <cmath>
 
+#include "sched/split_math.h"
+
 namespace coex::sched {
-namespace {
-
-// The lower median: of an even count, the smaller of the middle two (of two, the smaller).
-double lower_median(std::vector<double> values) {
-  const auto middle = values.begin() + static_cast<std::ptrdiff_t>((values.size() - 1) / 2);
-  std::nth_element(values.begin(), middle, values.end());
-  return *middle;
-}
-
-}  // namespace
-
 std::vector<int> History::device_set(std::vector<int> devices) {
   std::sort(devices.begin(), devices.end());
   devices.erase(std::unique(devices.begin(), devices.end()), devices.end());

@@ -114,6 +114,12 @@ std::vector<uint64_t> proportional_split(const std::vector<double>& weights, uin
   return out;
 }
 
+double lower_median(std::vector<double> values) {
+  const auto middle = values.begin() + static_cast<std::ptrdiff_t>((values.size() - 1) / 2);
+  std::nth_element(values.begin(), middle, values.end());
+  return *middle;
+}
+
 AffineModel fit_affine(const std::vector<std::pair<double, double>>& samples) {
   AffineModel m;
   double n = 0, sx = 0, sy = 0, sxx = 0, sxy = 0;

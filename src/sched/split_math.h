@@ -37,6 +37,9 @@ std::vector<uint64_t> round_split(const std::vector<FinishModel>& devices, const
 // inputs always give the same split. All-zero weights give all zeros.
 std::vector<uint64_t> proportional_split(const std::vector<double>& weights, uint64_t total);
 
+// The lower median of `values` (not empty): of an even count, the smaller of the middle two.
+double lower_median(std::vector<double> values);
+
 // A chunk of x groups takes a + b * x seconds.
 struct AffineModel {
   double a = 0;
