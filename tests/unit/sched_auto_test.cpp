@@ -4,6 +4,7 @@
 #include <map>
 #include <utility>
 
+#include "auto_fixtures.h"
 #include "sched/auto_policy.h"
 #include "sched/policy_factory.h"
 #include "sched/simulator.h"
@@ -12,22 +13,9 @@
 namespace coex::sched {
 namespace {
 
-LaunchShape shape(const std::string& key, uint64_t groups) {
-  LaunchShape s;
-  s.kernel_key = key;
-  s.total_groups = groups;
-  s.global_size = groups * 64;
-  return s;
-}
-
-void record_line(History& h, const std::string& key, uint64_t size, int device, double a, double b) {
-  for (uint64_t g : {100, 400, 1600}) {
-    ChunkTiming t;
-    t.chunk = {device, 0, g};
-    t.end = a + b * static_cast<double>(g);
-    h.record_chunk(key, size, t);
-  }
-}
+using auto_fixtures::record_line;
+using auto_fixtures::shape;
+using auto_fixtures::two_profiles;
 
 // Device 0 (home): 1 us/group. Device 1: 50 ms per chunk: at 10^4 groups ("k", `home_shape`) home
 // alone takes 10 ms, and only home pays.
@@ -451,140 +439,6 @@ TEST(AutoPolicy, ANoisyInterceptIsNoCostlyChunk) {
       }
     EXPECT_GT(fit_affine(noisy).a, 0.01 * 0.0625);  // above 1% of the launch its line predicts
     EXPECT_EQ(auto_choice(h, s, {0, 1}, PolicyParams{}), extra > 0 ? "wp" : "wp+tail") << extra;
-  }
-}
-
-// The executor makes a policy object per split launch: what auto keeps from one launch to the next
-// lives in the History. Its first pick between wp and wp+tail stays, though later fits (here: chunks
-// that became costly) would pick the other.
-// A History in which devices 0 and 1 ran chunks of `s` on the line a + b x, after one launch; and
-// their profiles.
-std::shared_ptr<History> two_devices_on_a_line(const LaunchShape& s, double a, double b) {
-  auto h = std::make_shared<History>();
-  h->note_launch(s.kernel_key, s.global_size);
-  record_line(*h, s.kernel_key, s.global_size, 0, a, b);
-  record_line(*h, s.kernel_key, s.global_size, 1, a, b);
-  return h;
-}
-
-std::vector<DeviceProfile> two_profiles() {
-  std::vector<DeviceProfile> profiles(2);
-  profiles[1].index = 1;
-  return profiles;
-}
-
-TEST(AutoPolicy, KeepsItsFirstWpPickAcrossPolicyObjects) {
-  const LaunchShape s = shape("k", 1000);
-  auto h = two_devices_on_a_line(s, 1e-6, 1e-5);
-  const std::vector<DeviceProfile> profiles = two_profiles();
-  auto first = make_policy("auto", PolicyParams{}, h, profiles);
-  first->begin_launch(s, {0, 1}, 0);
-  EXPECT_EQ(first->planned_by(), "auto:wp+tail");
-  for (int i = 0; i < 5; ++i) {  // enough for their overhead to stand out of the earlier chunks'
-    record_line(*h, "k", s.global_size, 0, 0.005, 1e-5);
-    record_line(*h, "k", s.global_size, 1, 0.005, 1e-5);
-  }
-  EXPECT_EQ(auto_choice(*h, s, {0, 1}, PolicyParams{}), "wp");
-  auto second = make_policy("auto", PolicyParams{}, h, profiles);
-  second->begin_launch(s, {0, 1}, 0);
-  EXPECT_EQ(second->planned_by(), "auto:wp+tail");
-}
-
-// A launch split whole at its start (plain wp: the fits say chunks are costly) that balanced worse
-// than auto_rebalance_below turns the kernel's next launches to wp+tail; one that balanced does not,
-// nor one where a device compiled the kernel at its first chunk (a cold launch).
-TEST(AutoPolicy, APlainWpLaunchThatBalancedBadlyTurnsToTheTail) {
-  for (auto [late, cold] : {std::pair{0.0051, false}, {0.0100, false}, {0.0100, true}}) {  // device 1's finish
-    const LaunchShape s = shape("k", 1000);
-    auto h = two_devices_on_a_line(s, 0.005, 1e-5);
-    const std::vector<DeviceProfile> profiles = two_profiles();
-    auto first = make_policy("auto", PolicyParams{}, h, profiles);
-    first->begin_launch(s, {0, 1}, 0);
-    ASSERT_EQ(first->planned_by(), "auto:wp");
-    for (int d : {0, 1})
-      while (auto c = first->next_chunk(d, 0)) {
-        ChunkTiming timing{*c, 0, d == 0 ? 0.005 : late};
-        timing.first_run = cold && d == 1;
-        first->chunk_done(timing);
-      }
-    first->end_launch(late);
-    auto second = make_policy("auto", PolicyParams{}, h, profiles);
-    second->begin_launch(s, {0, 1}, 0);
-    EXPECT_EQ(second->planned_by(), late > 0.0075 && !cold ? "auto:wp+tail" : "auto:wp") << late << " " << cold;
-  }
-}
-
-// A wp+tail launch whose chunks away from home spent more time moving data than running turns the
-// kernel's next launches to plain wp, and a badly balanced wp launch then does not turn them back.
-TEST(AutoPolicy, ATailThatMostlyMovesDataTurnsToFixedShares) {
-  for (double moving : {0.4, 0.6}) {  // device 1's chunks: the part of their time spent moving data
-    const LaunchShape s = [] {
-      LaunchShape with_home = shape("k", 1000);
-      with_home.home = 0;
-      return with_home;
-    }();
-    auto h = two_devices_on_a_line(s, 1e-6, 1e-5);
-    const std::vector<DeviceProfile> profiles = two_profiles();
-    auto first = make_policy("auto", PolicyParams{}, h, profiles);
-    first->begin_launch(s, {0, 1}, 0);
-    ASSERT_EQ(first->planned_by(), "auto:wp+tail");
-    for (int d : {0, 1})  // both end at 5 ms: a balanced launch
-      while (auto c = first->next_chunk(d, 0)) {
-        ChunkTiming timing{*c, 0.005 - 1e-6 * double(c->groups()), 0.005};
-        timing.transfer_seconds = d == 1 ? moving * (timing.end - timing.start) : 0;
-        first->chunk_done(timing);
-      }
-    first->end_launch(0.005);
-    auto second = make_policy("auto", PolicyParams{}, h, profiles);
-    second->begin_launch(s, {0, 1}, 0);
-    EXPECT_EQ(second->planned_by(), moving > 0.5 ? "auto:wp" : "auto:wp+tail") << moving;
-    if (moving < 0.5) continue;
-    // A plain wp launch that balanced badly (device 1 ends at twice home's time) right after one that
-    // balanced stays plain wp: neither the tail nor sigmoid's chunks on demand, which move data alike.
-    for (int d : {0, 1})
-      while (auto c = second->next_chunk(d, 0)) second->chunk_done(ChunkTiming{*c, 0, d == 0 ? 0.005 : 0.01});
-    second->end_launch(0.01);
-    auto third = make_policy("auto", PolicyParams{}, h, profiles);
-    third->begin_launch(s, {0, 1}, 0);
-    EXPECT_EQ(third->planned_by(), "auto:wp");
-  }
-}
-
-// wp's shares with the tail and without are timed, eight steady launches each (a tail picked first has
-// plain wp timed after it), and the faster is kept for the run: a badly balanced launch turns plain wp
-// to the tail no more, nor do the tail's moves of data turn it off.
-TEST(AutoPolicy, TheTailAndPlainWpAreTimedAndTheFasterIsKept) {
-  for (double tail_seconds : {0.004, 0.006}) {  // plain wp's launches take 5 ms
-    LaunchShape s = shape("k", 1000);
-    s.home = 0;
-    auto h = two_devices_on_a_line(s, 1e-6, 1e-5);
-    const std::vector<DeviceProfile> profiles = two_profiles();
-    std::vector<std::string> picked;
-    for (uint64_t number = 0; number < 24; ++number) {
-      LaunchShape launch = s;
-      launch.launch_number = number;
-      launch.follows_split = number > 0;
-      auto policy = make_policy("auto", PolicyParams{}, h, profiles);
-      policy->begin_launch(launch, {0, 1}, 0);
-      picked.push_back(policy->planned_by());
-      const bool late = number >= 20;  // device 1 ends at twice home's time, its chunks mostly moving data
-      for (int d : {0, 1})
-        while (auto c = policy->next_chunk(d, 0)) {
-          ChunkTiming timing{*c, 0, d == 1 && late ? 0.01 : 0.005};
-          timing.transfer_seconds = d == 1 && late ? 0.009 : 0;
-          policy->chunk_done(timing);
-        }
-      policy->end_launch(late ? 0.01 : 0.005);
-      policy->launch_measured(picked.back() == "auto:wp+tail" ? tail_seconds : 0.005);
-    }
-    // Launch 0 is no steady measurement, 1-8 time the tail; 9 (a switch) and 10-17 plain wp.
-    for (uint64_t number = 0; number < 9; ++number) EXPECT_EQ(picked[number], "auto:wp+tail") << number;
-    for (uint64_t number = 9; number < 18; ++number) EXPECT_EQ(picked[number], "auto:wp") << number;
-    const char* faster = tail_seconds < 0.005 ? "auto:wp+tail" : "auto:wp";
-    // Launch 21 follows the first badly balanced one: sigmoid measures the devices again (remeasure), and
-    // the shares choice comes back after it.
-    for (uint64_t number = 18; number < 24; ++number)
-      EXPECT_EQ(picked[number], number == 21 ? "auto:sigmoid" : faster) << tail_seconds << " " << number;
   }
 }
 
