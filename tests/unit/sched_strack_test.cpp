@@ -5,6 +5,7 @@
 #include <cmath>
 #include <functional>
 
+#include "launch_shapes.h"
 #include "sched/history.h"
 #include "sched/policy_factory.h"
 #include "sched/simulator.h"
@@ -173,10 +174,7 @@ TEST(StrackPolicy, DevicesOfOneKindStartFromEqualShares) {
 uint64_t home_groups_after_one_launch(bool one_kind, uint64_t groups,
                                       const std::function<ChunkTiming(int, const Chunk&)>& timing) {
   auto history = std::make_shared<History>();
-  LaunchShape shape;
-  shape.kernel_key = "k";
-  shape.global_size = groups;
-  shape.total_groups = groups;
+  LaunchShape shape = launch_of_k(groups);
   if (one_kind) shape.device_kinds = {0, 0};
   auto first = make_policy("wp", PolicyParams{}, history, {});
   first->begin_launch(shape, {0, 1}, 0);
@@ -240,10 +238,7 @@ std::vector<uint64_t> run_wp_launch(const std::shared_ptr<History>& history, con
 // the layout moves: device 1 20% slower at every launch (its first update alone gains 4.5%).
 TEST(StrackPolicy, DevicesOfOneKindFollowALastingDifference) {
   auto history = std::make_shared<History>();
-  LaunchShape shape;
-  shape.kernel_key = "k";
-  shape.global_size = 1024;
-  shape.total_groups = 1024;
+  LaunchShape shape = launch_of_k(1024);
   shape.device_kinds = {0, 0};
   std::vector<uint64_t> home_groups;
   for (int launch = 0; launch < 5; ++launch) {
@@ -266,10 +261,7 @@ TEST(StrackPolicy, DevicesOfOneKindFollowALastingDifference) {
 std::vector<std::vector<uint64_t>> one_kind_layouts(int launches, const std::function<double(int)>& base,
                                                     const std::function<double(int, int)>& noise) {
   auto history = std::make_shared<History>();
-  LaunchShape shape;
-  shape.kernel_key = "k";
-  shape.global_size = 64;
-  shape.total_groups = 64;
+  LaunchShape shape = launch_of_k(64);
   shape.device_kinds.assign(8, 0);
   const std::vector<int> devices{0, 1, 2, 3, 4, 5, 6, 7};
   std::vector<std::vector<uint64_t>> layouts;
@@ -331,10 +323,7 @@ TEST(StrackPolicy, AProbesShareIsForItsLaunchOnly) {
   history->set_shares("k", 1000, {{0, 0.97}, {1, 0.03}});
   history->set_layout_shares("k", 1000, {{0, 1.0}, {1, 0.0}});
   for (int i = 0; i < 10; ++i) history->note_launch("k", 1000);  // the next launch is a probe's (10)
-  LaunchShape shape;
-  shape.kernel_key = "k";
-  shape.global_size = 1000;
-  shape.total_groups = 1000;
+  LaunchShape shape = launch_of_k(1000);
   shape.device_kinds = {0, 0};
   // Device 1 runs a group 50 times as long as device 0: what the probe measures moves nothing.
   std::vector<uint64_t> device1_groups;
@@ -387,10 +376,7 @@ TEST(StrackPolicy, WpTailSetsAsideTheSharesOfTheRestAndHandsTheTailOutOnDemand) 
   PolicyParams params;
   params.wp_tail = 0.4;
   auto p = make_policy("wp", params, std::make_shared<History>(), {});
-  LaunchShape shape;
-  shape.kernel_key = "k";
-  shape.global_size = 1000;
-  shape.total_groups = 1000;
+  LaunchShape shape = launch_of_k(1000);
   p->begin_launch(shape, {0, 1}, 0);
   // Equal shares (nothing measured) of the 600 groups set aside: one contiguous range each.
   const auto first0 = p->next_chunk(0, 0), first1 = p->next_chunk(1, 0);
