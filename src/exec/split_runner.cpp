@@ -431,12 +431,7 @@ cl_int run_split(Executor& executor, LaunchJob& job) {
   for (int device : active) runs[device];
   for (int device : joiners) runs[device];  // made before any thread starts: the map does not change then
   // Home's part runs on this thread (the app's, or the dispatcher's), once the other devices' parts
-  // are posted: each of them then wakes onto a core of its own while this one stays busy. Posted to
-  // home's worker too, this thread went to sleep right after waking two workers, and the kernel's
-  // scheduler could queue the second on the first one's core, where it waited for that one's whole
-  // chunk (benchmarks/jacobi over two basic PoCL devices on the 2-core development machine: in runs
-  // that kept launches on home, every split's second device started 0.5 to 1 ms late, and its splits
-  // took 1.7 to 2.1 ms where the splits of the other runs took 0.7 to 0.9).
+  // are posted, so that no woken worker queues behind another on one core (docs/design.md, "A launch").
   std::function<void()> home_part;
   for (int device : active) {
     DeviceQueues queues{device == job.home ? home_queue : devices.shadow_queue(device), home_queue};

@@ -6,6 +6,7 @@
 #include "sched/split_math.h"
 
 namespace coex::sched {
+
 std::vector<int> History::device_set(std::vector<int> devices) {
   std::sort(devices.begin(), devices.end());
   devices.erase(std::unique(devices.begin(), devices.end()), devices.end());
