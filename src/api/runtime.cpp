@@ -4,6 +4,7 @@
 #include <spdlog/spdlog.h>
 #include <unistd.h>
 
+#include <chrono>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -102,6 +103,7 @@ void Runtime::init(LoadMode mode, const cl_icd_dispatch& next) {
     trace_ = std::make_unique<report::TraceRecorder>();
     trace_->set_track_name(report::kLaunchTrack, "launches");
     trace_->set_track_name(report::kPlanTrack, "planning");
+    trace_->set_track_name(report::kExitTrack, "exit");
   }
   // With a report or a trace, launches not split are timed on the app's device (api/api_trace.h).
   const bool observed = trace_ || !settings_.report.empty();
@@ -184,8 +186,10 @@ void Runtime::shutdown() {
   if (!report_) return;
   // executor_ is made under executor_once_ by whichever thread launches first: read it only through
   // the pointer that executor() publishes.
+  const auto waits_began = std::chrono::steady_clock::now();
   if (exec::Executor* made = executor_made_.load(std::memory_order_acquire)) made->stop();
   wait_for_timed_launches(200);
+  if (trace_) trace_->record("exit waits", "exit", report::kExitTrack, waits_began, std::chrono::steady_clock::now());
   const std::string report_path = write_outputs();
   if (!active_ || !noticed_) return;  // no launch: nothing to tell
   const nlohmann::json summary = report_->to_json();

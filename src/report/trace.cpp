@@ -89,7 +89,9 @@ void TraceRecorder::write_json(std::ostream& out) const {
     separator = ",\n";
   };
   out << "{\"displayTimeUnit\": \"ms\",\n\"otherData\": "
-      << nlohmann::json{{"producer", "coex"}, {"dropped_events", dropped_}}.dump() << ",\n\"traceEvents\": [";
+      << nlohmann::json{{"producer", "coex"}, {"dropped_events", dropped_}, {"origin_steady_us", origin_steady_us()}}
+             .dump()
+      << ",\n\"traceEvents\": [";
   emit({{"name", "process_name"}, {"ph", "M"}, {"pid", kTracePid}, {"tid", 0}, {"args", {{"name", "coex"}}}});
   for (const auto& [track, name] : track_names_) {
     emit({{"name", "thread_name"}, {"ph", "M"}, {"pid", kTracePid}, {"tid", track}, {"args", {{"name", name}}}});

@@ -43,6 +43,12 @@ class TraceRecorder {
   // Microseconds since the origin (the recorder's construction) of the steady clock.
   double now_us() const { return to_trace_us(Clock::now()); }
   double to_trace_us(Clock::time_point time) const;
+  // The origin on the steady clock (CLOCK_MONOTONIC on Linux), in the file's "otherData": a script
+  // that read the same clock when it started the app tells from it what came before coex's first
+  // event (the process's start, the libraries' loading) and, with the app's end, after its last.
+  double origin_steady_us() const {
+    return std::chrono::duration<double, std::micro>(origin_.time_since_epoch()).count();
+  }
 
   void set_track_name(int track, const std::string& name);
   void record(TraceEvent event);
@@ -91,6 +97,9 @@ void record_launch_event(TraceRecorder& trace, const std::string& kernel, const 
 // The same slice with its span known (a launch not split, timed from its enqueue to its completion).
 void record_launch_event(TraceRecorder& trace, const std::string& kernel, const LaunchRecord& launch,
                          double begin_us, double end_us);
+// The track of coex's exit (category "exit"): the wait for its device threads and the launches timed
+// on home (api::Runtime::shutdown), work the app's exit waits for beside its own.
+constexpr int kExitTrack = 1002;
 // The tracks of the app's OpenCL calls: kApiTrackBase + n for the app's n-th thread that made one.
 constexpr int kApiTrackBase = 2000;
 

@@ -7,6 +7,7 @@ PoCL devices. Usage: report_checks.py --build DIR --source DIR CHECK
 import json
 import os
 import sys
+import time
 
 import layer_checks
 from layer_checks import Failure, expect, run
@@ -146,10 +147,20 @@ class ReportChecks(layer_checks.Checks):
         # Device tracks named with index and name (two PoCL devices share a name), launches not split on
         # the home track with their span, launch slices with durations, the app's calls on its own track.
         trace = os.path.join(self.tmp, "trace.json")
+        started = time.monotonic()
         self.under_coex({"COEX_TRACE": trace, **UNSPLIT})
+        ended = time.monotonic()
         with open(trace) as f:
-            events = json.load(f)["traceEvents"]
+            whole = json.load(f)
+        events = whole["traceEvents"]
         names = {e["tid"]: e["args"]["name"] for e in events if e.get("name") == "thread_name"}
+        # The origin on the steady clock that Python's monotonic clock reads too (CLOCK_MONOTONIC), and
+        # coex's exit waits on a track of their own, within the app's run.
+        origin = whole["otherData"].get("origin_steady_us", 0) / 1e6
+        expect(started <= origin <= ended, "origin %.6f outside the run [%.6f, %.6f]" % (origin, started, ended))
+        exits = [e for e in events if e.get("cat") == "exit"]
+        expect(len(exits) == 1 and names.get(exits[0]["tid"]) == "exit"
+               and origin + (exits[0]["ts"] + exits[0]["dur"]) / 1e6 <= ended, "exit slices: %s" % exits)
         expect(names.get(0, "").startswith("d0 ") and names[0].endswith("(home)")
                and names.get(1, "").startswith("d1 "), "track names %s" % names)
         slices = [e for e in events if e.get("ph") == "X"]
