@@ -7,6 +7,8 @@ each benchmark of benchmarks.json that has a 'testbed' size, and each N of --dev
   - under `coex run --policy P` over N single-threaded devices, for each policy, each run with an empty
     history (a fresh COEX_CACHE): a first run, as users meet it. A policy may carry settings for an
     A/B in one run: `static+serial_compiles=true` runs static with COEX_SERIAL_COMPILES=true;
+with --set-reference, bare on the first of the N single-threaded devices with all N listed (POCL_DEVICES):
+the drivers' set-up of N devices, which every program that lists them pays, apart from coex's own costs;
 and, with --mixed, the mixed set: the threaded device with --mixed threads as home (passed to the program
 with --device) plus --mixed single-threaded devices, against that threaded device alone. Every run is timed whole (start to exit,
 the wall time a user sees) and by its own time_kernels line; its checksums must equal the reference's.
@@ -30,7 +32,7 @@ is set for every run, so that no run finds what an earlier one compiled unless a
   testbed_run.py --build-dir DIR --programs-dir DIR --out DIR [--devices 2,4,8,15]
                  [--policies auto,static,hguided] [--driver cpu-minimal] [--threaded cpu]
                  [--mixed 4] [--only a,b] [--timeout 300] [--pocl-cache warm|cold|bare] [--repeat 1]
-                 [--command TEXT]
+                 [--set-reference] [--command TEXT]
   testbed_run.py --out DIR --tables-from A/testbed.json,B/testbed.json   (one table of several runs)
 
 Writes OUT/testbed.json (every run) and OUT/testbed.md (the tables). Exit status 1 when a run failed
@@ -192,6 +194,9 @@ def main():
     p.add_argument("--timeout", type=int, default=300)
     p.add_argument("--pocl-cache", choices=("warm", "cold", "bare"), default="warm")
     p.add_argument("--repeat", type=int, default=1, help="runs of each setup; the tables take medians")
+    p.add_argument("--set-reference", action="store_true",
+                   help="also run each program bare on the N-device set (its first device) in every round: the "
+                   "time the drivers' set-up of N devices adds outside the kernels, without coex")
     p.add_argument("--command", default="scripts/bench-testbed")
     args = p.parse_args()
     if args.tables_from:
@@ -285,6 +290,8 @@ def main():
             for r in rounds:
                 record(prog, "threads", n, None, bare(prog, threads_env(dict(env0, POCL_DEVICES=args.threaded), n)),
                        reference, r)
+                if args.set_reference:
+                    record(prog, "set", n, None, bare(prog, env), reference, r)
                 for policy in turned(r):
                     coex_run(prog, env, "equal", n, policy, reference, r)
         if args.mixed:
@@ -344,6 +351,29 @@ def tables_from(paths, out):
                 devices=sorted({r["n"] for r in runs if r["setup"] == "equal"}), policies=policies,
                 mixed=next((r["n"] for r in runs if r["setup"] == "mixed-home"), 0))
     write_tables(meta, progs, runs, out)
+
+
+def outside_kernels_table(meta, progs, find):
+    """With --set-reference: each setup's time outside its kernels (wall less time_kernels, medians), the
+    bare run on the N-device set beside coex's: what the drivers' set-up of N devices costs any program
+    that lists them, coex or not."""
+    counts, policies = meta["devices"], meta["policies"]
+    if not any(find(p["name"], "set", n, None) for p in progs for n in counts):
+        return []
+    lines = ["", "Time outside the kernels (s): wall time less time_kernels, medians; `set`: bare on the first "
+             "device of the N-device set (the others listed but idle):", "",
+             "| program | N | one device | `set` | " + " | ".join(policies) + " | `%s` N threads |" % meta["threaded"],
+             "|---|---|---|---|" + "---|" * (len(policies) + 1)]
+    def outside(r):
+        return r["wall"] - r["kernels"] if r and r.get("kernels") is not None else None
+    for prog in progs:
+        one = find(prog["name"], "one", 1, None)
+        for n in counts:
+            cells = [fmt(outside(find(prog["name"], "set", n, None)), 3)]
+            cells += [fmt(outside(find(prog["name"], "equal", n, policy)), 3) for policy in policies]
+            cells.append(fmt(outside(find(prog["name"], "threads", n, None)), 3))
+            lines.append("| %s | %d | %s | %s |" % (prog["name"], n, fmt(outside(one), 3), " | ".join(cells)))
+    return lines
 
 
 def write_tables(meta, progs, runs, out):
@@ -418,6 +448,7 @@ def write_tables(meta, progs, runs, out):
         lines.append("| **geomean, compute-bound** | | | %s |" % " | ".join(
             "%s (%s)" % (fmt(geomean([v[0] for v in mixed_geo.get(p, [])])),
                          fmt(geomean([v[1] for v in mixed_geo.get(p, [])]))) for p in policies + [None]))
+    lines += outside_kernels_table(meta, progs, find)
     lines += ["", "Splits per coex run (split / launches, reasons): testbed.json, `report`."]
     with open(os.path.join(out, "testbed.md"), "w") as f:
         f.write("\n".join(lines) + "\n")
