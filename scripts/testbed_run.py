@@ -7,6 +7,7 @@ each benchmark of benchmarks.json that has a 'testbed' size, and each N of --dev
   - under `coex run --policy P` over N single-threaded devices, for each policy, each run with an empty
     history (a fresh COEX_CACHE): a first run, as users meet it. A policy may carry settings for an
     A/B in one run: `static+serial_compiles=true` runs static with COEX_SERIAL_COMPILES=true;
+with --second-runs, each coex run again right after it with the History it left (a program's second run);
 with --set-reference, bare on the first of the N single-threaded devices with all N listed (POCL_DEVICES):
 the drivers' set-up of N devices, which every program that lists them pays, apart from coex's own costs;
 and, with --mixed, the mixed set: the threaded device with --mixed threads as home (passed to the program
@@ -32,7 +33,7 @@ is set for every run, so that no run finds what an earlier one compiled unless a
   testbed_run.py --build-dir DIR --programs-dir DIR --out DIR [--devices 2,4,8,15]
                  [--policies auto,static,hguided] [--driver cpu-minimal] [--threaded cpu]
                  [--mixed 4] [--only a,b] [--timeout 300] [--pocl-cache warm|cold|bare] [--repeat 1]
-                 [--set-reference] [--command TEXT]
+                 [--set-reference] [--second-runs] [--command TEXT]
   testbed_run.py --out DIR --tables-from A/testbed.json,B/testbed.json   (one table of several runs)
 
 Writes OUT/testbed.json (every run) and OUT/testbed.md (the tables). Exit status 1 when a run failed
@@ -194,6 +195,9 @@ def main():
     p.add_argument("--timeout", type=int, default=300)
     p.add_argument("--pocl-cache", choices=("warm", "cold", "bare"), default="warm")
     p.add_argument("--repeat", type=int, default=1, help="runs of each setup; the tables take medians")
+    p.add_argument("--second-runs", action="store_true",
+                   help="run each coex run again right after it, with the History it left: a program's second "
+                   "run (--pocl-cache warm only)")
     p.add_argument("--set-reference", action="store_true",
                    help="also run each program bare on the N-device set (its first device) in every round: the "
                    "time the drivers' set-up of N devices adds outside the kernels, without coex")
@@ -207,6 +211,8 @@ def main():
         p.error("--build-dir and --programs-dir are needed to run the testbed")
     if args.repeat < 1:
         p.error("--repeat: at least 1")
+    if args.second_runs and args.pocl_cache != "warm":
+        p.error("--second-runs: with --pocl-cache warm only (a second run finds what the first compiled)")
     coex = os.path.join(os.path.abspath(args.build_dir), "coex")
     os.makedirs(args.out, exist_ok=True)
     work = tempfile.mkdtemp(prefix="coex-testbed-")
@@ -268,6 +274,10 @@ def main():
                           env0["POCL_CACHE_DIR"] if after_bare else None)
         result["report"] = report_summary(report)
         record(prog, setup, n, policy, result, reference, round_)
+        if args.second_runs:  # the same program again, with the History the first run left
+            result = run_once(coex_cmd(prog, name, report), run_env, args.timeout)
+            result["report"] = report_summary(report)
+            record(prog, setup + "-second", n, policy, result, reference, round_)
 
     def turned(r):
         return policies[r % len(policies):] + policies[:r % len(policies)] if policies else []
@@ -376,6 +386,31 @@ def outside_kernels_table(meta, progs, find):
     return lines
 
 
+def second_runs_table(meta, progs, find):
+    """With --second-runs: each policy's first and second runs (the History of the first), wall (kernels)
+    in seconds, and the second's time over the first's."""
+    setups = [("equal", n) for n in meta["devices"]] + ([("mixed", meta["mixed"])] if meta["mixed"] else [])
+    rows = []
+    for prog in progs:
+        for setup, n in setups:
+            for policy in meta["policies"]:
+                first, second = find(prog["name"], setup, n, policy), find(prog["name"], setup + "-second", n, policy)
+                if not first or not second:
+                    continue
+                ratio = second["wall"] / first["wall"]
+                kern = (second["kernels"] / first["kernels"]
+                        if second.get("kernels") and first.get("kernels") else None)
+                rows.append("| %s | %s | %s | %s (%s) | %s (%s) | %s (%s) |" % (
+                    prog["name"], setup if setup == "mixed" else "N = %d" % n, policy, fmt(first["wall"], 3),
+                    fmt(first["kernels"], 3), fmt(second["wall"], 3), fmt(second["kernels"], 3), fmt(ratio),
+                    fmt(kern)))
+    if not rows:
+        return []
+    return ["", "Second runs: each coex run again with the History the first left; seconds, wall (kernels), and "
+            "the second's over the first's:", "",
+            "| program | set | policy | first run | second run | second / first |", "|---|---|---|---|---|---|"] + rows
+
+
 def write_tables(meta, progs, runs, out):
     counts, policies = meta["devices"], meta["policies"]
     def find(prog, setup, n, policy):
@@ -449,6 +484,7 @@ def write_tables(meta, progs, runs, out):
             "%s (%s)" % (fmt(geomean([v[0] for v in mixed_geo.get(p, [])])),
                          fmt(geomean([v[1] for v in mixed_geo.get(p, [])]))) for p in policies + [None]))
     lines += outside_kernels_table(meta, progs, find)
+    lines += second_runs_table(meta, progs, find)
     lines += ["", "Splits per coex run (split / launches, reasons): testbed.json, `report`."]
     with open(os.path.join(out, "testbed.md"), "w") as f:
         f.write("\n".join(lines) + "\n")
