@@ -167,7 +167,7 @@ COEX_POLICY_PARAM(Int, ess_launches, 10, (1, 1000000),
 COEX_POLICY_PARAM(Int, probe_interval, 10, (1, 1000000),
                   "`jitp`, `wp`, `ess`: every this many launches of a kernel and size, a device left without "
                   "work gets `probe_share` of the launch, to be measured again. `auto`: the first gap between "
-                  "probes of a split it does not make (then 2x, 4x, ...).")
+                  "probes of a split it does not make (then 2x, 4x, ...), counted from each run's first launch.")
 COEX_POLICY_PARAM(Double, probe_share, 0.02, (0.0, 0.5, true),
                   "`jitp`, `wp`, `ess`: the share of the launch a probed device gets.")
 

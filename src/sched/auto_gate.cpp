@@ -283,7 +283,8 @@ bool split_measured_not_to_pay(const History& history, const LaunchShape& shape,
 // since the previous probe (launch_number / 2 with gaps that double, probe_interval for the first): its
 // cost is what the split over that set was last measured to take beyond home alone. On an H100 beside a
 // CPU about 600x slower, a probe of benchmarks/blur's 2 ms launch took 2.3 s (the CPU needed the whole
-// 1 GiB input): with gaps doubling from 10 launches, every fourth run of the program paid one.
+// 1 GiB input): with gaps doubling from 10 launches, every fourth run of the program paid one; with
+// the gaps counted from each run's first launch (History::probe_origin), every run would.
 bool probe_costs_too_much(const History& history, const LaunchShape& shape, const std::vector<int>& probed,
                           const PolicyParams& params) {
   if (shape.home < 0 || (probed.size() == 1 && probed.front() == shape.home)) return false;

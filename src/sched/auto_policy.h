@@ -34,7 +34,8 @@
 // Chunk models see only chunks: the host-copy refresh, the hand-offs between device threads, read-backs
 // and the merge lie outside them; on an H100 beside a CPU 300x slower, 1 ms launches of
 // benchmarks/jacobi took several ms split while the models predicted a gain (0.18x the GPU alone).
-// Probes: at launch probe_interval x 1, 2, 4, 8, ... of the kernel and size no device is eliminated,
+// Probes: at launch probe_interval x 1, 2, 4, 8, ... of the kernel and size in this run (counted from
+// History::probe_origin) no device is eliminated,
 // so that a device that became worth it is seen again (the gaps double so that one that never pays
 // costs ever less); when the split the models pick was measured not to pay, the probe makes that
 // split, so that its measurement is renewed. A probe is skipped while the split it would make was

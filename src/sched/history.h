@@ -93,7 +93,8 @@ class History {
   // Launch `number` of that kernel and size is kept on home: where launch number - 1 was split and was
   // no probe (a verdict that turned), auto's probes count again from it (probe_origin; in memory only).
   void restart_probes(const std::string& kernel_key, uint64_t global_size, uint64_t number);
-  // The launch number auto's probes are counted from: 0, or the last restart_probes that took.
+  // The launch number auto's probes are counted from: the launches the file held at load (0 without
+  // one), or the last restart_probes that took.
   uint64_t probe_origin(const std::string& kernel_key, uint64_t global_size) const;
   // Split launch `number` of that kernel and size paid one-time costs (a device's first run of the
   // kernel); cold_split says whether it did (in memory only, the last one marked).
@@ -236,7 +237,7 @@ class History {
     std::vector<int> last_split_devices;
     bool last_split_probe = false;
     uint64_t last_split_writes = 0;
-    uint64_t probe_origin = 0;                // restart_probes'; not in the file
+    uint64_t probe_origin = 0;                // the launches at load, or restart_probes'; not in the file
     std::optional<uint64_t> last_cold_split;  // note_cold_split's; not in the file
     AutoTrack auto_track;      // not in the file
     PlbhecTrack plbhec_track;  // not in the file

@@ -91,6 +91,11 @@ bool History::load(const std::string& path, std::string* error, std::string* not
     for (const auto& k : set->at("kernels")) {
       Entry e;
       e.launches = k.at("launches").get<uint64_t>();
+      // auto's probes count from this run's first launch (History::probe_origin): counted from the
+      // kernel's first launch in the file, the gaps that double went on from run to run, and a
+      // program of 300 launches probed once in its second run (at 320), never from its fourth, so
+      // that a verdict for home one run made held for the runs after it.
+      e.probe_origin = e.launches;
       e.last_use = k.value("last_use", uint64_t{0});
       clock = std::max(clock, e.last_use);
       for (const auto& [dev, share] : k.at("shares").items()) e.shares[std::stoi(dev)] = share.get<double>();

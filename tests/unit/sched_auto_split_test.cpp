@@ -1,9 +1,13 @@
 // auto's split-cost rule: a split whose whole launches were measured no faster than the home device
 // alone is not made, whatever the chunk-time models predict; probes measure it again.
 #include <gtest/gtest.h>
+#include <unistd.h>
 
+#include <cstdio>
+#include <functional>
 #include <map>
 #include <memory>
+#include <string>
 #include <vector>
 
 #include "sched/auto_policy.h"
@@ -139,6 +143,20 @@ TEST(AutoSplitCost, OneSlowSplitAmongSteadyOnesIsNoVerdict) {
   EXPECT_EQ(auto_paying_devices(h, shape(0), {0, 1}, PolicyParams{}), std::vector<int>{0});
 }
 
+// Asks auto's gate for launches `first` to `last` of the kernel over devices 0 (home) and 1: those
+// `probe` names are probes, split over both; the others stay on home.
+void expect_probes(const AutoPolicy& policy, uint64_t first, uint64_t last,
+                   const std::function<bool(uint64_t)>& probe) {
+  for (uint64_t n = first; n <= last; ++n) {
+    LaunchShape s = shape(0);
+    GateVerdict verdict;
+    const char* reason = policy.unsplit_reason(s, {0, 1}, &verdict);
+    ASSERT_EQ(verdict.launch, n);
+    EXPECT_EQ(reason == nullptr, probe(n)) << n;
+    EXPECT_EQ(verdict.probe, probe(n)) << n;
+  }
+}
+
 // A verdict that turned against splits that paid (launch 101 split, no probe; the splits since measured
 // 1.2 x home alone) keeps launch 102 on home, and the probes count again from it: launch 112 is one,
 // where counted from the kernel's first launch the next would be 160. A verdict for home after a
@@ -150,16 +168,27 @@ TEST(AutoGate, AVerdictThatTurnedIsProbedAgainSoon) {
   AutoPolicy policy(PolicyParams{}, h, {});
   for (uint64_t n = 0; n <= 101; ++n) h->plan_launch("k", kSize);
   h->plan_split("k", kSize, 101, {0, 1});
-  for (uint64_t n = 102; n <= 122; ++n) {
-    LaunchShape s = shape(0);
-    GateVerdict verdict;
-    const char* reason = policy.unsplit_reason(s, {0, 1}, &verdict);
-    ASSERT_EQ(verdict.launch, n);
-    const bool probe = (n >= 112 && n <= 114) || n == 122;
-    EXPECT_EQ(reason == nullptr, probe) << n;
-    EXPECT_EQ(verdict.probe, probe) << n;
-  }
+  expect_probes(policy, 102, 122, [](uint64_t n) { return (n >= 112 && n <= 114) || n == 122; });
   EXPECT_EQ(h->probe_origin("k", kSize), 102u);
+}
+
+// A run that loads a History in which the splits did not pay (300 launches of the kernel) probes at
+// its own launches 10 (a streak of three) and 20, as a first run does: counted from the kernel's first
+// launch in the file, its only probe would be at 320 and the next at 640.
+TEST(AutoGate, ALaterRunProbesFromItsOwnFirstLaunch) {
+  const std::string file = ::testing::TempDir() + "coex_auto_later_run_" + std::to_string(::getpid()) + ".json";
+  {
+    History first("sig");
+    record_models_predicting_a_gain(first);
+    for (int i = 0; i < 2; ++i) first.record_split_launch("k", kSize, {0, 1}, 1.2 * kHomeAlone, kHomeAlone, true);
+    for (int i = 0; i < 300; ++i) first.note_launch("k", kSize);
+    ASSERT_TRUE(first.save(file));
+  }
+  auto h = std::make_shared<History>("sig");
+  ASSERT_TRUE(h->load(file));
+  AutoPolicy policy(PolicyParams{}, h, {});
+  expect_probes(policy, 300, 320, [](uint64_t n) { return (n >= 310 && n <= 312) || n == 320; });
+  std::remove(file.c_str());
 }
 
 TEST(AutoSplitCost, ASlowFirstChunkOfHomeDoesNotMakeHomeAloneLookSlow) {

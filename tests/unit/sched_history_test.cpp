@@ -120,6 +120,26 @@ TEST(History, SaveAndLoadRoundTrip) {
   std::filesystem::remove_all(dir);
 }
 
+// A run's probes count from its own first launch: the launches the file held.
+TEST(History, ProbesOfALoadedRunCountFromItsFirstLaunch) {
+  const auto dir = temp_dir("probes");
+  const std::string file = (dir / "history.json").string();
+  History h("sig-A");
+  h.record_chunk("k", 8, timing(0, 10, 1));
+  for (int i = 0; i < 300; ++i) h.note_launch("k", 8);
+  h.plan_split("k", 8, 250, {0, 1});
+  h.restart_probes("k", 8, 251);
+  EXPECT_EQ(h.probe_origin("k", 8), 251u);
+  std::string error;
+  ASSERT_TRUE(h.save(file, &error)) << error;
+  History loaded("sig-A");
+  ASSERT_TRUE(loaded.load(file, &error)) << error;
+  EXPECT_EQ(loaded.probe_origin("k", 8), 300u);
+  EXPECT_EQ(loaded.plan_launch("k", 8), 300u);
+  EXPECT_EQ(loaded.probe_origin("k", 16), 0u);  // a size the file does not hold
+  std::filesystem::remove_all(dir);
+}
+
 TEST(History, SplitLaunchTimesPerDeviceSetAreTheLowerMedianOfTheLastThree) {
   History h;
   EXPECT_FALSE(h.split_launch_seconds("k", 8, {0, 1}).has_value());
