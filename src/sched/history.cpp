@@ -347,6 +347,16 @@ std::optional<bool> History::regular(const std::string& kernel_key) const {
 void History::set_regular(const std::string& kernel_key, bool regular) {
   std::lock_guard<std::mutex> lock(mutex_);
   regular_[kernel_key] = regular;
+  regular_once_.erase(kernel_key);
+  ++evidence_;
+}
+
+void History::judge_regular(const std::string& kernel_key, bool regular) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  auto known = regular_.find(kernel_key);
+  if (regular && known != regular_.end() && !known->second && regular_once_.insert(kernel_key).second) return;
+  regular_once_.erase(kernel_key);
+  regular_[kernel_key] = regular;
   ++evidence_;
 }
 
@@ -356,6 +366,7 @@ void History::clear() {
   std::lock_guard<std::mutex> lock(mutex_);
   entries_.clear();
   regular_.clear();
+  regular_once_.clear();
   ++evidence_;
 }
 

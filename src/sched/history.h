@@ -27,6 +27,7 @@
 #include <map>
 #include <mutex>
 #include <optional>
+#include <set>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -184,6 +185,15 @@ class History {
   // Whether the kernel's cost per work-group looked regular the last time someone could tell.
   std::optional<bool> regular(const std::string& kernel_key) const;
   void set_regular(const std::string& kernel_key, bool regular);
+  // A launch's judgement of the kernel's regularity (sigmoid's range test): kept as set_regular
+  // does, except that a kernel known to be irregular is taken as regular only at the second regular
+  // judgement in a row (in memory: a run's first launch of it judges once more). A regular judgement
+  // is the weaker evidence: coarse packages hide a cost that follows the range (benchmarks/mandelbrot
+  // over two single-threaded devices on the device machine: a second run's first launch, its packages
+  // sized from the first run's speeds, judged it regular; wp+tail and a launch on home alone followed,
+  // 1.05 s by kernels against 0.78 to 0.84 s in the runs that kept it irregular), and taking an
+  // irregular kernel for regular costs more than the reverse.
+  void judge_regular(const std::string& kernel_key, bool regular);
 
   // A number that changes whenever what a policy's models are fitted to changes: a chunk sample or a
   // split launch's time recorded, a kernel's regularity set, an entry dropped, a load or a clear.
@@ -280,6 +290,7 @@ class History {
   std::string signature_;
   Entries entries_;
   std::map<std::string, bool> regular_;
+  std::set<std::string> regular_once_;          // known irregular, judged regular once since (judge_regular)
   std::map<Key, uint64_t, KeyLess> in_flight_;  // apart from entries_: eviction must not lose a count
   uint64_t clock_ = 0;
   // evidence_version(): changed under mutex_, read without it (every launch that repeats one left on

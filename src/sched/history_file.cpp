@@ -144,6 +144,7 @@ bool History::load(const std::string& path, std::string* error, std::string* not
     std::lock_guard<std::mutex> lock(mutex_);
     entries_ = std::move(entries);
     regular_ = std::move(regular);
+    regular_once_.clear();
     clock_ = clock;
     ++evidence_;
     evict_over_capacity();

@@ -132,7 +132,7 @@ void SigmoidPolicy::on_end(double) {
     verdict_->irregular = known.has_value() && !*known;
     if (known.has_value()) return;
   }
-  history().set_regular(shape().kernel_key, !verdict_->irregular);
+  history().judge_regular(shape().kernel_key, !verdict_->irregular);
 }
 
 }  // namespace coex::sched

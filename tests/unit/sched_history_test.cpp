@@ -96,6 +96,26 @@ TEST(History, SamplesLaunchesSharesRegularity) {
   EXPECT_EQ(h.regular("k"), std::optional<bool>(false));
 }
 
+// A kernel known to be irregular is taken as regular at the second regular judgement in a row; an
+// irregular one counts at once, and starts the count again.
+TEST(History, AKnownIrregularKernelTurnsRegularOnlyAtTheSecondRegularJudgementInARow) {
+  History h;
+  h.judge_regular("k", true);
+  EXPECT_EQ(h.regular("k"), std::optional<bool>(true));  // nothing known: the judgement stands
+  h.judge_regular("k", false);
+  EXPECT_EQ(h.regular("k"), std::optional<bool>(false));
+  h.judge_regular("k", true);
+  EXPECT_EQ(h.regular("k"), std::optional<bool>(false));
+  h.judge_regular("k", false);
+  h.judge_regular("k", true);
+  EXPECT_EQ(h.regular("k"), std::optional<bool>(false));
+  h.judge_regular("k", true);
+  EXPECT_EQ(h.regular("k"), std::optional<bool>(true));
+  h.judge_regular("k", false);
+  EXPECT_EQ(h.regular("k"), std::optional<bool>(false));
+  EXPECT_EQ(h.regular("other"), std::nullopt);
+}
+
 TEST(History, SaveAndLoadRoundTrip) {
   const auto dir = temp_dir("roundtrip");
   const std::string file = (dir / "nested" / "history.json").string();

@@ -76,6 +76,18 @@ TEST(SigmoidPolicy, StaysRegularOnUniformCostAndSwitchesOnIrregular) {
   EXPECT_GT(irregular[0].chunks, regular[0].chunks);
 }
 
+// A kernel the History knows to be irregular, whose launches now judge it regular (uniform cost): the
+// first such launch leaves it irregular (the weaker evidence, History::judge_regular), the second
+// turns it.
+TEST(SigmoidPolicy, AKnownIrregularKernelTurnsRegularAtTheSecondRegularLaunch) {
+  auto history = std::make_shared<History>();
+  history->set_regular("kernel", false);
+  ASSERT_TRUE(simulate_policy(two_devices("uniform", 0), "sigmoid", history)[0].error.empty());
+  EXPECT_EQ(history->regular("kernel"), std::optional<bool>(false));
+  ASSERT_TRUE(simulate_policy(two_devices("uniform", 0), "sigmoid", history)[0].error.empty());
+  EXPECT_EQ(history->regular("kernel"), std::optional<bool>(true));
+}
+
 // Steps of cost 1 and 8 as wide as the first packages: the packages' speeds vary, and k switches
 // within the launch; in range order they alternate as if at random, so the History does not keep
 // the kernel irregular (a contiguous share of each device spans several steps alike).
