@@ -99,14 +99,14 @@ void app_writes(const char* call, cl_mem mem, size_t offset, size_t size) {
 // first, for a split in flight ahead of the command that reads those bytes there (BufferState::
 // app_wrote then forgets them everywhere). Returns the error of that.
 cl_int app_will_write(const char* call, cl_command_queue queue, cl_mem mem, size_t offset, size_t size) {
-  return exec::app_reads(rt(), call, queue, mem, offset, size);
+  return exec::app_will_write(rt(), call, queue, mem, offset, size);
 }
 
 // The app may write anywhere in `mem` (a rect, an image copy, an unmap: coex does not work out the
 // range): what home lacks comes home first, for the bytes the command leaves as they are. Returns
 // the error of that.
 cl_int app_may_write_all(const char* call, cl_command_queue queue, cl_mem mem) {
-  return exec::app_reads(rt(), call, queue, mem, 0, SIZE_MAX);
+  return exec::app_will_write(rt(), call, queue, mem, 0, SIZE_MAX);
 }
 void app_writes_all(const char* call, cl_mem mem) { app_writes(call, mem, 0, SIZE_MAX / 2); }
 

@@ -40,9 +40,14 @@ std::vector<std::shared_ptr<model::BufferRecord>> buffer_arguments(model::Kernel
 }
 
 // A kernel that runs unsplit on home reads its buffers there: home first gets what other devices
-// wrote (lazy home). Cheap when no buffer lacks anything (one atomic load).
-cl_int bring_arguments_home(const char* call, cl_command_queue queue, cl_kernel kernel) {
+// wrote (lazy home); of those it may write (`written`: run_unsplit_bookkeeping's app_wrote follows),
+// every split in flight writes home before it ends (exec::app_will_write). Cheap when no buffer
+// lacks anything (one atomic load).
+cl_int bring_arguments_home(const char* call, cl_command_queue queue, cl_kernel kernel,
+                            const std::vector<std::shared_ptr<model::BufferRecord>>& written) {
   if (!coherence::BufferState::any_needs_care()) return CL_SUCCESS;
+  for (const auto& buffer : written)
+    if (cl_int err = exec::app_will_write(rt(), call, queue, buffer->handle, 0, SIZE_MAX)) return err;
   auto record = rt().registries().kernels.find(kernel);
   if (!record) return CL_SUCCESS;
   for (const auto& buffer : buffer_arguments(*record))
@@ -134,7 +139,7 @@ cl_int CL_API_CALL enqueue_ndrange(cl_command_queue queue, cl_kernel kernel, cl_
     decision.job.reset();
     decision.not_split_reason = "coex_error";
   }
-  if (cl_int err = bring_arguments_home("clEnqueueNDRangeKernel", queue, kernel)) return err;
+  if (cl_int err = bring_arguments_home("clEnqueueNDRangeKernel", queue, kernel, decision.written_buffers)) return err;
   // Timed from an idle queue (drained_home_key): not a launch with a wait list (a user event the app
   // sets later would hold the queue), nor one whose queue did not drain in time.
   if (decision.time_drained && !decision.time_on_home_key.empty() && !(num_wait == 0 && drained(queue))) {
@@ -167,18 +172,18 @@ cl_int CL_API_CALL enqueue_ndrange(cl_command_queue queue, cl_kernel kernel, cl_
 
 cl_int CL_API_CALL enqueue_task(cl_command_queue queue, cl_kernel kernel, cl_uint num_wait, const cl_event* wait_list,
                                 cl_event* event) {
-  if (cl_int err = bring_arguments_home("clEnqueueTask", queue, kernel)) return err;
+  exec::LaunchDecision decision;
+  decision.not_split_reason = "task";
+  record_safely("clEnqueueTask", [&] {
+    if (auto record = rt().registries().kernels.find(kernel)) {
+      decision.kernel_name = record->name;
+      decision.written_buffers = buffer_arguments(*record);  // a task may write any of them
+    }
+  });
+  if (cl_int err = bring_arguments_home("clEnqueueTask", queue, kernel, decision.written_buffers)) return err;
   cl_int err = cl().clEnqueueTask(queue, kernel, num_wait, wait_list, event);
   if (err == CL_SUCCESS)
-    record_safely("clEnqueueTask", [&] {
-      exec::LaunchDecision decision;
-      decision.not_split_reason = "task";
-      if (auto record = rt().registries().kernels.find(kernel)) {
-        decision.kernel_name = record->name;
-        decision.written_buffers = buffer_arguments(*record);  // a task may write any of them
-      }
-      run_unsplit_bookkeeping(std::move(decision), queue, 1);
-    });
+    record_safely("clEnqueueTask", [&] { run_unsplit_bookkeeping(std::move(decision), queue, 1); });
   return err;
 }
 

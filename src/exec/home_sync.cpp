@@ -34,12 +34,15 @@ cl_int write_lacks_home(Services& services, coherence::BufferState& state, cl_co
   return CL_SUCCESS;
 }
 
-cl_int app_reads(Services& services, const char* call, cl_command_queue queue, cl_mem mem, size_t offset, size_t size) {
+namespace {
+
+cl_int bring_home_before(Services& services, const char* call, cl_command_queue queue, cl_mem mem, size_t offset,
+                         size_t size, bool writes) {
   if (!coherence::BufferState::any_needs_care()) return CL_SUCCESS;  // the common case: one atomic load
   auto record = services.registries().buffers.find(mem);
   if (!record) return CL_SUCCESS;
   auto queue_record = services.registries().queues.find(queue);
-  bool in_order = queue_record && !queue_record->out_of_order();
+  bool in_order = queue_record && !queue_record->out_of_order() && !writes;
   auto& state = *record->state;
   std::lock_guard lock(state.mutex());
   // A split in flight that runs before this command (in-order queue, or the app's wait on its event)
@@ -61,6 +64,17 @@ cl_int app_reads(Services& services, const char* call, cl_command_queue queue, c
     spdlog::error("{}: writing the other devices' results to the buffer failed (error {})", call, err);
   services.report().record_home_on_demand(moved, fetched);
   return err;
+}
+
+}  // namespace
+
+cl_int app_reads(Services& services, const char* call, cl_command_queue queue, cl_mem mem, size_t offset, size_t size) {
+  return bring_home_before(services, call, queue, mem, offset, size, false);
+}
+
+cl_int app_will_write(Services& services, const char* call, cl_command_queue queue, cl_mem mem, size_t offset,
+                      size_t size) {
+  return bring_home_before(services, call, queue, mem, offset, size, true);
 }
 
 bool merge_lazily(const Services& services, const coherence::BufferState& state, const RootUse& use) {

@@ -35,6 +35,16 @@ cl_int write_lacks_home(Services& services, coherence::BufferState& state, cl_co
 // end. Returns the driver's error when a write failed (the app's command is then not enqueued),
 // CL_SUCCESS otherwise (untracked buffers too).
 cl_int app_reads(Services& services, const char* call, cl_command_queue queue, cl_mem mem, size_t offset, size_t size);
+// The same before an app command that may write those bytes (BufferState::app_wrote follows its
+// enqueue), except that every split in flight on the buffer writes home before it ends, not only the
+// last one the command runs after: app_wrote forgets what home lacks of the range, and a split that
+// merged lazily between this call and app_wrote would have its bytes forgotten while a later split
+// ahead of the command still needs them on home (tests/apps/volume3d under auto: init3d's split
+// merged lazily while the app enqueued the second smooth3d, which writes the volume, on home; the
+// first smooth3d's split then read the volume on home without init3d's part, about one run in 150
+// on two PoCL pthread devices under load).
+cl_int app_will_write(Services& services, const char* call, cl_command_queue queue, cl_mem mem, size_t offset,
+                      size_t size);
 
 // Whether the split's changes stay out of home (lazy) for this root, decided under its lock at the merge.
 bool merge_lazily(const Services& services, const coherence::BufferState& state, const RootUse& use);
