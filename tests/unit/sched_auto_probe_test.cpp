@@ -1,0 +1,132 @@
+// auto's probes: the launches at which it splits what it measured not to pay, so that the
+// measurement is renewed (docs/schedulers.md, "Probes"), and what they may cost.
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <cstdio>
+#include <functional>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "auto_split_fixtures.h"
+#include "sched/auto_policy.h"
+
+namespace coex::sched {
+namespace {
+
+using namespace split_fixtures;
+
+TEST(AutoSplitCost, ProbesFollowTheLaunchNumberGivenAtEnqueue) {
+  History h;
+  for (int i = 0; i < 14; ++i) h.note_launch("k", kSize);
+  EXPECT_FALSE(auto_probe(h, shape(0), PolicyParams{}));     // the History's count: 14
+  EXPECT_TRUE(auto_probe(h, shape(0, 10), PolicyParams{}));  // planned as launch 10, counted later
+  // A probe is a streak of auto_probe_streak (3) launches: 10, 11, 12.
+  EXPECT_TRUE(auto_probe(h, shape(0, 11), PolicyParams{}));
+  EXPECT_TRUE(auto_probe(h, shape(0, 12), PolicyParams{}));
+  EXPECT_FALSE(auto_probe(h, shape(0, 13), PolicyParams{}));
+  PolicyParams one;
+  one.auto_probe_streak = 1;
+  EXPECT_FALSE(auto_probe(h, shape(0, 11), one));
+  EXPECT_TRUE(auto_probe(h, shape(0, 20), PolicyParams{}));
+  EXPECT_TRUE(auto_probe(h, shape(0, 22), PolicyParams{}));
+  EXPECT_FALSE(auto_probe(h, shape(0, 30), PolicyParams{}));  // gaps double: 10, 20, 40, ...
+  EXPECT_TRUE(auto_probe(h, shape(0, 40), PolicyParams{}));
+}
+
+TEST(AutoSplitCost, AProbeMakesTheSplitThatWasMeasuredNotToPay) {
+  // Two GPUs and a CPU 300x slower: the models leave the CPU out (under auto_min_share).
+  History h;
+  record_models_predicting_a_gain(h);
+  record_line(h, 2, {0, 300e-6});
+  ASSERT_EQ(auto_paying_devices(h, shape(0, 9), {0, 1, 2}, PolicyParams{}), (std::vector<int>{0, 1}));
+  // Nothing against the two GPUs: a probe tries every device.
+  EXPECT_EQ(auto_paying_devices(h, shape(0, 10), {0, 1, 2}, PolicyParams{}), (std::vector<int>{0, 1, 2}));
+  record_steady_splits(h, {0, 1}, 4 * kHomeAlone);
+  EXPECT_EQ(auto_paying_devices(h, shape(0, 9), {0, 1, 2}, PolicyParams{}), std::vector<int>{0});
+  EXPECT_EQ(auto_paying_devices(h, shape(0, 15), {0, 1, 2}, PolicyParams{}), std::vector<int>{0});
+  // The probe makes that split again, so that its measurement is renewed: a probe of all three would
+  // measure another set and leave the verdict on these two as it was. (Probes that cost anything:
+  // the cost rule is the next test's.)
+  PolicyParams free_probes;
+  free_probes.auto_probe_cost = 1000;
+  EXPECT_EQ(auto_paying_devices(h, shape(0, 10), {0, 1, 2}, free_probes), (std::vector<int>{0, 1}));
+  EXPECT_EQ(auto_paying_devices(h, shape(0, 20), {0, 1, 2}, free_probes), (std::vector<int>{0, 1}));
+}
+
+TEST(AutoSplitCost, AProbeWaitsUntilTheLaunchesSinceTheLastOnePayForIt) {
+  History h;
+  record_models_predicting_a_gain(h);
+  // The split took 4x home alone: a probe costs 3x home alone, 60 launches' worth of 5% each.
+  record_steady_splits(h, {0, 1}, 4 * kHomeAlone);
+  const std::vector<int> home_only{0}, split{0, 1};
+  EXPECT_EQ(auto_paying_devices(h, shape(0, 10), {0, 1}, PolicyParams{}), home_only);   // 10 launches since
+  EXPECT_EQ(auto_paying_devices(h, shape(0, 40), {0, 1}, PolicyParams{}), home_only);   // 20
+  EXPECT_EQ(auto_paying_devices(h, shape(0, 80), {0, 1}, PolicyParams{}), home_only);   // 40
+  EXPECT_EQ(auto_paying_devices(h, shape(0, 160), {0, 1}, PolicyParams{}), split);      // 80: 4 ms of probe
+  EXPECT_EQ(auto_paying_devices(h, shape(0, 162), {0, 1}, PolicyParams{}), split);      // its streak
+  EXPECT_EQ(auto_paying_devices(h, shape(0, 163), {0, 1}, PolicyParams{}), home_only);  // not a probe
+  // A split measured cheap costs nothing to probe again.
+  History cheap;
+  record_models_predicting_a_gain(cheap);
+  record_steady_splits(cheap, {0, 1}, 0.98 * kHomeAlone);  // faster, but under auto_min_gain
+  EXPECT_EQ(auto_paying_devices(cheap, shape(0, 9), {0, 1}, PolicyParams{}), home_only);
+  EXPECT_EQ(auto_paying_devices(cheap, shape(0, 10), {0, 1}, PolicyParams{}), split);
+  // Never measured: nothing says the probe is dear.
+  History unmeasured;
+  record_models_predicting_a_gain(unmeasured);
+  record_line(unmeasured, 2, {0, 300e-6});
+  EXPECT_EQ(auto_paying_devices(unmeasured, shape(0, 10), {0, 1, 2}, PolicyParams{}), (std::vector<int>{0, 1, 2}));
+}
+
+// Asks auto's gate for launches `first` to `last` of the kernel over devices 0 (home) and 1: those
+// `probe` names are probes, split over both; the others stay on home.
+void expect_probes(const AutoPolicy& policy, uint64_t first, uint64_t last,
+                   const std::function<bool(uint64_t)>& probe) {
+  for (uint64_t n = first; n <= last; ++n) {
+    LaunchShape s = shape(0);
+    GateVerdict verdict;
+    const char* reason = policy.unsplit_reason(s, {0, 1}, &verdict);
+    ASSERT_EQ(verdict.launch, n);
+    EXPECT_EQ(reason == nullptr, probe(n)) << n;
+    EXPECT_EQ(verdict.probe, probe(n)) << n;
+  }
+}
+
+// A verdict that turned against splits that paid (launch 101 split, no probe; the splits since measured
+// 1.2 x home alone) keeps launch 102 on home, and the probes count again from it: launch 112 is one,
+// where counted from the kernel's first launch the next would be 160. A verdict for home after a
+// probe's streak leaves the count as it was: the next probe is at 122.
+TEST(AutoGate, AVerdictThatTurnedIsProbedAgainSoon) {
+  auto h = std::make_shared<History>();
+  record_models_predicting_a_gain(*h);
+  for (int i = 0; i < 2; ++i) h->record_split_launch("k", kSize, {0, 1}, 1.2 * kHomeAlone, kHomeAlone, true);
+  AutoPolicy policy(PolicyParams{}, h, {});
+  for (uint64_t n = 0; n <= 101; ++n) h->plan_launch("k", kSize);
+  h->plan_split("k", kSize, 101, {0, 1});
+  expect_probes(policy, 102, 122, [](uint64_t n) { return (n >= 112 && n <= 114) || n == 122; });
+  EXPECT_EQ(h->probe_origin("k", kSize), 102u);
+}
+
+// A run that loads a History in which the splits did not pay (300 launches of the kernel) probes at
+// its own launches 10 (a streak of three) and 20, as a first run does: counted from the kernel's first
+// launch in the file, its only probe would be at 320 and the next at 640.
+TEST(AutoGate, ALaterRunProbesFromItsOwnFirstLaunch) {
+  const std::string file = ::testing::TempDir() + "coex_auto_later_run_" + std::to_string(::getpid()) + ".json";
+  {
+    History first("sig");
+    record_models_predicting_a_gain(first);
+    for (int i = 0; i < 2; ++i) first.record_split_launch("k", kSize, {0, 1}, 1.2 * kHomeAlone, kHomeAlone, true);
+    for (int i = 0; i < 300; ++i) first.note_launch("k", kSize);
+    ASSERT_TRUE(first.save(file));
+  }
+  auto h = std::make_shared<History>("sig");
+  ASSERT_TRUE(h->load(file));
+  AutoPolicy policy(PolicyParams{}, h, {});
+  expect_probes(policy, 300, 320, [](uint64_t n) { return (n >= 310 && n <= 312) || n == 320; });
+  std::remove(file.c_str());
+}
+
+}  // namespace
+}  // namespace coex::sched
