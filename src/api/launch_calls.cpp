@@ -1,5 +1,6 @@
 // clEnqueueNDRangeKernel: split across the device set when the planner proves it safe, otherwise
 // run as the app asked on its device, with the reason counted in the report.
+#include <algorithm>
 #include <chrono>
 #include <thread>
 
@@ -46,12 +47,15 @@ std::vector<std::shared_ptr<model::BufferRecord>> buffer_arguments(model::Kernel
 cl_int bring_arguments_home(const char* call, cl_command_queue queue, cl_kernel kernel,
                             const std::vector<std::shared_ptr<model::BufferRecord>>& written) {
   if (!coherence::BufferState::any_needs_care()) return CL_SUCCESS;
-  for (const auto& buffer : written)
-    if (cl_int err = exec::app_will_write(rt(), call, queue, buffer->handle, 0, SIZE_MAX)) return err;
   auto record = rt().registries().kernels.find(kernel);
   if (!record) return CL_SUCCESS;
-  for (const auto& buffer : buffer_arguments(*record))
-    if (cl_int err = exec::app_reads(rt(), call, queue, buffer->handle, 0, SIZE_MAX)) return err;
+  for (const auto& buffer : buffer_arguments(*record)) {
+    const bool writes =
+        std::any_of(written.begin(), written.end(), [&](const auto& w) { return w->handle == buffer->handle; });
+    if (cl_int err = writes ? exec::app_will_write(rt(), call, queue, buffer->handle, 0, SIZE_MAX)
+                            : exec::app_reads(rt(), call, queue, buffer->handle, 0, SIZE_MAX))
+      return err;
+  }
   return CL_SUCCESS;
 }
 

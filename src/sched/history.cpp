@@ -346,17 +346,19 @@ std::optional<bool> History::regular(const std::string& kernel_key) const {
 
 void History::set_regular(const std::string& kernel_key, bool regular) {
   std::lock_guard<std::mutex> lock(mutex_);
-  regular_[kernel_key] = regular;
-  regular_once_.erase(kernel_key);
-  ++evidence_;
+  keep_regular(kernel_key, regular);
 }
 
 void History::judge_regular(const std::string& kernel_key, bool regular) {
   std::lock_guard<std::mutex> lock(mutex_);
   auto known = regular_.find(kernel_key);
   if (regular && known != regular_.end() && !known->second && regular_once_.insert(kernel_key).second) return;
-  regular_once_.erase(kernel_key);
+  keep_regular(kernel_key, regular);
+}
+
+void History::keep_regular(const std::string& kernel_key, bool regular) {
   regular_[kernel_key] = regular;
+  regular_once_.erase(kernel_key);
   ++evidence_;
 }
 

@@ -271,6 +271,8 @@ class History {
   // The split record over exactly `devices` at that size, or null; the caller holds the lock.
   const SplitRecord* split_record(const std::string& kernel_key, uint64_t global_size, std::vector<int> devices) const;
   void count_launch(Entry& e);  // note_launch's count and decay; caller holds the lock
+  // set_regular's and judge_regular's record of a judgement; the caller holds the lock.
+  void keep_regular(const std::string& kernel_key, bool regular);
   // `devices` sorted, each once: the key of a set of devices.
   static std::vector<int> device_set(std::vector<int> devices);
   // Keeps the last kRecentSplits values of `window`, `value` the newest.
