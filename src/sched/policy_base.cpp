@@ -22,6 +22,7 @@ const DeviceProfile& PolicyBase::profile(int device) const {
 void PolicyBase::begin_launch(const LaunchShape& shape, const std::vector<int>& devices, double now) {
   shape_ = shape;
   cursor_ = 0;
+  regions_.clear();
   abandoned_.clear();
   abandoned_all_.clear();
   orphaned_.clear();
@@ -68,12 +69,64 @@ std::vector<PolicyBase::DeviceState*> PolicyBase::live() {
   return out;
 }
 
+uint64_t PolicyBase::remaining() const {
+  if (regions_.empty()) return shape_.total_groups - cursor_;
+  uint64_t sum = 0;
+  for (const Region& r : regions_) sum += r.end - r.begin;
+  return sum;
+}
+
+void PolicyBase::set_regions(const std::vector<std::pair<int, uint64_t>>& sizes) {
+  regions_.clear();
+  uint64_t at = cursor_;
+  const uint64_t total = shape_.total_groups;
+  for (size_t i = 0; i < sizes.size() && at < total; ++i) {
+    const uint64_t end = i + 1 == sizes.size() ? total : std::min(total, at + sizes[i].second);
+    if (end > at) regions_.push_back({sizes[i].first, at, end});
+    at = end;
+  }
+  cursor_ = total;  // every group left is in a region now
+}
+
+PolicyBase::Region* PolicyBase::region_for(int device) {
+  Region* largest = nullptr;
+  for (Region& r : regions_) {
+    if (r.begin == r.end) continue;
+    if (r.device == device) return &r;
+    if (!largest || r.end - r.begin > largest->end - largest->begin) largest = &r;
+  }
+  return largest;
+}
+
+uint64_t PolicyBase::available(int device) {
+  if (regions_.empty()) return remaining();
+  const Region* r = region_for(device);
+  return r ? r->end - r->begin : 0;
+}
+
+Chunk PolicyBase::take(int device, uint64_t size) {
+  if (regions_.empty()) {
+    const Chunk c{device, cursor_, cursor_ + size};
+    cursor_ += size;
+    return c;
+  }
+  Region& r = *region_for(device);  // available(device) >= size > 0: there is one
+  if (r.device == device) {
+    const Chunk c{device, r.begin, r.begin + size};
+    r.begin += size;
+    return c;
+  }
+  // Another's region, from its back: its owner goes on from the front, and its chunks stay together.
+  const Chunk c{device, r.end - size, r.end};
+  r.end -= size;
+  return c;
+}
+
 void PolicyBase::reserve(int device, uint64_t groups) {
   DeviceState* s = state(device);
-  groups = std::min(groups, remaining());
+  groups = std::min(groups, available(device));
   if (!s || groups == 0) return;
-  s->reserved.push_back({device, cursor_, cursor_ + groups});
-  cursor_ += groups;
+  s->reserved.push_back(take(device, groups));
 }
 
 void PolicyBase::eliminate(int device) {
@@ -112,22 +165,18 @@ std::optional<Chunk> PolicyBase::next_chunk(int device, double now) {
     return hand_out(*s, c, now);
   }
   if (remaining() > 0) {
-    const uint64_t wanted = choose_size(*s, now);  // may reserve, so read remaining() after it
+    const uint64_t wanted = choose_size(*s, now);  // may reserve, so read what is left after it
     // The rest, asked for whole (a tail's last package), is not rounded into a sliver for another.
-    const uint64_t size = wanted >= remaining()
-                              ? remaining()
-                              : std::min(whole_rounds(wanted, profile(device), shape_.groups_per_slice), remaining());
+    const uint64_t left = available(device);
+    const uint64_t size =
+        wanted >= left ? left : std::min(whole_rounds(wanted, profile(device), shape_.groups_per_slice), left);
     // choose_size may have reserved ranges (a final split) instead of sizing a front chunk.
     if (!s->reserved.empty()) {
       const Chunk c = s->reserved.front();
       s->reserved.pop_front();
       return hand_out(*s, c, now);
     }
-    if (size > 0) {
-      const Chunk c{device, cursor_, cursor_ + size};
-      cursor_ += size;
-      return hand_out(*s, c, now);
-    }
+    if (size > 0) return hand_out(*s, take(device, size), now);
   }
   if (auto c = reclaim(*s, now)) return c;
   s->finished = true;

@@ -1,7 +1,7 @@
 // The bookkeeping every policy shares: per-device state of the current launch, the front of the
-// unassigned range, ranges reserved for a device, the history, and the executor contract of policy.h
-// (each device asks when idle, every group handed out once, nullopt when a device is done).
-// A policy derives from PolicyBase and decides only sizes and reservations.
+// unassigned range (or the devices' regions), ranges reserved for a device, the history, and the
+// executor contract of policy.h (each device asks when idle, every group handed out once, nullopt when
+// a device is done). A policy derives from PolicyBase and decides only sizes and reservations.
 #pragma once
 
 #include <deque>
@@ -78,11 +78,17 @@ class PolicyBase : public Policy {
   const std::vector<DeviceProfile>& profiles() const { return profiles_; }
   const DeviceProfile& profile(int device) const;
 
-  // Groups neither handed out nor reserved: [cursor, total).
-  uint64_t remaining() const { return shape_.total_groups - cursor_; }
-  uint64_t cursor() const { return cursor_; }
-  // Sets aside the next `groups` groups from the front for `device` (clamped to what remains).
+  // Groups neither handed out nor reserved: [cursor, total), or what the regions hold.
+  uint64_t remaining() const;
+  // Sets aside the next `groups` groups for `device` (clamped to what it may take): from the front, or
+  // from the front of its region.
   void reserve(int device, uint64_t groups);
+  // Regions: what is not yet handed out becomes one range per device, `sizes` groups each in the order
+  // given (the last takes what the sizes leave), so that a device's chunks lie together, where the
+  // next launch's layout will want them, rather than interleaved with the others' (docs/schedulers.md,
+  // "Regions"). A device takes its chunks, reserved or on demand, from the front of its own region;
+  // once that is spent (or it has none: a device that joined late), from the back of the largest left.
+  void set_regions(const std::vector<std::pair<int, uint64_t>>& sizes);
   void eliminate(int device);
 
   DeviceState* state(int device);
@@ -111,7 +117,20 @@ class PolicyBase : public Policy {
   std::vector<DeviceProfile> profiles_;
   LaunchShape shape_;
   std::vector<DeviceState> states_;
+  struct Region {
+    int device = 0;
+    uint64_t begin = 0, end = 0;  // the groups of it not yet handed out or reserved
+  };
+  // The region `device` draws from now: its own while it lasts, else the largest; nullptr when none
+  // holds a group.
+  Region* region_for(int device);
+  // What `device` may take at once: the groups of its region_for, or all that remain without regions.
+  uint64_t available(int device);
+  // `size` groups (at most available(device)) for `device`, from where it draws.
+  Chunk take(int device, uint64_t size);
+
   uint64_t cursor_ = 0;
+  std::vector<Region> regions_;       // empty: one front for every device (cursor_)
   std::vector<Chunk> abandoned_;      // not yet collected
   std::vector<Chunk> abandoned_all_;  // this launch: chunk_done for these is ignored
   std::deque<Chunk> orphaned_;        // reserved for a device taken over: handed to any device that asks

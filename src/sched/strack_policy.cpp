@@ -191,9 +191,19 @@ void StrackPolicy::on_begin(double) {
   const uint64_t total = shape().total_groups;
   const auto split = proportional_split(weights, total);
   // wp_tail: the shares of the launch less its tail are set aside now; the tail goes on demand
-  // (choose_size).
+  // (choose_size), each device's first from the rest of its own share's range (regions): a tail handed
+  // out front to back from the launch's end moved rows between the devices at every launch, and left
+  // them where the next launch's shares did not want them (benchmarks/jacobi over two single-threaded
+  // PoCL devices: the first launch by plain wp after one with a tail spent 3.7 ms fetching the rows
+  // the other device had computed, beside 0.8 ms of kernel).
   const uint64_t tail = tail_groups();
   const auto set_aside = tail > 0 ? proportional_split(weights, total - tail) : split;
+  if (tail > 0) {
+    std::vector<std::pair<int, uint64_t>> regions;
+    size_t k = 0;
+    for (const auto& entry : used_) regions.emplace_back(entry.first, split[k++]);
+    set_regions(regions);
+  }
   size_t i = 0;
   for (auto& [device, share] : used_) {
     if (split[i] == 0) {

@@ -342,5 +342,44 @@ TEST(SigmoidPolicy, OccupancyFloor) {
   EXPECT_EQ(left, 0u);
 }
 
+// Devices of one kind (auto sets device_kinds): each takes its packages from its own equal region,
+// where wp's first layout wants its part; one done with its region takes from the back of another's.
+TEST(SigmoidPolicy, DevicesOfOneKindTakeTheirPackagesFromTheirOwnRegion) {
+  auto p = make_policy("sigmoid", PolicyParams{}, std::make_shared<History>(), {});
+  LaunchShape shape = launch_of_k(1000);
+  shape.device_kinds = {0, 0};
+  p->begin_launch(shape, {0, 1}, 0);
+  const auto first0 = p->next_chunk(0, 0), first1 = p->next_chunk(1, 0);
+  ASSERT_TRUE(first0 && first1);
+  EXPECT_EQ(first0->begin, 0u);
+  EXPECT_EQ(first1->begin, 500u);
+  std::vector<Chunk> taken;
+  while (auto c = p->next_chunk(0, 0)) taken.push_back(*c);
+  uint64_t at = first0->end, back = 1000, groups = first0->groups() + first1->groups();
+  for (const Chunk& c : taken) {
+    groups += c.groups();
+    if (c.begin < 500) {
+      EXPECT_EQ(c.begin, at);  // its own region, front to back
+      at = c.end;
+    } else {
+      EXPECT_EQ(c.end, back);  // device 1's, from its back
+      back = c.begin;
+    }
+  }
+  EXPECT_EQ(at, 500u);
+  EXPECT_EQ(back, first1->end);
+  EXPECT_EQ(groups, 1000u);
+}
+
+// Devices of different kinds, or plain sigmoid (no kinds): one front, as in the paper.
+TEST(SigmoidPolicy, WithoutKindsThePackagesGoFrontToBack) {
+  auto p = make_policy("sigmoid", PolicyParams{}, std::make_shared<History>(), {});
+  p->begin_launch(launch_of_k(1000), {0, 1}, 0);
+  const auto first0 = p->next_chunk(0, 0), first1 = p->next_chunk(1, 0);
+  ASSERT_TRUE(first0 && first1);
+  EXPECT_EQ(first0->begin, 0u);
+  EXPECT_EQ(first1->begin, first0->end);
+}
+
 }  // namespace
 }  // namespace coex::sched

@@ -395,5 +395,38 @@ TEST(StrackPolicy, WpTailSetsAsideTheSharesOfTheRestAndHandsTheTailOutOnDemand) 
   EXPECT_LT(tail.back(), tail.front());
 }
 
+TEST(StrackPolicy, WpTailHandsEachDeviceTheRestOfItsOwnShareFirst) {
+  PolicyParams params;
+  params.wp_tail = 0.4;
+  auto p = make_policy("wp", params, std::make_shared<History>(), {});
+  p->begin_launch(launch_of_k(1000), {0, 1}, 0);
+  // Device 0's share is [0, 500): 300 set aside, its tail [300, 500). Device 1's: [500, 800) and [800, 1000).
+  const auto first0 = p->next_chunk(0, 0), first1 = p->next_chunk(1, 0);
+  ASSERT_TRUE(first0 && first1);
+  EXPECT_EQ(first0->begin, 0u);
+  EXPECT_EQ(first0->end, 300u);
+  EXPECT_EQ(first1->begin, 500u);
+  EXPECT_EQ(first1->end, 800u);
+  // Device 0, asking alone, runs the rest of its own share front to back, then takes device 1's tail
+  // from its back: what device 1 would run next stays where device 1 would run it.
+  std::vector<Chunk> taken;
+  while (auto c = p->next_chunk(0, 0)) taken.push_back(*c);
+  uint64_t at = 300;
+  size_t i = 0;
+  for (; i < taken.size() && taken[i].begin < 500; ++i) {
+    EXPECT_EQ(taken[i].begin, at);
+    at = taken[i].end;
+  }
+  EXPECT_EQ(at, 500u);
+  uint64_t back = 1000;
+  for (; i < taken.size(); ++i) {
+    EXPECT_EQ(taken[i].end, back);
+    back = taken[i].begin;
+  }
+  EXPECT_EQ(back, 800u);
+  // Device 1 asks again once it is all gone.
+  EXPECT_FALSE(p->next_chunk(1, 0).has_value());
+}
+
 }  // namespace
 }  // namespace coex::sched
