@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "sched/range_variation.h"
 #include "sched/split_math.h"
 
 namespace coex::sched {
@@ -76,16 +77,25 @@ uint64_t PolicyBase::remaining() const {
   return sum;
 }
 
-void PolicyBase::set_regions(const std::vector<std::pair<int, uint64_t>>& sizes) {
+void PolicyBase::set_regions(const std::vector<uint64_t>& sizes) {
   regions_.clear();
   uint64_t at = cursor_;
   const uint64_t total = shape_.total_groups;
-  for (size_t i = 0; i < sizes.size() && at < total; ++i) {
-    const uint64_t end = i + 1 == sizes.size() ? total : std::min(total, at + sizes[i].second);
-    if (end > at) regions_.push_back({sizes[i].first, at, end});
+  const size_t n = std::min(sizes.size(), states_.size());
+  for (size_t i = 0; i < n && at < total; ++i) {
+    const uint64_t end = i + 1 == n ? total : std::min(total, at + sizes[i]);
+    if (end > at) regions_.push_back({states_[i].index, at, end});
     at = end;
   }
   cursor_ = total;  // every group left is in a region now
+}
+
+bool PolicyBase::devices_of_one_kind() const {
+  const std::vector<int>& kinds = shape_.device_kinds;
+  if (kinds.empty() || states_.empty()) return false;
+  const int first = kind_of(kinds, states_.front().index);
+  return std::all_of(states_.begin(), states_.end(),
+                     [&](const DeviceState& s) { return kind_of(kinds, s.index) == first; });
 }
 
 PolicyBase::Region* PolicyBase::region_for(int device) {

@@ -83,12 +83,15 @@ class PolicyBase : public Policy {
   // Sets aside the next `groups` groups for `device` (clamped to what it may take): from the front, or
   // from the front of its region.
   void reserve(int device, uint64_t groups);
-  // Regions: what is not yet handed out becomes one range per device, `sizes` groups each in the order
-  // given (the last takes what the sizes leave), so that a device's chunks lie together, where the
-  // next launch's layout will want them, rather than interleaved with the others' (docs/schedulers.md,
+  // Regions: what is not yet handed out becomes one range per device, `sizes[i]` groups for states()[i]
+  // (the last takes what the sizes leave), so that a device's chunks lie together, where the next
+  // launch's layout will want them, rather than interleaved with the others' (docs/schedulers.md,
   // "Regions"). A device takes its chunks, reserved or on demand, from the front of its own region;
   // once that is spent (or it has none: a device that joined late), from the back of the largest left.
-  void set_regions(const std::vector<std::pair<int, uint64_t>>& sizes);
+  void set_regions(const std::vector<uint64_t>& sizes);
+  // Whether the launch's devices are all of one kind by LaunchShape::device_kinds (as auto sets them
+  // from the profiles; without kinds, as under a plain policy, they are not).
+  bool devices_of_one_kind() const;
   void eliminate(int device);
 
   DeviceState* state(int device);

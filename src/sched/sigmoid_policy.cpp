@@ -32,17 +32,8 @@ void SigmoidPolicy::on_begin(double) {
   // single-threaded PoCL devices moved half of each device's part (benchmarks/jacobi: 2.8 and 4.4 ms
   // for its second and third launches, 0.7 ms each once in place). A device done with its region takes
   // from the back of the largest left: the balance within the launch is sigmoid's as before.
-  const std::vector<int>& kinds = shape().device_kinds;
-  bool one_kind = !kinds.empty() && !irregular_;
-  for (const auto& s : states())
-    one_kind = one_kind && kind_of(kinds, s.index) == kind_of(kinds, states().front().index);
-  if (one_kind && states().size() > 1) {
-    const std::vector<uint64_t> sizes =
-        proportional_split(std::vector<double>(states().size(), 1.0), shape().total_groups);
-    std::vector<std::pair<int, uint64_t>> regions;
-    for (size_t i = 0; i < states().size(); ++i) regions.emplace_back(states()[i].index, sizes[i]);
-    set_regions(regions);
-  }
+  if (!irregular_ && states().size() > 1 && devices_of_one_kind())
+    set_regions(proportional_split(std::vector<double>(states().size(), 1.0), shape().total_groups));
 }
 
 namespace {

@@ -4,7 +4,6 @@
 #include <cmath>
 
 #include "sched/hguided_policy.h"
-#include "sched/range_variation.h"
 #include "sched/split_math.h"
 
 namespace coex::sched {
@@ -152,10 +151,7 @@ void StrackPolicy::on_begin(double) {
   // moves of each device's data to where its chunks lay, and the waits behind home's running chunk
   // (benchmarks/jacobi over eight single-threaded PoCL devices: from one sigmoid launch's
   // throughputs wp gave home all 64 groups, and the others nothing until the next probe).
-  const std::vector<int>& kinds = shape().device_kinds;
-  one_kind_ = !kinds.empty();
-  for (const auto& s : states())
-    one_kind_ = one_kind_ && kind_of(kinds, s.index) == kind_of(kinds, states().front().index);
+  one_kind_ = devices_of_one_kind();
   for (const auto& s : states()) {
     if (all_stored) used_[s.index] = stored.at(s.index);
     else if (all_known && !one_kind_)
@@ -198,12 +194,7 @@ void StrackPolicy::on_begin(double) {
   // the other device had computed, beside 0.8 ms of kernel).
   const uint64_t tail = tail_groups();
   const auto set_aside = tail > 0 ? proportional_split(weights, total - tail) : split;
-  if (tail > 0) {
-    std::vector<std::pair<int, uint64_t>> regions;
-    size_t k = 0;
-    for (const auto& entry : used_) regions.emplace_back(entry.first, split[k++]);
-    set_regions(regions);
-  }
+  if (tail > 0) set_regions(split);  // used_ holds every device of states(), in the same order
   size_t i = 0;
   for (auto& [device, share] : used_) {
     if (split[i] == 0) {
