@@ -30,6 +30,9 @@ Executor::Executor(Services& services)
     : services_(services),
       history_(load_history(services.settings(), selected_profiles(services.devices()))),
       policy_(make_configured_policy(services.settings(), services.devices().profiles(), history_)),
+      launch_policies_([&services, history = history_] {
+        return make_configured_policy(services.settings(), services.devices().profiles(), history);
+      }),
       home_launch_times_(services.next(), alive_),
       dispatcher_([this] { dispatcher_loop(); }) {}
 

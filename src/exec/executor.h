@@ -24,6 +24,7 @@
 #include "exec/repeated_launches.h"
 #include "exec/services.h"
 #include "sched/history.h"
+#include "sched/launch_policies.h"
 #include "sched/policy.h"
 
 namespace coex::exec {
@@ -69,8 +70,10 @@ class Executor {
   // cache file) runs.
   std::shared_ptr<sched::History> history() const { return history_; }
   // The configured policy, asked what it decides before a launch is split (sched/policy.h): never
-  // given a launch to plan (each split launch makes its own, exec/split_runner.cpp).
+  // given a launch to plan (each split launch takes its own from launch_policies()).
   const sched::Policy& policy() const { return *policy_; }
+  // The configured policy's objects for split launches (exec/split_runner.cpp).
+  sched::LaunchPolicies& launch_policies() { return launch_policies_; }
   // How long unsplit launches took on home (a launch with few work-items may still pay for a split).
   HomeLaunchTimes& home_launch_times() { return home_launch_times_; }
   // Launches that repeat one left on home take its plan over.
@@ -115,6 +118,7 @@ class Executor {
   std::map<int, cl_event> stall_events_;
   std::shared_ptr<sched::History> history_;
   std::unique_ptr<sched::Policy> policy_;
+  sched::LaunchPolicies launch_policies_;
   HomeLaunchTimes home_launch_times_;
   RepeatedLaunches repeated_launches_;
   std::thread dispatcher_;

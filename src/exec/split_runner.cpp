@@ -8,10 +8,8 @@
 #include <mutex>
 #include <optional>
 #include <set>
-#include <thread>
 #include <vector>
 
-#include "config/fault_spec.h"
 #include "config/settings.h"
 #include "devices/device_set.h"
 #include "exec/data_moves.h"
@@ -19,13 +17,10 @@
 #include "exec/device_run.h"
 #include "exec/device_writes.h"
 #include "exec/executor.h"
-#include "exec/exit_guard.h"
 #include "exec/home_sync.h"
 #include "exec/kernel_arguments.h"
 #include "exec/launch_shape.h"
-#include "exec/pocl_compiles.h"
-#include "exec/policy_binding.h"
-#include "exec/shared_first_runs.h"
+#include "exec/split_device_thread.h"
 #include "exec/split_progress.h"
 #include "exec/split_safety.h"
 #include "report/report.h"
@@ -38,217 +33,9 @@ using Clock = std::chrono::steady_clock;
 
 const cl_icd_dispatch& cl(const LaunchJob& job) { return job.services->next(); }
 
-void trace(Services& services, int device, const char* name, const char* category, Clock::time_point begin,
-           Clock::time_point end) {
-  if (auto* t = services.trace()) t->record(name, category, device, begin, end);
-}
-
 void trace(const LaunchJob& job, int device, const char* name, const char* category, Clock::time_point begin,
            Clock::time_point end) {
-  trace(*job.services, device, name, category, begin, end);
-}
-
-// One device's thread in a split launch: what it needs besides its own
-// DeviceRun.
-struct DeviceTask {
-  LaunchJob& job;
-  Executor& executor;
-  int device;
-  DeviceQueues queues;
-  cl_kernel kernel;
-  Clock::time_point t0;
-  DeviceWorker& worker;
-  SplitProgress& progress;
-  double now() const { return std::chrono::duration<double>(Clock::now() - t0).count(); }
-};
-
-// Cancelled: taken over while it was being prepared; the thread leaves the launch (SplitProgress::leave)
-// and touches nothing of it after that.
-enum class ChunkOutcome { Done, Failed, Abandoned, Cancelled };
-
-// COEX_FAULT=late_start:<device>: the sub-launch goes on only once another device has taken it over
-// and coex's shutdown has seen the device still busy, when the app has released everything (20 s at
-// most).
-void start_late(DeviceTask& t) {
-  const auto until = Clock::now() + std::chrono::seconds(20);
-  while (!t.progress.taken_over(t.device) && Clock::now() < until)
-    std::this_thread::sleep_for(std::chrono::milliseconds(1));
-  while (!busy_devices_checked() && Clock::now() < until) std::this_thread::sleep_for(std::chrono::milliseconds(1));
-}
-
-// One chunk: the part of its footprint the device lacks, then the sub-launch,
-// waited for. A chunk of the policy's is reported to it; a redo of an abandoned
-// device's range is not (it is not the policy's). After Abandoned nothing of
-// the launch may be touched: it may have ended.
-ChunkOutcome run_chunk(DeviceTask& t, const sched::Chunk& chunk, const ChunkFootprint& footprint, DeviceRun& run,
-                       bool from_policy) {
-  LaunchJob& job = t.job;
-  const int device = t.device;
-  double start = t.now();
-  Clock::time_point wall_start = Clock::now();
-  merge_arg_tiers(run.tiers, footprint.arg_tiers);
-  if (!run.ran) {
-    run.ran = true;
-    run.error = set_arguments(job, t.kernel, device);
-  }
-  // The home device's queue is driven by one thread at a time
-  // (HomeBackup::mutex): others read from it.
-  std::unique_lock<std::mutex> home_lock;
-  if (device == job.home) home_lock = job.home_backup.lock_for_home();
-  const auto& settings = job.services->settings();
-  const uint64_t sub_launch_number = ++t.worker.sub_launches;
-  const bool fail_injected =
-      config::fault_injected(settings.fault, config::FaultSpec::Kind::Fail, device, sub_launch_number);
-  cl_event stall = nullptr;  // COEX_FAULT=stall:<device>: the sub-launch waits
-                             // for what never comes
-  if (config::fault_injected(settings.fault, config::FaultSpec::Kind::Stall, device, sub_launch_number))
-    stall = t.executor.stall_event(device, job.services->devices().shadow_context(device));
-  ChunkMoves moves;
-  t.progress.chunk_preparing(device, chunk, start);
-  CancelCheck cancelled;  // cancelled, or left behind since (SplitProgress::kLeaveBehindSeconds)
-  if (device != job.home) cancelled = [&t, device] { return t.progress.out_of_launch(device); };
-  Services& services = *job.services;  // outlives the job: a device left behind may come back after it
-  // COEX_FAULT=stall_upload:<device>: the preparation lasts until another device takes the chunk over.
-  if (cancelled &&
-      config::fault_injected(settings.fault, config::FaultSpec::Kind::StallUpload, device, sub_launch_number)) {
-    while (!cancelled()) std::this_thread::sleep_for(std::chrono::milliseconds(1));
-    run.error = kPreparationCancelled;
-  }
-  // COEX_FAULT=hung_upload:<device>: the preparation lasts 20 s and does not look at a take-over (a
-  // transfer to a server that went away).
-  if (cancelled &&
-      config::fault_injected(settings.fault, config::FaultSpec::Kind::HungUpload, device, sub_launch_number)) {
-    std::this_thread::sleep_for(std::chrono::seconds(20));
-    run.error = kPreparationCancelled;
-  }
-  if (run.error == CL_SUCCESS)
-    run.error = prepare_chunk(
-        job, device, t.queues.device, t.queues.home, footprint, run.writes,
-        [&](size_t bytes) { return t.worker.upload_staging(bytes, t.queues.device); }, moves, cancelled);
-  if (run.error == kPreparationCancelled || (cancelled && cancelled())) {  // the job may be gone: not touched
-    trace(services, device, "upload (taken over)", "transfer", wall_start, Clock::now());
-    return ChunkOutcome::Cancelled;
-  }
-  add_chunk_writes(run.writes, footprint);
-  run.chunks.push_back(chunk_access(footprint));
-  if (run.error == CL_SUCCESS && fail_injected) run.error = CL_OUT_OF_RESOURCES;
-  run.add(moves);
-  Clock::time_point kernel_start = Clock::now();
-  if (moves.home_to_host + moves.host_to_device + moves.host_to_home + moves.device_to_host)
-    trace(job, device, "upload", "transfer", wall_start, kernel_start);
-  if (run.error == CL_SUCCESS && job.rewrite) run.error = set_rewrite_arguments(job, t.kernel, chunk.begin);
-  LaunchGeometry sub = sub_launch(job.geometry, chunk.begin, chunk.end);
-  // From chunk_started on the device may be abandoned, and the launch end: nothing of the job is
-  // touched until chunk_finished says it was not.
-  const bool home = device == job.home;
-  // What sharing a first run with the devices built from the same binary needs of the job, taken
-  // while the job is sure to live. Not for a stalled sub-launch (COEX_FAULT): the others would wait for
-  // a compile that never ends.
-  const FirstRunSharePlan share_plan = run.error == CL_SUCCESS && !stall && first_run_pending(device, t.kernel, sub)
-                                           ? plan_first_run_share(job, device, sub)
-                                           : FirstRunSharePlan();
-  if (!t.progress.chunk_started(device, t.now())) return ChunkOutcome::Cancelled;
-  if (!home && config::fault_injected(settings.fault, config::FaultSpec::Kind::LateStart, device, sub_launch_number))
-    start_late(t);
-  // PoCL compiles when the sub-launch first runs, in this thread: with serial_compiles, one device at
-  // a time there.
-  const bool first_run = run.error == CL_SUCCESS && first_run_of(device, t.kernel, sub);
-  // Another device built from the same binary may have compiled it, or be compiling it now: its files serve.
-  SharedFirstRun shared = first_run ? share_first_run(services, device, share_plan) : SharedFirstRun();
-  auto compile_lock = lock_first_run(services, device, first_run);
-  if (run.error == CL_SUCCESS)
-    run.error = services.next().clEnqueueNDRangeKernel(t.queues.device, t.kernel, sub.work_dim, sub.offset, sub.global,
-                                                       sub.local, stall ? 1 : 0, stall ? &stall : nullptr, nullptr);
-  if (run.error == CL_SUCCESS) run.error = services.next().clFinish(t.queues.device);
-  if (compile_lock) compile_lock.unlock();
-  shared.end();  // compiled: the devices waiting for it copy it now
-  const double end = t.now();
-  const double transfer = std::chrono::duration<double>(kernel_start - wall_start).count();
-  if (!t.progress.chunk_finished(device, {chunk, start, end, transfer, first_run}, from_policy))
-    return ChunkOutcome::Abandoned;
-  if (home_lock) home_lock.unlock();
-  if (auto* tr = services.trace())  // the chunk's groups of the split dimension, as the policy counts them
-    tr->record(job.kernel_name, "kernel", device, kernel_start, Clock::now(),
-               {{"groups", {chunk.begin, chunk.end}}, {"first_run", first_run}});
-  run.seconds += end - start;
-  if (run.error != CL_SUCCESS) {
-    spdlog::warn("kernel {}: sub-launch on device {} failed (error {})", job.kernel_name, device, run.error);
-    return ChunkOutcome::Failed;
-  }
-  run.work_items += sub.work_items();
-  return ChunkOutcome::Done;
-}
-
-// The driver objects a device's sub-launches use, retained while its thread may use them. A device
-// taken over runs on after its launch has ended (SplitProgress: Abandoned), and meanwhile the app may
-// release its buffers and program, which releases coex's shadows and device kernels: without these
-// references its sub-launch was enqueued with freed buffers (PoCL's pthread driver aborted with
-// "PTHREAD ERROR in can_run_command", or crashed at exit, about 1 run in 13 under boyer on two
-// pthread devices). Home is never taken over and uses the app's own objects.
-class HeldForSubLaunches {
- public:
-  HeldForSubLaunches(LaunchJob& job, int device, cl_kernel kernel, cl_command_queue queue) : cl_(cl(job)) {
-    if (device == job.home) return;
-    if (kernel && cl(job).clRetainKernel(kernel) == CL_SUCCESS) kernel_ = kernel;
-    if (queue && cl(job).clRetainCommandQueue(queue) == CL_SUCCESS) queue_ = queue;
-    for (const ArgBinding& binding : job.bindings) {
-      if (binding.kind != ArgBinding::Kind::Buffer) continue;
-      cl_mem mem = device_mem(job, binding, device);
-      if (mem && cl(job).clRetainMemObject(mem) == CL_SUCCESS) mems_.push_back(mem);
-    }
-  }
-  ~HeldForSubLaunches() {
-    for (cl_mem mem : mems_) cl_.clReleaseMemObject(mem);
-    if (queue_) cl_.clReleaseCommandQueue(queue_);
-    if (kernel_) cl_.clReleaseKernel(kernel_);
-  }
-  HeldForSubLaunches(const HeldForSubLaunches&) = delete;
-  HeldForSubLaunches& operator=(const HeldForSubLaunches&) = delete;
-
- private:
-  const cl_icd_dispatch& cl_;
-  cl_kernel kernel_ = nullptr;
-  cl_command_queue queue_ = nullptr;
-  std::vector<cl_mem> mems_;
-};
-
-// What the launch driver gives the device (its first step decided before the threads started,
-// with that chunk's footprint when there is one): the policy's chunks and the ranges of slower
-// devices it takes over, then the read-back of its writes. Nothing when the device was abandoned (its
-// thread must then touch nothing of the launch) or cancelled.
-std::optional<DeviceRun> run_on_device(DeviceTask& t, SplitProgress::Step step,
-                                       std::optional<ChunkFootprint> footprint) {
-  LaunchJob& job = t.job;
-  // Taken while the launch is alive: it cannot end before this device has started a sub-launch.
-  HeldForSubLaunches held(job, t.device, t.kernel, t.queues.device);
-  DeviceRun run;
-  for (;;) {
-    if (step.kind == SplitProgress::Step::Kind::Wait) step = t.progress.next(t.device, [&t] { return t.now(); });
-    if (step.kind == SplitProgress::Step::Kind::Done) break;
-    if (!footprint) footprint = chunk_footprint(job, step.chunk.begin, step.chunk.end);
-    ChunkOutcome outcome = run_chunk(t, step.chunk, *footprint, run, step.from_policy);
-    if (outcome == ChunkOutcome::Abandoned || outcome == ChunkOutcome::Cancelled) return std::nullopt;
-    if (outcome == ChunkOutcome::Failed) return run;
-    if (!step.from_policy)
-      spdlog::info("kernel {}: device {} redid the {} work-groups [{}, {}) of device {}, which was slower",
-                   job.kernel_name, t.device, step.chunk.groups(), step.chunk.begin, step.chunk.end, step.taken_from);
-    footprint.reset();
-    step.kind = SplitProgress::Step::Kind::Wait;  // ask the driver
-  }
-  if (run.ran) {
-    std::unique_lock<std::mutex> home_lock;
-    if (t.device == job.home) home_lock = std::unique_lock(job.home_backup.mutex);
-    Clock::time_point begin = Clock::now();
-    run.bytes.devices_to_host += read_back_changes(
-        job, t.device, t.queues.device,
-        [&](size_t root, size_t bytes) {
-          return t.worker.staging(root, bytes, t.device == job.home ? nullptr : t.queues.device);
-        },
-        run.writes, run.changes, &run.error);
-    run.seconds += std::chrono::duration<double>(Clock::now() - begin).count();
-    trace(job, t.device, "read back", "transfer", begin, Clock::now());
-  }
-  return run;
+  if (auto* t = job.services->trace()) t->record(name, category, device, begin, end);
 }
 
 // The launch as the app asked for it, on its device: the fallback when a split
@@ -324,8 +111,8 @@ cl_int run_split(Executor& executor, LaunchJob& job) {
   // time is no verdict on splitting (docs/design.md, "One-time costs").
   bool cold = false;
   for (int device : active) cold |= first_launch_from_build(job, device);
-  std::shared_ptr<sched::Policy> policy =
-      make_configured_policy(services.settings(), devices.profiles(), executor.history());
+  const Clock::time_point policy_start = Clock::now();
+  std::shared_ptr<sched::Policy> policy = executor.launch_policies().acquire();
   ChunkFootprint whole_launch = chunk_footprint(job, 0, job.geometry.groups_along_split());
   job.home_backup.launch_reads.clear();
   job.home_backup.launch_writes.clear();
@@ -362,6 +149,7 @@ cl_int run_split(Executor& executor, LaunchJob& job) {
   cold |= !joiners.empty();
   record.planned_by = policy->planned_by();
   record.gate = job.gate;
+  const Clock::time_point policy_started = Clock::now();
   // An abandoned device's time goes to the History once: its whole time when its sub-launch returns,
   // or, when coex stops and leaves it running (after waiting for it), the time so far, a lower bound
   // that the next run's History starts from (so that auto leaves a device that never finishes out of
@@ -401,6 +189,7 @@ cl_int run_split(Executor& executor, LaunchJob& job) {
   // beside GPUs is taken over as soon as a GPU is idle), unless the policy's shares were fixed by the
   // user. Not the History's pace: a device taken over is measured late, under the load that slowed
   // it, and would be taken over again for it (seen on two PoCL devices sharing cores).
+  const Clock::time_point first_chunks_start = Clock::now();
   auto progress = std::make_shared<SplitProgress>(
       policy, job.home, active, std::move(listener),
       policy->guesses_pace_by_specification() ? devices.profiles() : std::vector<sched::DeviceProfile>{});
@@ -420,7 +209,11 @@ cl_int run_split(Executor& executor, LaunchJob& job) {
   }
   Clock::time_point host_copy_start = Clock::now();
   // From the job's start to its host copy: the devices' kernels, the policy and the first chunks.
-  if (auto* t = services.trace()) t->record("split setup", "plan", report::kPlanTrack, t0, host_copy_start);
+  if (auto* t = services.trace()) {  // and two parts of it
+    t->record("split setup", "plan", report::kPlanTrack, t0, host_copy_start);
+    t->record("policy start", "plan", report::kPlanTrack, policy_start, policy_started);
+    t->record("first chunks", "plan", report::kPlanTrack, first_chunks_start, host_copy_start);
+  }
   refresh_host_copies(
       job, home_queue,
       host_copy_wanted(job, first_footprints, joiners, whole_launch, first_groups >= shape.total_groups),

@@ -263,12 +263,16 @@ std::optional<double> History::throughput(const std::string& kernel_key, uint64_
   return d->second.seconds > 0 ? d->second.groups / d->second.seconds : d->second.groups / 1e-9;
 }
 
-std::vector<ChunkSample> History::samples(const std::string& kernel_key, uint64_t global_size, int device) const {
+std::vector<ChunkSample> History::samples(const std::string& kernel_key, uint64_t global_size, int device,
+                                          size_t last) const {
   std::lock_guard<std::mutex> lock(mutex_);
   auto e = entries_.find(KeyRef{kernel_key, global_size});
   if (e == entries_.end()) return {};
   auto d = e->second.devices.find(device);
-  return d == e->second.devices.end() ? std::vector<ChunkSample>{} : d->second.recent;
+  if (d == e->second.devices.end()) return {};
+  const auto& recent = d->second.recent;
+  const size_t from = last > 0 && recent.size() > last ? recent.size() - last : 0;
+  return {recent.begin() + static_cast<std::ptrdiff_t>(from), recent.end()};
 }
 
 std::vector<ChunkSample> History::samples_any_size(const std::string& kernel_key, int device) const {

@@ -137,7 +137,9 @@ class History {
   uint64_t splits_in_flight(const std::string& kernel_key, uint64_t global_size) const;
 
   std::optional<double> throughput(const std::string& kernel_key, uint64_t global_size, int device) const;
-  std::vector<ChunkSample> samples(const std::string& kernel_key, uint64_t global_size, int device) const;
+  // Oldest first; the newest `last` of them only, where `last` is not 0.
+  std::vector<ChunkSample> samples(const std::string& kernel_key, uint64_t global_size, int device,
+                                   size_t last = 0) const;
   // Samples of that kernel at any global size (the same size first), newest last within each size.
   std::vector<ChunkSample> samples_any_size(const std::string& kernel_key, int device) const;
   uint64_t launches(const std::string& kernel_key, uint64_t global_size) const;

@@ -1,6 +1,7 @@
 #include "sched/policy_base.h"
 
 #include <algorithm>
+#include <utility>
 
 #include "sched/range_variation.h"
 #include "sched/split_math.h"
@@ -31,6 +32,7 @@ void PolicyBase::begin_launch(const LaunchShape& shape, const std::vector<int>& 
   std::sort(sorted.begin(), sorted.end());
   sorted.erase(std::unique(sorted.begin(), sorted.end()), sorted.end());
   states_.clear();
+  states_.reserve(sorted.size());
   for (int index : sorted) add_state(index);
   on_begin(now);
 }
@@ -39,7 +41,7 @@ void PolicyBase::add_state(int index) {
   DeviceState s;
   s.index = index;
   auto at = std::find_if(states_.begin(), states_.end(), [&](const DeviceState& d) { return d.index > index; });
-  states_.insert(at, s);
+  states_.insert(at, std::move(s));
   const bool known =
       std::any_of(profiles_.begin(), profiles_.end(), [&](const DeviceProfile& p) { return p.index == index; });
   if (!known) {
@@ -65,6 +67,7 @@ PolicyBase::DeviceState* PolicyBase::state(int device) {
 
 std::vector<PolicyBase::DeviceState*> PolicyBase::live() {
   std::vector<DeviceState*> out;
+  out.reserve(states_.size());  // asked at every chunk handed out on demand: one allocation
   for (auto& s : states_)
     if (!s.finished && !s.eliminated) out.push_back(&s);
   return out;
@@ -159,7 +162,7 @@ std::optional<Chunk> PolicyBase::next_chunk(int device, double now) {
   // since nobody else may.
   if (!orphaned_.empty()) {
     const Chunk c = orphaned_.front();
-    orphaned_.pop_front();
+    orphaned_.erase(orphaned_.begin());
     s->running.reset();
     return hand_out(*s, c, now);
   }
@@ -171,7 +174,7 @@ std::optional<Chunk> PolicyBase::next_chunk(int device, double now) {
   s->running.reset();  // a caller that asks again is done with what it had
   if (!s->reserved.empty()) {
     const Chunk c = s->reserved.front();
-    s->reserved.pop_front();
+    s->reserved.erase(s->reserved.begin());
     return hand_out(*s, c, now);
   }
   if (remaining() > 0) {
@@ -183,7 +186,7 @@ std::optional<Chunk> PolicyBase::next_chunk(int device, double now) {
     // choose_size may have reserved ranges (a final split) instead of sizing a front chunk.
     if (!s->reserved.empty()) {
       const Chunk c = s->reserved.front();
-      s->reserved.pop_front();
+      s->reserved.erase(s->reserved.begin());
       return hand_out(*s, c, now);
     }
     if (size > 0) return hand_out(*s, take(device, size), now);

@@ -4,7 +4,6 @@
 // a device is done). A policy derives from PolicyBase and decides only sizes and reservations.
 #pragma once
 
-#include <deque>
 #include <map>
 #include <memory>
 #include <optional>
@@ -43,7 +42,7 @@ class PolicyBase : public Policy {
     bool taken_over = false;  // another device redoes its ranges (device_taken_over)
     std::optional<Chunk> running;
     double running_start = 0;
-    std::deque<Chunk> reserved;  // ranges set aside for this device, handed out in order
+    std::vector<Chunk> reserved;  // ranges set aside for this device, handed out in order (a few)
     int completed = 0;
     uint64_t completed_groups = 0;
     double busy_seconds = 0;
@@ -136,7 +135,7 @@ class PolicyBase : public Policy {
   std::vector<Region> regions_;       // empty: one front for every device (cursor_)
   std::vector<Chunk> abandoned_;      // not yet collected
   std::vector<Chunk> abandoned_all_;  // this launch: chunk_done for these is ignored
-  std::deque<Chunk> orphaned_;        // reserved for a device taken over: handed to any device that asks
+  std::vector<Chunk> orphaned_;       // reserved for a device taken over: handed to any device that asks
 };
 
 }  // namespace coex::sched

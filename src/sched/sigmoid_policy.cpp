@@ -25,6 +25,7 @@ void SigmoidPolicy::on_begin(double) {
   irregular_ = regular.has_value() && !*regular;
   judged_ = false;
   spread_seen_ = false;
+  verdict_.reset();  // the object may have served an earlier launch (sched/launch_policies.h)
   // Devices of one kind (as auto sets them, LaunchShape::device_kinds) on a kernel not known to be
   // irregular: wp's equal shares follow (auto's rule 2), so each device's packages come from its own
   // equal region, where wp's first layout will want its part. Handed out front to back, they left

@@ -11,6 +11,7 @@
 #include <random>
 
 #include "sched/launch_driver.h"
+#include "sched/launch_policies.h"
 #include "sched/policy_factory.h"
 #include "sched/sim_model.h"
 
@@ -22,16 +23,15 @@ constexpr size_t kTimer = std::numeric_limits<size_t>::max();  // an event that 
 
 // One program run: the devices' clocks and speed timelines. As in the executor, one policy object
 // lives for the run and answers whether a launch is split (unsplit_reason), and each split launch
-// gets a policy object of its own (exec/split_runner.cpp): what a policy keeps from one launch to the
-// next must be in the History, here as there.
+// takes a policy object no other launch holds from the run's LaunchPolicies (exec/split_runner.cpp):
+// what a policy keeps from one launch to the next must be in the History, here as there.
 class RunState {
  public:
-  RunState(const Scenario& s, const CostModel& cost, Policy& policy, std::function<std::unique_ptr<Policy>()> make,
-           int run)
+  RunState(const Scenario& s, const CostModel& cost, Policy& policy, LaunchPolicies& launch_policies, int run)
       : s_(s),
         cost_(cost),
         policy_(policy),
-        make_launch_policy_(std::move(make)),
+        launch_policies_(launch_policies),
         run_(run),
         timelines_(s.devices.size()),
         busy_until_(s.devices.size(), 0.0),
@@ -64,8 +64,8 @@ class RunState {
   const Scenario& s_;
   const CostModel& cost_;
   Policy& policy_;
-  std::function<std::unique_ptr<Policy>()> make_launch_policy_;
-  std::unique_ptr<Policy> launch_policy_;  // the split launch's
+  LaunchPolicies& launch_policies_;
+  std::shared_ptr<Policy> launch_policy_;  // the split launch's
   int run_;
   std::vector<SpeedTimeline> timelines_;
   std::vector<double> busy_until_;  // a device still running an abandoned chunk
@@ -240,7 +240,13 @@ LaunchResult RunState::launch(int index) {
   shape.home = home;
   const bool home_offered = std::find(offered.begin(), offered.end(), home) != offered.end();
   if (home_offered) {
-    if (const char* reason = policy_.unsplit_reason(shape, offered)) r.not_split = reason;
+    // The gate's devices, where it weighed a measured split, go to the launch's policy as the
+    // executor hands them (exec/split_runner.cpp, LaunchShape::gate_devices).
+    GateVerdict verdict;
+    if (const char* reason = policy_.unsplit_reason(shape, offered, &verdict))
+      r.not_split = reason;
+    else if (verdict.split_seconds)
+      shape.gate_devices = verdict.devices;
   }
   // The launch driver as the executor runs it, among the devices that run the launch (home is never
   // taken over; without a home any device may be); guesses from the specifications unless the user
@@ -254,7 +260,8 @@ LaunchResult RunState::launch(int index) {
     run_chunk(size_t(s_.home), {home, 0, s_.kernel.groups}, true, t0_, r);
     r.planned_by = "unsplit";
   } else {
-    launch_policy_ = make_launch_policy_();
+    launch_policy_.reset();  // the last split's goes back to the run's objects first
+    launch_policy_ = launch_policies_.acquire();
     launch_policy_->begin_launch(shape, offered, 0.0);
     driver_.emplace(launch_policy_.get(), home, offered, specified, TakeOverRules{}, s_.take_over);
     r.planned_by = launch_policy_->planned_by();
@@ -440,8 +447,8 @@ std::vector<LaunchResult> simulate_with(const Scenario& scenario, const PolicyMa
       results.push_back(r);
       return results;
     }
-    RunState state(
-        scenario, cost, *p, [&] { return make(profiles, history); }, run);
+    LaunchPolicies launch_policies([&] { return make(profiles, history); });
+    RunState state(scenario, cost, *p, launch_policies, run);
     for (int l = 0; l < scenario.launches; ++l) {
       results.push_back(state.launch(l));
       if (!results.back().error.empty()) return results;

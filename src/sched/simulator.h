@@ -51,9 +51,9 @@ struct LaunchResult {
 std::vector<LaunchResult> simulate_policy(const Scenario& scenario, const std::string& policy,
                                           std::shared_ptr<History> history = nullptr);
 
-// The same with the policies made by `make` (one per run, and one per split launch, as the executor
-// makes them): for policies not in the factory, and for the tests that hand the simulator a policy
-// that breaks the contract.
+// The same with the policies made by `make` (one per run, and those the run's split launches take, as
+// the executor makes them: sched/launch_policies.h): for policies not in the factory, and for the tests that hand the
+// simulator a policy that breaks the contract.
 using PolicyMaker = std::function<std::unique_ptr<Policy>(const std::vector<DeviceProfile>&, std::shared_ptr<History>)>;
 std::vector<LaunchResult> simulate_with(const Scenario& scenario, const PolicyMaker& make,
                                         std::shared_ptr<History> history = nullptr);

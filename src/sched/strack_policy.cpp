@@ -25,20 +25,20 @@ std::string mode_name(StrackMode mode) {
 std::map<int, double> strack_update(const std::map<int, double>& used, const std::map<int, StrackMeasure>& measured,
                                     double omega) {
   double measured_mass = 0, rate_sum = 0;
-  std::map<int, double> rates;
   for (const auto& [device, share] : used) {
     auto m = measured.find(device);
     if (m == measured.end() || m->second.groups <= 0) continue;
     if (m->second.seconds < kMinSeconds) return used;  // no information in a zero time
-    rates[device] = m->second.groups / m->second.seconds;
-    rate_sum += rates[device];
+    rate_sum += m->second.groups / m->second.seconds;
     measured_mass += share;
   }
   if (rate_sum <= 0) return used;
   std::map<int, double> next = used;
-  for (const auto& [device, rate] : rates) {
-    const double ratio = measured_mass * rate / rate_sum;
-    next[device] = omega * used.at(device) + (1 - omega) * ratio;
+  for (auto& [device, share] : next) {
+    auto m = measured.find(device);
+    if (m == measured.end() || m->second.groups <= 0) continue;
+    const double ratio = measured_mass * (m->second.groups / m->second.seconds) / rate_sum;
+    share = omega * share + (1 - omega) * ratio;
   }
   return next;
 }
@@ -104,15 +104,13 @@ std::map<int, double> median_paced_shares(const History& history, const std::str
   constexpr double kLeastSecondsPerGroup = 1e-12;
   std::map<int, double> shares;
   for (int device : devices) {
-    const std::vector<ChunkSample> samples = history.samples(kernel_key, global_size, device);  // oldest first
     // (seconds per group, groups) of the last kPacedChunks chunks
     std::vector<std::pair<double, double>> paces;
-    for (size_t i = samples.size() > kPacedChunks ? samples.size() - kPacedChunks : 0; i < samples.size(); ++i)
-      if (samples[i].groups > 0)
+    for (const ChunkSample& sample : history.samples(kernel_key, global_size, device, kPacedChunks))
+      if (sample.groups > 0)
         paces.emplace_back(
-            std::max(kLeastSecondsPerGroup,
-                     compute_seconds(samples[i].seconds, samples[i].transfer_seconds) / samples[i].groups),
-            samples[i].groups);
+            std::max(kLeastSecondsPerGroup, compute_seconds(sample.seconds, sample.transfer_seconds) / sample.groups),
+            sample.groups);
     if (paces.size() < kLeastPacedChunks) return {};
     // Weighted by groups: the small chunks of a tail handed out on demand carry their fixed cost over
     // few groups, and the faster device takes more of them.
@@ -141,20 +139,20 @@ void StrackPolicy::on_begin(double) {
   const auto stored = history().shares(key, size);
   const uint64_t launches = history().launches(key, size);
   used_.clear();
-  bool all_stored = !stored.empty(), all_known = true;
-  for (const auto& s : states()) {
-    all_stored = all_stored && stored.count(s.index);
-    all_known = all_known && history().throughput(key, size, s.index).has_value();
-  }
   // Devices of one kind (LaunchShape::device_kinds, as auto sets them) start from equal shares, not
   // from the throughputs of other policies' launches: those of a kernel's first splits count the
   // moves of each device's data to where its chunks lay, and the waits behind home's running chunk
   // (benchmarks/jacobi over eight single-threaded PoCL devices: from one sigmoid launch's
   // throughputs wp gave home all 64 groups, and the others nothing until the next probe).
   one_kind_ = devices_of_one_kind();
+  bool all_stored = !stored.empty(), all_known = !one_kind_;  // the throughputs are not asked then
+  for (const auto& s : states()) {
+    all_stored = all_stored && stored.count(s.index);
+    all_known = all_known && history().throughput(key, size, s.index).has_value();
+  }
   for (const auto& s : states()) {
     if (all_stored) used_[s.index] = stored.at(s.index);
-    else if (all_known && !one_kind_)
+    else if (all_known)
       used_[s.index] = *history().throughput(key, size, s.index);
     else used_[s.index] = 1.0;  // Strack starts from equal shares
   }
@@ -242,9 +240,10 @@ uint64_t StrackPolicy::tail_groups() const {
 // Only the tail (wp_tail) is handed out on demand: HGuided's chunk with the shares as speeds.
 uint64_t StrackPolicy::choose_size(DeviceState& device, double) {
   if (params().wp_tail <= 0) return 0;
-  double sum = 0;
-  for (const DeviceState* s : live()) {
-    auto share = used_.find(s->index);
+  double sum = 0;  // over the devices still taking part (live())
+  for (const DeviceState& s : states()) {
+    if (s.finished || s.eliminated) continue;
+    auto share = used_.find(s.index);
     if (share != used_.end()) sum += share->second;
   }
   auto mine = used_.find(device.index);

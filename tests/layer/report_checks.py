@@ -184,9 +184,14 @@ class ReportChecks(layer_checks.Checks):
                "split launch slices: %s" % launches)
         names = {e["tid"]: e["args"]["name"] for e in events if e.get("name") == "thread_name"}
         plans = [e for e in events if e.get("cat") == "plan"]
-        expect(sorted(e["name"] for e in plans) == ["plan"] * 4 + ["split setup"] * 4
-               and all(names.get(e["tid"]) == "planning" and e["dur"] >= 0 for e in plans),
+        expect(sorted(e["name"] for e in plans) == ["first chunks"] * 4 + ["plan"] * 4 + ["policy start"] * 4 +
+               ["split setup"] * 4 and all(names.get(e["tid"]) == "planning" and e["dur"] >= 0 for e in plans),
                "planning spans: %s" % plans)
+        # The setup's two parts lie within it.
+        setups = sorted((e["ts"], e["ts"] + e["dur"]) for e in plans if e["name"] == "split setup")
+        for part in (e for e in plans if e["name"] in ("policy start", "first chunks")):
+            expect(any(b <= part["ts"] and part["ts"] + part["dur"] <= end + 0.01 for b, end in setups),
+                   "%s outside every split setup: %s" % (part["name"], plans))
 
     def check_history_per_device_set(self):
         # One history file keeps each device set's history; the report names the file and what it held.
