@@ -333,6 +333,14 @@ void History::set_auto_track(const std::string& kernel_key, uint64_t global_size
   set_entry_field(kernel_key, global_size, &Entry::auto_track, track);
 }
 
+History::LayoutTrack History::layout_track(const std::string& kernel_key, uint64_t global_size) const {
+  return entry_field(kernel_key, global_size, &Entry::layout_track);
+}
+
+void History::set_layout_track(const std::string& kernel_key, uint64_t global_size, const LayoutTrack& track) {
+  set_entry_field(kernel_key, global_size, &Entry::layout_track, track);
+}
+
 History::PlbhecTrack History::plbhec_track(const std::string& kernel_key, uint64_t global_size) const {
   return entry_field(kernel_key, global_size, &Entry::plbhec_track);
 }

@@ -175,6 +175,19 @@ class History {
   AutoTrack auto_track(const std::string& kernel_key, uint64_t global_size) const;
   void set_auto_track(const std::string& kernel_key, uint64_t global_size, const AutoTrack& track);
 
+  // What wp's layout moves between devices of one kind have paid (StrackPolicy, judge_layout_moves):
+  // the gain a move must promise, and where the last move's judgement stands. Not in the file.
+  struct LayoutTrack {
+    double least_gain = 0;  // 0: wp's own (kLeastGain)
+    enum class Stage { kSteady, kMoved, kJudging } stage = Stage::kSteady;
+    std::vector<double> recent;  // the times of the last launches before a move (kSteady)
+    double before = 0;           // their median when the layout moved
+    double moving = 0;           // the time of the launch that ran the new layout first
+    std::vector<double> after;   // the times of the launches after that one (kJudging)
+  };
+  LayoutTrack layout_track(const std::string& kernel_key, uint64_t global_size) const;
+  void set_layout_track(const std::string& kernel_key, uint64_t global_size, const LayoutTrack& track);
+
   // The same for plbhec: the models of its last profiling of the kernel and size, per device, and
   // whether the finish times drifted apart since (the next launch profiles again).
   struct PlbhecTrack {
@@ -252,6 +265,7 @@ class History {
     uint64_t probe_origin = 0;                // the launches at load, or restart_probes'; not in the file
     std::optional<uint64_t> last_cold_split;  // note_cold_split's; not in the file
     AutoTrack auto_track;      // not in the file
+    LayoutTrack layout_track;  // not in the file
     PlbhecTrack plbhec_track;  // not in the file
     uint64_t last_use = 0;
   };

@@ -43,15 +43,15 @@ std::map<int, double> strack_update(const std::map<int, double>& used, const std
   return next;
 }
 
-LayoutMove compare_layouts(const std::map<int, double>& used, const std::map<int, double>& next, uint64_t groups) {
+LayoutMove compare_layouts(const std::map<int, double>& used, const std::map<int, double>& next, uint64_t groups,
+                           double least_gain) {
   // Between devices of one kind a change of shares moves the rows at each changed edge, and a chunk of
   // a new size is a footprint not evaluated before: over eight single-threaded PoCL devices
   // benchmarks/jacobi's shares followed each launch's noise (4 to 12 of 64 groups a device), and its
   // splits took 0.3 ms more than static's even shares. The shares move where the groups they give
-  // would finish the launch sooner by kLeastGain, by the new shares' estimate of the devices' paces.
+  // would finish the launch sooner by `least_gain`, by the new shares' estimate of the devices' paces.
   // `next` is wp's running update, stored whatever this says (History::shares): a small lasting
   // difference builds up in it until moving pays.
-  constexpr double kLeastGain = 0.05;
   if (used.size() != next.size()) return LayoutMove::kMoves;
   std::vector<double> old_weights, new_weights;
   for (const auto& [device, share] : used) {
@@ -72,7 +72,53 @@ LayoutMove compare_layouts(const std::map<int, double>& used, const std::map<int
     finish_before = std::max(finish_before, static_cast<double>(before[i]) / new_weights[i]);
     finish_after = std::max(finish_after, static_cast<double>(after[i]) / new_weights[i]);
   }
-  return finish_after < (1 - kLeastGain) * finish_before ? LayoutMove::kMoves : LayoutMove::kNotWorth;
+  return finish_after < (1 - least_gain) * finish_before ? LayoutMove::kMoves : LayoutMove::kNotWorth;
+}
+
+namespace {
+
+double median_of(std::vector<double> values) {
+  std::sort(values.begin(), values.end());
+  const size_t n = values.size();
+  return n == 0 ? 0 : n % 2 ? values[n / 2] : (values[n / 2 - 1] + values[n / 2]) / 2;
+}
+
+}  // namespace
+
+bool layout_may_move(History::LayoutTrack& track, double seconds) {
+  using Stage = History::LayoutTrack::Stage;
+  switch (track.stage) {
+    case Stage::kSteady:
+      track.recent.push_back(seconds);
+      if (track.recent.size() > kLayoutJudged) track.recent.erase(track.recent.begin());
+      return true;
+    case Stage::kMoved:  // this launch ran the new layout first: it paid the move
+      track.moving = seconds;
+      track.after.clear();
+      track.stage = Stage::kJudging;
+      return false;
+    case Stage::kJudging:
+      track.after.push_back(seconds);
+      if (track.after.size() < kLayoutJudged) return false;
+      break;
+  }
+  const double after = median_of(track.after);
+  const double gain = (track.before - after) * kLayoutHorizon, cost = track.moving - after;
+  const double least = least_layout_gain(track);
+  if (gain > cost) track.least_gain = std::max(kLeastLayoutGain, least / 2);
+  if (gain < cost) track.least_gain = std::min(kMostLayoutGain, least * 2);
+  track.recent = track.after;
+  track.stage = Stage::kSteady;
+  return true;
+}
+
+void layout_moves(History::LayoutTrack& track) {
+  track.before = median_of(track.recent);
+  track.stage = History::LayoutTrack::Stage::kMoved;
+}
+
+double least_layout_gain(const History::LayoutTrack& track) {
+  return track.least_gain > 0 ? track.least_gain : kLeastLayoutGain;
 }
 
 bool worth_moving(const std::map<int, double>& used, const std::map<int, double>& next, uint64_t groups) {
@@ -205,9 +251,10 @@ void StrackPolicy::on_begin(double) {
   }
 }
 
-std::map<int, double> StrackPolicy::next_layout(const std::map<int, double>& next) {
+std::map<int, double> StrackPolicy::next_layout(const std::map<int, double>& next, double least_gain, bool* moved) {
   const uint64_t groups = shape().total_groups - tail_groups();
-  switch (compare_layouts(used_, next, groups)) {
+  *moved = false;
+  switch (compare_layouts(used_, next, groups, least_gain)) {
     case LayoutMove::kSame:
       return next;  // nothing moves: the layout follows the update
     case LayoutMove::kNotWorth:
@@ -220,9 +267,14 @@ std::map<int, double> StrackPolicy::next_layout(const std::map<int, double>& nex
   for (const auto& [device, share] : used_)
     if (share > 0) devices.push_back(device);
   auto paced = median_paced_shares(history(), shape().kernel_key, shape().global_size, devices);
-  if (paced.empty()) return next;
+  if (paced.empty()) {
+    *moved = true;
+    return next;
+  }
   for (const auto& [device, share] : used_) paced.emplace(device, 0.0);
-  return compare_layouts(used_, paced, groups) == LayoutMove::kMoves ? paced : layout_;
+  if (compare_layouts(used_, paced, groups, least_gain) != LayoutMove::kMoves) return layout_;
+  *moved = true;
+  return paced;
 }
 
 void StrackPolicy::normalize(std::map<int, double>& shares) {
@@ -254,7 +306,7 @@ uint64_t StrackPolicy::choose_size(DeviceState& device, double) {
   return hguided_chunk(remaining(), mine->second, sum, params().hguided_k, min_chunk);
 }
 
-void StrackPolicy::on_end(double) {
+void StrackPolicy::on_end(double now) {
   const auto& key = shape().kernel_key;
   const uint64_t size = shape().global_size;
   const uint64_t launches = history().launches(key, size);  // this launch included (base counted it)
@@ -283,7 +335,15 @@ void StrackPolicy::on_end(double) {
       // then to the latter: the update (omega 0.5) follows each launch's noise (docs/schedulers.md,
       // "`jitp`, `wp`, `ess`": benchmarks/jacobi over eight single-threaded PoCL devices).
       next = strack_update(one_kind_ ? running_ : used_, measured, params().wp_omega);
-      if (one_kind_) history().set_layout_shares(key, size, next_layout(next));
+      if (one_kind_) {
+        History::LayoutTrack track = history().layout_track(key, size);
+        bool moved = false;
+        const bool may_move = layout_may_move(track, now);  // `now`: the launch's time to its devices' end
+        history().set_layout_shares(key, size,
+                                    may_move ? next_layout(next, least_layout_gain(track), &moved) : layout_);
+        if (moved) layout_moves(track);
+        history().set_layout_track(key, size, track);
+      }
       break;
     case StrackMode::kEss: {
       const uint64_t n = static_cast<uint64_t>(params().ess_launches);

@@ -43,10 +43,30 @@ std::map<int, double> strack_update(const std::map<int, double>& used, const std
 // devices' paces.
 bool worth_moving(const std::map<int, double>& used, const std::map<int, double>& next, uint64_t groups);
 // The same comparison, told apart: `next` gives each device the same groups (kSame), moves groups for
-// that gain or must move them (other devices; a device measured to pay nothing) (kMoves), or moves
-// them for less (kNotWorth).
+// a gain of `least_gain` or more or must move them (other devices; a device measured to pay nothing)
+// (kMoves), or moves them for less (kNotWorth).
 enum class LayoutMove { kSame, kMoves, kNotWorth };
-LayoutMove compare_layouts(const std::map<int, double>& used, const std::map<int, double>& next, uint64_t groups);
+constexpr double kLeastLayoutGain = 0.05;
+LayoutMove compare_layouts(const std::map<int, double>& used, const std::map<int, double>& next, uint64_t groups,
+                           double least_gain = kLeastLayoutGain);
+
+// Moves that pay: each move of wp's layout between devices of one kind is judged by the launches
+// around it (each launch's time to its devices' end): the median of the kLayoutJudged launches
+// before it against those after the launch that ran the new layout first, which pays the move (rows
+// fetched, footprints evaluated afresh). A move whose gain over kLayoutHorizon launches falls short of
+// its cost doubles the gain the next must promise (up to kMostLayoutGain); one that pays halves it
+// (down to kLeastLayoutGain). Over 15 single-threaded PoCL devices on the device machine jacobi's
+// layout had moved at 69 of 289 launches, each such launch 0.45 ms longer than the others, chasing
+// paces that the cores' sharing changed from one moment to the next. No move while one is judged.
+constexpr size_t kLayoutJudged = 4;
+constexpr double kLayoutHorizon = 8;
+constexpr double kMostLayoutGain = 0.4;
+// Takes this launch's time into `track`; whether the layout may move after this launch.
+bool layout_may_move(History::LayoutTrack& track, double seconds);
+// The layout moves after this launch (whose time layout_may_move took).
+void layout_moves(History::LayoutTrack& track);
+// The gain a move must promise now.
+double least_layout_gain(const History::LayoutTrack& track);
 
 // Shares of `devices` by their median pace over their last 16 chunks of the kernel at this size
 // (History::samples: any policy's, the History file's too), each chunk's time less its moves of data
@@ -69,8 +89,9 @@ class StrackPolicy : public PolicyBase {
  private:
   uint64_t tail_groups() const;  // of the launch: handed out on demand (wp_tail)
   static void normalize(std::map<int, double>& shares);  // to a sum of 1 (unchanged when it is 0)
-  // The layout of the next launch of devices of one kind (wp), from the running update `next`.
-  std::map<int, double> next_layout(const std::map<int, double>& next);
+  // The layout of the next launch of devices of one kind (wp), from the running update `next`, for a
+  // gain of `least_gain` at least; *moved: it gives some device other groups.
+  std::map<int, double> next_layout(const std::map<int, double>& next, double least_gain, bool* moved);
 
   StrackMode mode_;
   std::map<int, double> used_;  // shares of the current launch
