@@ -185,39 +185,75 @@ class HeldForSubLaunches {
 
 }  // namespace
 
-std::optional<DeviceRun> run_on_device(DeviceTask& t, SplitProgress::Step step,
-                                       std::optional<ChunkFootprint> footprint) {
+namespace {
+
+// The device's writes so far, read back (where they do not stay on it) into its staging.
+void read_back(DeviceTask& t, DeviceRun& run) {
+  LaunchJob& job = t.job;
+  std::unique_lock<std::mutex> home_lock;
+  if (t.device == job.home) home_lock = std::unique_lock(job.home_backup.mutex);
+  Clock::time_point begin = Clock::now();
+  run.bytes.devices_to_host += read_back_changes(
+      job, t.device, t.queues.device,
+      [&](size_t root, size_t bytes) {
+        return t.worker.staging(root, bytes, t.device == job.home ? nullptr : t.queues.device);
+      },
+      run.writes, run.changes, &run.error);
+  run.seconds += std::chrono::duration<double>(Clock::now() - begin).count();
+  trace(*job.services, t.device, "read back", "transfer", begin, Clock::now());
+}
+
+}  // namespace
+
+PartEnd run_on_device(DeviceTask& t, SplitProgress::Step step, std::optional<ChunkFootprint> footprint,
+                      DeviceRun& out) {
+  using Kind = SplitProgress::Step::Kind;
   LaunchJob& job = t.job;
   // Taken while the launch is alive: it cannot end before this device has started a sub-launch.
   HeldForSubLaunches held(job, t.device, t.kernel, t.queues.device);
   DeviceRun run;
+  bool unread = false;    // chunks ran since its last read-back
+  bool ran_here = false;  // some chunk ran in this launch
   for (;;) {
-    if (step.kind == SplitProgress::Step::Kind::Wait) step = t.progress.next(t.device, [&t] { return t.now(); });
-    if (step.kind == SplitProgress::Step::Kind::Done) break;
+    if (step.kind == Kind::Wait && t.device != job.home) {
+      // Nothing from the policy now: a device other than home reads back what it wrote while the others
+      // still run, and its part is over when the driver says so, in the same look (SplitProgress::next):
+      // after the launch's last chunk, every waiting device had woken to ask, then to read back, then
+      // to say it finished, one after another (over 15 single-threaded PoCL devices on the device
+      // machine, benchmarks/jacobi's last read-back began 0.2 ms after the last chunk ended, of a
+      // 1.1 ms launch). Published first: once it is finished, the launch may end.
+      if (unread) read_back(t, run);
+      unread = false;
+      out = std::move(run);
+      step = t.progress.next(
+          t.device, [&t] { return t.now(); }, true, true);
+      if (step.kind == Kind::Done) return PartEnd::kReported;
+      run = std::move(out);  // more to run (a range taken over): the launch waits for this device
+    }
+    if (step.kind == Kind::Wait) step = t.progress.next(t.device, [&t] { return t.now(); });
+    if (step.kind == Kind::Done) break;
     if (!footprint) footprint = chunk_footprint(job, step.chunk.begin, step.chunk.end);
     ChunkOutcome outcome = run_chunk(t, step.chunk, *footprint, run, step.from_policy);
-    if (outcome == ChunkOutcome::Abandoned || outcome == ChunkOutcome::Cancelled) return std::nullopt;
-    if (outcome == ChunkOutcome::Failed) return run;
+    if (outcome == ChunkOutcome::Abandoned || outcome == ChunkOutcome::Cancelled) return PartEnd::kOut;
+    // A device that joined the launch late (its build ended meanwhile) makes it cold already; once it
+    // ran the kernel here, the next launch with it is not cold for it. A no-op for the others, noted
+    // at the launch's start (run_split).
+    if (!ran_here) first_launch_from_build(job, t.device);
+    ran_here = true;
+    unread = true;
+    if (outcome == ChunkOutcome::Failed) {
+      out = std::move(run);
+      return PartEnd::kRan;
+    }
     if (!step.from_policy)
       spdlog::info("kernel {}: device {} redid the {} work-groups [{}, {}) of device {}, which was slower",
                    job.kernel_name, t.device, step.chunk.groups(), step.chunk.begin, step.chunk.end, step.taken_from);
     footprint.reset();
-    step.kind = SplitProgress::Step::Kind::Wait;  // ask the driver
+    step.kind = Kind::Wait;  // ask the driver
   }
-  if (run.ran) {
-    std::unique_lock<std::mutex> home_lock;
-    if (t.device == job.home) home_lock = std::unique_lock(job.home_backup.mutex);
-    Clock::time_point begin = Clock::now();
-    run.bytes.devices_to_host += read_back_changes(
-        job, t.device, t.queues.device,
-        [&](size_t root, size_t bytes) {
-          return t.worker.staging(root, bytes, t.device == job.home ? nullptr : t.queues.device);
-        },
-        run.writes, run.changes, &run.error);
-    run.seconds += std::chrono::duration<double>(Clock::now() - begin).count();
-    trace(*job.services, t.device, "read back", "transfer", begin, Clock::now());
-  }
-  return run;
+  if (unread) read_back(t, run);
+  out = std::move(run);
+  return PartEnd::kRan;
 }
 
 }  // namespace coex::exec

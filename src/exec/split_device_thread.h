@@ -31,11 +31,18 @@ struct DeviceTask {
   double now() const { return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count(); }
 };
 
+// How a device's part of the launch ended.
+enum class PartEnd {
+  kRan,       // its run is in `out`: the caller tells the launch (SplitProgress::finished)
+  kReported,  // its run is in `out` and the launch knows: the caller touches nothing of it any more
+  kOut,       // abandoned or cancelled: nothing in `out`; the caller leaves (SplitProgress::leave) and
+              // touches nothing else of the launch
+};
+
 // What the launch driver gives the device (its first step decided before the threads started,
 // with that chunk's footprint when there is one): the policy's chunks and the ranges of slower
-// devices it takes over, then the read-back of its writes. Nothing when the device was abandoned (its
-// thread must then touch nothing of the launch) or cancelled.
-std::optional<DeviceRun> run_on_device(DeviceTask& t, SplitProgress::Step step,
-                                       std::optional<ChunkFootprint> footprint);
+// devices it takes over, then the read-back of its writes (a device other than home reads back
+// whenever the driver has nothing for it yet).
+PartEnd run_on_device(DeviceTask& t, SplitProgress::Step step, std::optional<ChunkFootprint> footprint, DeviceRun& out);
 
 }  // namespace coex::exec

@@ -21,11 +21,16 @@ void SplitProgress::report_taken_out() {
   cv_.notify_all();
 }
 
-SplitProgress::Step SplitProgress::next(int device, const std::function<double()>& now, bool wait) {
+SplitProgress::Step SplitProgress::next(int device, const std::function<double()>& now, bool wait,
+                                        bool finish_when_done) {
   std::unique_lock lock(mutex_);
   for (;;) {
     Step step = driver_.next(device, now());
     report_taken_out();
+    if (step.kind == Step::Kind::Done && finish_when_done) {
+      driver_.finished(device);
+      cv_.notify_all();
+    }
     if (step.kind != Step::Kind::Wait || !wait) return step;
     cv_.wait_for(lock, std::chrono::duration<double>(kRecheckSeconds));
   }

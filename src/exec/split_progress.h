@@ -50,8 +50,10 @@ class SplitProgress {
   using Step = sched::LaunchDriver::Step;
   // What the idle device does next (sched::LaunchDriver::next): Run or Done; with `wait`, a Wait is
   // waited out here (another device, not home, still works: it looks again as chunks end and every
-  // kRecheckSeconds), without, it is returned.
-  Step next(int device, const std::function<double()>& now, bool wait = true);
+  // kRecheckSeconds), without, it is returned. With `finish_when_done`, Done finishes the device's
+  // part too (finished(), in the same hold of the lock): its results must be where the launch's
+  // thread reads them, and its read-back done.
+  Step next(int device, const std::function<double()>& now, bool wait = true, bool finish_when_done = false);
 
   // The device's thread starts preparing `chunk` (from then on it may be cancelled).
   void chunk_preparing(int device, const sched::Chunk& chunk, double now);

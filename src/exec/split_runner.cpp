@@ -235,18 +235,17 @@ cl_int run_split(Executor& executor, LaunchJob& job) {
     if (first_footprints.count(device)) footprint = std::move(first_footprints[device]);
     std::function<void()> part = [&, device, queues, kernel, out, progress, step = first_steps[device],
                                   footprint = std::move(footprint), worker_ptr = &worker]() mutable {
-      std::optional<DeviceRun> result;
+      PartEnd end = PartEnd::kRan;
       try {
         DeviceTask task{job, executor, device, queues, kernel, t0, *worker_ptr, *progress};
-        result = run_on_device(task, step, std::move(footprint));
+        end = run_on_device(task, step, std::move(footprint), *out);
       } catch (...) {
-        result = DeviceRun{};
-        result->error = CL_OUT_OF_HOST_MEMORY;
+        *out = DeviceRun{};
+        out->error = CL_OUT_OF_HOST_MEMORY;
       }
       // Abandoned: the launch went on without this device. Cancelled: it waits for this.
-      if (!result) return progress->leave(device);
-      *out = std::move(*result);
-      progress->finished(device);
+      if (end == PartEnd::kOut) return progress->leave(device);
+      if (end == PartEnd::kRan) progress->finished(device);
     };
     if (device == job.home)
       home_part = std::move(part);
@@ -258,7 +257,7 @@ cl_int run_split(Executor& executor, LaunchJob& job) {
     worker.post([&, device, out = &runs[device], progress, worker_ptr = &worker] {
       // Nothing of the launch is touched before it is joined: it may be over, its job gone.
       if (!progress->join(device)) return;
-      std::optional<DeviceRun> result;
+      PartEnd end = PartEnd::kRan;
       try {
         cl_kernel kernel = device_kernel(job, device);
         if (!kernel || !ensure_shadows(job, device)) return progress->finished(device);
@@ -266,17 +265,13 @@ cl_int run_split(Executor& executor, LaunchJob& job) {
         DeviceTask task{job, executor, device, queues, kernel, t0, *worker_ptr, *progress};
         SplitProgress::Step ask;
         ask.kind = SplitProgress::Step::Kind::Wait;  // its first step: from the driver, now
-        result = run_on_device(task, ask, std::nullopt);
-        // This launch is cold already (it has a joiner); once the device ran the kernel here, the
-        // next one with it is not cold for it.
-        if (result && result->ran) first_launch_from_build(job, device);
+        end = run_on_device(task, ask, std::nullopt, *out);
       } catch (...) {
-        result = DeviceRun{};
-        result->error = CL_OUT_OF_HOST_MEMORY;
+        *out = DeviceRun{};
+        out->error = CL_OUT_OF_HOST_MEMORY;
       }
-      if (!result) return progress->leave(device);
-      *out = std::move(*result);
-      progress->finished(device);
+      if (end == PartEnd::kOut) return progress->leave(device);
+      if (end == PartEnd::kRan) progress->finished(device);
     });
   }
   if (home_part) home_part();

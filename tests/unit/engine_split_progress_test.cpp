@@ -192,6 +192,40 @@ TEST(SplitProgress, AWaitingDeviceLeavesWhenTheOtherFinishes) {
 // of work: home takes the range over at once, device 1 is cancelled (not abandoned: it has no
 // sub-launch running, and is not busy after), its thread sees it at its next look, does not start the
 // sub-launch, and the launch waits for it to leave.
+// A waiting device that read back its writes already asks with finish_when_done: the Done that the
+// other's end brings finishes its part in the same look, and the launch ends without its thread
+// coming back (split_device_thread.cpp). Without it, the launch waits for finished().
+TEST(SplitProgress, ADeviceDoneInItsLookIsFinishedThere) {
+  for (const bool finish_when_done : {true, false}) {
+    SplitProgress progress(nullptr, 0, {0, 1, 2});
+    start(progress, 1, {1, 0, 50}, 0);
+    start(progress, 2, {2, 50, 100}, 0);
+    ASSERT_TRUE(finish(progress, 1, 0.5));
+    std::atomic<bool> asked{false};
+    std::thread waiting([&] {
+      const SplitProgress::Step step = progress.next(
+          1, [] { return 0.5; }, true, finish_when_done);
+      EXPECT_EQ(step.kind, SplitProgress::Step::Kind::Done);
+      asked = true;
+    });
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    ASSERT_TRUE(finish(progress, 2, 0.52));
+    progress.finished(2);
+    progress.finished(0);
+    waiting.join();
+    ASSERT_TRUE(asked);
+    std::atomic<bool> ended{false};
+    std::thread launch([&] {
+      progress.wait_all();
+      ended = true;
+    });
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    EXPECT_EQ(ended.load(), finish_when_done) << finish_when_done;
+    if (!finish_when_done) progress.finished(1);
+    launch.join();
+  }
+}
+
 TEST(SplitProgress, ADeviceStillPreparingIsCancelledAndTheLaunchWaitsForItToLeave) {
   std::vector<int> abandoned, cancelled;
   SplitProgress::Listener listener;
