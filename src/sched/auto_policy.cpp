@@ -152,6 +152,10 @@ void AutoPolicy::begin_launch(const LaunchShape& launch, const std::vector<int>&
     choice_ = "sigmoid";
     history_->set_shares(shape.kernel_key, shape.global_size, {});  // wp restarts from the new throughputs
     history_->set_layout_shares(shape.kernel_key, shape.global_size, {});
+    // A move being judged would be judged by launches of the new shares: only the gain learnt stays.
+    History::LayoutTrack layout_track;
+    layout_track.least_gain = history_->layout_track(shape.kernel_key, shape.global_size).least_gain;
+    history_->set_layout_track(shape.kernel_key, shape.global_size, layout_track);
     History::AutoTrack fresh;  // what was settled of the choices stays; times of another pace go
     fresh.shares_choice = track.shares_choice;
     fresh.tail_moves_data = track.tail_moves_data;

@@ -338,7 +338,12 @@ void StrackPolicy::on_end(double now) {
       if (one_kind_) {
         History::LayoutTrack track = history().layout_track(key, size);
         bool moved = false;
-        const bool may_move = layout_may_move(track, now);  // `now`: the launch's time to its devices' end
+        // `now`: the launch's time to its devices' end. Not of a launch where a device ran the kernel
+        // first (its compile counts): such a launch neither judges a move nor starts one.
+        bool cold = false;
+        for (const auto& s : states())
+          for (const ChunkTiming& done : s.done) cold = cold || done.first_run;
+        const bool may_move = cold ? false : layout_may_move(track, now);
         history().set_layout_shares(key, size,
                                     may_move ? next_layout(next, least_layout_gain(track), &moved) : layout_);
         if (moved) layout_moves(track);

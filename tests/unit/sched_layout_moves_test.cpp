@@ -49,6 +49,36 @@ TEST(LayoutMoves, LaunchesOfOneTimeTellNothing) {
   EXPECT_DOUBLE_EQ(least_layout_gain(track), 0.05);
 }
 
+// A launch where a device ran the kernel first (its compile in its time) neither judges a move nor
+// starts one: a move judged by it would look dear.
+TEST(LayoutMoves, ALaunchWithAFirstRunTellsNothing) {
+  auto history = std::make_shared<History>();
+  LaunchShape shape = launch_of_k(64);
+  shape.device_kinds = {0, 0};
+  History::LayoutTrack moved;
+  moved.stage = History::LayoutTrack::Stage::kMoved;
+  moved.before = 0.01;
+  history->set_layout_track(shape.kernel_key, shape.global_size, moved);
+  for (const bool first_run : {true, false}) {
+    auto policy = make_policy("wp", PolicyParams{}, history, {});
+    policy->begin_launch(shape, {0, 1}, 0);
+    for (int d : {0, 1})
+      while (auto c = policy->next_chunk(d, 0)) {
+        ChunkTiming t{*c, 0, 1e-4 * static_cast<double>(c->groups())};
+        t.first_run = first_run;
+        policy->chunk_done(t);
+      }
+    policy->end_launch(first_run ? 0.5 : 0.02);
+    const History::LayoutTrack track = history->layout_track(shape.kernel_key, shape.global_size);
+    if (first_run) {
+      EXPECT_EQ(track.stage, History::LayoutTrack::Stage::kMoved);
+    } else {
+      EXPECT_EQ(track.stage, History::LayoutTrack::Stage::kJudging);
+      EXPECT_DOUBLE_EQ(track.moving, 0.02);
+    }
+  }
+}
+
 // Eight devices of one kind, three of them 1.8 times as slow at a time and which three changing every
 // five launches (single-threaded PoCL devices whose threads share a core for a while, as on the device
 // machine). Each launch takes its slowest device's time, and one that runs a new layout 0.4 ms more
