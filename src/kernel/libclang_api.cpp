@@ -58,10 +58,12 @@ int open_flags() {
 // setenv, so the app's environment is untouched and libclang parses on the calling thread. The
 // sanitizer runtimes and Valgrind do not follow a second namespace: there, dlopen as before
 // (docs/kernel-analysis.md, "Loading libclang").
+#ifndef COEX_UNDER_SANITIZER
 bool under_valgrind() {
   const char* preload = std::getenv("LD_PRELOAD");
   return preload && std::strstr(preload, "vgpreload");
 }
+#endif
 
 void* open_library(const std::string& name) {
 #ifndef COEX_UNDER_SANITIZER
