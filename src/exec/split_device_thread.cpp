@@ -212,12 +212,11 @@ PartEnd run_on_device(DeviceTask& t, SplitProgress::Step step, std::optional<Chu
   // Taken while the launch is alive: it cannot end before this device has started a sub-launch.
   HeldForSubLaunches held(job, t.device, t.kernel, t.queues.device);
   DeviceRun run;
-  bool unread = false;    // chunks ran since its last read-back
-  bool ran_here = false;  // some chunk ran in this launch
+  bool unread = false;  // chunks ran since its last read-back
+  const auto now = [&t] { return t.now(); };
   for (;;) {
     if (step.kind == Kind::Wait && t.device != job.home) {
-      step = t.progress.next(
-          t.device, [&t] { return t.now(); }, false);
+      step = t.progress.next(t.device, now, false);
       // Nothing from the driver now: a device other than home reads back what it wrote while the
       // others still run, and its part is over when the driver says so, in the same look
       // (SplitProgress::next): after the launch's last chunk, every waiting device had woken to ask,
@@ -229,22 +228,21 @@ PartEnd run_on_device(DeviceTask& t, SplitProgress::Step step, std::optional<Chu
         if (unread) read_back(t, run);
         unread = false;
         out = std::move(run);
-        step = t.progress.next(
-            t.device, [&t] { return t.now(); }, true, true);
+        step = t.progress.next(t.device, now, true, true);
         if (step.kind == Kind::Done) return PartEnd::kReported;
         run = std::move(out);  // more to run (a range taken over): the launch waits for this device
       }
     }
-    if (step.kind == Kind::Wait) step = t.progress.next(t.device, [&t] { return t.now(); });
+    if (step.kind == Kind::Wait) step = t.progress.next(t.device, now);
     if (step.kind == Kind::Done) break;
     if (!footprint) footprint = chunk_footprint(job, step.chunk.begin, step.chunk.end);
     ChunkOutcome outcome = run_chunk(t, step.chunk, *footprint, run, step.from_policy);
     if (outcome == ChunkOutcome::Abandoned || outcome == ChunkOutcome::Cancelled) return PartEnd::kOut;
     // A device that joined the launch late (its build ended meanwhile) makes it cold already; once it
-    // ran the kernel here, the next launch with it is not cold for it. A no-op for the others, noted
-    // at the launch's start (run_split).
-    if (!ran_here) first_launch_from_build(job, t.device);
-    ran_here = true;
+    // ran the kernel here, the next launch with it is not cold for it (the others were noted at the
+    // launch's start, run_split). Here, before its part may end without its thread coming back.
+    if (t.joined_late) first_launch_from_build(job, t.device);
+    t.joined_late = false;
     unread = true;
     if (outcome == ChunkOutcome::Failed) {
       out = std::move(run);

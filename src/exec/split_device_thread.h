@@ -28,6 +28,7 @@ struct DeviceTask {
   std::chrono::steady_clock::time_point t0;
   DeviceWorker& worker;
   SplitProgress& progress;
+  bool joined_late = false;  // still building when the launch began (run_split's joiners)
   double now() const { return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count(); }
 };
 

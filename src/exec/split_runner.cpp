@@ -263,6 +263,7 @@ cl_int run_split(Executor& executor, LaunchJob& job) {
         if (!kernel || !ensure_shadows(job, device)) return progress->finished(device);
         DeviceQueues queues{devices.shadow_queue(device), home_queue};
         DeviceTask task{job, executor, device, queues, kernel, t0, *worker_ptr, *progress};
+        task.joined_late = true;
         SplitProgress::Step ask;
         ask.kind = SplitProgress::Step::Kind::Wait;  // its first step: from the driver, now
         end = run_on_device(task, ask, std::nullopt, *out);

@@ -175,10 +175,10 @@ class History {
   AutoTrack auto_track(const std::string& kernel_key, uint64_t global_size) const;
   void set_auto_track(const std::string& kernel_key, uint64_t global_size, const AutoTrack& track);
 
-  // What wp's layout moves between devices of one kind have paid (StrackPolicy, judge_layout_moves):
+  // What wp's layout moves between devices of one kind have paid (StrackPolicy, layout_may_move):
   // the gain a move must promise, and where the last move's judgement stands. Not in the file.
   struct LayoutTrack {
-    double least_gain = 0;  // 0: wp's own (kLeastGain)
+    double least_gain = 0;  // 0: wp's own (kLeastLayoutGain)
     enum class Stage { kSteady, kMoved, kJudging } stage = Stage::kSteady;
     std::vector<double> recent;  // the times of the last launches before a move (kSteady)
     double before = 0;           // their median when the layout moved

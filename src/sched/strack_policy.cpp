@@ -343,7 +343,7 @@ void StrackPolicy::on_end(double now) {
         bool cold = false;
         for (const auto& s : states())
           for (const ChunkTiming& done : s.done) cold = cold || done.first_run;
-        const bool may_move = cold ? false : layout_may_move(track, now);
+        const bool may_move = !cold && layout_may_move(track, now);
         history().set_layout_shares(key, size,
                                     may_move ? next_layout(next, least_layout_gain(track), &moved) : layout_);
         if (moved) layout_moves(track);
