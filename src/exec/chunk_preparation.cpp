@@ -163,6 +163,7 @@ std::vector<IntervalSet> host_copy_wanted(LaunchJob& job, const std::map<int, Ch
   std::vector<IntervalSet> wanted(job.roots.size());
   const bool others_only = first_chunks_cover_launch && joiners.empty();
   std::vector<IntervalSet> others_lack(others_only ? job.roots.size() : 0);  // add_few_inputs's
+  std::vector<IntervalSet> held_elsewhere(job.roots.size());
   for (size_t k = 0; k < job.roots.size(); ++k) {
     auto& state = *job.roots[k].root->state;
     std::lock_guard lock(state.mutex());
@@ -180,6 +181,14 @@ std::vector<IntervalSet> host_copy_wanted(LaunchJob& job, const std::map<int, Ch
       }
       IntervalSet lacked = chunk.roots[k].need;
       if (const auto* shadow = state.find_shadow(device)) lacked.subtract(shadow->valid);
+      // What only another device holds (resident results: a stencil's halo rows, which its neighbours
+      // wrote in the launch before) is fetched now, while every device is idle, when it is little. Left
+      // to the chunk, the fetch waited for the holder's running sub-launch (PoCL's CPU devices finish a
+      // kernel before they serve another queue), with the buffer's lock held, so that every device's
+      // preparation waited: over 15 single-threaded PoCL devices on the device machine,
+      // benchmarks/jacobi's devices began their chunks 15 to 300 us into a launch of 0.75 ms.
+      for (const auto& [holder, shadow] : state.shadows())
+        if (holder != device && !shadow.sole.empty()) held_elsewhere[k].add(intersection(shadow.sole, lacked));
       if (others_only) {
         others_lack[k].add(lacked);
         others_lack[k].add(chunk.roots[k].diffed_writes);
@@ -192,6 +201,10 @@ std::vector<IntervalSet> host_copy_wanted(LaunchJob& job, const std::map<int, Ch
     }
     if (k < whole_launch.roots.size()) wanted[k].add(whole_launch.roots[k].unknown_writes);
   }
+  uint64_t held_elsewhere_total = 0;
+  for (const IntervalSet& ranges : held_elsewhere) held_elsewhere_total += ranges.total();
+  if (held_elsewhere_total <= kFewInputBytes)
+    for (size_t k = 0; k < job.roots.size(); ++k) wanted[k].add(held_elsewhere[k]);
   add_few_inputs(job, first_chunks, joiners, whole_launch, others_only ? &others_lack : nullptr, wanted);
   return wanted;
 }
@@ -211,15 +224,13 @@ void refresh_host_copies(LaunchJob& job, cl_command_queue home_queue, const std:
   }
 }
 
-cl_int prepare_chunk(LaunchJob& job, int device, cl_command_queue queue, cl_command_queue home_queue,
+namespace {
+
+// prepare_chunk for a device other than home. `queued`: an upload was left in the device's queue.
+cl_int upload_lacked(LaunchJob& job, int device, cl_command_queue queue, cl_command_queue home_queue,
                      const ChunkFootprint& chunk, const std::vector<RootWrites>& written_so_far,
-                     const UploadStagingFn& upload_staging, ChunkMoves& moves, const CancelCheck& cancelled) {
-  if (device == job.home) {
-    // Its buffers are current but for what other devices wrote earlier (lazy home): that comes
-    // first, from the host copy, so that the bytes kept below are the ones the launch reads.
-    cl_int err = bring_chunk_home(job, home_queue, chunk, moves.host_to_home, moves.device_to_host);
-    return err != CL_SUCCESS ? err : keep_home_bytes(job, home_queue, chunk, moves);
-  }
+                     const UploadStagingFn& upload_staging, ChunkMoves& moves, const CancelCheck& cancelled,
+                     bool& queued) {
   const cl_icd_dispatch& cl = job.services->next();
   for (size_t k = 0; k < job.roots.size() && k < chunk.roots.size(); ++k) {
     const RootUse& use = job.roots[k];
@@ -280,27 +291,54 @@ cl_int prepare_chunk(LaunchJob& job, int device, cl_command_queue queue, cl_comm
     // Under the lock, the copy of matmul's B (419 MB) and the pinning of its staging held home's thread,
     // which takes the lock between its chunks, for 287 ms of a cold run on an H100.
     // In pieces when cancellable: copied, sent and waited for one after another.
-    uint8_t* staging = upload_staging(sent.total());
+    // A small upload is queued, in its root's own slot, and waited for with the sub-launch
+    // (kQueuedUploadBytes).
+    const bool queue_it = sent.total() <= kQueuedUploadBytes;
+    uint8_t* staging = upload_staging(queue_it ? k + 1 : 0, sent.total());
+    const uint64_t piece = queue_it ? sent.total() : piece_bytes(cancelled);
     size_t at = 0;
-    cl_int err = for_each_piece(sent, piece_bytes(cancelled), cancelled, [&](uint64_t from, uint64_t size) {
+    cl_int err = for_each_piece(sent, piece, cancelled, [&](uint64_t from, uint64_t size) {
       std::memcpy(staging + at, host + from, size);
       cl_int enqueue = cl.clEnqueueWriteBuffer(queue, mem, CL_FALSE, from, size, staging + at, 0, nullptr, nullptr);
       at += size;
       if (enqueue != CL_SUCCESS) return enqueue;
-      return cancelled ? cl.clFinish(queue) : CL_SUCCESS;
+      queued = true;
+      return cancelled && !queue_it ? cl.clFinish(queue) : CL_SUCCESS;
     });
     if (err != CL_SUCCESS) return err;
     // Cancellable: every piece was waited for, and the last wait may have been long.
     if (cancelled && cancelled()) return kPreparationCancelled;
-    if (!cancelled)
+    if (!cancelled && !queue_it)
       if (cl_int finished = cl.clFinish(queue); finished != CL_SUCCESS) return finished;
     moves.host_to_device += sent.total();
     std::lock_guard lock(state.mutex());
     // Only this device changes its own valid set; an app write meanwhile makes the launch's end
     // forget every copy (BufferState::split_ended).
+    // Queued: the driver's error, if its write fails, comes with the sub-launch's wait, and the
+    // device is then dropped (split_runner), its copies with it.
     if (auto* shadow = state.find_shadow(device)) shadow->valid.add(sent);
   }
   return CL_SUCCESS;
+}
+
+}  // namespace
+
+cl_int prepare_chunk(LaunchJob& job, int device, cl_command_queue queue, cl_command_queue home_queue,
+                     const ChunkFootprint& chunk, const std::vector<RootWrites>& written_so_far,
+                     const UploadStagingFn& upload_staging, ChunkMoves& moves, const CancelCheck& cancelled) {
+  if (device == job.home) {
+    // Its buffers are current but for what other devices wrote earlier (lazy home): that comes
+    // first, from the host copy, so that the bytes kept below are the ones the launch reads.
+    cl_int err = bring_chunk_home(job, home_queue, chunk, moves.host_to_home, moves.device_to_host);
+    return err != CL_SUCCESS ? err : keep_home_bytes(job, home_queue, chunk, moves);
+  }
+  const cl_icd_dispatch& cl = job.services->next();  // Services outlives a job left behind
+  bool queued = false;
+  cl_int err =
+      upload_lacked(job, device, queue, home_queue, chunk, written_so_far, upload_staging, moves, cancelled, queued);
+  // Stopped: nothing is left in flight (the staging's bytes stay the queue's until it has run them).
+  if (err != CL_SUCCESS && queued) cl.clFinish(queue);
+  return err;
 }
 
 }  // namespace coex::exec

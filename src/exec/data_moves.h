@@ -59,6 +59,13 @@ inline constexpr cl_int kPreparationCancelled = 1;
 // the CPU's side read of matmul's B (pageable reads at about 1 GB/s); each piece costs a wait for
 // its transfer (tens of microseconds).
 inline constexpr uint64_t kCancelPieceBytes = uint64_t{8} << 20;
+// A root's upload to a device other than home of at most this many bytes is queued and not waited
+// for: the chunk's sub-launch follows it in the device's in-order queue, and the wait for the
+// sub-launch covers both. Each wait is a round trip through the driver's thread: over 15
+// single-threaded PoCL devices on 16 cores (benchmarks/jacobi), uploads of a few KB of halo rows
+// took 12 to 500 us each, waited for, against kernels of 0.13 to 0.38 ms. Larger uploads go in
+// pieces (kCancelPieceBytes), each waited for, so that a take-over stops them between pieces.
+inline constexpr uint64_t kQueuedUploadBytes = uint64_t{1} << 20;
 
 // Reads `ranges` of `mem` into the same offsets of `host` through `queue`, and waits for them, also
 // after a failed enqueue: the reads enqueued before it write into `host`, which the caller may let
@@ -90,13 +97,17 @@ struct ChunkMoves {
 
 // Makes the device hold what the chunk needs: the part of its footprint the device lacks (not what
 // it wrote earlier in this launch), from the host copy, which first reads from home what it lacks of
-// that and of the chunk's twin ranges. The bytes go through `upload_staging(bytes)` (the device's
-// pinned staging, filled without the host copy's lock). The home device's
+// that and of the chunk's twin ranges. The bytes go through `upload_staging(slot, bytes)` (the
+// device's pinned staging, filled without the host copy's lock): slot 0 for uploads waited for, slot
+// k + 1 for root k's queued upload (kQueuedUploadBytes), whose bytes must stay until the device's
+// queue has run it. On CL_SUCCESS queued uploads may still be in the device's queue: the caller's next
+// wait on it (the sub-launch's) must come before the slots are used again; on any other return nothing
+// is left in flight. The home device's
 // buffers are current but for what other devices wrote before (lazy home): it gets that, and keeps
 // what the chunk overwrites in place (keep_home_bytes; for it the caller holds job.home_backup.mutex).
 // A device other than home stops between pieces once `cancelled` says so (kPreparationCancelled):
 // what it had uploaded is not counted valid there.
-using UploadStagingFn = std::function<uint8_t*(size_t bytes)>;
+using UploadStagingFn = std::function<uint8_t*(size_t slot, size_t bytes)>;
 cl_int prepare_chunk(LaunchJob& job, int device, cl_command_queue queue, cl_command_queue home_queue,
                      const ChunkFootprint& chunk, const std::vector<RootWrites>& written_so_far,
                      const UploadStagingFn& upload_staging, ChunkMoves& moves, const CancelCheck& cancelled = {});

@@ -64,10 +64,10 @@ class DeviceWorker {
   uint8_t* staging(size_t slot, size_t bytes, cl_command_queue shadow_queue) {
     return staging_.get(slot, bytes, shadow_queue);
   }
-  // Staging for the uploads of one chunk (all its ranges, one after another): pinned, so that a
+  // Staging for the uploads of one chunk (slot: data_moves.h, prepare_chunk): pinned, so that a
   // GPU's driver copies from it directly instead of through a bounce buffer of its own.
-  uint8_t* upload_staging(size_t bytes, cl_command_queue shadow_queue) {
-    return upload_staging_.get(0, bytes, shadow_queue);
+  uint8_t* upload_staging(size_t slot, size_t bytes, cl_command_queue shadow_queue) {
+    return upload_staging_.get(slot, bytes, shadow_queue);
   }
   // Sub-launches this device's thread has made so far (COEX_FAULT=fail:<device>@<n> counts them).
   uint64_t sub_launches = 0;

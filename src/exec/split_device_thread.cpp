@@ -95,8 +95,11 @@ ChunkOutcome run_chunk(DeviceTask& t, const sched::Chunk& chunk, const ChunkFoot
   if (run.error == CL_SUCCESS)
     run.error = prepare_chunk(
         job, device, t.queues.device, t.queues.home, footprint, run.writes,
-        [&](size_t bytes) { return t.worker.upload_staging(bytes, t.queues.device); }, moves, cancelled);
+        [&](size_t slot, size_t bytes) { return t.worker.upload_staging(slot, bytes, t.queues.device); }, moves,
+        cancelled);
   if (run.error == kPreparationCancelled || (cancelled && cancelled())) {  // the job may be gone: not touched
+    // Uploads it queued (kQueuedUploadBytes) are run before the staging serves again.
+    if (run.error == CL_SUCCESS) services.next().clFinish(t.queues.device);
     trace(services, device, "upload (taken over)", "transfer", wall_start, Clock::now());
     return ChunkOutcome::Cancelled;
   }
@@ -130,7 +133,10 @@ ChunkOutcome run_chunk(DeviceTask& t, const sched::Chunk& chunk, const ChunkFoot
   if (run.error == CL_SUCCESS)
     run.error = services.next().clEnqueueNDRangeKernel(t.queues.device, t.kernel, sub.work_dim, sub.offset, sub.global,
                                                        sub.local, stall ? 1 : 0, stall ? &stall : nullptr, nullptr);
-  if (run.error == CL_SUCCESS) run.error = services.next().clFinish(t.queues.device);
+  // The wait covers the chunk's queued uploads too (kQueuedUploadBytes), also where the sub-launch
+  // was not enqueued: the staging they come from serves the next chunk.
+  const cl_int finished = services.next().clFinish(t.queues.device);
+  if (run.error == CL_SUCCESS) run.error = finished;
   if (compile_lock) compile_lock.unlock();
   shared.end();  // compiled: the devices waiting for it copy it now
   const double end = t.now();

@@ -438,6 +438,21 @@ class Checks:
         expect(fetched["true"][0] * 10 < fetched["false"][0],
                "devices_to_host of smooth, resident on / off: %s" % fetched)
         expect(fetched["true"][1] > 0 and fetched["false"][1] == 0, "fetched on demand, on / off: %s" % fetched)
+        # Over three devices each of the two others holds alone a halo the other's chunk needs: the
+        # launch fetches those before any device runs (exec/chunk_preparation.cpp, host_copy_wanted);
+        # and again where device 2 fails mid-run and its ranges run again on home.
+        three = " ".join([os.environ.get("POCL_DEVICES", "pthread").split()[0]] * 3)
+        for fault in (None, "fail:2@8"):
+            env = {"POCL_DEVICES": three, "COEX_REPORT": self.report}
+            if fault:
+                env["COEX_FAULT"] = fault
+            rc, out, err = run([app], env, self.layer, timeout=90)
+            expect(rc == 0 and out == bare, "three devices, fault %s: exit %d, output differs from the bare run:\n%s\n%s"
+                   % (fault, rc, out, err))
+            smooth = next(k for k in self.load_report()["kernels"] if k["name"] == "smooth")
+            expect(fault or smooth["split_launches"] == 18,
+                   "three devices: %d split launches of smooth, expected 18" % smooth["split_launches"])
+            os.remove(self.report)
         # Device 1's sub-launches: 12 smooth, 6 bump, 6 smooth, one each under static. @8: a smooth
         # launch; @14: the second in-place bump; the stall, with the device's queue blocked, leaves
         # the fetch queue to serve the rerun.
