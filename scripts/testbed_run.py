@@ -153,8 +153,9 @@ def report_summary(path):
 
 
 def policy_and_settings(spec):
-    """'static+serial_compiles=true' -> ('static', {'COEX_SERIAL_COMPILES': 'true'})."""
-    name, *settings = spec.split("+")
+    """'static+serial_compiles=true' -> ('static', {'COEX_SERIAL_COMPILES': 'true'}); a trailing '@REV'
+    (--against: the same policy under the other build's coex) is not part of either."""
+    name, *settings = spec.split("@", 1)[0].split("+")
     env = {}
     for item in settings:
         key, sep, value = item.partition("=")
@@ -201,6 +202,9 @@ def main():
     p.add_argument("--set-reference", action="store_true",
                    help="also run each program bare on the N-device set (its first device) in every round: the "
                    "time the drivers' set-up of N devices adds outside the kernels, without coex")
+    p.add_argument("--against-coex", default="", help="the launcher of another build: every policy also runs "
+                   "under it, as POLICY@LABEL (scripts/bench-testbed --against)")
+    p.add_argument("--against-label", default="against")
     p.add_argument("--command", default="scripts/bench-testbed")
     args = p.parse_args()
     if args.tables_from:
@@ -223,6 +227,8 @@ def main():
         env0["POCL_CACHE_DIR"] = os.path.join(work, "pocl-cache")
     counts = [int(n) for n in args.devices.split(",") if n]
     policies = [x for x in args.policies.split(",") if x]
+    if args.against_coex:  # each policy beside itself under the other build, in the same rounds
+        policies = [q for x in policies for q in (x, "%s@%s" % (x, args.against_label))]
     progs = testbed_programs(os.path.abspath(args.programs_dir), set(filter(None, args.only.split(","))))
     runs = []
     failures = []
@@ -240,8 +246,10 @@ def main():
             json.dumps(entry.get("report", {}))), flush=True)
         return entry
 
-    def coex_cmd(prog, policy, report):
-        return [coex, "run", "--policy", policy, "--report", report, "--"] + prog["cmd"]
+    def coex_cmd(prog, spec, report):
+        launcher = os.path.abspath(args.against_coex) if "@" in spec else coex
+        name, _ = policy_and_settings(spec)
+        return [launcher, "run", "--policy", name, "--report", report, "--"] + prog["cmd"]
 
     def bare(prog, env):
         if warm or after_bare:
@@ -257,8 +265,8 @@ def main():
         if warm:
             history = os.path.join(work, "prime.history.json")
             for policy in policies:
-                name, settings = policy_and_settings(policy)
-                run_once(coex_cmd(prog, name, os.path.join(work, "prime.report.json")),
+                _, settings = policy_and_settings(policy)
+                run_once(coex_cmd(prog, policy, os.path.join(work, "prime.report.json")),
                          dict(env, COEX_CACHE=history, **settings), args.timeout)
                 if os.path.exists(history):
                     os.remove(history)
@@ -266,16 +274,16 @@ def main():
     def coex_run(prog, env, setup, n, policy, reference, round_):
         tag = "%s-%s-%d-%s-%d" % (prog["name"], setup, n, policy, round_)
         report = os.path.join(work, tag + ".report.json")
-        name, settings = policy_and_settings(policy)
+        _, settings = policy_and_settings(policy)
         run_env = dict(env, COEX_CACHE=os.path.join(work, tag + ".history.json"), **settings)
         if not warm:  # a very first run: no binary kept by an earlier one either (exec/kept_binaries.h)
             run_env.setdefault("COEX_BINARY_CACHE", "off")
-        result = run_once(coex_cmd(prog, name, report), run_env, args.timeout,
+        result = run_once(coex_cmd(prog, policy, report), run_env, args.timeout,
                           env0["POCL_CACHE_DIR"] if after_bare else None)
         result["report"] = report_summary(report)
         record(prog, setup, n, policy, result, reference, round_)
         if args.second_runs:  # the same program again, with the History the first run left
-            result = run_once(coex_cmd(prog, name, report), run_env, args.timeout)
+            result = run_once(coex_cmd(prog, policy, report), run_env, args.timeout)
             result["report"] = report_summary(report)
             record(prog, setup + "-second", n, policy, result, reference, round_)
 
