@@ -1,5 +1,7 @@
 // The steps before a chunk runs: the host copy reads from home what it lacks, and the device gets from
 // the host copy the part of the chunk's footprint it lacks (data_moves.h).
+#include <spdlog/spdlog.h>
+
 #include <algorithm>
 #include <cstring>
 #include <limits>
@@ -163,7 +165,6 @@ std::vector<IntervalSet> host_copy_wanted(LaunchJob& job, const std::map<int, Ch
   std::vector<IntervalSet> wanted(job.roots.size());
   const bool others_only = first_chunks_cover_launch && joiners.empty();
   std::vector<IntervalSet> others_lack(others_only ? job.roots.size() : 0);  // add_few_inputs's
-  std::vector<IntervalSet> held_elsewhere(job.roots.size());
   for (size_t k = 0; k < job.roots.size(); ++k) {
     auto& state = *job.roots[k].root->state;
     std::lock_guard lock(state.mutex());
@@ -181,14 +182,6 @@ std::vector<IntervalSet> host_copy_wanted(LaunchJob& job, const std::map<int, Ch
       }
       IntervalSet lacked = chunk.roots[k].need;
       if (const auto* shadow = state.find_shadow(device)) lacked.subtract(shadow->valid);
-      // What only another device holds (resident results: a stencil's halo rows, which its neighbours
-      // wrote in the launch before) is fetched now, while every device is idle, when it is little. Left
-      // to the chunk, the fetch waited for the holder's running sub-launch (PoCL's CPU devices finish a
-      // kernel before they serve another queue), with the buffer's lock held, so that every device's
-      // preparation waited: over 15 single-threaded PoCL devices on the device machine,
-      // benchmarks/jacobi's devices began their chunks 15 to 300 us into a launch of 0.75 ms.
-      for (const auto& [holder, shadow] : state.shadows())
-        if (holder != device && !shadow.sole.empty()) held_elsewhere[k].add(intersection(shadow.sole, lacked));
       if (others_only) {
         others_lack[k].add(lacked);
         others_lack[k].add(chunk.roots[k].diffed_writes);
@@ -201,12 +194,34 @@ std::vector<IntervalSet> host_copy_wanted(LaunchJob& job, const std::map<int, Ch
     }
     if (k < whole_launch.roots.size()) wanted[k].add(whole_launch.roots[k].unknown_writes);
   }
-  uint64_t held_elsewhere_total = 0;
-  for (const IntervalSet& ranges : held_elsewhere) held_elsewhere_total += ranges.total();
-  if (held_elsewhere_total <= kFewInputBytes)
-    for (size_t k = 0; k < job.roots.size(); ++k) wanted[k].add(held_elsewhere[k]);
   add_few_inputs(job, first_chunks, joiners, whole_launch, others_only ? &others_lack : nullptr, wanted);
   return wanted;
+}
+
+void fetch_first_chunks_halos(LaunchJob& job, const std::map<int, ChunkFootprint>& first_chunks, uint64_t& fetched) {
+  std::vector<IntervalSet> held_elsewhere(job.roots.size());
+  uint64_t total = 0;
+  for (size_t k = 0; k < job.roots.size(); ++k) {
+    auto& state = *job.roots[k].root->state;
+    std::lock_guard lock(state.mutex());
+    for (const auto& [device, chunk] : first_chunks) {
+      if (device == job.home || k >= chunk.roots.size()) continue;
+      IntervalSet lacked = chunk.roots[k].need;
+      if (const auto* shadow = state.find_shadow(device)) lacked.subtract(shadow->valid);
+      for (const auto& [holder, shadow] : state.shadows())
+        if (holder != device && !shadow.sole.empty()) held_elsewhere[k].add(intersection(shadow.sole, lacked));
+    }
+    total += held_elsewhere[k].total();
+  }
+  if (total == 0 || total > kFewInputBytes) return;
+  for (size_t k = 0; k < job.roots.size(); ++k) {
+    if (held_elsewhere[k].empty()) continue;
+    auto& state = *job.roots[k].root->state;
+    std::lock_guard lock(state.mutex());
+    // Failed: the chunk that needs the bytes fetches them itself, and meets the driver's error there.
+    if (cl_int err = fetch_sole(*job.services, state, held_elsewhere[k], fetched); err != CL_SUCCESS)
+      spdlog::debug("kernel {}: a halo was not fetched before the devices started (error {})", job.kernel_name, err);
+  }
 }
 
 void refresh_host_copies(LaunchJob& job, cl_command_queue home_queue, const std::vector<IntervalSet>& wanted,
@@ -226,7 +241,7 @@ void refresh_host_copies(LaunchJob& job, cl_command_queue home_queue, const std:
 
 namespace {
 
-// prepare_chunk for a device other than home. `queued`: an upload was left in the device's queue.
+// prepare_chunk for a device other than home. `queued`: an upload was enqueued and not waited for.
 cl_int upload_lacked(LaunchJob& job, int device, cl_command_queue queue, cl_command_queue home_queue,
                      const ChunkFootprint& chunk, const std::vector<RootWrites>& written_so_far,
                      const UploadStagingFn& upload_staging, ChunkMoves& moves, const CancelCheck& cancelled,
@@ -302,7 +317,7 @@ cl_int upload_lacked(LaunchJob& job, int device, cl_command_queue queue, cl_comm
       cl_int enqueue = cl.clEnqueueWriteBuffer(queue, mem, CL_FALSE, from, size, staging + at, 0, nullptr, nullptr);
       at += size;
       if (enqueue != CL_SUCCESS) return enqueue;
-      queued = true;
+      queued = queued || queue_it;
       return cancelled && !queue_it ? cl.clFinish(queue) : CL_SUCCESS;
     });
     if (err != CL_SUCCESS) return err;
@@ -311,11 +326,13 @@ cl_int upload_lacked(LaunchJob& job, int device, cl_command_queue queue, cl_comm
     if (!cancelled && !queue_it)
       if (cl_int finished = cl.clFinish(queue); finished != CL_SUCCESS) return finished;
     moves.host_to_device += sent.total();
+    if (queue_it) {  // valid once run (queued_uploads_done)
+      moves.queued.emplace_back(k, std::move(sent));
+      continue;
+    }
     std::lock_guard lock(state.mutex());
     // Only this device changes its own valid set; an app write meanwhile makes the launch's end
     // forget every copy (BufferState::split_ended).
-    // Queued: the driver's error, if its write fails, comes with the sub-launch's wait, and the
-    // device is then dropped (split_runner), its copies with it.
     if (auto* shadow = state.find_shadow(device)) shadow->valid.add(sent);
   }
   return CL_SUCCESS;
@@ -338,7 +355,16 @@ cl_int prepare_chunk(LaunchJob& job, int device, cl_command_queue queue, cl_comm
       upload_lacked(job, device, queue, home_queue, chunk, written_so_far, upload_staging, moves, cancelled, queued);
   // Stopped: nothing is left in flight (the staging's bytes stay the queue's until it has run them).
   if (err != CL_SUCCESS && queued) cl.clFinish(queue);
+  if (err != CL_SUCCESS) moves.queued.clear();
   return err;
+}
+
+void queued_uploads_done(LaunchJob& job, int device, const ChunkMoves& moves) {
+  for (const auto& [k, ranges] : moves.queued) {
+    auto& state = *job.roots.at(k).root->state;
+    std::lock_guard lock(state.mutex());
+    if (auto* shadow = state.find_shadow(device)) shadow->valid.add(ranges);
+  }
 }
 
 }  // namespace coex::exec

@@ -61,10 +61,11 @@ inline constexpr cl_int kPreparationCancelled = 1;
 inline constexpr uint64_t kCancelPieceBytes = uint64_t{8} << 20;
 // A root's upload to a device other than home of at most this many bytes is queued and not waited
 // for: the chunk's sub-launch follows it in the device's in-order queue, and the wait for the
-// sub-launch covers both. Each wait is a round trip through the driver's thread: over 15
-// single-threaded PoCL devices on 16 cores (benchmarks/jacobi), uploads of a few KB of halo rows
-// took 12 to 500 us each, waited for, against kernels of 0.13 to 0.38 ms. Larger uploads go in
-// pieces (kCancelPieceBytes), each waited for, so that a take-over stops them between pieces.
+// sub-launch covers both (its time then counts in the sub-launch's, not as transfer). A driver that
+// runs commands on a thread of its own (a GPU's, PoCL's `cpu`) costs a round trip per wait; PoCL's
+// `cpu-minimal` runs them in the enqueuing thread, where this changes nothing measurable. Larger
+// uploads go in pieces (kCancelPieceBytes), each waited for, so that a take-over stops them between
+// pieces.
 inline constexpr uint64_t kQueuedUploadBytes = uint64_t{1} << 20;
 
 // Reads `ranges` of `mem` into the same offsets of `host` through `queue`, and waits for them, also
@@ -81,6 +82,15 @@ cl_int read_ranges(const cl_icd_dispatch& cl, cl_command_queue queue, cl_mem mem
 cl_int read_into_host_copy(Services& services, const RootUse& use, cl_command_queue home_queue,
                            const coherence::IntervalSet& missing, uint64_t& moved, uint64_t& fetched);
 
+// What the first chunks of the devices other than home lack and only another device holds (resident
+// results: a stencil's halo rows, which its neighbours wrote in the launch before), read into the
+// host copy while every device is idle, when it is at most 4 MiB in all; adds the bytes to `fetched`.
+// Left to each chunk, that fetch waited for the holder's running sub-launch (PoCL's CPU devices finish
+// a kernel before they serve another queue) with the buffer's lock held, so that every device's
+// preparation of that buffer waited behind it (docs/performance.md, "Halos fetched before the devices
+// start"). A fetch that fails is left to the chunk.
+void fetch_first_chunks_halos(LaunchJob& job, const std::map<int, ChunkFootprint>& first_chunks, uint64_t& fetched);
+
 // Reads `wanted` minus what the host copy holds, as read_into_host_copy does.
 void refresh_host_copies(LaunchJob& job, cl_command_queue home_queue, const std::vector<coherence::IntervalSet>& wanted,
                          uint64_t& moved, uint64_t& fetched);
@@ -93,6 +103,9 @@ struct ChunkMoves {
   uint64_t host_to_device = 0;
   uint64_t host_to_home = 0;    // the home device's chunk: what other devices wrote before (lazy home)
   uint64_t device_to_host = 0;  // what only another device held, fetched from it (resident results)
+  // By root index: uploads left in the device's queue (kQueuedUploadBytes), not yet counted valid
+  // there: queued_uploads_done counts them once the queue has run them without an error.
+  std::vector<std::pair<size_t, coherence::IntervalSet>> queued;
 };
 
 // Makes the device hold what the chunk needs: the part of its footprint the device lacks (not what
@@ -100,9 +113,10 @@ struct ChunkMoves {
 // that and of the chunk's twin ranges. The bytes go through `upload_staging(slot, bytes)` (the
 // device's pinned staging, filled without the host copy's lock): slot 0 for uploads waited for, slot
 // k + 1 for root k's queued upload (kQueuedUploadBytes), whose bytes must stay until the device's
-// queue has run it. On CL_SUCCESS queued uploads may still be in the device's queue: the caller's next
-// wait on it (the sub-launch's) must come before the slots are used again; on any other return nothing
-// is left in flight. The home device's
+// queue has run it. On CL_SUCCESS queued uploads (`moves.queued`) may still be in the device's queue:
+// the caller waits on it before the slots are used again, on every way out, and then, while the
+// launch is known to go on, calls queued_uploads_done; on any other return nothing is left in flight
+// and `moves.queued` is empty. The home device's
 // buffers are current but for what other devices wrote before (lazy home): it gets that, and keeps
 // what the chunk overwrites in place (keep_home_bytes; for it the caller holds job.home_backup.mutex).
 // A device other than home stops between pieces once `cancelled` says so (kPreparationCancelled):
@@ -111,6 +125,9 @@ using UploadStagingFn = std::function<uint8_t*(size_t slot, size_t bytes)>;
 cl_int prepare_chunk(LaunchJob& job, int device, cl_command_queue queue, cl_command_queue home_queue,
                      const ChunkFootprint& chunk, const std::vector<RootWrites>& written_so_far,
                      const UploadStagingFn& upload_staging, ChunkMoves& moves, const CancelCheck& cancelled = {});
+
+// The uploads prepare_chunk queued for `device` ran without an error: they count valid there.
+void queued_uploads_done(LaunchJob& job, int device, const ChunkMoves& moves);
 
 // The cl_mem a kernel argument is bound to on `device` (the app's own on the home device).
 cl_mem device_mem(LaunchJob& job, const ArgBinding& binding, int device);

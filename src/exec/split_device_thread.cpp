@@ -47,6 +47,26 @@ void start_late(DeviceTask& t) {
   while (!busy_devices_checked() && Clock::now() < until) std::this_thread::sleep_for(std::chrono::milliseconds(1));
 }
 
+// The uploads prepare_chunk left in the device's queue (kQueuedUploadBytes) come from the worker's
+// staging, which the next chunk fills again: every way out of the chunk waits for them (a take-over
+// before the sub-launch starts, an exception), where the sub-launch's wait did not.
+class QueuedUploadsWait {
+ public:
+  QueuedUploadsWait(const cl_icd_dispatch& cl, cl_command_queue queue) : cl_(cl), queue_(queue) {}
+  ~QueuedUploadsWait() {
+    if (pending_) cl_.clFinish(queue_);
+  }
+  QueuedUploadsWait(const QueuedUploadsWait&) = delete;
+  QueuedUploadsWait& operator=(const QueuedUploadsWait&) = delete;
+  void pending() { pending_ = true; }
+  void waited() { pending_ = false; }
+
+ private:
+  const cl_icd_dispatch& cl_;
+  cl_command_queue queue_;
+  bool pending_ = false;
+};
+
 // One chunk: the part of its footprint the device lacks, then the sub-launch,
 // waited for. A chunk of the policy's is reported to it; a redo of an abandoned
 // device's range is not (it is not the policy's). After Abandoned nothing of
@@ -79,12 +99,6 @@ ChunkOutcome run_chunk(DeviceTask& t, const sched::Chunk& chunk, const ChunkFoot
   CancelCheck cancelled;  // cancelled, or left behind since (SplitProgress::kLeaveBehindSeconds)
   if (device != job.home) cancelled = [&t, device] { return t.progress.out_of_launch(device); };
   Services& services = *job.services;  // outlives the job: a device left behind may come back after it
-  // COEX_FAULT=stall_upload:<device>: the preparation lasts until another device takes the chunk over.
-  if (cancelled &&
-      config::fault_injected(settings.fault, config::FaultSpec::Kind::StallUpload, device, sub_launch_number)) {
-    while (!cancelled()) std::this_thread::sleep_for(std::chrono::milliseconds(1));
-    run.error = kPreparationCancelled;
-  }
   // COEX_FAULT=hung_upload:<device>: the preparation lasts 20 s and does not look at a take-over (a
   // transfer to a server that went away).
   if (cancelled &&
@@ -92,14 +106,21 @@ ChunkOutcome run_chunk(DeviceTask& t, const sched::Chunk& chunk, const ChunkFoot
     std::this_thread::sleep_for(std::chrono::seconds(20));
     run.error = kPreparationCancelled;
   }
+  QueuedUploadsWait queued_wait(services.next(), t.queues.device);
   if (run.error == CL_SUCCESS)
     run.error = prepare_chunk(
         job, device, t.queues.device, t.queues.home, footprint, run.writes,
         [&](size_t slot, size_t bytes) { return t.worker.upload_staging(slot, bytes, t.queues.device); }, moves,
         cancelled);
+  if (!moves.queued.empty()) queued_wait.pending();
+  // COEX_FAULT=stall_upload:<device>: the preparation, its uploads enqueued, lasts until another
+  // device takes the chunk over.
+  if (run.error == CL_SUCCESS && cancelled &&
+      config::fault_injected(settings.fault, config::FaultSpec::Kind::StallUpload, device, sub_launch_number)) {
+    while (!cancelled()) std::this_thread::sleep_for(std::chrono::milliseconds(1));
+    run.error = kPreparationCancelled;
+  }
   if (run.error == kPreparationCancelled || (cancelled && cancelled())) {  // the job may be gone: not touched
-    // Uploads it queued (kQueuedUploadBytes) are run before the staging serves again.
-    if (run.error == CL_SUCCESS) services.next().clFinish(t.queues.device);
     trace(services, device, "upload (taken over)", "transfer", wall_start, Clock::now());
     return ChunkOutcome::Cancelled;
   }
@@ -133,9 +154,8 @@ ChunkOutcome run_chunk(DeviceTask& t, const sched::Chunk& chunk, const ChunkFoot
   if (run.error == CL_SUCCESS)
     run.error = services.next().clEnqueueNDRangeKernel(t.queues.device, t.kernel, sub.work_dim, sub.offset, sub.global,
                                                        sub.local, stall ? 1 : 0, stall ? &stall : nullptr, nullptr);
-  // The wait covers the chunk's queued uploads too (kQueuedUploadBytes), also where the sub-launch
-  // was not enqueued: the staging they come from serves the next chunk.
-  const cl_int finished = services.next().clFinish(t.queues.device);
+  const cl_int finished = services.next().clFinish(t.queues.device);  // the queued uploads' too
+  queued_wait.waited();
   if (run.error == CL_SUCCESS) run.error = finished;
   if (compile_lock) compile_lock.unlock();
   shared.end();  // compiled: the devices waiting for it copy it now
@@ -143,6 +163,7 @@ ChunkOutcome run_chunk(DeviceTask& t, const sched::Chunk& chunk, const ChunkFoot
   const double transfer = std::chrono::duration<double>(kernel_start - wall_start).count();
   if (!t.progress.chunk_finished(device, {chunk, start, end, transfer, first_run}, from_policy))
     return ChunkOutcome::Abandoned;
+  if (run.error == CL_SUCCESS) queued_uploads_done(job, device, moves);  // they ran: valid there now
   if (home_lock) home_lock.unlock();
   if (auto* tr = services.trace())  // the chunk's groups of the split dimension, as the policy counts them
     tr->record(job.kernel_name, "kernel", device, kernel_start, Clock::now(),

@@ -22,7 +22,8 @@ namespace coex::exec {
 
 class SplitProgress {
  public:
-  // How often a waiting device looks again (a finishing chunk wakes it sooner).
+  // How often a waiting device looks again (a device that finishes or leaves, or a take-over, wakes it
+  // sooner).
   static constexpr double kRecheckSeconds = 0.002;
 
   // What the executor does when a device is taken out of the launch (by take-over, or by the policy
@@ -49,10 +50,10 @@ class SplitProgress {
 
   using Step = sched::LaunchDriver::Step;
   // What the idle device does next (sched::LaunchDriver::next): Run or Done; with `wait`, a Wait is
-  // waited out here (another device, not home, still works: it looks again as chunks end and every
-  // kRecheckSeconds), without, it is returned. With `finish_when_done`, Done finishes the device's
-  // part too (finished(), in the same hold of the lock): its results must be where the launch's
-  // thread reads them, and its read-back done.
+  // waited out here (another device, not home, still works: it looks again as devices finish or
+  // leave, at a take-over, and every kRecheckSeconds), without, it is returned. With `finish_when_done`, Done finishes
+  // the device's part too (finished(), in the same hold of the lock): its results must be where the launch's thread
+  // reads them, and its read-back done.
   Step next(int device, const std::function<double()>& now, bool wait = true, bool finish_when_done = false);
 
   // The device's thread starts preparing `chunk` (from then on it may be cancelled).

@@ -218,6 +218,7 @@ cl_int run_split(Executor& executor, LaunchJob& job) {
       job, home_queue,
       host_copy_wanted(job, first_footprints, joiners, whole_launch, first_groups >= shape.total_groups),
       record.bytes_by_step.home_to_host, record.bytes_by_step.devices_to_host);
+  fetch_first_chunks_halos(job, first_footprints, record.bytes_by_step.devices_to_host);
   trace(job, job.home, "host copy", "transfer", host_copy_start, Clock::now());
 
   std::map<int, DeviceRun> runs;
