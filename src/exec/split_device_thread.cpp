@@ -107,12 +107,12 @@ ChunkOutcome run_chunk(DeviceTask& t, const sched::Chunk& chunk, const ChunkFoot
     run.error = kPreparationCancelled;
   }
   QueuedUploadsWait queued_wait(services.next(), t.queues.device);
+  queued_wait.pending();  // from its first upload on, also if prepare_chunk throws
   if (run.error == CL_SUCCESS)
     run.error = prepare_chunk(
         job, device, t.queues.device, t.queues.home, footprint, run.writes,
         [&](size_t slot, size_t bytes) { return t.worker.upload_staging(slot, bytes, t.queues.device); }, moves,
         cancelled);
-  if (!moves.queued.empty()) queued_wait.pending();
   // COEX_FAULT=stall_upload:<device>: the preparation, its uploads enqueued, lasts until another
   // device takes the chunk over.
   if (run.error == CL_SUCCESS && cancelled &&
