@@ -239,13 +239,15 @@ void refresh_host_copies(LaunchJob& job, cl_command_queue home_queue, const std:
   }
 }
 
-namespace {
-
-// prepare_chunk for a device other than home. `queued`: an upload was enqueued and not waited for.
-cl_int upload_lacked(LaunchJob& job, int device, cl_command_queue queue, cl_command_queue home_queue,
+cl_int prepare_chunk(LaunchJob& job, int device, cl_command_queue queue, cl_command_queue home_queue,
                      const ChunkFootprint& chunk, const std::vector<RootWrites>& written_so_far,
-                     const UploadStagingFn& upload_staging, ChunkMoves& moves, const CancelCheck& cancelled,
-                     bool& queued) {
+                     const UploadStagingFn& upload_staging, ChunkMoves& moves, const CancelCheck& cancelled) {
+  if (device == job.home) {
+    // Its buffers are current but for what other devices wrote earlier (lazy home): that comes
+    // first, from the host copy, so that the bytes kept below are the ones the launch reads.
+    cl_int err = bring_chunk_home(job, home_queue, chunk, moves.host_to_home, moves.device_to_host);
+    return err != CL_SUCCESS ? err : keep_home_bytes(job, home_queue, chunk, moves);
+  }
   const cl_icd_dispatch& cl = job.services->next();
   for (size_t k = 0; k < job.roots.size() && k < chunk.roots.size(); ++k) {
     const RootUse& use = job.roots[k];
@@ -317,7 +319,6 @@ cl_int upload_lacked(LaunchJob& job, int device, cl_command_queue queue, cl_comm
       cl_int enqueue = cl.clEnqueueWriteBuffer(queue, mem, CL_FALSE, from, size, staging + at, 0, nullptr, nullptr);
       at += size;
       if (enqueue != CL_SUCCESS) return enqueue;
-      queued = queued || queue_it;
       return cancelled && !queue_it ? cl.clFinish(queue) : CL_SUCCESS;
     });
     if (err != CL_SUCCESS) return err;
@@ -336,27 +337,6 @@ cl_int upload_lacked(LaunchJob& job, int device, cl_command_queue queue, cl_comm
     if (auto* shadow = state.find_shadow(device)) shadow->valid.add(sent);
   }
   return CL_SUCCESS;
-}
-
-}  // namespace
-
-cl_int prepare_chunk(LaunchJob& job, int device, cl_command_queue queue, cl_command_queue home_queue,
-                     const ChunkFootprint& chunk, const std::vector<RootWrites>& written_so_far,
-                     const UploadStagingFn& upload_staging, ChunkMoves& moves, const CancelCheck& cancelled) {
-  if (device == job.home) {
-    // Its buffers are current but for what other devices wrote earlier (lazy home): that comes
-    // first, from the host copy, so that the bytes kept below are the ones the launch reads.
-    cl_int err = bring_chunk_home(job, home_queue, chunk, moves.host_to_home, moves.device_to_host);
-    return err != CL_SUCCESS ? err : keep_home_bytes(job, home_queue, chunk, moves);
-  }
-  const cl_icd_dispatch& cl = job.services->next();  // Services outlives a job left behind
-  bool queued = false;
-  cl_int err =
-      upload_lacked(job, device, queue, home_queue, chunk, written_so_far, upload_staging, moves, cancelled, queued);
-  // Stopped: nothing is left in flight (the staging's bytes stay the queue's until it has run them).
-  if (err != CL_SUCCESS && queued) cl.clFinish(queue);
-  if (err != CL_SUCCESS) moves.queued.clear();
-  return err;
 }
 
 void queued_uploads_done(LaunchJob& job, int device, const ChunkMoves& moves) {

@@ -113,10 +113,9 @@ struct ChunkMoves {
 // that and of the chunk's twin ranges. The bytes go through `upload_staging(slot, bytes)` (the
 // device's pinned staging, filled without the host copy's lock): slot 0 for uploads waited for, slot
 // k + 1 for root k's queued upload (kQueuedUploadBytes), whose bytes must stay until the device's
-// queue has run it. On CL_SUCCESS queued uploads (`moves.queued`) may still be in the device's queue:
-// the caller waits on it before the slots are used again, on every way out, and then, while the
-// launch is known to go on, calls queued_uploads_done; on any other return nothing is left in flight
-// and `moves.queued` is empty. The home device's
+// queue has run it: on any return, also an exception, uploads may still be in the device's queue, and
+// the caller waits on it before the slots are used again; after CL_SUCCESS and a successful wait,
+// while the launch is known to go on, it calls queued_uploads_done (`moves.queued`). The home device's
 // buffers are current but for what other devices wrote before (lazy home): it gets that, and keeps
 // what the chunk overwrites in place (keep_home_bytes; for it the caller holds job.home_backup.mutex).
 // A device other than home stops between pieces once `cancelled` says so (kPreparationCancelled):

@@ -48,8 +48,9 @@ void start_late(DeviceTask& t) {
 }
 
 // The uploads prepare_chunk left in the device's queue (kQueuedUploadBytes) come from the worker's
-// staging, which the next chunk fills again: every way out of the chunk waits for them (a take-over
-// before the sub-launch starts, an exception), where the sub-launch's wait did not.
+// staging, which the next chunk fills again: every way out of the chunk from its preparation on waits
+// for them (an error, a take-over before the sub-launch starts, an exception), where the sub-launch's
+// wait did not.
 class QueuedUploadsWait {
  public:
   QueuedUploadsWait(const cl_icd_dispatch& cl, cl_command_queue queue) : cl_(cl), queue_(queue) {}
@@ -58,13 +59,12 @@ class QueuedUploadsWait {
   }
   QueuedUploadsWait(const QueuedUploadsWait&) = delete;
   QueuedUploadsWait& operator=(const QueuedUploadsWait&) = delete;
-  void pending() { pending_ = true; }
   void waited() { pending_ = false; }
 
  private:
   const cl_icd_dispatch& cl_;
   cl_command_queue queue_;
-  bool pending_ = false;
+  bool pending_ = true;
 };
 
 // One chunk: the part of its footprint the device lacks, then the sub-launch,
@@ -107,7 +107,6 @@ ChunkOutcome run_chunk(DeviceTask& t, const sched::Chunk& chunk, const ChunkFoot
     run.error = kPreparationCancelled;
   }
   QueuedUploadsWait queued_wait(services.next(), t.queues.device);
-  queued_wait.pending();  // from its first upload on, also if prepare_chunk throws
   if (run.error == CL_SUCCESS)
     run.error = prepare_chunk(
         job, device, t.queues.device, t.queues.home, footprint, run.writes,

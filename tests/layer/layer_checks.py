@@ -439,7 +439,7 @@ class Checks:
                "devices_to_host of smooth, resident on / off: %s" % fetched)
         expect(fetched["true"][1] > 0 and fetched["false"][1] == 0, "fetched on demand, on / off: %s" % fetched)
         # Over three devices each of the two others holds alone a halo the other's chunk needs: the
-        # launch fetches those before any device runs (exec/chunk_preparation.cpp, host_copy_wanted);
+        # launch fetches those before any device runs (exec/chunk_preparation.cpp, fetch_first_chunks_halos);
         # and again where device 2 fails mid-run and its ranges run again on home.
         three = " ".join([os.environ.get("POCL_DEVICES", "pthread").split()[0]] * 3)
         for fault in (None, "fail:2@8"):
