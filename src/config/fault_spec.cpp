@@ -8,11 +8,9 @@ namespace coex::config {
 
 const char* const kFaultGrammar =
     "empty, fail:<device index>, stall:<device index>, stall_upload:<device index>, late_start:<device index>, "
-    "build:<device index>, slow_build:<device index>, hung_upload:<device index> or slow_analysis; fail, stall, "
-    "stall_upload, "
-    "hung_upload and late_start take an optional "
-    "@<n>: from the device's n-th "
-    "sub-launch on";
+    "throw_late:<device index>, build:<device index>, slow_build:<device index>, hung_upload:<device index> or "
+    "slow_analysis; fail, stall, stall_upload, hung_upload, late_start and throw_late take an optional @<n>: from "
+    "the device's n-th sub-launch on";
 
 std::optional<FaultSpec> parse_fault_spec(const std::string& text, std::string* error) {
   const std::string spec = trim(text);
@@ -50,6 +48,8 @@ std::optional<FaultSpec> parse_fault_spec(const std::string& text, std::string* 
     fault.kind = FaultSpec::Kind::HungUpload;
   } else if (kind == "late_start") {
     fault.kind = FaultSpec::Kind::LateStart;
+  } else if (kind == "throw_late") {
+    fault.kind = FaultSpec::Kind::ThrowLate;
   } else if (kind == "build") {
     fault.kind = FaultSpec::Kind::Build;
   } else if (kind == "slow_build") {
@@ -57,8 +57,8 @@ std::optional<FaultSpec> parse_fault_spec(const std::string& text, std::string* 
   } else {
     if (error)
       *error =
-          "the fault kind must be fail, stall, stall_upload, hung_upload, late_start, build, slow_build or "
-          "slow_analysis";
+          "the fault kind must be fail, stall, stall_upload, hung_upload, late_start, throw_late, build, "
+          "slow_build or slow_analysis";
     return std::nullopt;
   }
   bool digits = !index.empty() && index.size() <= 6;

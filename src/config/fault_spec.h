@@ -8,13 +8,15 @@
 // server that went away: it does not look at the cancel); "late_start:<index>" makes its sub-launches, once
 // started, reach the driver only after another device took them over and the
 // process began to exit (the app has released everything by then: the
-// abandoned sub-launch must still find its objects); "build:<index>" makes
+// abandoned sub-launch must still find its objects); "throw_late:<index>" makes the thread of its
+// sub-launches, once started, throw (as a failed allocation would) when another device has taken them
+// over (the launch may be over by then: the thread must touch nothing of it); "build:<index>" makes
 // coex's build of a program for that device fail; "slow_build:<index>" makes each of those builds
 // begin a second late (a device still building when launches come); "slow_analysis" (no index) makes
 // each program's analysis begin a second after its first launch that waits for it (launches that come
 // meanwhile). "fail:<index>@<n>" and
 // "stall:<index>@<n>": from the device's n-th sub-launch on (the earlier ones leave results on the device,
-// resident_results.h). Empty: no fault.
+// resident_results.h); "throw_late" takes "@<n>" too. Empty: no fault.
 #pragma once
 
 #include <cstdint>
@@ -26,10 +28,11 @@ namespace coex::config {
 struct FaultSpec {
   // Fail: the device's sub-launches fail; Stall: they never start;
   // StallUpload: their preparation never ends; HungUpload: it lasts 20 s, deaf to a cancel; LateStart: they reach the
-  // driver only once taken over and the process exiting; Build: coex's build
+  // driver only once taken over and the process exiting; ThrowLate: their thread throws once taken over;
+  // Build: coex's build
   // of the program for that device fails; SlowBuild: it begins a second late; SlowAnalysis: the
   // analysis of each program begins a second late.
-  enum class Kind { None, Fail, Stall, StallUpload, HungUpload, LateStart, Build, SlowBuild, SlowAnalysis };
+  enum class Kind { None, Fail, Stall, StallUpload, HungUpload, LateStart, ThrowLate, Build, SlowBuild, SlowAnalysis };
   Kind kind = Kind::None;
   int64_t device = -1;           // coex device index; -1 with Kind::None and Kind::SlowAnalysis
   uint64_t from_sub_launch = 1;  // the first of the device's sub-launches that the fault hits

@@ -4,6 +4,7 @@
 
 #include <chrono>
 #include <mutex>
+#include <stdexcept>
 #include <thread>
 #include <vector>
 
@@ -45,6 +46,15 @@ void start_late(DeviceTask& t) {
   while (!t.progress.taken_over(t.device) && Clock::now() < until)
     std::this_thread::sleep_for(std::chrono::milliseconds(1));
   while (!busy_devices_checked() && Clock::now() < until) std::this_thread::sleep_for(std::chrono::milliseconds(1));
+}
+
+// COEX_FAULT=throw_late:<device>: once the sub-launch has started, its thread throws (as a failed
+// allocation would) when another device has taken it over (20 s at most): the launch may have ended.
+void throw_when_taken_over(DeviceTask& t) {
+  const auto until = Clock::now() + std::chrono::seconds(20);
+  while (!t.progress.taken_over(t.device) && Clock::now() < until)
+    std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  throw std::runtime_error("COEX_FAULT=throw_late");
 }
 
 // The uploads prepare_chunk left in the device's queue (kQueuedUploadBytes) come from the worker's
@@ -144,6 +154,8 @@ ChunkOutcome run_chunk(DeviceTask& t, const sched::Chunk& chunk, const ChunkFoot
   if (!t.progress.chunk_started(device, t.now())) return ChunkOutcome::Cancelled;
   if (!home && config::fault_injected(settings.fault, config::FaultSpec::Kind::LateStart, device, sub_launch_number))
     start_late(t);
+  if (!home && config::fault_injected(settings.fault, config::FaultSpec::Kind::ThrowLate, device, sub_launch_number))
+    throw_when_taken_over(t);
   // PoCL compiles when the sub-launch first runs, in this thread: with serial_compiles, one device at
   // a time there.
   const bool first_run = run.error == CL_SUCCESS && first_run_of(device, t.kernel, sub);

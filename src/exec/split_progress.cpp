@@ -97,6 +97,32 @@ void SplitProgress::finished(int device) {
   cv_.notify_all();
 }
 
+bool SplitProgress::fail(int device, double now, const std::function<void()>& publish) {
+  std::lock_guard lock(mutex_);
+  const auto& rules = driver_.take_over();
+  switch (rules.state(device)) {
+    case State::Abandoned:  // in a sub-launch (or left behind while preparing): its return, as leave() or
+                            // chunk_finished() would tell it
+      if (left_behind_.erase(device)) {
+        if (listener_.on_left_behind) listener_.on_left_behind(device, false);
+      } else if (listener_.on_abandoned_return) {
+        listener_.on_abandoned_return(device, rules.running(device), now - rules.running_since(device));
+      }
+      return false;
+    case State::Cancelled:
+      driver_.leave(device);
+      cv_.notify_all();
+      return false;
+    case State::Left:
+      return false;
+    default:
+      publish();
+      driver_.finished(device);
+      cv_.notify_all();
+      return true;
+  }
+}
+
 void SplitProgress::wait_all() {
   std::unique_lock lock(mutex_);
   while (!driver_.all_done()) {

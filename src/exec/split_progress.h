@@ -80,6 +80,11 @@ class SplitProgress {
   bool join(int device);
   // The device's thread has finished its part (read-back included).
   void finished(int device);
+  // The device's thread failed (an exception) at `now`, wherever it stood. Still in the launch, its
+  // failed run is published (`publish`, under this object's lock: the launch cannot end meanwhile)
+  // and its part finished. Out of it, nothing of the launch is touched: an abandoned device's return
+  // is told (on_abandoned_return), a cancelled one leaves. False then.
+  bool fail(int device, double now, const std::function<void()>& publish);
 
   // A cancelled device whose thread has not left within this (its transfer under way never returns:
   // a remote device whose server went away) is left behind like an abandoned one (on_left_behind):

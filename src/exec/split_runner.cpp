@@ -70,6 +70,17 @@ cl_int run_whole_on_home(LaunchJob& job, cl_command_queue home_queue) {
   return err;
 }
 
+// A device's part that threw: its run fails the launch (which then runs whole on home), unless the
+// device is out of the launch already, which may have ended: then nothing of it is touched, `out`
+// (the launch's) included.
+void fail_part(SplitProgress& progress, int device, Clock::time_point t0, DeviceRun* out) {
+  const double now = std::chrono::duration<double>(Clock::now() - t0).count();
+  progress.fail(device, now, [out] {
+    *out = DeviceRun{};
+    out->error = CL_OUT_OF_HOST_MEMORY;
+  });
+}
+
 }  // namespace
 
 cl_int run_split(Executor& executor, LaunchJob& job) {
@@ -234,15 +245,14 @@ cl_int run_split(Executor& executor, LaunchJob& job) {
     cl_kernel kernel = kernels[device];
     std::optional<ChunkFootprint> footprint;
     if (first_footprints.count(device)) footprint = std::move(first_footprints[device]);
-    std::function<void()> part = [&, device, queues, kernel, out, progress, step = first_steps[device],
+    std::function<void()> part = [&, t0, device, queues, kernel, out, progress, step = first_steps[device],
                                   footprint = std::move(footprint), worker_ptr = &worker]() mutable {
       PartEnd end = PartEnd::kRan;
       try {
         DeviceTask task{job, executor, device, queues, kernel, t0, *worker_ptr, *progress};
         end = run_on_device(task, step, std::move(footprint), *out);
       } catch (...) {
-        *out = DeviceRun{};
-        out->error = CL_OUT_OF_HOST_MEMORY;
+        return fail_part(*progress, device, t0, out);
       }
       // Abandoned: the launch went on without this device. Cancelled: it waits for this.
       if (end == PartEnd::kOut) return progress->leave(device);
@@ -255,7 +265,7 @@ cl_int run_split(Executor& executor, LaunchJob& job) {
   }
   for (int device : joiners) {
     DeviceWorker& worker = executor.worker(device);
-    worker.post([&, device, out = &runs[device], progress, worker_ptr = &worker] {
+    worker.post([&, t0, device, out = &runs[device], progress, worker_ptr = &worker] {
       // Nothing of the launch is touched before it is joined: it may be over, its job gone.
       if (!progress->join(device)) return;
       PartEnd end = PartEnd::kRan;
@@ -269,8 +279,7 @@ cl_int run_split(Executor& executor, LaunchJob& job) {
         ask.kind = SplitProgress::Step::Kind::Wait;  // its first step: from the driver, now
         end = run_on_device(task, ask, std::nullopt, *out);
       } catch (...) {
-        *out = DeviceRun{};
-        out->error = CL_OUT_OF_HOST_MEMORY;
+        return fail_part(*progress, device, t0, out);
       }
       if (end == PartEnd::kOut) return progress->leave(device);
       if (end == PartEnd::kRan) progress->finished(device);

@@ -217,6 +217,19 @@ class Checks:
         expect(len(samples) == 1 and samples[0][1] >= 5.0,
                "device 1's samples in the History: %s (expected one of at least 5 s)" % samples)
 
+    def check_thrown_device(self):
+        # Device 1's thread throws in its third and fourth sub-launches once home has taken them over
+        # (COEX_FAULT=throw_late:1@3: vector_add's last two launches, one sub-launch each under
+        # static). The launch may be over then: the thread touches nothing of it, and tells its return
+        # as an abandoned device's would, so that device 1 is not left out of the fourth launch as a
+        # device still busy, and the History holds both late times. The output is the bare one.
+        err, r, on_1, samples = self.run_with_fault("vector_add", "throw_late:1@3")
+        busy = sum(k.get("not_split", {}).get("devices_busy", 0) for k in r["kernels"])
+        expect(err.count("redid") == 2, "expected two take-overs logged:\n" + err)
+        expect(busy == 0, "launches left device 1 out as busy after its thread threw: %s" % r["kernels"])
+        expect(len(samples) == 2 and min(s[1] for s in samples) >= 5.0,
+               "device 1's samples in the History: %s (expected two of at least 5 s)" % samples)
+
     def check_trace(self):
         trace = os.path.join(self.tmp, "trace.json")
         self.under_coex({"COEX_TRACE": trace})

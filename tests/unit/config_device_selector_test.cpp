@@ -116,6 +116,11 @@ TEST(FaultSpec, Parses) {
   ASSERT_TRUE(late.has_value()) << error;
   EXPECT_EQ(late->kind, FaultSpec::Kind::LateStart);
   EXPECT_EQ(late->device, 1);
+  auto thrown = parse_fault_spec("throw_late:1@3", &error);
+  ASSERT_TRUE(thrown.has_value()) << error;
+  EXPECT_EQ(thrown->kind, FaultSpec::Kind::ThrowLate);
+  EXPECT_EQ(thrown->device, 1);
+  EXPECT_EQ(thrown->from_sub_launch, 3u);
 }
 
 TEST(FaultSpec, FromTheNthSubLaunchOn) {
@@ -135,7 +140,7 @@ TEST(FaultSpec, FromTheNthSubLaunchOn) {
 TEST(FaultSpec, Rejects) {
   for (const char* bad :
        {"fail", "fail:", "fail:x", "crash:1", "build:-1", "stall:", "stall:x", "1", "fail:1@", "fail:1@0", "fail:1@x",
-        "build:1@2", "fail:@2", "stall_upload:", "stall-upload:1", "late_start:", "late-start:1"}) {
+        "build:1@2", "fail:@2", "stall_upload:", "stall-upload:1", "late_start:", "late-start:1", "throw_late:"}) {
     std::string error;
     EXPECT_FALSE(parse_fault_spec(bad, &error).has_value()) << bad;
     EXPECT_FALSE(error.empty()) << bad;

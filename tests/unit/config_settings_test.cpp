@@ -229,8 +229,8 @@ TEST(Settings, BadFaultSpec) {
   const LoadResult result = load({{"COEX_FAULT", "crash:1"}});
   ASSERT_EQ(result.errors.size(), 1u);
   EXPECT_NE(result.errors[0].find("is not empty, fail:<device index>, stall:<device index>, stall_upload:<device "
-                                  "index>, late_start:<device index>, build:<device index>, slow_build:<device "
-                                  "index>, hung_upload:<device index> or slow_analysis"),
+                                  "index>, late_start:<device index>, throw_late:<device index>, build:<device "
+                                  "index>, slow_build:<device index>, hung_upload:<device index> or slow_analysis"),
             std::string::npos)
       << result.errors[0];
 }

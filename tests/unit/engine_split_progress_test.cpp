@@ -281,3 +281,54 @@ TEST(SplitProgress, APreparationIsTakenOverOnlyWhenItLastsAsLongAsAStall) {
   EXPECT_GE(clock.load(), coex::sched::TakeOverRules{}.stall_seconds);
   EXPECT_TRUE(progress.cancelled(2));
 }
+
+// A device's thread that throws: still in the launch, its failed run is published and its part
+// finished (the launch ends); abandoned, nothing is published (the launch may be over) and its
+// return is told; cancelled, it leaves.
+TEST(SplitProgress, AFailedDeviceIsPublishedOnlyWhileInTheLaunch) {
+  {
+    SplitProgress progress(nullptr, 0, {0, 1});
+    start(progress, 0, {0, 0, 50}, 0);
+    start(progress, 1, {1, 50, 100}, 0);
+    ASSERT_TRUE(finish(progress, 0, 0.5));
+    progress.finished(0);
+    int published = 0;
+    EXPECT_TRUE(progress.fail(1, 0.6, [&] { ++published; }));
+    EXPECT_EQ(published, 1);
+    progress.wait_all();  // returns: device 1's part is over
+  }
+  {
+    std::vector<double> returned;
+    SplitProgress progress(nullptr, 0, {0, 1},
+                           on_abandon_and_return([](int, const Chunk&, double) {},
+                                                 [&](int, const Chunk& c, double seconds) {
+                                                   EXPECT_EQ(c.begin, 50u);
+                                                   returned.push_back(seconds);
+                                                 }));
+    start(progress, 1, {1, 50, 100}, 0);
+    start(progress, 0, {0, 0, 50}, 0);
+    ASSERT_TRUE(finish(progress, 0, 0.5));
+    ASSERT_TRUE(take_over(progress, 0, [] { return 10.0; }).has_value());  // a stall: abandoned
+    progress.finished(0);
+    progress.wait_all();
+    int published = 0;
+    EXPECT_FALSE(progress.fail(1, 12.0, [&] { ++published; }));
+    EXPECT_EQ(published, 0);
+    EXPECT_EQ(returned, std::vector<double>{12.0});     // its time from the sub-launch's start
+    EXPECT_EQ(progress.abandoned(), std::set<int>{1});  // still dropped, not finished
+  }
+  {
+    SplitProgress progress(nullptr, 0, {0, 1}, {}, specified({100, 1}));
+    progress.chunk_preparing(1, {1, 90, 100}, 0);
+    start(progress, 0, {0, 0, 90}, 0);
+    ASSERT_TRUE(finish(progress, 0, 0.9));
+    ASSERT_TRUE(take_over(progress, 0, [] { return 0.9; }).has_value());
+    ASSERT_TRUE(progress.cancelled(1));
+    progress.finished(0);
+    int published = 0;
+    EXPECT_FALSE(progress.fail(1, 1.0, [&] { ++published; }));
+    EXPECT_EQ(published, 0);
+    progress.wait_all();  // returns at once: it left
+    EXPECT_EQ(progress.cancelled_devices(), std::set<int>{1});
+  }
+}
