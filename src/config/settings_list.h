@@ -68,6 +68,12 @@ COEX_SETTING(Bool, serial_compiles, false, (),
              "safety valve for a PoCL whose compiler is not safe to use from several contexts at once; it costs "
              "sets of many devices their first split launches (docs/testbed.md).")
 
+COEX_SETTING(Int, spin_microseconds, 500, (0, 100000),
+             "How long a thread of coex's that waits for a split launch's next step (a device's part to run, "
+             "the other devices' ends) polls for it before it blocks, where every thread that runs kernels "
+             "(one per device, and a threaded CPU device's own) has a core and one is left: a blocked thread "
+             "is woken tens of microseconds late on some machines, several times in each split launch. 0: "
+             "never (docs/design.md, \"Spin waits\").")
 COEX_SETTING(Bool, share_device_binaries, true, (),
              "coex builds the app's program (or its rewrite) from source on one device of a kind (one platform, "
              "device name and driver version) and the other devices of that kind from its binary. PoCL "

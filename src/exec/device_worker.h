@@ -7,6 +7,7 @@
 
 #include <pthread.h>
 
+#include <atomic>
 #include <chrono>
 #include <condition_variable>
 #include <cstdint>
@@ -18,15 +19,17 @@
 #include <vector>
 
 #include "exec/pinned_staging.h"
+#include "exec/spin_wait.h"
 
 namespace coex::exec {
 
 class DeviceWorker {
  public:
   // The thread is named "coex-dev<device>" (top -H, gdb, /proc/PID/task/*/comm show it; the
-  // external-load benchmark pins it to a core by that name).
-  DeviceWorker(int device, const cl_icd_dispatch& cl)
-      : staging_(cl), upload_staging_(cl), thread_([this, device] {
+  // external-load benchmark pins it to a core by that name). Idle, it polls for a task for `spin`
+  // before it blocks (spin_wait.h).
+  DeviceWorker(int device, const cl_icd_dispatch& cl, std::chrono::nanoseconds spin = {})
+      : spin_(spin), staging_(cl), upload_staging_(cl), thread_([this, device] {
           pthread_setname_np(pthread_self(), ("coex-dev" + std::to_string(device)).substr(0, 15).c_str());
           loop();
         }) {}
@@ -35,11 +38,14 @@ class DeviceWorker {
   DeviceWorker& operator=(const DeviceWorker&) = delete;
 
   void post(std::function<void()> task) {
+    bool sleeping = false;
     {
       std::lock_guard lock(mutex_);
       tasks_.push_back(std::move(task));
+      posted_.fetch_add(1, std::memory_order_release);
+      sleeping = sleeping_;
     }
-    cv_.notify_one();
+    if (sleeping) cv_.notify_one();  // a thread still polling sees posted_ change
   }
   void stop() { stop_within(-1); }
   // Stops the thread once its queued tasks are done. With a limit (seconds >=
@@ -50,6 +56,7 @@ class DeviceWorker {
     std::unique_lock lock(mutex_);
     if (stopping_) return true;
     stopping_ = true;
+    posted_.fetch_add(1, std::memory_order_release);  // a polling thread looks now
     cv_.notify_one();
     if (seconds >= 0 && !cv_.wait_for(lock, std::chrono::duration<double>(seconds), [this] { return ended_; })) {
       thread_.detach();
@@ -78,7 +85,15 @@ class DeviceWorker {
       std::function<void()> task;
       {
         std::unique_lock lock(mutex_);
+        if (tasks_.empty() && !stopping_ && spin_.count() > 0) {
+          const uint64_t seen = posted_.load(std::memory_order_relaxed);
+          lock.unlock();
+          spin_until([&] { return posted_.load(std::memory_order_acquire) != seen; }, spin_);
+          lock.lock();
+        }
+        sleeping_ = true;
         cv_.wait(lock, [this] { return stopping_ || !tasks_.empty(); });
+        sleeping_ = false;
         if (tasks_.empty()) {
           ended_ = true;
           cv_.notify_all();
@@ -91,9 +106,12 @@ class DeviceWorker {
     }
   }
 
+  const std::chrono::nanoseconds spin_;
   std::mutex mutex_;
   std::condition_variable cv_;
   std::deque<std::function<void()>> tasks_;
+  std::atomic<uint64_t> posted_{0};  // tasks posted so far: what a polling thread watches
+  bool sleeping_ = false;            // blocked on cv_ (under mutex_): post() wakes it
   bool stopping_ = false;
   bool ended_ = false;
   PinnedStaging staging_;

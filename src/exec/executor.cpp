@@ -11,6 +11,7 @@
 #include "exec/exit_guard.h"
 #include "exec/home_sync.h"
 #include "exec/policy_binding.h"
+#include "exec/spin_wait.h"
 #include "exec/split_runner.h"
 #include "model/registries.h"
 
@@ -34,6 +35,7 @@ Executor::Executor(Services& services)
         return make_configured_policy(services.settings(), services.devices().profiles(), history);
       }),
       home_launch_times_(services.next(), alive_),
+      spin_(spin_budget(services.settings().spin_microseconds, selected_profiles(services.devices()), usable_cores())),
       dispatcher_([this] { dispatcher_loop(); }) {}
 
 Executor::~Executor() { stop(); }
@@ -41,7 +43,7 @@ Executor::~Executor() { stop(); }
 DeviceWorker& Executor::worker(int device) {
   std::lock_guard lock(mutex_);
   auto& slot = workers_[device];
-  if (!slot) slot = std::make_unique<DeviceWorker>(device, services_.next());
+  if (!slot) slot = std::make_unique<DeviceWorker>(device, services_.next(), spin_);
   return *slot;
 }
 

@@ -78,6 +78,8 @@ class Executor {
   HomeLaunchTimes& home_launch_times() { return home_launch_times_; }
   // Launches that repeat one left on home take its plan over.
   RepeatedLaunches& repeated_launches() { return repeated_launches_; }
+  // How long a thread waiting for a split launch's next step polls before it blocks (spin_wait.h).
+  std::chrono::nanoseconds spin() const { return spin_; }
 
  private:
   static void CL_CALLBACK on_start_marker(cl_event event, cl_int status, void* user_data);
@@ -121,6 +123,7 @@ class Executor {
   sched::LaunchPolicies launch_policies_;
   HomeLaunchTimes home_launch_times_;
   RepeatedLaunches repeated_launches_;
+  const std::chrono::nanoseconds spin_;
   std::thread dispatcher_;
 };
 

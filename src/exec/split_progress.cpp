@@ -2,13 +2,33 @@
 
 #include <chrono>
 
+#include "exec/spin_wait.h"
+
 namespace coex::exec {
 
 SplitProgress::SplitProgress(std::shared_ptr<sched::Policy> policy, int home, const std::vector<int>& devices,
-                             Listener listener, std::vector<sched::DeviceProfile> profiles)
+                             Listener listener, std::vector<sched::DeviceProfile> profiles,
+                             std::chrono::nanoseconds spin)
     : listener_(std::move(listener)),
+      spin_(spin),
       policy_(std::move(policy)),
       driver_(policy_.get(), home, devices, std::move(profiles)) {}
+
+void SplitProgress::changed() {
+  changes_.fetch_add(1, std::memory_order_release);
+  cv_.notify_all();
+}
+
+void SplitProgress::wait_for_change(std::unique_lock<std::mutex>& lock, std::chrono::duration<double> seconds) {
+  if (spin_.count() > 0) {
+    const uint64_t seen = changes_.load(std::memory_order_relaxed);  // under the lock: no change missed
+    lock.unlock();
+    spin_until([&] { return changes_.load(std::memory_order_acquire) != seen; }, spin_);
+    lock.lock();
+    if (changes_.load(std::memory_order_relaxed) != seen) return;
+  }
+  cv_.wait_for(lock, seconds);
+}
 
 void SplitProgress::report_taken_out() {
   const std::vector<sched::LaunchDriver::TakenOut> taken_out = driver_.take_taken_out();
@@ -18,7 +38,7 @@ void SplitProgress::report_taken_out() {
     if (callback) callback(out.device, out.running, out.seconds);
     if (out.state == State::Cancelled) cancelled_at_[out.device] = std::chrono::steady_clock::now();
   }
-  cv_.notify_all();
+  changed();
 }
 
 SplitProgress::Step SplitProgress::next(int device, const std::function<double()>& now, bool wait,
@@ -29,10 +49,10 @@ SplitProgress::Step SplitProgress::next(int device, const std::function<double()
     report_taken_out();
     if (step.kind == Step::Kind::Done && finish_when_done) {
       driver_.finished(device);
-      cv_.notify_all();
+      changed();
     }
     if (step.kind != Step::Kind::Wait || !wait) return step;
-    cv_.wait_for(lock, std::chrono::duration<double>(kRecheckSeconds));
+    wait_for_change(lock, std::chrono::duration<double>(kRecheckSeconds));
   }
 }
 
@@ -63,7 +83,7 @@ void SplitProgress::leave(int device) {
     return;
   }
   driver_.leave(device);
-  cv_.notify_all();
+  changed();
 }
 
 bool SplitProgress::out_of_launch(int device) const {
@@ -94,7 +114,7 @@ bool SplitProgress::join(int device) {
 void SplitProgress::finished(int device) {
   std::lock_guard lock(mutex_);
   driver_.finished(device);
-  cv_.notify_all();
+  changed();
 }
 
 bool SplitProgress::fail(int device, double now, const std::function<void()>& publish) {
@@ -111,14 +131,14 @@ bool SplitProgress::fail(int device, double now, const std::function<void()>& pu
       return false;
     case State::Cancelled:
       driver_.leave(device);
-      cv_.notify_all();
+      changed();
       return false;
     case State::Left:
       return false;
     default:
       publish();
       driver_.finished(device);
-      cv_.notify_all();
+      changed();
       return true;
   }
 }
@@ -136,7 +156,7 @@ void SplitProgress::wait_all() {
       if (listener_.on_left_behind) listener_.on_left_behind(device, true);
     }
     if (driver_.all_done()) break;
-    cv_.wait_for(lock, std::chrono::milliseconds(100));
+    wait_for_change(lock, std::chrono::milliseconds(100));
   }
 }
 

@@ -7,6 +7,7 @@
 // transfers) without starting the sub-launch, and the launch waits for that, not for a sub-launch.
 #pragma once
 
+#include <atomic>
 #include <chrono>
 #include <condition_variable>
 #include <functional>
@@ -45,8 +46,10 @@ class SplitProgress {
   // `policy` has begun the launch over `devices`; it is called under this object's lock from now on.
   // `profiles`: given, a device nothing was measured of may be judged slow by its specification
   // (sched::TakeOver).
+  // `spin`: how long a waiting thread polls for a change before it blocks (spin_wait.h).
   SplitProgress(std::shared_ptr<sched::Policy> policy, int home, const std::vector<int>& devices,
-                Listener listener = {}, std::vector<sched::DeviceProfile> profiles = {});
+                Listener listener = {}, std::vector<sched::DeviceProfile> profiles = {},
+                std::chrono::nanoseconds spin = {});
 
   using Step = sched::LaunchDriver::Step;
   // What the idle device does next (sched::LaunchDriver::next): Run or Done; with `wait`, a Wait is
@@ -102,10 +105,17 @@ class SplitProgress {
   using State = sched::TakeOver::State;
   // The listener's calls for the devices the driver took out (caller holds the lock).
   void report_taken_out();
+  // Something a waiting thread may be waiting for changed (caller holds the lock): it is told.
+  void changed();
+  // Waits for a change (changed()) with `lock` held, for `seconds` at most; polls for it for spin_
+  // first.
+  void wait_for_change(std::unique_lock<std::mutex>& lock, std::chrono::duration<double> seconds);
 
   Listener listener_;
   mutable std::mutex mutex_;
   std::condition_variable cv_;
+  const std::chrono::nanoseconds spin_;
+  std::atomic<uint64_t> changes_{0};       // changed() calls so far: what a polling thread watches
   std::shared_ptr<sched::Policy> policy_;  // held: an abandoned device's thread may outlive the launch
   sched::LaunchDriver driver_;
   std::map<int, std::chrono::steady_clock::time_point> cancelled_at_;

@@ -203,7 +203,8 @@ cl_int run_split(Executor& executor, LaunchJob& job) {
   const Clock::time_point first_chunks_start = Clock::now();
   auto progress = std::make_shared<SplitProgress>(
       policy, job.home, active, std::move(listener),
-      policy->guesses_pace_by_specification() ? devices.profiles() : std::vector<sched::DeviceProfile>{});
+      policy->guesses_pace_by_specification() ? devices.profiles() : std::vector<sched::DeviceProfile>{},
+      executor.spin());
   // The first step of every device, decided now (each device would ask at once anyway): the host
   // copy then holds what their first chunks lack before any device starts writing.
   std::map<int, SplitProgress::Step> first_steps;

@@ -5,6 +5,8 @@
 #include <optional>
 #include <thread>
 
+#include "exec/device_worker.h"
+#include "exec/spin_wait.h"
 #include "exec/split_progress.h"
 #include "specified_devices.h"
 
@@ -331,4 +333,51 @@ TEST(SplitProgress, AFailedDeviceIsPublishedOnlyWhileInTheLaunch) {
     progress.wait_all();  // returns at once: it left
     EXPECT_EQ(progress.cancelled_devices(), std::set<int>{1});
   }
+}
+
+// Spin waits: only where every thread that runs kernels has a core and one is left.
+TEST(SpinWait, ABudgetOnlyWithACoreToSpare) {
+  using coex::exec::spin_budget;
+  const auto single = specified({1, 1, 1});  // one coex thread each
+  EXPECT_EQ(spin_budget(500, single, 4), std::chrono::microseconds(500));
+  EXPECT_EQ(spin_budget(500, single, 3).count(), 0);  // no core left for the app
+  EXPECT_EQ(spin_budget(0, single, 64).count(), 0);   // the setting's "never"
+  auto threaded = single;
+  threaded[0].is_cpu = true;
+  threaded[0].compute_units = 4;  // PoCL's own 4 threads beside coex's
+  EXPECT_EQ(spin_budget(500, threaded, 7).count(), 0);
+  EXPECT_EQ(spin_budget(500, threaded, 8), std::chrono::microseconds(500));
+  EXPECT_EQ(spin_budget(500, specified({1}), 64).count(), 0);  // one device: no split
+}
+
+// A waiting device that polls (spin) still sees the launch end, and the launch's thread its end.
+TEST(SpinWait, AWaitingDeviceThatPollsSeesTheLaunchEnd) {
+  SplitProgress progress(nullptr, 0, {0, 1, 2}, {}, {}, std::chrono::milliseconds(5));
+  start(progress, 1, {1, 0, 50}, 0);
+  start(progress, 2, {2, 50, 100}, 0);
+  ASSERT_TRUE(finish(progress, 1, 0.5));
+  std::thread waiting([&] {
+    const SplitProgress::Step step = progress.next(
+        1, [] { return 0.5; }, true, true);
+    EXPECT_EQ(step.kind, SplitProgress::Step::Kind::Done);
+  });
+  std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  ASSERT_TRUE(finish(progress, 2, 0.52));
+  progress.finished(2);
+  progress.finished(0);
+  progress.wait_all();  // device 1 finished in its look
+  waiting.join();
+}
+
+// A worker that polls runs what is posted, whether it is still polling or blocked by then, and stops.
+TEST(SpinWait, APollingWorkerRunsEveryTask) {
+  static const cl_icd_dispatch no_driver{};  // no staging is asked for
+  coex::exec::DeviceWorker worker(0, no_driver, std::chrono::milliseconds(2));
+  std::atomic<int> ran{0};
+  for (int i = 0; i < 50; ++i) {
+    worker.post([&] { ++ran; });
+    if (i % 10 == 0) std::this_thread::sleep_for(std::chrono::milliseconds(i % 20 == 0 ? 1 : 5));
+  }
+  worker.stop();
+  EXPECT_EQ(ran.load(), 50);
 }

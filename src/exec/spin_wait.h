@@ -1,0 +1,47 @@
+// Waits that spin a while before they block (docs/design.md, "Spin waits"). A thread blocked on a
+// condition variable is woken through the kernel (a futex wake, and an interrupt to the core it
+// sleeps on), which on the device machine's virtual machine took tens of microseconds, several
+// times over in one split launch: the devices' threads woken for their parts, the waiting devices
+// told the launch is done, the launch's thread told they are. Where every thread that runs kernels
+// has a core of its own and one is left over, the threads that wait for a launch's next step poll
+// for it a while first.
+#pragma once
+
+#include <chrono>
+#include <vector>
+
+#include "sched/policy.h"
+
+namespace coex::exec {
+
+inline void cpu_relax() {
+#if defined(__x86_64__) || defined(__i386__)
+  __builtin_ia32_pause();
+#elif defined(__aarch64__)
+  asm volatile("yield");
+#endif
+}
+
+// Polls `ready` until it holds (true) or `budget` has passed (false).
+template <typename Ready>
+bool spin_until(Ready&& ready, std::chrono::nanoseconds budget) {
+  if (ready()) return true;
+  if (budget.count() <= 0) return false;
+  const auto until = std::chrono::steady_clock::now() + budget;
+  for (unsigned i = 1;; ++i) {
+    cpu_relax();
+    if (ready()) return true;
+    if (i % 64 == 0 && std::chrono::steady_clock::now() >= until) return false;
+  }
+}
+
+// How long a waiting thread spins (setting spin_microseconds): that long where the host threads that
+// run kernels fit in `cores` with one to spare, none otherwise. Those threads: one of coex's for each
+// device of `devices` (it drives the device, and on a single-threaded CPU device runs its kernels),
+// and a threaded CPU device's own (one per compute unit).
+std::chrono::nanoseconds spin_budget(long microseconds, const std::vector<sched::DeviceProfile>& devices,
+                                     unsigned cores);
+// The cores this process may run on (its affinity mask), or the machine's.
+unsigned usable_cores();
+
+}  // namespace coex::exec
