@@ -72,6 +72,14 @@ ShadowCopy* BufferState::find_shadow(int device) {
   return it == shadows_.end() ? nullptr : &it->second;
 }
 
+void BufferState::keep_only_what_home_lacks() {
+  host_valid_ = intersection(host_valid_, home_lacks_);
+  for (auto& [device, shadow] : shadows_) {
+    shadow.valid = intersection(shadow.valid, home_lacks_);
+    shadow.sole = intersection(shadow.sole, home_lacks_);  // always within it: kept as it is
+  }
+}
+
 void BufferState::split_ended(uint64_t generation_at_start, int home,
                               const std::map<int, IntervalSet>& changed) {
   if (generation_ != generation_at_start) {

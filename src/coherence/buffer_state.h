@@ -121,6 +121,11 @@ class BufferState {
   // into the app's buffer, not into a shadow of its own); otherwise nothing outside home can be
   // trusted any more.
   void split_ended(uint64_t generation_at_start, int home, const std::map<int, IntervalSet>& changed);
+  // A split launch ended without its merge (it failed and ran again on home, or coex failed) after
+  // the app had written the buffer in a command queued behind it: what the split's preparation copied
+  // to the host copy and the shadows holds the bytes before that write, counted current. Only what
+  // home lacks stays counted elsewhere (app_wrote took the app's bytes out of it).
+  void keep_only_what_home_lacks();
 
   ~BufferState();
 

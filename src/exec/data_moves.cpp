@@ -150,6 +150,9 @@ uint64_t merge_changes(LaunchJob& job, const std::map<int, DeviceChanges>& chang
       if (k >= change.changed.size() || change.changed[k].empty()) continue;
       for (const auto& r : change.changed[k]) std::memcpy(host + r.begin, change.staging[k] + r.begin, r.size());
       state.host_valid().add(change.changed[k]);
+      // No other device holds them alone any more (an older launch's resident results there): a
+      // merge that writes home at once fetched those over these (fetch_sole below).
+      for (auto& [other, copy] : state.shadows()) copy.sole.subtract(change.changed[k]);
       by_device[device].add(change.changed[k]);
       if (device != job.home) home_lacks.add(change.changed[k]);
     }
@@ -208,6 +211,24 @@ uint64_t merge_changes(LaunchJob& job, const std::map<int, DeviceChanges>& chang
     state.split_ended(use.generation_at_enqueue, job.home, by_device);
   }
   return moved;
+}
+
+std::vector<size_t> roots_written_since_enqueue(LaunchJob& job) {
+  std::vector<size_t> out;
+  for (size_t k = 0; k < job.roots.size(); ++k) {
+    auto& state = *job.roots[k].root->state;
+    std::lock_guard lock(state.mutex());
+    if (state.generation() != job.roots[k].generation_at_enqueue) out.push_back(k);
+  }
+  return out;
+}
+
+void forget_copies_before_app_writes(LaunchJob& job, const std::vector<size_t>& roots) {
+  for (size_t k : roots) {
+    auto& state = *job.roots.at(k).root->state;
+    std::lock_guard lock(state.mutex());
+    state.keep_only_what_home_lacks();
+  }
 }
 
 uint64_t restore_home(LaunchJob& job, cl_command_queue home_queue, cl_int* error) {

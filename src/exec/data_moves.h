@@ -155,4 +155,12 @@ uint64_t merge_changes(LaunchJob& job, const std::map<int, DeviceChanges>& chang
 // have been written. Returns bytes moved.
 uint64_t restore_home(LaunchJob& job, cl_command_queue home_queue, cl_int* error);
 
+// The job's roots that the app wrote since the launch was enqueued (a command queued behind it): their
+// copies made for the launch hold the bytes before that write. Asked before a rerun on home, which
+// writes the roots too.
+std::vector<size_t> roots_written_since_enqueue(LaunchJob& job);
+// For those roots, after a split that ended without its merge: only what home lacks stays counted
+// current outside home (coherence::BufferState::keep_only_what_home_lacks).
+void forget_copies_before_app_writes(LaunchJob& job, const std::vector<size_t>& roots);
+
 }  // namespace coex::exec

@@ -8,6 +8,7 @@
 
 #include "config/settings.h"
 #include "devices/device_set.h"
+#include "exec/data_moves.h"
 #include "exec/exit_guard.h"
 #include "exec/home_sync.h"
 #include "exec/policy_binding.h"
@@ -203,6 +204,11 @@ cl_int Executor::run_serialised(LaunchJob& job) {
     spdlog::error("kernel {}: split launch failed inside coex: {}", job.kernel_name, e.what());
   } catch (...) {
     spdlog::error("kernel {}: split launch failed inside coex", job.kernel_name);
+  }
+  // No merge ended it: an app write queued behind it makes what its preparation copied stale.
+  try {
+    forget_copies_before_app_writes(job, roots_written_since_enqueue(job));
+  } catch (...) {  // a lock or an allocation failed: nothing more to be done here
   }
   return CL_OUT_OF_HOST_MEMORY;
 }

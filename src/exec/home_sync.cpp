@@ -23,7 +23,10 @@ cl_int write_lacks_home(Services& services, coherence::BufferState& state, cl_co
   for (const auto& r : ranges) {
     cl_int err =
         cl.clEnqueueWriteBuffer(queue, mem, CL_FALSE, r.begin - origin, r.size(), host + r.begin, 0, nullptr, nullptr);
-    if (err != CL_SUCCESS) return err;
+    if (err != CL_SUCCESS) {
+      cl.clFinish(queue);  // the writes enqueued before it read the host copy: none may run after the lock goes
+      return err;
+    }
     moved += r.size();
   }
   // Blocking: the host copy may change once the caller lets the lock go.

@@ -353,11 +353,16 @@ cl_int run_split(Executor& executor, LaunchJob& job) {
     failure = CL_INVALID_OPERATION;
   }
   if (failure != CL_SUCCESS) {
+    // Asked before the rerun, which writes the roots itself.
+    const std::vector<size_t> rewritten = roots_written_since_enqueue(job);
     for (auto& [device, run] : runs)
       if (device != job.home && run.error != CL_SUCCESS) executor.drop(device, run.error);
     cl_int err = CL_SUCCESS;
     record.bytes_by_step.host_to_home += restore_home(job, home_queue, &err);
     if (err == CL_SUCCESS) err = run_whole_on_home(job, home_queue);
+    // No merge ends this launch (BufferState::split_ended): an app write queued behind it makes
+    // what its preparation copied stale.
+    forget_copies_before_app_writes(job, rewritten);
     record.not_split_reason = conflict ? coherence::conflict_reason(conflict.kind) : "sub_launch_failed";
     record.bytes_moved = record.bytes_by_step.total();
     record.per_device.push_back(

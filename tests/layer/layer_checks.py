@@ -427,6 +427,28 @@ class Checks:
         expect(written["true"][1] < written["false"][1],
                "the splits wrote as much home with lazy_home on as off: %s" % written)
 
+    def check_write_behind_failed_split(self):
+        # A launch whose input the app writes in a command queued behind it, over three devices, with
+        # device 1's first sub-launch failing (COEX_FAULT=fail:1@1): the launch runs again on home, and
+        # the copies its preparation made (the input before the write, in the host copy and device 2's
+        # shadow) must not count current after the write. The next launch, over home and device 2,
+        # reads the written input (tests/layer/write_behind_launch.c). Without the fault too.
+        app = os.path.join(self.build, "tests", "layer", "write_behind_launch")
+        rc, bare, _ = run([app])
+        expect(rc == 0 and bare.strip().endswith("PASS"), "write_behind_launch fails bare")
+        three = " ".join([os.environ.get("POCL_DEVICES", "pthread").split()[0]] * 3)
+        for fault in ("fail:1@1", ""):
+            rc, out, err = run([app], {"POCL_DEVICES": three, "COEX_FAULT": fault, "COEX_REPORT": self.report},
+                               self.layer)
+            expect(rc == 0 and out == bare, "COEX_FAULT=%s: output differs from the bare run:\n%s\n%s"
+                   % (fault, out, err))
+            r = self.load_report()
+            os.remove(self.report)
+            split = sum(k["split_launches"] for k in r["kernels"])
+            failed = sum(k.get("not_split", {}).get("sub_launch_failed", 0) for k in r["kernels"])
+            expect(split == (1 if fault else 2) and failed == (1 if fault else 0),
+                   "COEX_FAULT=%s: %d split launches, %d failed sub-launches: %s" % (fault, split, failed, r["kernels"]))
+
     def check_resident_results(self):
         # What device 1 writes stays there (exec/resident_results.h): the stencil's later launches
         # fetch only halos from it, and the app's reads get the rest. Faults injected from a later

@@ -103,6 +103,26 @@ void left_on_device(BufferState& state) {
   state.update_care();
 }
 
+// A split that read the buffer for its devices, then failed, with an app write of [50, 70) queued
+// behind it: the bytes it copied there are the ones before the write. What home lacks (a lazy merge's
+// [40, 50) and a device's resident [45, 50)) stays where it is; nothing else counts current outside home.
+TEST(BufferStateLazyHome, ASplitEndedWithoutItsMergeAfterAnAppWriteKeepsOnlyWhatHomeLacks) {
+  BufferState state(100);
+  left_lacking(state);
+  ShadowCopy& shadow = state.shadow(1);
+  shadow.sole.add({45, 50});
+  shadow.valid.add({45, 50});
+  state.app_wrote(50, 70);
+  state.host_valid().add({50, 100});  // the split's preparation read the old bytes from home
+  state.shadow(1).valid.add({0, 40});
+  state.shadow(1).valid.add({50, 70});
+  state.keep_only_what_home_lacks();
+  EXPECT_EQ(state.home_lacks(), (IntervalSet{{40, 50}}));
+  EXPECT_EQ(state.host_valid(), (IntervalSet{{40, 50}}));
+  EXPECT_EQ(state.shadow(1).valid, (IntervalSet{{45, 50}}));
+  EXPECT_EQ(state.shadow(1).sole, (IntervalSet{{45, 50}}));
+}
+
 TEST(BufferStateResident, AnAppWriteTakesItsRangeOutOfWhatOnlyADeviceHolds) {
   BufferState state(100);
   left_on_device(state);
