@@ -50,6 +50,7 @@ double package_speed(const ChunkTiming& t) {
 // the kernel is regular.
 std::vector<double> warm_speeds(const std::vector<ChunkTiming>& done, size_t window) {
   std::vector<double> speeds;
+  speeds.reserve(window);
   for (auto it = done.rbegin(); it != done.rend() && speeds.size() < window; ++it)
     if (!it->first_run) speeds.push_back(package_speed(*it));
   return speeds;
@@ -71,14 +72,18 @@ double SigmoidPolicy::kind_speed(const DeviceState& device) {
   return groups > 0 ? groups / std::max(seconds, 1e-9) : window_speed(device);
 }
 
+// The mean of warm_speeds, without the vector: asked for every device at every package (choose_size),
+// under the launch's lock in coex.
 double SigmoidPolicy::window_speed(const DeviceState& device) const {
-  std::vector<double> speeds = warm_speeds(device.done, static_cast<size_t>(params().sigmoid_window));
-  // Only first runs so far: their speed, low as it is, is all that was measured.
-  if (speeds.empty())
-    for (const auto& t : device.done) speeds.push_back(package_speed(t));
+  const size_t window = static_cast<size_t>(params().sigmoid_window);
   double sum = 0;
-  for (double v : speeds) sum += v;
-  return speeds.empty() ? 0 : sum / static_cast<double>(speeds.size());
+  size_t count = 0;
+  for (auto it = device.done.rbegin(); it != device.done.rend() && count < window; ++it)
+    if (!it->first_run) sum += package_speed(*it), ++count;
+  // Only first runs so far: their speed, low as it is, is all that was measured.
+  if (count == 0)
+    for (const auto& t : device.done) sum += package_speed(t), ++count;
+  return count == 0 ? 0 : sum / static_cast<double>(count);
 }
 
 uint64_t SigmoidPolicy::choose_size(DeviceState& device, double now) {
@@ -113,8 +118,10 @@ uint64_t SigmoidPolicy::choose_size(DeviceState& device, double now) {
 
 void SigmoidPolicy::on_chunk_done(DeviceState& device, const ChunkTiming&) {
   const size_t window = static_cast<size_t>(params().sigmoid_window);
+  size_t warm = 0;  // counted first: most packages of a launch come before a device's window is full
+  for (auto it = device.done.rbegin(); it != device.done.rend() && warm < window; ++it) warm += !it->first_run;
+  if (warm < window) return;
   const std::vector<double> speeds = warm_speeds(device.done, window);
-  if (speeds.size() < window) return;
   judged_ = true;
   if (coefficient_of_variation(speeds) > params().sigmoid_cv_threshold) spread_seen_ = irregular_ = true;
 }
