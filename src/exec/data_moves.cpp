@@ -115,7 +115,10 @@ uint64_t read_back_changes(LaunchJob& job, int device, cl_command_queue queue, c
     for (const auto& r : bridge_gaps(to_read, kBridgeGap)) {
       *error =
           cl(job).clEnqueueReadBuffer(queue, mem, CL_FALSE, r.begin, r.size(), staging + r.begin, 0, nullptr, nullptr);
-      if (*error != CL_SUCCESS) return moved;
+      if (*error != CL_SUCCESS) {
+        cl(job).clFinish(queue);  // the reads enqueued before it write into the worker's staging
+        return moved;
+      }
       moved += r.size();
     }
     *error = cl(job).clFinish(queue);
