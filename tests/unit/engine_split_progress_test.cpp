@@ -77,10 +77,12 @@ TEST(RedoIsSooner, AThiefWithoutARateNeverTakesOver) {
 // which later comes back to nothing.
 TEST(SplitProgress, HomeTakesOverAStalledDevice) {
   std::vector<int> abandoned, returned;
+  std::atomic<bool> any_abandoned{false};  // what the mover thread reads (the vector is the lock holder's)
   SplitProgress progress(nullptr, 0, {0, 1},
                          on_abandon_and_return(
                              [&](int d, const Chunk& c, double seconds) {
                                abandoned.push_back(d);
+                               any_abandoned = true;
                                EXPECT_EQ(c.begin, 50u);
                                EXPECT_GT(seconds, 1.5);  // what it ran so far
                              },
@@ -95,7 +97,7 @@ TEST(SplitProgress, HomeTakesOverAStalledDevice) {
   clock = 0.5;
   ASSERT_TRUE(finish(progress, 0, 0.5));  // 100 groups/s
   std::thread mover([&] {                        // time passes while home waits
-    for (int i = 0; i < 400 && abandoned.empty(); ++i) {
+    for (int i = 0; i < 400 && !any_abandoned; ++i) {
       clock = clock + 0.05;
       std::this_thread::sleep_for(std::chrono::milliseconds(1));
     }
