@@ -19,15 +19,17 @@ void SplitProgress::changed() {
   cv_.notify_all();
 }
 
-void SplitProgress::wait_for_change(std::unique_lock<std::mutex>& lock, std::chrono::duration<double> seconds) {
-  if (spin_.count() > 0) {
-    const uint64_t seen = changes_.load(std::memory_order_relaxed);  // under the lock: no change missed
+bool SplitProgress::wait_for_change(std::unique_lock<std::mutex>& lock, std::chrono::duration<double> seconds,
+                                    bool poll) {
+  const uint64_t seen = changes_.load(std::memory_order_relaxed);  // under the lock: no change missed
+  if (poll && spin_.count() > 0) {
     lock.unlock();
     spin_until([&] { return changes_.load(std::memory_order_acquire) != seen; }, spin_);
     lock.lock();
-    if (changes_.load(std::memory_order_relaxed) != seen) return;
+    if (changes_.load(std::memory_order_relaxed) != seen) return true;
   }
   cv_.wait_for(lock, seconds);
+  return changes_.load(std::memory_order_relaxed) != seen;
 }
 
 void SplitProgress::report_taken_out() {
@@ -44,6 +46,9 @@ void SplitProgress::report_taken_out() {
 SplitProgress::Step SplitProgress::next(int device, const std::function<double()>& now, bool wait,
                                         bool finish_when_done) {
   std::unique_lock lock(mutex_);
+  // Not after a wait that only timed out: in a long launch a waiting device polls after its changes, not
+  // at every look again.
+  bool poll = true;
   for (;;) {
     Step step = driver_.next(device, now());
     report_taken_out();
@@ -52,7 +57,7 @@ SplitProgress::Step SplitProgress::next(int device, const std::function<double()
       changed();
     }
     if (step.kind != Step::Kind::Wait || !wait) return step;
-    wait_for_change(lock, std::chrono::duration<double>(kRecheckSeconds));
+    poll = wait_for_change(lock, std::chrono::duration<double>(kRecheckSeconds), poll);
   }
 }
 
@@ -145,6 +150,7 @@ bool SplitProgress::fail(int device, double now, const std::function<void()>& pu
 
 void SplitProgress::wait_all() {
   std::unique_lock lock(mutex_);
+  bool poll = true;
   while (!driver_.all_done()) {
     const auto now = std::chrono::steady_clock::now();
     for (const auto& [device, at] : cancelled_at_) {
@@ -156,7 +162,7 @@ void SplitProgress::wait_all() {
       if (listener_.on_left_behind) listener_.on_left_behind(device, true);
     }
     if (driver_.all_done()) break;
-    wait_for_change(lock, std::chrono::milliseconds(100));
+    poll = wait_for_change(lock, std::chrono::milliseconds(100), poll);
   }
 }
 

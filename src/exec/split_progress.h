@@ -107,9 +107,9 @@ class SplitProgress {
   void report_taken_out();
   // Something a waiting thread may be waiting for changed (caller holds the lock): it is told.
   void changed();
-  // Waits for a change (changed()) with `lock` held, for `seconds` at most; polls for it for spin_
-  // first.
-  void wait_for_change(std::unique_lock<std::mutex>& lock, std::chrono::duration<double> seconds);
+  // Waits for a change (changed()) with `lock` held, for `seconds` at most; with `poll`, polls for it
+  // for spin_ first. Whether a change came (false: the time ran out).
+  bool wait_for_change(std::unique_lock<std::mutex>& lock, std::chrono::duration<double> seconds, bool poll);
 
   Listener listener_;
   mutable std::mutex mutex_;
