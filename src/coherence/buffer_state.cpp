@@ -74,10 +74,8 @@ ShadowCopy* BufferState::find_shadow(int device) {
 
 void BufferState::keep_only_what_home_lacks() {
   host_valid_ = intersection(host_valid_, home_lacks_);
-  for (auto& [device, shadow] : shadows_) {
-    shadow.valid = intersection(shadow.valid, home_lacks_);
-    shadow.sole = intersection(shadow.sole, home_lacks_);  // always within it: kept as it is
-  }
+  // A shadow's sole bytes lie within home_lacks_, and stay.
+  for (auto& [device, shadow] : shadows_) shadow.valid = intersection(shadow.valid, home_lacks_);
 }
 
 void BufferState::split_ended(uint64_t generation_at_start, int home,

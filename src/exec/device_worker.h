@@ -85,12 +85,7 @@ class DeviceWorker {
       std::function<void()> task;
       {
         std::unique_lock lock(mutex_);
-        if (tasks_.empty() && !stopping_ && spin_.count() > 0) {
-          const uint64_t seen = posted_.load(std::memory_order_relaxed);
-          lock.unlock();
-          spin_until([&] { return posted_.load(std::memory_order_acquire) != seen; }, spin_);
-          lock.lock();
-        }
+        if (tasks_.empty() && !stopping_) poll_unlocked(lock, posted_, posted_.load(std::memory_order_relaxed), spin_);
         sleeping_ = true;
         cv_.wait(lock, [this] { return stopping_ || !tasks_.empty(); });
         sleeping_ = false;

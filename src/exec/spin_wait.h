@@ -7,7 +7,10 @@
 // for it a while first.
 #pragma once
 
+#include <atomic>
 #include <chrono>
+#include <cstdint>
+#include <mutex>
 #include <vector>
 
 #include "sched/policy.h"
@@ -33,6 +36,19 @@ bool spin_until(Ready&& ready, std::chrono::nanoseconds budget) {
     if (ready()) return true;
     if (i % 64 == 0 && std::chrono::steady_clock::now() >= until) return false;
   }
+}
+
+// With `lock` held on entry and on return: lets it go while it polls `counter` for a value other than
+// `seen` (read under the lock by the caller, so that no change made under it is missed), for `budget`
+// at most. Whether the counter changed.
+inline bool poll_unlocked(std::unique_lock<std::mutex>& lock, const std::atomic<uint64_t>& counter, uint64_t seen,
+                          std::chrono::nanoseconds budget) {
+  if (budget.count() > 0) {
+    lock.unlock();
+    spin_until([&] { return counter.load(std::memory_order_acquire) != seen; }, budget);
+    lock.lock();
+  }
+  return counter.load(std::memory_order_relaxed) != seen;
 }
 
 // How long a waiting thread spins (setting spin_microseconds): that long where the host threads that

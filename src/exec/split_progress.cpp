@@ -22,12 +22,7 @@ void SplitProgress::changed() {
 bool SplitProgress::wait_for_change(std::unique_lock<std::mutex>& lock, std::chrono::duration<double> seconds,
                                     bool poll) {
   const uint64_t seen = changes_.load(std::memory_order_relaxed);  // under the lock: no change missed
-  if (poll && spin_.count() > 0) {
-    lock.unlock();
-    spin_until([&] { return changes_.load(std::memory_order_acquire) != seen; }, spin_);
-    lock.lock();
-    if (changes_.load(std::memory_order_relaxed) != seen) return true;
-  }
+  if (poll && poll_unlocked(lock, changes_, seen, spin_)) return true;
   cv_.wait_for(lock, seconds);
   return changes_.load(std::memory_order_relaxed) != seen;
 }
@@ -83,12 +78,22 @@ bool SplitProgress::chunk_started(int device, double now) {
 
 void SplitProgress::leave(int device) {
   std::lock_guard lock(mutex_);
+  leave_locked(device);
+}
+
+void SplitProgress::leave_locked(int device) {
   if (left_behind_.erase(device)) {
     if (listener_.on_left_behind) listener_.on_left_behind(device, false);
     return;
   }
   driver_.leave(device);
   changed();
+}
+
+void SplitProgress::tell_abandoned_return(int device, double now) {
+  const auto& rules = driver_.take_over();
+  if (listener_.on_abandoned_return)
+    listener_.on_abandoned_return(device, rules.running(device), now - rules.running_since(device));
 }
 
 bool SplitProgress::out_of_launch(int device) const {
@@ -100,9 +105,7 @@ bool SplitProgress::out_of_launch(int device) const {
 bool SplitProgress::chunk_finished(int device, const sched::ChunkTiming& timing, bool from_policy) {
   std::lock_guard lock(mutex_);
   if (!driver_.chunk_finished(device, timing, from_policy)) {
-    const auto& rules = driver_.take_over();
-    if (listener_.on_abandoned_return)
-      listener_.on_abandoned_return(device, rules.running(device), timing.end - rules.running_since(device));
+    tell_abandoned_return(device, timing.end);
     return false;
   }
   // No waiting device is woken: a chunk's end changes no answer of the driver's to one (split_progress.h,
@@ -124,21 +127,16 @@ void SplitProgress::finished(int device) {
 
 bool SplitProgress::fail(int device, double now, const std::function<void()>& publish) {
   std::lock_guard lock(mutex_);
-  const auto& rules = driver_.take_over();
-  switch (rules.state(device)) {
-    case State::Abandoned:  // in a sub-launch (or left behind while preparing): its return, as leave() or
-                            // chunk_finished() would tell it
-      if (left_behind_.erase(device)) {
-        if (listener_.on_left_behind) listener_.on_left_behind(device, false);
-      } else if (listener_.on_abandoned_return) {
-        listener_.on_abandoned_return(device, rules.running(device), now - rules.running_since(device));
+  switch (driver_.take_over().state(device)) {
+    case State::Abandoned:  // in a sub-launch: its return, as chunk_finished() tells it
+      if (!left_behind_.count(device)) {
+        tell_abandoned_return(device, now);
+        return false;
       }
-      return false;
+      [[fallthrough]];  // left behind while preparing: it leaves, as a cancelled device does
     case State::Cancelled:
-      driver_.leave(device);
-      changed();
-      return false;
     case State::Left:
+      leave_locked(device);
       return false;
     default:
       publish();

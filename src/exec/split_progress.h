@@ -105,6 +105,10 @@ class SplitProgress {
   using State = sched::TakeOver::State;
   // The listener's calls for the devices the driver took out (caller holds the lock).
   void report_taken_out();
+  // leave() and what chunk_finished() tells of an abandoned device's return at `now` (caller holds the
+  // lock).
+  void leave_locked(int device);
+  void tell_abandoned_return(int device, double now);
   // Something a waiting thread may be waiting for changed (caller holds the lock): it is told.
   void changed();
   // Waits for a change (changed()) with `lock` held, for `seconds` at most; with `poll`, polls for it

@@ -43,16 +43,24 @@ double package_speed(const ChunkTiming& t) {
   return static_cast<double>(t.chunk.groups()) / std::max(t.seconds(), 1e-9);
 }
 
-// The speeds of the device's last `window` packages, in groups per second, leaving out a package that
-// was its first run of the kernel (ChunkTiming::first_run): that time holds the driver's one-time work
-// (on PoCL the work-group function's compile or load as it first runs: 295 ms for a first package of
-// benchmarks/nbody whose next ones took 14 ms), which says neither how fast the device is nor whether
-// the kernel is regular.
+// The device's last `window` packages, leaving out a package that was its first run of the kernel
+// (ChunkTiming::first_run): that time holds the driver's one-time work (on PoCL the work-group
+// function's compile or load as it first runs: 295 ms for a first package of benchmarks/nbody whose
+// next ones took 14 ms), which says neither how fast the device is nor whether the kernel is regular.
+// Calls `use` on each, newest first; returns how many there were.
+template <typename Use>
+size_t for_each_warm(const std::vector<ChunkTiming>& done, size_t window, Use&& use) {
+  size_t count = 0;
+  for (auto it = done.rbegin(); it != done.rend() && count < window; ++it)
+    if (!it->first_run) use(*it), ++count;
+  return count;
+}
+
+// Their speeds, in groups per second.
 std::vector<double> warm_speeds(const std::vector<ChunkTiming>& done, size_t window) {
   std::vector<double> speeds;
   speeds.reserve(window);
-  for (auto it = done.rbegin(); it != done.rend() && speeds.size() < window; ++it)
-    if (!it->first_run) speeds.push_back(package_speed(*it));
+  for_each_warm(done, window, [&](const ChunkTiming& t) { speeds.push_back(package_speed(t)); });
   return speeds;
 }
 
@@ -75,11 +83,9 @@ double SigmoidPolicy::kind_speed(const DeviceState& device) {
 // The mean of warm_speeds, without the vector: asked for every device at every package (choose_size),
 // under the launch's lock in coex.
 double SigmoidPolicy::window_speed(const DeviceState& device) const {
-  const size_t window = static_cast<size_t>(params().sigmoid_window);
   double sum = 0;
-  size_t count = 0;
-  for (auto it = device.done.rbegin(); it != device.done.rend() && count < window; ++it)
-    if (!it->first_run) sum += package_speed(*it), ++count;
+  size_t count = for_each_warm(device.done, static_cast<size_t>(params().sigmoid_window),
+                               [&](const ChunkTiming& t) { sum += package_speed(t); });
   // Only first runs so far: their speed, low as it is, is all that was measured.
   if (count == 0)
     for (const auto& t : device.done) sum += package_speed(t), ++count;
@@ -118,9 +124,8 @@ uint64_t SigmoidPolicy::choose_size(DeviceState& device, double now) {
 
 void SigmoidPolicy::on_chunk_done(DeviceState& device, const ChunkTiming&) {
   const size_t window = static_cast<size_t>(params().sigmoid_window);
-  size_t warm = 0;  // counted first: most packages of a launch come before a device's window is full
-  for (auto it = device.done.rbegin(); it != device.done.rend() && warm < window; ++it) warm += !it->first_run;
-  if (warm < window) return;
+  // Counted first: most packages of a launch come before a device's window is full.
+  if (for_each_warm(device.done, window, [](const ChunkTiming&) {}) < window) return;
   const std::vector<double> speeds = warm_speeds(device.done, window);
   judged_ = true;
   if (coefficient_of_variation(speeds) > params().sigmoid_cv_threshold) spread_seen_ = irregular_ = true;
