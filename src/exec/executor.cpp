@@ -159,7 +159,7 @@ void CL_CALLBACK Executor::on_start_marker(cl_event, cl_int status, void* user_d
 // worker thread.
 void Executor::dispatcher_loop() {
   for (;;) {
-    std::pair<std::unique_ptr<LaunchJob>, cl_int> next;
+    std::pair<std::shared_ptr<LaunchJob>, cl_int> next;
     {
       // At stop, launches still waiting for their start marker run too, within the stop's limit: an
       // app that returns from main with work in its queue may finish it in an atexit handler or a
@@ -213,8 +213,9 @@ cl_int Executor::run_serialised(LaunchJob& job) {
   return CL_OUT_OF_HOST_MEMORY;
 }
 
-cl_int Executor::run_synchronously(std::unique_ptr<LaunchJob> job, cl_uint num_wait, const cl_event* wait_list,
+cl_int Executor::run_synchronously(std::unique_ptr<LaunchJob> owned, cl_uint num_wait, const cl_event* wait_list,
                                    cl_event* app_event) {
+  const std::shared_ptr<LaunchJob> job = std::move(owned);  // shared with its device threads (launch_job.h)
   const cl_icd_dispatch& cl = services_.next();
   // What the start marker gives otherwise: the wait list done, and every
   // earlier command of the queue.
@@ -223,6 +224,7 @@ cl_int Executor::run_synchronously(std::unique_ptr<LaunchJob> job, cl_uint num_w
   if (status == CL_SUCCESS) status = run_serialised(*job);
   end_buffer_uses(*job);
   release_buffers(*job);
+  job->in_flight.reset();
   if (!app_event) return CL_SUCCESS;
   cl_int err = cl.clEnqueueMarkerWithWaitList(job->app_queue, 0, nullptr, app_event);
   if (err != CL_SUCCESS) return err;
@@ -243,6 +245,9 @@ void Executor::complete(LaunchJob& job, cl_int status) {
   cl.clReleaseEvent(job.user_event);
   cl.clReleaseEvent(job.start_marker);
   release_buffers(job);
+  // Not counted in flight once over, though a device thread left behind still holds the job
+  // (launch_job.h).
+  job.in_flight.reset();
 }
 
 void Executor::release_buffers(LaunchJob& job) {

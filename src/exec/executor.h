@@ -107,8 +107,8 @@ class Executor {
   // workers go, since a split run on an app's thread (run_synchronously) has home's part on that
   // thread, with home's worker's staging.
   bool split_running_ = false;
-  std::map<LaunchJob*, std::unique_ptr<LaunchJob>> waiting_;  // for their start marker
-  std::deque<std::pair<std::unique_ptr<LaunchJob>, cl_int>> ready_;
+  std::map<LaunchJob*, std::shared_ptr<LaunchJob>> waiting_;  // for their start marker
+  std::deque<std::pair<std::shared_ptr<LaunchJob>, cl_int>> ready_;
   bool stopping_ = false;
   std::chrono::steady_clock::time_point stop_deadline_;  // launches not started by then are dropped at stop
   std::map<int, std::unique_ptr<DeviceWorker>> workers_;

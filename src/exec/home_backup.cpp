@@ -72,6 +72,9 @@ cl_int read_untouched_bytes(LaunchJob& job, size_t root, const IntervalSet& want
   const RootUse& use = job.roots[root];
   auto& state = *use.root->state;
   std::lock_guard side(kept.side_reads_mutex);
+  // After every wait, a device cancelled meanwhile touches nothing more: it may be left behind, and
+  // the launch over (launch_job.h).
+  if (cancelled && cancelled()) return kPreparationCancelled;
   IntervalSet untouched;
   uint64_t generation = 0;
   uint8_t* host = nullptr;
@@ -94,6 +97,7 @@ cl_int read_untouched_bytes(LaunchJob& job, size_t root, const IntervalSet& want
   if (!queue) return CL_SUCCESS;  // then they come through the home queue (read_pre_launch_bytes)
   if (cl_int err = read_ranges(cl(job), queue, use.root->handle, untouched, host, moved, cancelled); err != CL_SUCCESS)
     return err;
+  if (cancelled && cancelled()) return kPreparationCancelled;  // a later launch may have written them
   std::lock_guard lock(state.mutex());
   // An app write to the buffer meanwhile (BufferState::app_wrote) may have landed before or after
   // the read: the bytes are not counted valid then, and are read again when needed.
@@ -113,7 +117,8 @@ cl_int read_pre_launch_bytes(LaunchJob& job, size_t root, cl_command_queue home_
     missing.subtract(state.host_valid());
     if (missing.empty()) return CL_SUCCESS;  // nothing to read: no wait for the home queue
   }
-  auto backup_lock = kept.lock_for_reader();
+  auto backup_lock = kept.lock_for_reader();  // home's running chunk holds it
+  if (cancelled && cancelled()) return kPreparationCancelled;
   std::lock_guard lock(state.mutex());
   IntervalSet missing = wanted;
   missing.subtract(state.host_valid());

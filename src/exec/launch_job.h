@@ -93,7 +93,11 @@ struct HomeBackup {
   int readers_waiting = 0;
 };
 
-struct LaunchJob {
+// Owned through a shared_ptr (exec/executor.cpp) that each device's part of the split holds too: a
+// device cancelled while it waits on one of the job's mutexes (HomeBackup) or a read of its buffers
+// may be left behind (SplitProgress::kLeaveBehindSeconds) and come back after the launch has ended;
+// the job, its mutexes and its buffers' records live until it has.
+struct LaunchJob : std::enable_shared_from_this<LaunchJob> {
   LaunchJob() = default;
   LaunchJob(const LaunchJob&) = delete;
   LaunchJob& operator=(const LaunchJob&) = delete;

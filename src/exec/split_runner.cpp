@@ -239,6 +239,8 @@ cl_int run_split(Executor& executor, LaunchJob& job) {
   // Home's part runs on this thread (the app's, or the dispatcher's), once the other devices' parts
   // are posted, so that no woken worker queues behind another on one core (docs/design.md, "A launch").
   std::function<void()> home_part;
+  // Each part holds the job: a device left behind touches it when it comes back (launch_job.h).
+  const std::shared_ptr<LaunchJob> held = job.shared_from_this();
   for (int device : active) {
     DeviceQueues queues{device == job.home ? home_queue : devices.shadow_queue(device), home_queue};
     DeviceWorker& worker = executor.worker(device);
@@ -247,7 +249,7 @@ cl_int run_split(Executor& executor, LaunchJob& job) {
     std::optional<ChunkFootprint> footprint;
     if (first_footprints.count(device)) footprint = std::move(first_footprints[device]);
     std::function<void()> part = [&, t0, device, queues, kernel, out, progress, step = first_steps[device],
-                                  footprint = std::move(footprint), worker_ptr = &worker]() mutable {
+                                  footprint = std::move(footprint), worker_ptr = &worker, held]() mutable {
       PartEnd end = PartEnd::kRan;
       try {
         DeviceTask task{job, executor, device, queues, kernel, t0, *worker_ptr, *progress};
@@ -266,7 +268,7 @@ cl_int run_split(Executor& executor, LaunchJob& job) {
   }
   for (int device : joiners) {
     DeviceWorker& worker = executor.worker(device);
-    worker.post([&, t0, device, out = &runs[device], progress, worker_ptr = &worker] {
+    worker.post([&, t0, device, out = &runs[device], progress, worker_ptr = &worker, held] {
       // Nothing of the launch is touched before it is joined: it may be over, its job gone.
       if (!progress->join(device)) return;
       PartEnd end = PartEnd::kRan;
