@@ -308,20 +308,19 @@ void History::set_entry_field(const std::string& kernel_key, uint64_t global_siz
   evict_over_capacity();
 }
 
-std::map<int, double> History::shares(const std::string& kernel_key, uint64_t global_size) const {
+DeviceShares History::shares(const std::string& kernel_key, uint64_t global_size) const {
   return entry_field(kernel_key, global_size, &Entry::shares);
 }
 
-void History::set_shares(const std::string& kernel_key, uint64_t global_size, const std::map<int, double>& shares) {
+void History::set_shares(const std::string& kernel_key, uint64_t global_size, const DeviceShares& shares) {
   set_entry_field(kernel_key, global_size, &Entry::shares, shares);
 }
 
-std::map<int, double> History::layout_shares(const std::string& kernel_key, uint64_t global_size) const {
+DeviceShares History::layout_shares(const std::string& kernel_key, uint64_t global_size) const {
   return entry_field(kernel_key, global_size, &Entry::layout_shares);
 }
 
-void History::set_layout_shares(const std::string& kernel_key, uint64_t global_size,
-                                const std::map<int, double>& shares) {
+void History::set_layout_shares(const std::string& kernel_key, uint64_t global_size, const DeviceShares& shares) {
   set_entry_field(kernel_key, global_size, &Entry::layout_shares, shares);
 }
 

@@ -33,6 +33,7 @@
 #include <utility>
 #include <vector>
 
+#include "sched/device_map.h"
 #include "sched/policy.h"
 #include "sched/split_math.h"
 
@@ -144,12 +145,12 @@ class History {
   std::vector<ChunkSample> samples_any_size(const std::string& kernel_key, int device) const;
   uint64_t launches(const std::string& kernel_key, uint64_t global_size) const;
 
-  std::map<int, double> shares(const std::string& kernel_key, uint64_t global_size) const;
-  void set_shares(const std::string& kernel_key, uint64_t global_size, const std::map<int, double>& shares);
+  DeviceShares shares(const std::string& kernel_key, uint64_t global_size) const;
+  void set_shares(const std::string& kernel_key, uint64_t global_size, const DeviceShares& shares);
   // The shares wp's launches between devices of one kind were last split by: they follow `shares` (the
   // running update) only for a gain (StrackPolicy, worth_moving). Not in the file.
-  std::map<int, double> layout_shares(const std::string& kernel_key, uint64_t global_size) const;
-  void set_layout_shares(const std::string& kernel_key, uint64_t global_size, const std::map<int, double>& shares);
+  DeviceShares layout_shares(const std::string& kernel_key, uint64_t global_size) const;
+  void set_layout_shares(const std::string& kernel_key, uint64_t global_size, const DeviceShares& shares);
 
   // What auto keeps of a kernel and size from one launch to the next within the process (each split
   // launch has a policy object of its own; not in the file): how its last wp launches balanced, and
@@ -252,8 +253,8 @@ class History {
   };
   struct Entry {
     std::map<int, DeviceRecord> devices;
-    std::map<int, double> shares;
-    std::map<int, double> layout_shares;
+    DeviceShares shares;
+    DeviceShares layout_shares;
     std::map<std::vector<int>, SplitRecord> splits;  // by the sorted set of devices taking part
     uint64_t launches = 0;
     uint64_t planned = 0;      // plan_launch's next number; not in the file (the launches count is)

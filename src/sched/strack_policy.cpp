@@ -22,8 +22,7 @@ std::string mode_name(StrackMode mode) {
 
 }  // namespace
 
-std::map<int, double> strack_update(const std::map<int, double>& used, const std::map<int, StrackMeasure>& measured,
-                                    double omega) {
+DeviceShares strack_update(const DeviceShares& used, const DeviceMap<StrackMeasure>& measured, double omega) {
   double measured_mass = 0, rate_sum = 0;
   for (const auto& [device, share] : used) {
     auto m = measured.find(device);
@@ -33,7 +32,7 @@ std::map<int, double> strack_update(const std::map<int, double>& used, const std
     measured_mass += share;
   }
   if (rate_sum <= 0) return used;
-  std::map<int, double> next = used;
+  DeviceShares next = used;
   for (auto& [device, share] : next) {
     auto m = measured.find(device);
     if (m == measured.end() || m->second.groups <= 0) continue;
@@ -43,8 +42,7 @@ std::map<int, double> strack_update(const std::map<int, double>& used, const std
   return next;
 }
 
-LayoutMove compare_layouts(const std::map<int, double>& used, const std::map<int, double>& next, uint64_t groups,
-                           double least_gain) {
+LayoutMove compare_layouts(const DeviceShares& used, const DeviceShares& next, uint64_t groups, double least_gain) {
   // Between devices of one kind a change of shares moves the rows at each changed edge, and a chunk of
   // a new size is a footprint not evaluated before: over eight single-threaded PoCL devices
   // benchmarks/jacobi's shares followed each launch's noise (4 to 12 of 64 groups a device), and its
@@ -121,7 +119,7 @@ double least_layout_gain(const History::LayoutTrack& track) {
   return track.least_gain > 0 ? track.least_gain : kLeastLayoutGain;
 }
 
-bool worth_moving(const std::map<int, double>& used, const std::map<int, double>& next, uint64_t groups) {
+bool worth_moving(const DeviceShares& used, const DeviceShares& next, uint64_t groups) {
   return compare_layouts(used, next, groups) != LayoutMove::kNotWorth;
 }
 
@@ -145,10 +143,10 @@ double compute_seconds(double seconds, double moving) {
 
 }  // namespace
 
-std::map<int, double> median_paced_shares(const History& history, const std::string& kernel_key, uint64_t global_size,
-                                          const std::vector<int>& devices) {
+DeviceShares median_paced_shares(const History& history, const std::string& kernel_key, uint64_t global_size,
+                                 const std::vector<int>& devices) {
   constexpr double kLeastSecondsPerGroup = 1e-12;
-  std::map<int, double> shares;
+  DeviceShares shares;
   for (int device : devices) {
     // (seconds per group, groups) of the last kPacedChunks chunks
     std::vector<std::pair<double, double>> paces;
@@ -251,7 +249,7 @@ void StrackPolicy::on_begin(double) {
   }
 }
 
-std::map<int, double> StrackPolicy::next_layout(const std::map<int, double>& next, double least_gain, bool* moved) {
+DeviceShares StrackPolicy::next_layout(const DeviceShares& next, double least_gain, bool* moved) {
   const uint64_t groups = shape().total_groups - tail_groups();
   *moved = false;
   switch (compare_layouts(used_, next, groups, least_gain)) {
@@ -277,7 +275,7 @@ std::map<int, double> StrackPolicy::next_layout(const std::map<int, double>& nex
   return paced;
 }
 
-void StrackPolicy::normalize(std::map<int, double>& shares) {
+void StrackPolicy::normalize(DeviceShares& shares) {
   double sum = 0;
   for (const auto& [device, share] : shares) sum += share;
   if (sum > 0)
@@ -292,25 +290,30 @@ uint64_t StrackPolicy::tail_groups() const {
 // Only the tail (wp_tail) is handed out on demand: HGuided's chunk with the shares as speeds.
 uint64_t StrackPolicy::choose_size(DeviceState& device, double) {
   if (params().wp_tail <= 0) return 0;
-  double sum = 0;  // over the devices still taking part (live())
+  // The shares of the devices still taking part (live()) and this device's: states() and used_ both in
+  // device-index order, walked together (a lookup per device, at every chunk of a tail over 15
+  // devices, was a fifth of auto's instructions under the launch's lock).
+  double sum = 0, mine = 0;
+  auto share = used_.begin();
   for (const DeviceState& s : states()) {
-    if (s.finished || s.eliminated) continue;
-    auto share = used_.find(s.index);
-    if (share != used_.end()) sum += share->second;
+    while (share != used_.end() && share->first < s.index) ++share;
+    if (share == used_.end()) break;
+    if (share->first != s.index) continue;
+    if (s.index == device.index) mine = share->second;
+    if (!s.finished && !s.eliminated) sum += share->second;
   }
-  auto mine = used_.find(device.index);
-  if (mine == used_.end() || mine->second <= 0) return 0;
+  if (mine <= 0) return 0;
   const uint64_t min_chunk = params().min_chunk_groups > 0
                                  ? params().min_chunk_groups
                                  : occupancy_floor(profile(device.index), shape().groups_per_slice);
-  return hguided_chunk(remaining(), mine->second, sum, params().hguided_k, min_chunk);
+  return hguided_chunk(remaining(), mine, sum, params().hguided_k, min_chunk);
 }
 
 void StrackPolicy::on_end(double now) {
   const auto& key = shape().kernel_key;
   const uint64_t size = shape().global_size;
   const uint64_t launches = history().launches(key, size);  // this launch included (base counted it)
-  std::map<int, StrackMeasure> measured;
+  DeviceMap<StrackMeasure> measured;
   // Between devices of one kind, a chunk's moves of data say where the shares moved, not how fast it
   // runs: counted, they shrink the share that grew, and the shares swing (benchmarks/jacobi over two
   // single-threaded PoCL devices: from 608 and 416 of 1,024 rows to all of them on home, and back at
@@ -325,7 +328,7 @@ void StrackPolicy::on_end(double now) {
     }
     measured[s.index] = {static_cast<double>(s.completed_groups), seconds};
   }
-  std::map<int, double> next;
+  DeviceShares next;
   switch (mode_) {
     case StrackMode::kJitp: next = strack_update(used_, measured, 0.0); break;
     case StrackMode::kWp:

@@ -15,7 +15,6 @@
 #pragma once
 
 #include <cstdint>
-#include <map>
 #include <string>
 #include <vector>
 
@@ -34,20 +33,19 @@ struct StrackMeasure {
 // The update above for the devices in `used` (the shares this launch ran with). Devices without a
 // measurement keep their share; the measured ones share the rest by their throughput ratio.
 // Returns `used` unchanged when a measured time is ~0.
-std::map<int, double> strack_update(const std::map<int, double>& used, const std::map<int, StrackMeasure>& measured,
-                                    double omega);
+DeviceShares strack_update(const DeviceShares& used, const DeviceMap<StrackMeasure>& measured, double omega);
 
 // Whether shares `next` (wp's running update) should replace `used` (the layout a launch of devices of
 // one kind ran with), over `groups` work-groups set aside by shares: where they give the same groups,
 // or where those groups would finish the launch more than 5% sooner by `next`'s estimate of the
 // devices' paces.
-bool worth_moving(const std::map<int, double>& used, const std::map<int, double>& next, uint64_t groups);
+bool worth_moving(const DeviceShares& used, const DeviceShares& next, uint64_t groups);
 // The same comparison, told apart: `next` gives each device the same groups (kSame), moves groups for
 // a gain of `least_gain` or more or must move them (other devices; a device measured to pay nothing)
 // (kMoves), or moves them for less (kNotWorth).
 enum class LayoutMove { kSame, kMoves, kNotWorth };
 constexpr double kLeastLayoutGain = 0.05;
-LayoutMove compare_layouts(const std::map<int, double>& used, const std::map<int, double>& next, uint64_t groups,
+LayoutMove compare_layouts(const DeviceShares& used, const DeviceShares& next, uint64_t groups,
                            double least_gain = kLeastLayoutGain);
 
 // Moves that pay: each move of wp's layout between devices of one kind is judged by the launches
@@ -73,8 +71,8 @@ double least_layout_gain(const History::LayoutTrack& track);
 // (at least a tenth of it left), the median weighed by the chunks' groups: a lasting difference
 // between devices of one kind, which one launch's noise or a slow chunk does not move. Empty where some
 // device has fewer than 8 chunks there.
-std::map<int, double> median_paced_shares(const History& history, const std::string& kernel_key, uint64_t global_size,
-                                          const std::vector<int>& devices);
+DeviceShares median_paced_shares(const History& history, const std::string& kernel_key, uint64_t global_size,
+                                 const std::vector<int>& devices);
 
 class StrackPolicy : public PolicyBase {
  public:
@@ -88,19 +86,19 @@ class StrackPolicy : public PolicyBase {
 
  private:
   uint64_t tail_groups() const;  // of the launch: handed out on demand (wp_tail)
-  static void normalize(std::map<int, double>& shares);  // to a sum of 1 (unchanged when it is 0)
+  static void normalize(DeviceShares& shares);  // to a sum of 1 (unchanged when it is 0)
   // The layout of the next launch of devices of one kind (wp), from the running update `next`, for a
   // gain of `least_gain` at least; *moved: it gives some device other groups.
-  std::map<int, double> next_layout(const std::map<int, double>& next, double least_gain, bool* moved);
+  DeviceShares next_layout(const DeviceShares& next, double least_gain, bool* moved);
 
   StrackMode mode_;
-  std::map<int, double> used_;  // shares of the current launch
+  DeviceShares used_;  // shares of the current launch
   // Devices of one kind: the layout this launch was split by, less a probe's share (on_begin): what
   // the next launch keeps where the layout does not move.
-  std::map<int, double> layout_;
+  DeviceShares layout_;
   // wp's running shares (the History's `shares`), normalized; devices of one kind split by
   // History::layout_shares, which follows them only for a gain.
-  std::map<int, double> running_;
+  DeviceShares running_;
   // The launch's devices are of one kind (LaunchShape::device_kinds): they start from equal shares,
   // and their shares move by their chunks' time less its moves of data.
   bool one_kind_ = false;

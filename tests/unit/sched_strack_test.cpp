@@ -16,7 +16,7 @@ namespace {
 
 // Host (device 0) takes [0, p) of a range whose cost density is 2u (mean 1); the GPU the rest.
 // host time p^2 / s_h, GPU time (1 - p^2) / s_g; groups p and 1 - p (as fractions).
-std::map<int, StrackMeasure> linear_measure(double p, double host_speed, double gpu_speed) {
+DeviceMap<StrackMeasure> linear_measure(double p, double host_speed, double gpu_speed) {
   return {{0, {p, p * p / host_speed}}, {1, {1 - p, (1 - p * p) / gpu_speed}}};
 }
 
@@ -26,8 +26,8 @@ double step(double p, double omega, double rho) {
 
 TEST(StrackUpdate, FormulaOnOneStep) {
   // Throughputs 100/1 and 300/2 groups/s: ratio 100 / (100 + 150) = 0.4; wp with omega 0.5 from 0.5.
-  const std::map<int, double> used{{0, 0.5}, {1, 0.5}};
-  const std::map<int, StrackMeasure> m{{0, {100, 1}}, {1, {300, 2}}};
+  const DeviceShares used{{0, 0.5}, {1, 0.5}};
+  const DeviceMap<StrackMeasure> m{{0, {100, 1}}, {1, {300, 2}}};
   EXPECT_NEAR(strack_update(used, m, 0.0).at(0), 0.4, 1e-12);
   EXPECT_NEAR(strack_update(used, m, 0.5).at(0), 0.45, 1e-12);
   EXPECT_NEAR(strack_update(used, m, 0.5).at(1), 0.55, 1e-12);
@@ -36,7 +36,7 @@ TEST(StrackUpdate, FormulaOnOneStep) {
 TEST(StrackUpdate, UniformCostFixedPointIsTheSpeedRatio) {
   // Uniform cost: measured ratio = s_i / sum s whatever p is: jitp lands there in one launch,
   // wp halves the distance every launch.
-  auto measure = [](double p) { return std::map<int, StrackMeasure>{{0, {p, p / 1.0}}, {1, {1 - p, (1 - p) / 3.0}}}; };
+  auto measure = [](double p) { return DeviceMap<StrackMeasure>{{0, {p, p / 1.0}}, {1, {1 - p, (1 - p) / 3.0}}}; };
   double jitp = 0.5, wp = 0.5;
   jitp = strack_update({{0, jitp}, {1, 1 - jitp}}, measure(jitp), 0).at(0);
   EXPECT_NEAR(jitp, 0.25, 1e-12);
@@ -83,7 +83,7 @@ TEST(StrackUpdate, LinearCostJitpOscillatesWpConverges) {
 }
 
 TEST(StrackUpdate, ZeroTimeChangesNothing) {
-  const std::map<int, double> used{{0, 0.3}, {1, 0.7}};
+  const DeviceShares used{{0, 0.3}, {1, 0.7}};
   EXPECT_EQ(strack_update(used, {{0, {30, 0}}, {1, {70, 1}}}, 0), used);
   // A device that ran nothing keeps its share; the others share the rest.
   const auto next = strack_update({{0, 0.0}, {1, 0.5}, {2, 0.5}}, {{1, {50, 1}}, {2, {50, 3}}}, 0);
@@ -365,7 +365,7 @@ TEST(WorthMoving, SameGroupsOrAGainOfFivePercent) {
   // One group of 32 moved for a 3% pace difference: no.
   EXPECT_FALSE(worth_moving({{0, 0.5}, {1, 0.5}}, {{0, 0.515}, {1, 0.485}}, 64));
   // Eight devices, one at two thirds of the others' pace: yes.
-  std::map<int, double> used, next;
+  DeviceShares used, next;
   for (int d = 0; d < 8; ++d) {
     used[d] = 1.0 / 8;
     next[d] = d == 3 ? 2.0 / 3 : 1.0;
