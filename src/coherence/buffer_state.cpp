@@ -31,6 +31,7 @@ void BufferState::split_released() {
   if (splits_in_flight_ == 0) {
     wanted_from_ = UINT64_MAX;
     split_queue_ = nullptr;
+    app_writes_in_splits_.clear();
   }
   update_care();
 }
@@ -43,6 +44,7 @@ void BufferState::want_home(cl_command_queue queue, bool in_order) {
 
 void BufferState::app_wrote(uint64_t begin, uint64_t end) {
   ++generation_;
+  if (splits_in_flight_ > 0) app_writes_in_splits_.emplace_back(generation_, ByteRange{begin, end});
   // Home gets the app's bytes: no copy elsewhere is current there, and nothing older may be written
   // over them later. (The handlers brought home what home lacked of the range before the app's
   // command was enqueued: a split in flight ahead of it reads them there.)
@@ -72,28 +74,32 @@ ShadowCopy* BufferState::find_shadow(int device) {
   return it == shadows_.end() ? nullptr : &it->second;
 }
 
-void BufferState::keep_only_what_home_lacks() {
-  host_valid_ = intersection(host_valid_, home_lacks_);
-  // A shadow's sole bytes lie within home_lacks_, and stay.
-  for (auto& [device, shadow] : shadows_) shadow.valid = intersection(shadow.valid, home_lacks_);
+IntervalSet BufferState::app_written_since(uint64_t generation) const {
+  IntervalSet out;
+  for (const auto& [after, range] : app_writes_in_splits_)
+    if (after > generation) out.add(range);
+  return out;
 }
 
-void BufferState::split_ended(uint64_t generation_at_start, int home,
-                              const std::map<int, IntervalSet>& changed) {
-  if (generation_ != generation_at_start) {
-    // The merge wrote home all it lacked (data_moves.cpp: an app write since the start asks for it).
-    home_lacks_.clear();
-    update_care();
-    host_valid_.clear();
-    for (auto& [device, shadow] : shadows_) {
-      shadow.valid.clear();
-      shadow.sole.clear();  // fetched by that merge
-    }
-    return;
+void BufferState::keep_only_what_home_lacks() {
+  host_valid_ = intersection(host_valid_, home_lacks_);
+  for (auto& [device, shadow] : shadows_) {
+    shadow.valid = intersection(shadow.valid, home_lacks_);
+    // Within home_lacks_ already, but for a failed merge's resident results the app wrote since.
+    shadow.sole = intersection(shadow.sole, home_lacks_);
   }
+}
+
+void BufferState::split_ended(uint64_t generation_at_start, int home, const std::map<int, IntervalSet>& changed) {
   for (auto& [device, shadow] : shadows_) {
     for (const auto& [writer, ranges] : changed)
       if (writer != device || writer == home) shadow.forget(ranges);
+  }
+  if (generation_ != generation_at_start) {
+    // The merge wrote home all it lacked (data_moves.cpp: an app write since the start asks for it),
+    // or failed to, and left in home_lacks_ what the app did not write since.
+    keep_only_what_home_lacks();
+    update_care();
   }
 }
 

@@ -68,6 +68,9 @@ class BufferState {
   void app_wrote(uint64_t begin, uint64_t end);
   void app_wrote_all() { app_wrote(0, size_); }
   uint64_t generation() const { return generation_; }
+  // What the app wrote while splits were in flight, after generation `generation` (a split's at its
+  // enqueue): the bytes of that split's results that the app's writes queued behind it replace.
+  IntervalSet app_written_since(uint64_t generation) const;
 
   // Splits captured (launch_planner) and not yet ended (home_sync.h, end_buffer_uses). Returns the
   // split's number: splits are numbered in the order the app enqueued them.
@@ -119,7 +122,9 @@ class BufferState {
   // bytes that device's sub-launches changed; the host copy has them all. When no app write came
   // in between, each shadow stays current except where other devices wrote (the home device wrote
   // into the app's buffer, not into a shadow of its own); otherwise nothing outside home can be
-  // trusted any more.
+  // trusted any more, but for what home lacks: bytes of the launch's results that its merge failed to
+  // write home (and the app did not write since), which stay where they are (keep_only_what_home_lacks)
+  // so that a later read tries again and fails with the driver's error rather than read stale bytes.
   void split_ended(uint64_t generation_at_start, int home, const std::map<int, IntervalSet>& changed);
   // A split launch ended without its merge (it failed and ran again on home, or coex failed) after
   // the app had written the buffer in a command queued behind it: what the split's preparation copied
@@ -133,6 +138,9 @@ class BufferState {
   uint64_t size_;
   std::mutex mutex_;
   uint64_t generation_ = 0;
+  // (generation after the write, range) of each app write while splits are in flight; cleared when
+  // none is.
+  std::vector<std::pair<uint64_t, ByteRange>> app_writes_in_splits_;
   HostCopy host_copy_;
   IntervalSet host_valid_;
   std::map<int, ShadowCopy> shadows_;

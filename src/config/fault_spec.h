@@ -14,7 +14,8 @@
 // coex's build of a program for that device fail; "slow_build:<index>" makes each of those builds
 // begin a second late (a device still building when launches come); "slow_analysis" (no index) makes
 // each program's analysis begin a second after its first launch that waits for it (launches that come
-// meanwhile). "fail:<index>@<n>" and
+// meanwhile); "merge_write:<index>" makes a merge that writes home at once (an app write queued behind
+// the launch) fail to write home what that device changed, as a driver error would. "fail:<index>@<n>" and
 // "stall:<index>@<n>": from the device's n-th sub-launch on (the earlier ones leave results on the device,
 // resident_results.h); "throw_late" takes "@<n>" too. Empty: no fault.
 #pragma once
@@ -31,8 +32,21 @@ struct FaultSpec {
   // driver only once taken over and the process exiting; ThrowLate: their thread throws once taken over;
   // Build: coex's build
   // of the program for that device fails; SlowBuild: it begins a second late; SlowAnalysis: the
-  // analysis of each program begins a second late.
-  enum class Kind { None, Fail, Stall, StallUpload, HungUpload, LateStart, ThrowLate, Build, SlowBuild, SlowAnalysis };
+  // analysis of each program begins a second late; MergeWrite: a merge's write home of what the device
+  // changed fails.
+  enum class Kind {
+    None,
+    Fail,
+    Stall,
+    StallUpload,
+    HungUpload,
+    LateStart,
+    ThrowLate,
+    Build,
+    SlowBuild,
+    SlowAnalysis,
+    MergeWrite
+  };
   Kind kind = Kind::None;
   int64_t device = -1;           // coex device index; -1 with Kind::None and Kind::SlowAnalysis
   uint64_t from_sub_launch = 1;  // the first of the device's sub-launches that the fault hits

@@ -283,7 +283,9 @@ COEX_SETTING(Grammar, fault, "", (kFaultGrammar, &check_fault_spec),
              "makes them reach the driver only once taken over and the app exiting, `throw_late:<index>` makes "
              "their thread throw once taken over (as a failed allocation would), `build:<index>` makes "
              "coex's build of each program for that device fail, `slow_build:<index>` makes each of them begin "
-             "a second late, `slow_analysis` each program's analysis begin a second after its first launch that "
+             "a second late, `merge_write:<index>` makes a merge that writes home at once (an app write queued "
+             "behind the launch) fail to write home what that device changed, `slow_analysis` each program's "
+             "analysis begin a second after its first launch that "
              "waits for it (ten seconds late where none does), so that error paths can be tested on real "
              "drivers. A stalled device that is not the home device is taken over and left out. Empty in "
              "normal use.")

@@ -4,6 +4,8 @@
 
 #include <cstring>
 
+#include "config/fault_spec.h"
+#include "config/settings.h"
 #include "devices/device_set.h"
 #include "exec/byte_diff.h"
 #include "exec/home_backup.h"
@@ -132,6 +134,23 @@ uint64_t read_back_changes(LaunchJob& job, int device, cl_command_queue queue, c
   return moved;
 }
 
+namespace {
+
+// COEX_FAULT=merge_write:<device>: a merge that writes home at once fails to write a root that device
+// changed, as a driver error would.
+bool merge_write_fault(const LaunchJob& job, const std::map<int, DeviceChanges>& changes, size_t root) {
+  const std::string& fault = job.services->settings().fault;
+  if (fault.empty()) return false;
+  for (const auto& [device, change] : changes) {
+    const bool wrote = (root < change.changed.size() && !change.changed[root].empty()) ||
+                       (root < change.resident.size() && !change.resident[root].empty());
+    if (wrote && config::fault_injected(fault, config::FaultSpec::Kind::MergeWrite, device)) return true;
+  }
+  return false;
+}
+
+}  // namespace
+
 uint64_t merge_changes(LaunchJob& job, const std::map<int, DeviceChanges>& changes,
                        const std::map<int, std::vector<RootWrites>>& writes, cl_command_queue home_queue,
                        uint64_t& fetched, cl_int* error) {
@@ -182,7 +201,9 @@ uint64_t merge_changes(LaunchJob& job, const std::map<int, DeviceChanges>& chang
     // and the shadows count bytes current that home's in-place writes and the other devices' changes
     // made stale.
     const bool lazily = merge_lazily(*job.services, state, use);
-    cl_int home_error = lazily ? CL_SUCCESS : fetch_sole(*job.services, state, home_lacks, fetched);
+    cl_int home_error = CL_SUCCESS;
+    if (!lazily && merge_write_fault(job, changes, k)) home_error = CL_OUT_OF_RESOURCES;
+    if (!lazily && home_error == CL_SUCCESS) home_error = fetch_sole(*job.services, state, home_lacks, fetched);
     if (!lazily && home_error == CL_SUCCESS) {
       // Bridged gaps send bytes the host copy holds current: home has the same ones already.
       for (const auto& r : bridge_gaps_within(home_lacks, kBridgeGap, state.host_valid())) {
@@ -199,6 +220,8 @@ uint64_t merge_changes(LaunchJob& job, const std::map<int, DeviceChanges>& chang
     }
     if (*error == CL_SUCCESS) *error = home_error;
     if (lazily || home_error != CL_SUCCESS) {
+      // Not what the app wrote in commands queued behind the launch: its bytes land after these.
+      if (!lazily) home_lacks.subtract(state.app_written_since(use.generation_at_enqueue));
       state.home_lacks() = home_lacks;
       state.lacks_device = job.home_device;
     } else {

@@ -449,6 +449,30 @@ class Checks:
             expect(split == (1 if fault else 2) and failed == (1 if fault else 0),
                    "COEX_FAULT=%s: %d split launches, %d failed sub-launches: %s" % (fault, split, failed, r["kernels"]))
 
+    def check_merge_write_failed(self):
+        # The app writes the last quarter of a split launch's output in a command queued behind it, so
+        # the merge writes home at once, and that write of device 1's results fails
+        # (COEX_FAULT=merge_write:1): the launch's results stay where they are, but for the quarter the
+        # app wrote, and the app's read of the output gets them (written home before it runs) with the
+        # app's quarter (tests/layer/write_behind_launch.c, "output"). Before, the failed merge forgot
+        # every copy (the app had written the buffer), and the read got home's bytes from before the
+        # launch.
+        app = os.path.join(self.build, "tests", "layer", "write_behind_launch")
+        rc, bare, _ = run([app, "output"])
+        expect(rc == 0 and bare.strip().endswith("PASS"), "write_behind_launch output fails bare")
+        for fault in ("merge_write:1", ""):
+            rc, out, err = run([app, "output"], {"COEX_FAULT": fault, "COEX_REPORT": self.report}, self.layer)
+            expect(rc == 0 and out == bare, "COEX_FAULT=%s: output differs from the bare run:\n%s\n%s"
+                   % (fault, out, err))
+            r = self.load_report()
+            os.remove(self.report)
+            split = sum(k["split_launches"] for k in r["kernels"])
+            failed = sum(k.get("not_split", {}).get("merge_failed", 0) for k in r["kernels"])
+            # The second launch's merge writes home at once too (the app's read waits for it), and
+            # fails: the read gets its results from what home lacks, written home before it runs.
+            expect(split == (0 if fault else 2) and failed == (2 if fault else 0),
+                   "COEX_FAULT=%s: %d split launches, %d failed merges: %s" % (fault, split, failed, r["kernels"]))
+
     def check_resident_results(self):
         # What device 1 writes stays there (exec/resident_results.h): the stencil's later launches
         # fetch only halos from it, and the app's reads get the rest. Faults injected from a later

@@ -4,7 +4,11 @@
  * holds the bytes before the write. A later launch must read the written bytes. Run with a fault on
  * device 1's first sub-launch over three devices (tests/layer/layer_checks.py, check
  * write_behind_failed_split), the launch runs again on home without its merge, which is where the
- * copies were forgotten. */
+ * copies were forgotten.
+ * With the argument "output" the app writes the last quarter of the launch's output behind it
+ * instead: the merge then writes home at once, and when that write fails (COEX_FAULT=merge_write:1,
+ * check merge_write_failed) the launch's results must stay where they are, but for the quarter the
+ * app wrote, so that the read gets them. */
 #include "common/app_util.h"
 
 static const char* kSource =
@@ -20,7 +24,8 @@ static void twice_on_host(const uint32_t* in, uint32_t* out) {
   for (size_t i = 0; i < N; ++i) out[i] = in[i] * 2u + (uint32_t)i;
 }
 
-int main(void) {
+int main(int argc, char** argv) {
+  const int write_output = argc > 1 && strcmp(argv[1], "output") == 0;
   cl_platform_id platform;
   cl_device_id device;
   app_pick_device(&platform, &device);
@@ -43,15 +48,19 @@ int main(void) {
   cl_event go = clCreateUserEvent(ctx, &err);
   APP_CHECK_ERR(err, "clCreateUserEvent");
   APP_CHECK(clEnqueueNDRangeKernel(q, twice, 1, NULL, &global, &local, 1, &go, NULL));
-  APP_CHECK(clEnqueueWriteBuffer(q, in, CL_FALSE, 0, BYTES, after, 0, NULL, NULL));
+  if (write_output)
+    APP_CHECK(clEnqueueWriteBuffer(q, out, CL_FALSE, BYTES / 4 * 3, BYTES / 4, after, 0, NULL, NULL));
+  else
+    APP_CHECK(clEnqueueWriteBuffer(q, in, CL_FALSE, 0, BYTES, after, 0, NULL, NULL));
   APP_CHECK(clSetUserEventStatus(go, CL_COMPLETE));
   APP_CHECK(clEnqueueReadBuffer(q, out, CL_TRUE, 0, BYTES, got, 0, NULL, NULL));
   twice_on_host(before, want);
+  if (write_output) memcpy(want + N / 4 * 3, after, BYTES / 4);
   app_check_u32("out of the launch before the write", got, want, N);
   /* The same launch again: it reads the written input. */
   APP_CHECK(clEnqueueNDRangeKernel(q, twice, 1, NULL, &global, &local, 0, NULL, NULL));
   APP_CHECK(clEnqueueReadBuffer(q, out, CL_TRUE, 0, BYTES, got, 0, NULL, NULL));
-  twice_on_host(after, want);
+  twice_on_host(write_output ? before : after, want);
   app_check_u32("out of the launch after the write", got, want, N);
   app_print_checksum("out", got, BYTES);
 

@@ -87,9 +87,40 @@ TEST(BufferStateLazyHome, ASplitThatSawAnAppWriteForgetsWhatHomeLacked) {
   state.split_captured(nullptr);
   state.app_wrote(0, 10);
   // The merge wrote everything home (merge_lazily is false after an app write); then:
+  state.home_lacks().clear();
   state.split_ended(start, 0, {});
   EXPECT_TRUE(state.home_lacks().empty());
   EXPECT_TRUE(state.host_valid().empty());
+}
+
+// The merge of a split that saw app writes of [0, 10) and [80, 90) failed to write home (a driver
+// error): its results, device 1's [40, 60) (it holds [55, 60) alone) and device 2's [85, 95), stay
+// where they are, less what the app wrote (data_moves.cpp, merge_changes); nothing else counts current
+// outside home.
+TEST(BufferStateLazyHome, ASplitWhoseMergeFailedAfterAnAppWriteKeepsItsResultsTheAppDidNotWrite) {
+  BufferState state(100);
+  state.app_wrote(20, 30);  // before the split: not among its app writes
+  uint64_t start = state.generation();
+  state.split_captured(nullptr);
+  state.app_wrote(0, 10);
+  state.app_wrote(80, 90);
+  EXPECT_EQ(state.app_written_since(start), (IntervalSet{{0, 10}, {80, 90}}));
+  IntervalSet results{{40, 60}, {85, 95}};
+  results.subtract(state.app_written_since(start));
+  state.home_lacks() = results;
+  state.host_valid().add({0, 55});
+  state.host_valid().add({85, 95});
+  state.shadow(1).valid.add({0, 100});
+  state.shadow(1).sole.add({55, 60});
+  state.shadow(2).valid.add({0, 100});  // before the launch: device 1 changed [40, 60) since
+  state.split_ended(start, 0, {{1, {{40, 60}}}, {2, {{85, 95}}}});
+  EXPECT_EQ(state.home_lacks(), (IntervalSet{{40, 60}, {90, 95}}));
+  EXPECT_EQ(state.host_valid(), (IntervalSet{{40, 55}, {90, 95}}));
+  EXPECT_EQ(state.shadow(1).valid, (IntervalSet{{40, 60}}));
+  EXPECT_EQ(state.shadow(1).sole, (IntervalSet{{55, 60}}));
+  EXPECT_EQ(state.shadow(2).valid, (IntervalSet{{90, 95}}));
+  state.split_released();
+  EXPECT_TRUE(state.app_written_since(0).empty()) << "forgotten once no split is in flight";
 }
 
 // Resident results: device 1 alone holds [40, 60) (exec/resident_results.h).
