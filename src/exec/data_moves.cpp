@@ -201,9 +201,9 @@ uint64_t merge_changes(LaunchJob& job, const std::map<int, DeviceChanges>& chang
     // and the shadows count bytes current that home's in-place writes and the other devices' changes
     // made stale.
     const bool lazily = merge_lazily(*job.services, state, use);
-    cl_int home_error = CL_SUCCESS;
-    if (!lazily && merge_write_fault(job, changes, k)) home_error = CL_OUT_OF_RESOURCES;
-    if (!lazily && home_error == CL_SUCCESS) home_error = fetch_sole(*job.services, state, home_lacks, fetched);
+    cl_int home_error = lazily                               ? CL_SUCCESS
+                        : merge_write_fault(job, changes, k) ? CL_OUT_OF_RESOURCES
+                                                             : fetch_sole(*job.services, state, home_lacks, fetched);
     if (!lazily && home_error == CL_SUCCESS) {
       // Bridged gaps send bytes the host copy holds current: home has the same ones already.
       for (const auto& r : bridge_gaps_within(home_lacks, kBridgeGap, state.host_valid())) {

@@ -108,7 +108,7 @@ cl_int Executor::submit(std::unique_ptr<LaunchJob> job, cl_uint num_wait, const 
     cl.clSetUserEventStatus(user_event, CL_COMPLETE);
     cl.clReleaseEvent(user_event);
     if (start) cl.clReleaseEvent(start);
-    release_buffers(*job);
+    release_holds(*job);
     return err;
   }
   cl.clFlush(job->app_queue);  // the start marker must reach the device, or the
@@ -223,8 +223,7 @@ cl_int Executor::run_synchronously(std::unique_ptr<LaunchJob> owned, cl_uint num
   if (status == CL_SUCCESS) status = cl.clFinish(job->app_queue);
   if (status == CL_SUCCESS) status = run_serialised(*job);
   end_buffer_uses(*job);
-  release_buffers(*job);
-  job->in_flight.reset();
+  release_holds(*job);
   if (!app_event) return CL_SUCCESS;
   cl_int err = cl.clEnqueueMarkerWithWaitList(job->app_queue, 0, nullptr, app_event);
   if (err != CL_SUCCESS) return err;
@@ -244,15 +243,15 @@ void Executor::complete(LaunchJob& job, cl_int status) {
                           CL_COMPLETE);  // never an error: see SplitEventRecord
   cl.clReleaseEvent(job.user_event);
   cl.clReleaseEvent(job.start_marker);
-  release_buffers(job);
+  release_holds(job);
+}
+
+void Executor::release_holds(LaunchJob& job) {
+  for (cl_mem mem : job.retained) services_.next().clReleaseMemObject(mem);  // coex's own retains
+  job.retained.clear();
   // Not counted in flight once over, though a device thread left behind still holds the job
   // (launch_job.h).
   job.in_flight.reset();
-}
-
-void Executor::release_buffers(LaunchJob& job) {
-  for (cl_mem mem : job.retained) services_.next().clReleaseMemObject(mem);  // coex's own retains
-  job.retained.clear();
 }
 
 void Executor::stop() {

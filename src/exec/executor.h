@@ -91,7 +91,9 @@ class Executor {
   cl_int run_synchronously(std::unique_ptr<LaunchJob> job, cl_uint num_wait, const cl_event* wait_list,
                            cl_event* app_event);
   void complete(LaunchJob& job, cl_int status);
-  void release_buffers(LaunchJob& job);
+  // Lets go of what the job holds beyond its launch: the app buffers it retained, its count among the
+  // History's splits in flight.
+  void release_holds(LaunchJob& job);
 
   // At exit, how long a device still in a sub-launch it was abandoned in is waited for: a process
   // that exits while PoCL still runs a kernel can crash in PoCL's teardown ("pure virtual method
