@@ -468,9 +468,11 @@ class Checks:
             os.remove(self.report)
             split = sum(k["split_launches"] for k in r["kernels"])
             failed = sum(k.get("not_split", {}).get("merge_failed", 0) for k in r["kernels"])
-            # The second launch's merge writes home at once too (the app's read waits for it), and
-            # fails: the read gets its results from what home lacks, written home before it runs.
-            expect(split == (0 if fault else 2) and failed == (2 if fault else 0),
+            # The first launch's merge writes home at once (the app's write is queued behind it) and
+            # fails. The second's does too where the app's read is enqueued before that launch ends
+            # (then the read gets its results from what home lacks, written home before it runs), and
+            # merges lazily where the read comes after: one or two failed merges, by timing.
+            expect(split + failed == 2 and (failed >= 1 if fault else failed == 0),
                    "COEX_FAULT=%s: %d split launches, %d failed merges: %s" % (fault, split, failed, r["kernels"]))
 
     def check_resident_results(self):
