@@ -11,40 +11,48 @@ BufferState::~BufferState() {
 }
 
 void BufferState::update_care() {
-  bool needs = splits_in_flight_ > 0 || !home_lacks_.empty();
+  bool needs = !in_flight_.empty() || !home_lacks_.empty();
   if (needs == counted_) return;
   counted_ = needs;
   states_needing_care_.fetch_add(needs ? 1 : -1, std::memory_order_acq_rel);
 }
 
 uint64_t BufferState::split_captured(cl_command_queue app_queue) {
-  if (splits_in_flight_++ == 0)
+  if (in_flight_.empty())
     split_queue_ = app_queue;
   else if (split_queue_ != app_queue)
     split_queue_ = nullptr;
+  in_flight_.emplace(++last_split_, generation_);
   update_care();
-  return ++last_split_;
+  return last_split_;
 }
 
-void BufferState::split_released() {
-  if (splits_in_flight_ > 0) --splits_in_flight_;
-  if (splits_in_flight_ == 0) {
+void BufferState::split_released(uint64_t split) {
+  in_flight_.erase(split);
+  if (in_flight_.empty()) {
     wanted_from_ = UINT64_MAX;
     split_queue_ = nullptr;
     app_writes_in_splits_.clear();
+  } else {
+    // app_written_since is asked with a split's generation at capture: writes at or before the
+    // oldest one still in flight are never asked for again.
+    const uint64_t oldest = in_flight_.begin()->second;
+    app_writes_in_splits_.erase(std::remove_if(app_writes_in_splits_.begin(), app_writes_in_splits_.end(),
+                                               [oldest](const auto& write) { return write.first <= oldest; }),
+                                app_writes_in_splits_.end());
   }
   update_care();
 }
 
 void BufferState::want_home(cl_command_queue queue, bool in_order) {
-  if (splits_in_flight_ == 0) return;
+  if (in_flight_.empty()) return;
   uint64_t from = queue && in_order && queue == split_queue_ ? last_split_ : 0;
   wanted_from_ = std::min(wanted_from_, from);
 }
 
 void BufferState::app_wrote(uint64_t begin, uint64_t end) {
   ++generation_;
-  if (splits_in_flight_ > 0) app_writes_in_splits_.emplace_back(generation_, ByteRange{begin, end});
+  if (!in_flight_.empty()) app_writes_in_splits_.emplace_back(generation_, ByteRange{begin, end});
   // Home gets the app's bytes: no copy elsewhere is current there, and nothing older may be written
   // over them later. (The handlers brought home what home lacked of the range before the app's
   // command was enqueued: a split in flight ahead of it reads them there.)

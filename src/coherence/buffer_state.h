@@ -75,8 +75,8 @@ class BufferState {
   // Splits captured (launch_planner) and not yet ended (home_sync.h, end_buffer_uses). Returns the
   // split's number: splits are numbered in the order the app enqueued them.
   uint64_t split_captured(cl_command_queue app_queue);
-  void split_released();
-  int splits_in_flight() const { return splits_in_flight_; }
+  void split_released(uint64_t split);
+  int splits_in_flight() const { return static_cast<int>(in_flight_.size()); }
   // The app enqueued a command on `queue` that needs home to hold everything after the splits in
   // flight. When every one of them was enqueued on that same in-order queue, the last one runs right
   // before the command and is the only one that must write home (with what earlier ones left); an
@@ -138,15 +138,17 @@ class BufferState {
   uint64_t size_;
   std::mutex mutex_;
   uint64_t generation_ = 0;
-  // (generation after the write, range) of each app write while splits are in flight; cleared when
-  // none is.
+  // (generation after the write, range) of each app write while splits are in flight. Only writes
+  // after the oldest split in flight's capture are kept: an app that writes and launches without ever
+  // draining its queue keeps as many as it has splits in flight, not every write since its last wait.
   std::vector<std::pair<uint64_t, ByteRange>> app_writes_in_splits_;
+  // The splits in flight: number -> generation at capture (ascending in both, as both only grow).
+  std::map<uint64_t, uint64_t> in_flight_;
   HostCopy host_copy_;
   IntervalSet host_valid_;
   std::map<int, ShadowCopy> shadows_;
   SharedMem home_backup_;
   IntervalSet home_lacks_;
-  int splits_in_flight_ = 0;
   uint64_t last_split_ = 0;                 // the number of the last split captured
   cl_command_queue split_queue_ = nullptr;  // the app queue of every split in flight; null: several
   uint64_t wanted_from_ = UINT64_MAX;       // splits numbered from this one on write home

@@ -139,7 +139,7 @@ void end_buffer_uses(LaunchJob& job) {
         spdlog::error("kernel {}: writing the other devices' results to the app's buffer failed (error {})",
                       job.kernel_name, err);
     }
-    state.split_released();
+    state.split_released(use.split_number);
   }
   if (moved || fetched) services.report().record_home_on_demand(moved, fetched);
 }

@@ -44,8 +44,8 @@ TEST(BufferStateLazyHome, OnOneInOrderQueueOnlyTheLastSplitBeforeTheReadWritesHo
   state.want_home(queue, true);
   EXPECT_FALSE(state.home_wanted_by(first));
   EXPECT_TRUE(state.home_wanted_by(second));
-  state.split_released();
-  state.split_released();
+  state.split_released(first);
+  state.split_released(second);
   EXPECT_FALSE(state.home_wanted_by(second));  // none in flight: nothing is wanted any more
 }
 
@@ -70,9 +70,9 @@ TEST(BufferStateLazyHome, StatesNeedCareWhileTheyLackBytesOrHaveSplitsInFlight) 
   ASSERT_FALSE(BufferState::any_needs_care());
   {
     BufferState state(100);
-    state.split_captured(nullptr);
+    uint64_t split = state.split_captured(nullptr);
     EXPECT_TRUE(BufferState::any_needs_care());
-    state.split_released();
+    state.split_released(split);
     EXPECT_FALSE(BufferState::any_needs_care());
     left_lacking(state);
     EXPECT_TRUE(BufferState::any_needs_care());
@@ -101,7 +101,7 @@ TEST(BufferStateLazyHome, ASplitWhoseMergeFailedAfterAnAppWriteKeepsItsResultsTh
   BufferState state(100);
   state.app_wrote(20, 30);  // before the split: not among its app writes
   uint64_t start = state.generation();
-  state.split_captured(nullptr);
+  uint64_t split = state.split_captured(nullptr);
   state.app_wrote(0, 10);
   state.app_wrote(80, 90);
   EXPECT_EQ(state.app_written_since(start), (IntervalSet{{0, 10}, {80, 90}}));
@@ -119,8 +119,33 @@ TEST(BufferStateLazyHome, ASplitWhoseMergeFailedAfterAnAppWriteKeepsItsResultsTh
   EXPECT_EQ(state.shadow(1).valid, (IntervalSet{{40, 60}}));
   EXPECT_EQ(state.shadow(1).sole, (IntervalSet{{55, 60}}));
   EXPECT_EQ(state.shadow(2).valid, (IntervalSet{{90, 95}}));
-  state.split_released();
+  state.split_released(split);
   EXPECT_TRUE(state.app_written_since(0).empty()) << "forgotten once no split is in flight";
+}
+
+// An app that writes and launches without ever draining its queue: splits overlap, one always in
+// flight. Each split still sees the writes since its own capture; older ones are let go as the
+// splits before them end, so the writes kept stay as many as the splits in flight.
+TEST(BufferStateLazyHome, AppWritesAreKeptOnlyAsLongAsASplitInFlightMayAskForThem) {
+  BufferState state(1000);
+  uint64_t previous = state.split_captured(nullptr);
+  uint64_t previous_start = state.generation();
+  for (uint64_t i = 0; i < 100; ++i) {
+    state.app_wrote(i * 10, i * 10 + 5);
+    const uint64_t start = state.generation();
+    const uint64_t split = state.split_captured(nullptr);
+    state.app_wrote(i * 10 + 5, i * 10 + 10);
+    // The split before saw its own write after its capture, and the two of this round.
+    EXPECT_EQ(state.app_written_since(previous_start), (IntervalSet{{i == 0 ? 0 : i * 10 - 5, i * 10 + 10}}));
+    EXPECT_EQ(state.app_written_since(start), (IntervalSet{{i * 10 + 5, i * 10 + 10}}));
+    state.split_released(previous);
+    EXPECT_EQ(state.app_written_since(0), (IntervalSet{{i * 10 + 5, i * 10 + 10}}))
+        << "only the write after the split still in flight is kept";
+    previous = split;
+    previous_start = start;
+  }
+  state.split_released(previous);
+  EXPECT_TRUE(state.app_written_since(0).empty());
 }
 
 // Resident results: device 1 alone holds [40, 60) (exec/resident_results.h).
