@@ -198,11 +198,15 @@ std::vector<IntervalSet> host_copy_wanted(LaunchJob& job, const std::map<int, Ch
   return wanted;
 }
 
-void fetch_first_chunks_halos(LaunchJob& job, const std::map<int, ChunkFootprint>& first_chunks, uint64_t& fetched) {
+void fetch_first_chunks_halos(LaunchJob& job, const std::map<int, ChunkFootprint>& first_chunks,
+                              const RunInDeviceThread& run_in_device_thread, std::chrono::nanoseconds spin,
+                              uint64_t& fetched) {
   std::vector<IntervalSet> held_elsewhere(job.roots.size());
+  std::vector<coherence::BufferState*> states(job.roots.size());
   uint64_t total = 0;
   for (size_t k = 0; k < job.roots.size(); ++k) {
     auto& state = *job.roots[k].root->state;
+    states[k] = &state;
     std::lock_guard lock(state.mutex());
     for (const auto& [device, chunk] : first_chunks) {
       if (device == job.home || k >= chunk.roots.size()) continue;
@@ -214,14 +218,8 @@ void fetch_first_chunks_halos(LaunchJob& job, const std::map<int, ChunkFootprint
     total += held_elsewhere[k].total();
   }
   if (total == 0 || total > kFewInputBytes) return;
-  for (size_t k = 0; k < job.roots.size(); ++k) {
-    if (held_elsewhere[k].empty()) continue;
-    auto& state = *job.roots[k].root->state;
-    std::lock_guard lock(state.mutex());
-    // Failed: the chunk that needs the bytes fetches them itself, and meets the driver's error there.
-    if (cl_int err = fetch_sole(*job.services, state, held_elsewhere[k], fetched); err != CL_SUCCESS)
-      spdlog::debug("kernel {}: a halo was not fetched before the devices started (error {})", job.kernel_name, err);
-  }
+  // Failed: the chunk that needs the bytes fetches them itself, and meets the driver's error there.
+  fetch_sole_in_holders(*job.services, states, held_elsewhere, run_in_device_thread, spin, fetched);
 }
 
 void refresh_host_copies(LaunchJob& job, cl_command_queue home_queue, const std::vector<IntervalSet>& wanted,

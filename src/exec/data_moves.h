@@ -8,6 +8,7 @@
 
 #include <CL/cl.h>
 
+#include <chrono>
 #include <functional>
 #include <map>
 #include <vector>
@@ -15,6 +16,7 @@
 #include "coherence/interval_set.h"
 #include "exec/chunk_footprint.h"
 #include "exec/launch_job.h"
+#include "exec/resident_results.h"
 
 namespace coex::exec {
 
@@ -88,8 +90,11 @@ cl_int read_into_host_copy(Services& services, const RootUse& use, cl_command_qu
 // Left to each chunk, that fetch waited for the holder's running sub-launch (PoCL's CPU devices finish
 // a kernel before they serve another queue) with the buffer's lock held, so that every device's
 // preparation of that buffer waited behind it (docs/performance.md, "Halos fetched before the devices
-// start"). A fetch that fails is left to the chunk.
-void fetch_first_chunks_halos(LaunchJob& job, const std::map<int, ChunkFootprint>& first_chunks, uint64_t& fetched);
+// start"). Each holder reads in its own thread where that polls (fetch_sole_in_holders). A fetch that fails is left
+// to the chunk.
+void fetch_first_chunks_halos(LaunchJob& job, const std::map<int, ChunkFootprint>& first_chunks,
+                              const RunInDeviceThread& run_in_device_thread, std::chrono::nanoseconds spin,
+                              uint64_t& fetched);
 
 // Reads `wanted` minus what the host copy holds, as read_into_host_copy does.
 void refresh_host_copies(LaunchJob& job, cl_command_queue home_queue, const std::vector<coherence::IntervalSet>& wanted,

@@ -9,6 +9,7 @@
 
 #include <atomic>
 #include <chrono>
+#include <condition_variable>
 #include <cstdint>
 #include <mutex>
 #include <vector>
@@ -50,6 +51,28 @@ inline bool poll_unlocked(std::unique_lock<std::mutex>& lock, const std::atomic<
   }
   return counter.load(std::memory_order_relaxed) != seen;
 }
+
+// Counts tasks handed to other threads; one thread waits for all of them to be done.
+class TaskLatch {
+ public:
+  void add() { left_.fetch_add(1, std::memory_order_relaxed); }
+  void done() {
+    std::lock_guard lock(mutex_);
+    if (left_.fetch_sub(1, std::memory_order_acq_rel) == 1) done_.notify_all();
+  }
+  // Polls for `spin` at most, then blocks. Takes the lock before it returns even when the poll saw
+  // the count reach zero: the last done() has let go of this object then, and it may be destroyed.
+  void wait(std::chrono::nanoseconds spin) {
+    spin_until([this] { return left_.load(std::memory_order_acquire) == 0; }, spin);
+    std::unique_lock lock(mutex_);
+    done_.wait(lock, [this] { return left_.load(std::memory_order_acquire) == 0; });
+  }
+
+ private:
+  std::atomic<int> left_{0};
+  std::mutex mutex_;
+  std::condition_variable done_;
+};
 
 // How long a waiting thread spins (setting spin_microseconds): that long where the host threads that
 // run kernels fit in `cores` with one to spare, none otherwise. Those threads: one of coex's for each

@@ -230,8 +230,17 @@ cl_int run_split(Executor& executor, LaunchJob& job) {
       job, home_queue,
       host_copy_wanted(job, first_footprints, joiners, whole_launch, first_groups >= shape.total_groups),
       record.bytes_by_step.home_to_host, record.bytes_by_step.devices_to_host);
-  fetch_first_chunks_halos(job, first_footprints, record.bytes_by_step.devices_to_host);
-  trace(job, job.home, "host copy", "transfer", host_copy_start, Clock::now());
+  const Clock::time_point halos_start = Clock::now();
+  const uint64_t fetched_before_halos = record.bytes_by_step.devices_to_host;
+  fetch_first_chunks_halos(
+      job, first_footprints,
+      [&executor](int device, std::function<void()>& task) { return executor.worker(device).post_if_polling(task); },
+      executor.spin(), record.bytes_by_step.devices_to_host);
+  const Clock::time_point host_copy_end = Clock::now();
+  trace(job, job.home, "host copy", "transfer", host_copy_start, host_copy_end);
+  // Within it, the reads of the first chunks' halos from the devices that alone hold them.
+  if (record.bytes_by_step.devices_to_host > fetched_before_halos)
+    trace(job, job.home, "halo fetch", "transfer", halos_start, host_copy_end);
 
   std::map<int, DeviceRun> runs;
   for (int device : active) runs[device];
