@@ -31,6 +31,11 @@ void PolicyBase::begin_launch(const LaunchShape& shape, const std::vector<int>& 
   std::vector<int> sorted = devices;
   std::sort(sorted.begin(), sorted.end());
   sorted.erase(std::unique(sorted.begin(), sorted.end()), sorted.end());
+  for (DeviceState& s : states_) {
+    s.done.clear();
+    s.reserved.clear();
+    spare_vectors_.push_back({std::move(s.done), std::move(s.reserved)});
+  }
   states_.clear();
   states_.reserve(sorted.size());
   for (int index : sorted) add_state(index);
@@ -40,6 +45,11 @@ void PolicyBase::begin_launch(const LaunchShape& shape, const std::vector<int>& 
 void PolicyBase::add_state(int index) {
   DeviceState s;
   s.index = index;
+  if (!spare_vectors_.empty()) {
+    s.done = std::move(spare_vectors_.back().done);
+    s.reserved = std::move(spare_vectors_.back().reserved);
+    spare_vectors_.pop_back();
+  }
   auto at = std::find_if(states_.begin(), states_.end(), [&](const DeviceState& d) { return d.index > index; });
   states_.insert(at, std::move(s));
   const bool known =
@@ -265,6 +275,7 @@ double PolicyBase::measured_throughput(const DeviceState& device, size_t window)
 std::vector<double> PolicyBase::current_speeds(const std::vector<DeviceState*>& devices, size_t window,
                                                SpeedSource* source) {
   std::vector<double> speeds;
+  speeds.reserve(devices.size());
   bool all_measured = true;
   for (const DeviceState* d : devices) all_measured = all_measured && d->completed > 0;
   if (all_measured) {

@@ -119,6 +119,14 @@ class PolicyBase : public Policy {
   std::vector<DeviceProfile> profiles_;
   LaunchShape shape_;
   std::vector<DeviceState> states_;
+  // The chunk vectors of the states of launches before, emptied, for the next states to take over: a
+  // launch then allocates none for its chunks (grown afresh at every launch they were a tenth of
+  // auto's chunk calls over 15 devices: docs/performance.md, "The scheduler's work").
+  struct SpareVectors {
+    std::vector<ChunkTiming> done;
+    std::vector<Chunk> reserved;
+  };
+  std::vector<SpareVectors> spare_vectors_;
   struct Region {
     int device = 0;
     uint64_t begin = 0, end = 0;  // the groups of it not yet handed out or reserved
