@@ -130,11 +130,15 @@ void end_buffer_uses(LaunchJob& job) {
     // The app asked for home after this split's merge had left bytes out: they go now, before its
     // event completes and the app's command runs.
     if (state.home_wanted_by(use.split_number) && !state.home_lacks().empty()) {
-      cl_command_queue queue =
-          services.devices().home_queue(use.root->context, state.lacks_device, devices::DeviceSet::HomeQueue::AppCalls);
-      IntervalSet needed = state.home_lacks();
-      cl_int err = queue ? write_lacks_home(services, state, queue, use.root->handle, 0, needed, moved, fetched)
-                         : CL_OUT_OF_RESOURCES;
+      cl_int err = CL_OUT_OF_HOST_MEMORY;
+      try {  // the split is released below whatever happens: a split left in flight stays so for good
+        cl_command_queue queue = services.devices().home_queue(use.root->context, state.lacks_device,
+                                                               devices::DeviceSet::HomeQueue::AppCalls);
+        IntervalSet needed = state.home_lacks();
+        err = queue ? write_lacks_home(services, state, queue, use.root->handle, 0, needed, moved, fetched)
+                    : CL_OUT_OF_RESOURCES;
+      } catch (...) {
+      }
       if (err != CL_SUCCESS)
         spdlog::error("kernel {}: writing the other devices' results to the app's buffer failed (error {})",
                       job.kernel_name, err);

@@ -478,13 +478,15 @@ LaunchDecision plan(Services& services, const std::shared_ptr<model::KernelRecor
       !wait_for_build(*program, home, true, home_build_wait(services.settings().auto_home_build_wait, *program)))
     return preparing_on_home();
 
-  // Capture: from here on the job owns retained buffers and must run.
+  // Capture: from here on the job owns retained buffers and must run. Begun before the first capture:
+  // should one throw (an allocation), the job's end still releases those made (a use not captured has
+  // split number 0, which no state holds).
+  job->buffer_uses_begun = true;
   for (auto& use : job->roots) {
     std::lock_guard lock(use.root->state->mutex());
     use.generation_at_enqueue = use.root->state->generation();
     use.split_number = use.root->state->split_captured(queue);  // until end_buffer_uses (exec/home_sync.h)
   }
-  job->buffer_uses_begun = true;
   for (const auto& binding : job->bindings) {
     if (binding.kind != ArgBinding::Kind::Buffer) continue;
     if (services.next().clRetainMemObject(binding.app_mem) == CL_SUCCESS) job->retained.push_back(binding.app_mem);

@@ -27,19 +27,32 @@ struct HolderReads {
   uint64_t moved = 0;
 };
 
-void read_holder(Services& services, int holder, HolderReads& part) {
-  cl_command_queue queue = services.devices().fetch_queue(holder);
-  if (!queue) {
-    part.err = CL_OUT_OF_RESOURCES;
-    return;
-  }
-  std::lock_guard fetching(services.devices().fetch_mutex(holder));
-  for (auto& read : part.reads) {
-    part.err = read_ranges(services.next(), queue, read.mem, read.ranges, read.host, part.moved);
-    if (part.err != CL_SUCCESS) return;
-    read.done = true;
+// Never throws: it may run in a device's worker thread, whose loop would end the process on an exception.
+void read_holder(Services& services, int holder, HolderReads& part) noexcept {
+  try {
+    cl_command_queue queue = services.devices().fetch_queue(holder);
+    if (!queue) {
+      part.err = CL_OUT_OF_RESOURCES;
+      return;
+    }
+    std::lock_guard fetching(services.devices().fetch_mutex(holder));
+    for (auto& read : part.reads) {
+      part.err = read_ranges(services.next(), queue, read.mem, read.ranges, read.host, part.moved);
+      if (part.err != CL_SUCCESS) return;
+      read.done = true;
+    }
+  } catch (...) {
+    part.err = CL_OUT_OF_HOST_MEMORY;
   }
 }
+
+// Waits for the reads posted to other threads when the scope ends, also on an exception: they write
+// into this frame's `holders` and count down its latch.
+struct PostedReadsWait {
+  TaskLatch& latch;
+  std::chrono::nanoseconds spin;
+  ~PostedReadsWait() { latch.wait(spin); }
+};
 
 }  // namespace
 
@@ -62,7 +75,9 @@ void fetch_sole_in_holders(Services& services, const std::vector<coherence::Buff
   }
   // Every holder but the first in its own thread where that polls for a task; the rest here, meanwhile.
   TaskLatch latch;
+  PostedReadsWait wait_for_posted{latch, spin};
   std::vector<std::pair<int, HolderReads*>> here;
+  here.reserve(holders.size());  // nothing below throws once a read is posted
   for (auto& [holder, part] : holders) {
     if (!here.empty()) {
       std::function<void()> task = [&services, &latch, holder = holder, part = &part] {

@@ -38,7 +38,7 @@ cl_int fetch_sole(Services& services, coherence::BufferState& state, const coher
                   uint64_t& moved);
 
 // Runs `task` in device `device`'s own thread where that thread is idle and polling for a task (true,
-// the task moved from: DeviceWorker::post_if_polling); false: the caller runs it.
+// the task moved from: DeviceWorker::post_if_polling); false: the caller runs it. Never throws.
 using RunInDeviceThread = std::function<bool(int device, std::function<void()>& task)>;
 
 // Reads what only a device holds of `ranges[k]` (in `states[k]`) into the host copies, as fetch_sole

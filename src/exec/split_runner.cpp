@@ -234,7 +234,13 @@ cl_int run_split(Executor& executor, LaunchJob& job) {
   const uint64_t fetched_before_halos = record.bytes_by_step.devices_to_host;
   fetch_first_chunks_halos(
       job, first_footprints,
-      [&executor](int device, std::function<void()>& task) { return executor.worker(device).post_if_polling(task); },
+      [&executor](int device, std::function<void()>& task) {
+        try {
+          return executor.worker(device).post_if_polling(task);
+        } catch (...) {  // no worker could be made: the launch's thread reads it
+          return false;
+        }
+      },
       executor.spin(), record.bytes_by_step.devices_to_host);
   const Clock::time_point host_copy_end = Clock::now();
   trace(job, job.home, "host copy", "transfer", host_copy_start, host_copy_end);
