@@ -46,8 +46,9 @@ using RunInDeviceThread = std::function<bool(int device, std::function<void()>& 
 // single-threaded CPU device runs a queue's commands in the thread that waits for them, so reads waited
 // for in one thread ran one holder after another (jacobi over 15 devices: 14 halos, 0.06 to 0.11 ms a
 // launch before any device started). The states' locks are not held while the devices read: only reads
-// of a holder's `sole` bytes write those bytes of a host copy, and a root the app wrote meanwhile (its
-// generation moved) marks nothing. A read that fails is left, logged, to whatever needs the bytes next,
+// of a holder's `sole` bytes write those bytes of a host copy (an app thread's lazy-home fetch of the
+// same bytes at once writes the same values), and a root the app wrote meanwhile (its generation moved)
+// marks nothing. A read that fails is left, logged, to whatever needs the bytes next,
 // which then meets the driver's error. Adds the bytes read to `moved`.
 void fetch_sole_in_holders(Services& services, const std::vector<coherence::BufferState*>& states,
                            const std::vector<coherence::IntervalSet>& ranges,
