@@ -1,7 +1,9 @@
 // The preload entry points: every OpenCL 1.0-3.0 core function, generated from cl_api_list.h.
 // Each forwards to the runtime's intercept table, or straight to libOpenCL when coex is also
-// loaded as a layer (then the layer intercepts; doing it here too would intercept twice) or
-// when the call re-enters from below coex (the loader or a driver calling a cl* symbol by name).
+// loaded as a layer (then the layer intercepts; doing it here too would intercept twice). A call by
+// name from below coex (a driver calling a cl* symbol) resolves here too and is intercepted like the
+// app's: there is no re-entry check (one would also pass through an app callback that a driver runs
+// inside a call coex made).
 #include <CL/cl_icd.h>
 
 #include "api/runtime.h"

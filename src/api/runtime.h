@@ -71,7 +71,7 @@ class Runtime final : public exec::Services {
 // As a layer: the loader hands over its target table; coex returns its own. Null on failure.
 const cl_icd_dispatch* init_as_layer(const cl_icd_dispatch* target, cl_uint num_entries);
 // The table a preload export calls: the intercept table, or libOpenCL's own entry points when
-// coex is loaded as a layer too (the layer intercepts), or when the call re-enters from below.
+// coex is loaded as a layer too (the layer intercepts).
 const cl_icd_dispatch& entry_table_for_preload();
 void shutdown();
 
