@@ -282,6 +282,9 @@ LaunchDecision plan(Services& services, const std::shared_ptr<model::KernelRecor
   auto preparing_on_home = [&] {
     if (auto history = services.executor().history()) history->note_launch(kernel_key, launch_items);
     if (services.executor().home_launch_times().wants_timing(home_key)) decision.time_on_home_key = home_key;
+    // Kept a moment, each launch that takes it over counted alike (RepeatedLaunches::kPreparingHold).
+    repeat.keep = true;
+    repeat.counts_launch.emplace(kernel_key, launch_items);
     return not_split("preparing");
   };
   // Few work-items, or every other device much slower than home by its specification: split only once

@@ -124,6 +124,11 @@ bool RepeatedLaunches::find(Services& services, const std::shared_ptr<model::Ker
     if (e.versions.evidence != now.evidence || e.versions.left_out != now.left_out || e.versions.queues != now.queues ||
         (e.by_home_times && e.versions.home_times != now.home_times))
       return false;
+    if (e.counts_launch) {
+      if (std::chrono::steady_clock::now() >= e.valid_until) return false;
+      if (auto history = services.executor().history())
+        history->note_launch(e.counts_launch->first, e.counts_launch->second);
+    }
     uint64_t gate_launch = 0;
     if (e.policy_shape) {
       sched::GateVerdict verdict;
@@ -170,6 +175,8 @@ void RepeatedLaunches::remember(const std::shared_ptr<model::KernelRecord>& kern
   e.exec_info_set = repeatable.exec_info_set;
   e.versions = repeatable.versions;
   e.by_home_times = repeatable.by_home_times;
+  e.counts_launch = repeatable.counts_launch;
+  if (e.counts_launch) e.valid_until = std::chrono::steady_clock::now() + kPreparingHold;
   e.reason = decision.not_split_reason;
   e.kernel_name = decision.kernel_name;
   e.policy_shape = repeatable.policy_shape;

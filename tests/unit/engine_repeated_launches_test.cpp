@@ -11,6 +11,7 @@
 #include <cstring>
 #include <memory>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "api/libopencl_table.h"
@@ -177,6 +178,38 @@ TEST_F(RepeatedLaunchesTest, AnEntryGoneStaleIsReplacedAtOnce) {
   // Planned again, the launch is kept at once: it was a repeat already.
   planned(request(queues_[0]));
   EXPECT_TRUE(taken_over(request(queues_[0])));
+}
+
+// A launch kept on home while the analysis or a build is under way ("preparing"): nothing versions
+// the end of the preparation, so the plan is taken over for RepeatedLaunches::kPreparingHold only, and
+// each launch that takes it over counts in the History as the planned one did.
+TEST_F(RepeatedLaunchesTest, APreparingPlanIsTakenOverForAMomentAndCountsEachLaunch) {
+  auto planned_preparing = [&] {
+    LaunchDecision decision;
+    decision.not_split_reason = "preparing";
+    decision.kernel_name = kernel_->name;
+    RepeatableDecision repeatable;
+    repeatable.keep = true;
+    repeatable.versions = PlanVersions::now(services_);
+    repeatable.written = {false, false};
+    repeatable.counts_launch.emplace("step@test", 1024);
+    repeated_.remember(kernel_, request(queues_[0]), kernel_->args, decision, repeatable);
+  };
+  planned_preparing();
+  planned_preparing();
+  auto history = services_.executor().history();
+  ASSERT_TRUE(history);
+  const uint64_t before = history->launches("step@test", 1024);
+  for (int launch = 1; launch <= 2; ++launch) {
+    LaunchDecision decision;
+    ASSERT_TRUE(repeated_.find(services_, kernel_, request(queues_[0]), decision));
+    EXPECT_EQ(decision.not_split_reason, "preparing");
+    EXPECT_EQ(history->launches("step@test", 1024), before + launch);
+  }
+  std::this_thread::sleep_for(RepeatedLaunches::kPreparingHold + std::chrono::milliseconds(1));
+  LaunchDecision later;
+  EXPECT_FALSE(repeated_.find(services_, kernel_, request(queues_[0]), later)) << "planned again after the hold";
+  EXPECT_EQ(history->launches("step@test", 1024), before + 2);
 }
 
 TEST_F(RepeatedLaunchesTest, HomeTimingsMatterOnlyToAPlanThatReadThem) {
