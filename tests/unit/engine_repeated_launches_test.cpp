@@ -98,15 +98,18 @@ class RepeatedLaunchesTest : public ::testing::Test {
 
   // The planner's side: a launch of the kernel with its current arguments, planned unsplit as too small
   // (a reason that lasts), with the versions as they are now.
-  void planned(const LaunchRequest& launch, bool by_home_times = false, std::vector<bool> written = {false, false}) {
+  // With `preparing`, kept on home as "preparing" instead, counting each launch under that History key.
+  void planned(const LaunchRequest& launch, bool by_home_times = false, std::vector<bool> written = {false, false},
+               const char* preparing = nullptr) {
     LaunchDecision decision;
-    decision.not_split_reason = "too_small";
+    decision.not_split_reason = preparing ? "preparing" : "too_small";
     decision.kernel_name = kernel_->name;
     RepeatableDecision repeatable;
     repeatable.keep = true;
     repeatable.versions = PlanVersions::now(services_);
     repeatable.by_home_times = by_home_times;
     repeatable.written = std::move(written);
+    if (preparing) repeatable.counts_launch.emplace(preparing, global_);
     repeated_.remember(kernel_, launch, kernel_->args, decision, repeatable);
   }
   bool taken_over(const LaunchRequest& launch) {
@@ -184,19 +187,8 @@ TEST_F(RepeatedLaunchesTest, AnEntryGoneStaleIsReplacedAtOnce) {
 // the end of the preparation, so the plan is taken over for RepeatedLaunches::kPreparingHold only, and
 // each launch that takes it over counts in the History as the planned one did.
 TEST_F(RepeatedLaunchesTest, APreparingPlanIsTakenOverForAMomentAndCountsEachLaunch) {
-  auto planned_preparing = [&] {
-    LaunchDecision decision;
-    decision.not_split_reason = "preparing";
-    decision.kernel_name = kernel_->name;
-    RepeatableDecision repeatable;
-    repeatable.keep = true;
-    repeatable.versions = PlanVersions::now(services_);
-    repeatable.written = {false, false};
-    repeatable.counts_launch.emplace("step@test", 1024);
-    repeated_.remember(kernel_, request(queues_[0]), kernel_->args, decision, repeatable);
-  };
-  planned_preparing();
-  planned_preparing();
+  planned(request(queues_[0]), false, {false, false}, "step@test");
+  planned(request(queues_[0]), false, {false, false}, "step@test");
   auto history = services_.executor().history();
   ASSERT_TRUE(history);
   const uint64_t before = history->launches("step@test", 1024);
