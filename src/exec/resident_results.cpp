@@ -27,17 +27,22 @@ struct HolderReads {
   uint64_t moved = 0;
 };
 
+// Reads `ranges` of `mem`, a buffer of `holder`, into the same offsets of `host` through the holder's
+// fetch queue, under its fetch lock. Blocking, also after an error: once it returns no read still
+// writes into `host`.
+cl_int read_from_holder(Services& services, int holder, cl_mem mem, const IntervalSet& ranges, uint8_t* host,
+                        uint64_t& moved) {
+  cl_command_queue queue = services.devices().fetch_queue(holder);
+  if (!queue) return CL_OUT_OF_RESOURCES;
+  std::lock_guard fetching(services.devices().fetch_mutex(holder));
+  return read_ranges(services.next(), queue, mem, ranges, host, moved);
+}
+
 // Never throws: it may run in a device's worker thread, whose loop would end the process on an exception.
 void read_holder(Services& services, int holder, HolderReads& part) noexcept {
   try {
-    cl_command_queue queue = services.devices().fetch_queue(holder);
-    if (!queue) {
-      part.err = CL_OUT_OF_RESOURCES;
-      return;
-    }
-    std::lock_guard fetching(services.devices().fetch_mutex(holder));
     for (auto& read : part.reads) {
-      part.err = read_ranges(services.next(), queue, read.mem, read.ranges, read.host, part.moved);
+      part.err = read_from_holder(services, holder, read.mem, read.ranges, read.host, part.moved);
       if (part.err != CL_SUCCESS) return;
       read.done = true;
     }
@@ -116,12 +121,9 @@ cl_int fetch_sole(Services& services, coherence::BufferState& state, const Inter
     if (shadow.sole.empty()) continue;
     IntervalSet wanted = intersection(shadow.sole, ranges);
     if (wanted.empty()) continue;
-    cl_command_queue queue = services.devices().fetch_queue(device);
-    std::lock_guard fetching(services.devices().fetch_mutex(device));
-    // Blocking, also after an error: the caller lets the lock go after this, and no read may still be
-    // writing into the host copy then.
-    cl_int err = queue ? read_ranges(services.next(), queue, shadow.mem, wanted, state.host_copy().data(), moved)
-                       : CL_OUT_OF_RESOURCES;
+    // Blocking, also after an error: the caller lets the state's lock go after this, and no read may
+    // still be writing into the host copy then.
+    cl_int err = read_from_holder(services, device, shadow.mem, wanted, state.host_copy().data(), moved);
     if (err != CL_SUCCESS) {
       spdlog::error("reading {} bytes of results that only device {} holds failed (error {})", wanted.total(), device,
                     err);
