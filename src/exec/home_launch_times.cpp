@@ -143,10 +143,13 @@ std::optional<double> HomeLaunchTimes::pace(const std::string& kernel_key) const
   return it->second;
 }
 
-void HomeLaunchTimes::record_pace(const std::string& kernel_key, uint64_t work_items, double seconds) {
-  if (!work_items) return;
-  std::lock_guard lock(mutex_);
-  pace_[kernel_key] = seconds / double(work_items);
+void HomeLaunchTimes::record_alone(const std::string& key, double seconds) {
+  uint64_t round = 0;
+  {
+    std::lock_guard lock(mutex_);
+    round = measured_[key].round;
+  }
+  record_time(key, seconds, round);
 }
 
 void HomeLaunchTimes::settle(const std::string& key) {

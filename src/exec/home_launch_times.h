@@ -57,11 +57,15 @@ class HomeLaunchTimes {
   // Releases the events of launches already timed (called from the app's threads).
   void release_done();
   // The pace of the kernel's launches on home, whatever their size: seconds per work-item of the last
-  // one measured (a timed launch, or a split in which no other device took part: record_pace), nullopt
+  // one measured (a timed launch, or a split in which no other device took part: record_alone), nullopt
   // before any. The last, not the slowest: a kernel's first launch there pays the driver's compile.
   std::optional<double> pace(const std::string& kernel_key) const;
-  // A launch of `work_items` of the kernel that ran on home alone for `seconds`.
-  void record_pace(const std::string& kernel_key, uint64_t work_items, double seconds);
+  // A split launch of `key` that home ran alone (the devices building never joined), in `seconds`
+  // from its start: a time of the launch on home like a timed one's, without the wait behind the
+  // queue's earlier commands that a timed launch's includes. An app that enqueues thousands of
+  // launches before it waits keeps the queue deep, and from their enqueue launches of 80 us on PoCL's
+  // CPU measured most of a second: long enough to wait for builds and to be split.
+  void record_alone(const std::string& key, double seconds);
 
   static constexpr int kTimedLaunches = 3;
 

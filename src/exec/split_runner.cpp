@@ -389,10 +389,11 @@ cl_int run_split(Executor& executor, LaunchJob& job) {
   }
 
   // No other device took part (those building never joined): home ran the launch alone, in chunks.
-  // Its time, an upper bound of home's, paces the kernel's next launches (launch_planner.cpp).
+  // Its time, an upper bound of home's, is one of the launch's times on home, and paces the kernel's
+  // next launches (launch_planner.cpp).
   if (runs.size() == 1 && runs.count(job.home))
-    executor.home_launch_times().record_pace(shape.kernel_key, job.geometry.work_items(),
-                                             std::chrono::duration<double>(Clock::now() - t0).count());
+    executor.home_launch_times().record_alone(home_launch_key(shape.kernel_key, job.geometry.work_items()),
+                                              std::chrono::duration<double>(Clock::now() - t0).count());
   Clock::time_point merge_start = Clock::now();
   cl_int err = CL_SUCCESS;
   record.bytes_by_step.host_to_home +=

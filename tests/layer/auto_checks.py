@@ -75,6 +75,23 @@ class AutoChecks(layer_checks.Checks):
         # The sweeps enqueued before the first split's time is in may split too.
         expect(len(home_only) <= 3 and len(home_only) + len(on_home) == 20,
                "%d sweeps split on home alone, %d run whole there: %s" % (len(home_only), len(on_home), launches))
+        # On `pthread` devices the app enqueues all twenty sweeps while the first split has not run: the
+        # sweeps planned before home's time is known run whole on home (`preparing`), auto's probes among
+        # them too (launches 10, 11 and 12), which split on home alone before; a second split may follow
+        # where the first one's time (the kernel's first run on home) says nothing short.
+        pthread = {"POCL_DEVICES": "pthread pthread"}
+        rc, bare, _ = run([app], pthread)
+        expect(rc == 0, "jacobi2d fails bare on pthread devices")
+        report = os.path.join(self.tmp, "short-while-building-pthread.json")
+        env = dict(env, POCL_DEVICES="pthread pthread", COEX_REPORT=report, COEX_TRACE="",
+                   COEX_CACHE=os.path.join(self.tmp, "short-while-building-pthread-history.json"))
+        rc, out, err = run([app], env, self.layer)
+        expect(rc == 0 and out == bare, "pthread: exit %d, output:\n%s\nstderr:\n%s" % (rc, out, err))
+        with open(report) as f:
+            kernel = json.load(f)["kernels"][0]
+        expect(kernel["split_launches"] <= 2 and kernel["launches"] == 20 and
+               set(kernel["not_split"]) <= {"preparing", "split_being_measured"},
+               "pthread: %d of 20 sweeps split, the others %s" % (kernel["split_launches"], kernel["not_split"]))
 
     def vector_add_first_launch(self, tag, env):
         """vector_add under coex with `env` (and a trace): its output must be the bare one; the args

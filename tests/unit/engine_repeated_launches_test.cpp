@@ -270,6 +270,31 @@ TEST_F(RepeatedLaunchesTest, HomesTimeRenewedIsTheNextLaunchesOwn) {
   times.release_done();
 }
 
+// A split that home ran alone (HomeLaunchTimes::record_alone) is a time of the launch on home at its
+// size, and the kernel's pace: a timed launch that waited behind a deep queue does not raise it.
+TEST_F(RepeatedLaunchesTest, ASplitHomeRanAloneIsATimeOfTheLaunchOnHome) {
+  const cl_icd_dispatch& cl = services_.next();
+  HomeLaunchTimes& times = services_.executor().home_launch_times();
+  const std::string key = home_launch_key("step", 1024);
+  EXPECT_FALSE(times.seconds(key).has_value());
+  times.record_alone(key, 0.002);
+  ASSERT_TRUE(times.seconds(key).has_value());
+  EXPECT_DOUBLE_EQ(*times.seconds(key), 0.002);
+  ASSERT_TRUE(times.pace("step").has_value());
+  EXPECT_DOUBLE_EQ(*times.pace("step"), 0.002 / 1024);
+  EXPECT_TRUE(times.wants_timing(key));  // not a timed launch
+  // A launch enqueued behind 300 ms of the queue's earlier commands.
+  cl_int err = CL_SUCCESS;
+  cl_event event = cl.clCreateUserEvent(context_, &err);
+  ASSERT_EQ(err, CL_SUCCESS);
+  times.time(key, event, std::chrono::steady_clock::now() - std::chrono::milliseconds(300));
+  ASSERT_EQ(cl.clSetUserEventStatus(event, CL_COMPLETE), CL_SUCCESS);
+  times.settle(key);
+  EXPECT_DOUBLE_EQ(*times.seconds(key), 0.002);
+  EXPECT_TRUE(times.seconds(key, 2).has_value());
+  times.release_done();
+}
+
 TEST_F(RepeatedLaunchesTest, AQueueMadeOrReleasedMakesEveryEntryStale) {
   planned(request(queues_[0]));
   planned(request(queues_[0]));
