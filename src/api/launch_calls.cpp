@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <chrono>
 #include <thread>
+#include <utility>
 
 #include "api/handler_util.h"
 #include "api/launch_validation.h"
@@ -83,6 +84,20 @@ bool drained(cl_command_queue queue) {
   return status == CL_COMPLETE;
 }
 
+// A marker enqueued just before a launch timed on `home`, where its queue runs in order and its driver
+// notifies each command as it completes: the launch starts only once the marker has completed, and is
+// timed from then (HomeLaunchTimes::time). Null otherwise.
+cl_event start_marker(cl_command_queue queue, int home) {
+  if (home < 0 || !rt().devices().at(home).notifies_as_commands_complete) return nullptr;
+  cl_command_queue_properties properties = 0;
+  if (cl().clGetCommandQueueInfo(queue, CL_QUEUE_PROPERTIES, sizeof properties, &properties, nullptr) != CL_SUCCESS ||
+      (properties & CL_QUEUE_OUT_OF_ORDER_EXEC_MODE_ENABLE))
+    return nullptr;
+  cl_event marker = nullptr;
+  if (cl().clEnqueueMarkerWithWaitList(queue, 0, nullptr, &marker) != CL_SUCCESS) return nullptr;
+  return marker;
+}
+
 // On a home device whose driver deadlocks on user events (devices/device_set.h), a split waits for
 // its wait list in the app's thread (Executor::run_synchronously): a list with an event not yet
 // complete (a user event the app sets after this call) would block the app for good. Such a
@@ -157,14 +172,19 @@ cl_int CL_API_CALL enqueue_ndrange(cl_command_queue queue, cl_kernel kernel, cl_
   cl_event own = nullptr;
   cl_event* event_out = timed && !event ? &own : event;
   if (timed) record_safely("clEnqueueNDRangeKernel", [] { rt().executor().home_launch_times().release_done(); });
+  // A launch timed from a drained queue starts at its enqueue already.
+  cl_event started = timed && !decision.time_drained ? start_marker(queue, decision.home) : nullptr;
   const auto enqueued = std::chrono::steady_clock::now();
   cl_int err =
       cl().clEnqueueNDRangeKernel(queue, kernel, work_dim, offset, global, local, num_wait, wait_list, event_out);
   if (err == CL_SUCCESS && timed && event_out && *event_out)
     record_safely("clEnqueueNDRangeKernel", [&] {
       if (event) cl().clRetainEvent(*event);
-      rt().executor().home_launch_times().time(decision.time_on_home_key, *event_out, enqueued);
+      // Taken over (an exception inside would leak it rather than release it twice).
+      rt().executor().home_launch_times().time(decision.time_on_home_key, *event_out, enqueued,
+                                               std::exchange(started, nullptr));
     });
+  if (started) cl().clReleaseEvent(started);
   if (err == CL_SUCCESS)
     record_safely("clEnqueueNDRangeKernel", [&] {
       uint64_t items = global ? 1 : 0;

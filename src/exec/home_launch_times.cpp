@@ -32,6 +32,13 @@ struct HomeLaunchTimes::Timing {
   std::shared_ptr<const std::atomic<bool>> alive;
   std::shared_ptr<std::atomic<bool>> recorded;
   uint64_t round;
+  StartBound start;
+};
+
+struct HomeLaunchTimes::StartTiming {
+  HomeLaunchTimes* owner;
+  std::shared_ptr<const std::atomic<bool>> alive;
+  StartBound start;
 };
 
 std::string home_launch_key(const std::string& kernel_key, uint64_t global_size) {
@@ -54,7 +61,8 @@ bool HomeLaunchTimes::wants_timing(const std::string& key) const {
   return it == measured_.end() || it->second.timed < kTimedLaunches;
 }
 
-void HomeLaunchTimes::time(const std::string& key, cl_event event, std::chrono::steady_clock::time_point enqueued) {
+void HomeLaunchTimes::time(const std::string& key, cl_event event, std::chrono::steady_clock::time_point enqueued,
+                           cl_event started) {
   uint64_t round = 0;
   {
     std::lock_guard lock(mutex_);
@@ -62,12 +70,23 @@ void HomeLaunchTimes::time(const std::string& key, cl_event event, std::chrono::
     ++m.timed;
     round = m.round;
   }
+  StartBound start;
+  if (started) {
+    start = std::make_shared<std::atomic<Clock::rep>>(0);
+    auto* start_timing = new StartTiming{this, alive_, start};
+    if (cl_.clSetEventCallback(started, CL_COMPLETE, on_started, start_timing) != CL_SUCCESS) {
+      delete start_timing;
+      start.reset();
+      std::lock_guard lock(mutex_);
+      done_.push_back(started);
+    }
+  }
   auto recorded = std::make_shared<std::atomic<bool>>(false);
   if (cl_.clRetainEvent(event) == CL_SUCCESS) {
     std::lock_guard lock(pending_mutex_);
-    pending_.push_back({key, event, enqueued, recorded, round});
+    pending_.push_back({key, event, enqueued, recorded, round, start});
   }
-  auto* timing = new Timing{this, key, enqueued, alive_, recorded, round};
+  auto* timing = new Timing{this, key, enqueued, alive_, recorded, round, start};
   if (cl_.clSetEventCallback(event, CL_COMPLETE, on_complete, timing) != CL_SUCCESS) {
     recorded->store(true);  // not timed: settle() must not time it late
     delete timing;
@@ -92,10 +111,33 @@ void HomeLaunchTimes::renew(const std::string& key) {
   m.fresh_count = 0;
 }
 
+// The marker's completion as its callback sees it: late by the callback's delay, which can only shorten
+// the time measured from it (the launch then looks shorter: kept on home rather than split).
+void CL_CALLBACK HomeLaunchTimes::on_started(cl_event event, cl_int status, void* user_data) {
+  auto* timing = static_cast<StartTiming*>(user_data);
+  if (*timing->alive) {
+    if (status == CL_COMPLETE) timing->start->store(Clock::now().time_since_epoch().count(), std::memory_order_release);
+    std::lock_guard lock(timing->owner->mutex_);
+    timing->owner->done_.push_back(event);
+  } else {
+    keep_until_exit(event);
+  }
+  delete timing;
+}
+
+double HomeLaunchTimes::seconds_since_start(Clock::time_point enqueued, const StartBound& start,
+                                            Clock::time_point end) {
+  Clock::time_point from = enqueued;
+  if (start)
+    if (const Clock::rep ticks = start->load(std::memory_order_acquire))
+      from = std::max(from, Clock::time_point(Clock::duration(ticks)));
+  return std::chrono::duration<double>(end - std::min(from, end)).count();
+}
+
 void CL_CALLBACK HomeLaunchTimes::on_complete(cl_event event, cl_int status, void* user_data) {
   auto* timing = static_cast<Timing*>(user_data);
   if (*timing->alive) {
-    double seconds = std::chrono::duration<double>(Clock::now() - timing->enqueued).count();
+    double seconds = seconds_since_start(timing->enqueued, timing->start, Clock::now());
     const bool first = !timing->recorded->exchange(true);  // settle() may have recorded it
     timing->owner->record(timing->key, status == CL_COMPLETE && first ? std::optional<double>(seconds) : std::nullopt,
                           event, timing->round);
@@ -161,8 +203,7 @@ void HomeLaunchTimes::settle(const std::string& key) {
       continue;
     if (status < 0) p.recorded->store(true);  // failed: no time
     if (status != CL_COMPLETE) continue;
-    if (!p.recorded->exchange(true))
-      record_time(key, std::chrono::duration<double>(Clock::now() - p.enqueued).count(), p.round);
+    if (!p.recorded->exchange(true)) record_time(key, seconds_since_start(p.enqueued, p.start, Clock::now()), p.round);
   }
   drop_recorded_pending();
 }

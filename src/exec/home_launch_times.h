@@ -33,9 +33,15 @@ class HomeLaunchTimes {
   // Times the launch behind `event` (coex holds one reference to it, which this takes over) from
   // `enqueued` (taken before the enqueue: a driver may run it inside the call) to its completion: an upper bound, as it
   // includes the wait behind earlier commands of the queue, which the shortest of several launches leaves out.
-  // (CL_RUNNING would not: PoCL's basic device reports it when the kernel has already run.) The reference is released
-  // at a later call of `release_done`, never inside the driver's callback.
-  void time(const std::string& key, cl_event event, std::chrono::steady_clock::time_point enqueued);
+  // (CL_RUNNING would not: PoCL's basic device reports it when the kernel has already run.) `started`, when given
+  // (its reference taken over too), is a marker enqueued just before the launch on its in-order queue, on a driver
+  // that notifies each command as it completes (devices::Device::notifies_as_commands_complete): the launch cannot
+  // start before the marker completes, so the time is taken from then where that is later. An app that enqueues
+  // thousands of launches before it waits keeps the queue deep: from the enqueue, benchmarks/lu's updates on PoCL's
+  // CPU measured tens of milliseconds, which made them long enough to split. The references are released at a
+  // later call of `release_done`, never inside the driver's callback.
+  void time(const std::string& key, cl_event event, std::chrono::steady_clock::time_point enqueued,
+            cl_event started = nullptr);
   // A launch of `key` that was to be timed and was not (it counts among the kTimedLaunches).
   void not_timed(const std::string& key);
   // Times the next kTimedLaunches launches of `key` again, once the last were given to time(): the
@@ -71,6 +77,9 @@ class HomeLaunchTimes {
 
  private:
   struct Timing;
+  struct StartTiming;
+  // When the launch's start marker completed (steady_clock ticks), 0 until its callback came.
+  using StartBound = std::shared_ptr<std::atomic<std::chrono::steady_clock::rep>>;
   struct Measured {
     int timed = 0;  // launches given to time()
     int count = 0;  // of them, completed and measured
@@ -88,8 +97,13 @@ class HomeLaunchTimes {
     std::chrono::steady_clock::time_point enqueued;
     std::shared_ptr<std::atomic<bool>> recorded;
     uint64_t round;
+    StartBound start;
   };
   static void CL_CALLBACK on_complete(cl_event event, cl_int status, void* user_data);
+  static void CL_CALLBACK on_started(cl_event event, cl_int status, void* user_data);
+  // The seconds from the later of `enqueued` and the start marker's completion to `end`.
+  static double seconds_since_start(std::chrono::steady_clock::time_point enqueued, const StartBound& start,
+                                    std::chrono::steady_clock::time_point end);
   void record(const std::string& key, std::optional<double> seconds, cl_event event, uint64_t round);
   void record_time(const std::string& key, double seconds, uint64_t round);
   // Releases the references of the pending launches whose time is in; pending_mutex_ held.

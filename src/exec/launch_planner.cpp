@@ -225,12 +225,13 @@ LaunchDecision plan(Services& services, const std::shared_ptr<model::KernelRecor
       if (const auto pace = times.pace(kernel_key)) seconds = *pace * double(launch_items);
     return seconds && *seconds < services.settings().auto_wait_seconds;
   };
-  // Whether a split of this launch is in flight while nothing says yet how long it takes on home.
+  // Whether a split of the kernel (at any size) is in flight while nothing says yet how long the
+  // launch takes on home.
   auto home_time_awaited = [&] {
     HomeLaunchTimes& times = services.executor().home_launch_times();
     auto history = services.executor().history();
     return history && !times.seconds(home_key) && !times.pace(kernel_key) &&
-           history->splits_in_flight(kernel_key, launch_items);
+           history->kernel_split_in_flight(kernel_key);
   };
   auto all_devices = [&] {
     std::vector<int> all = participants;
@@ -363,11 +364,12 @@ LaunchDecision plan(Services& services, const std::shared_ptr<model::KernelRecor
     // as a cold split it was no verdict, so the next launch split again (benchmarks/lu with a pthread
     // device building from source beside a basic home: 463 of 511 launches, d1 never joined; 1.1 s
     // against 0.15 s bare).
-    // Nor does a launch planned while such a split is in flight before home's time is known: it would
-    // split on the same guess, and an app that enqueues thousands of short launches before it waits
-    // plans them all before the first split has run (stencil1d with PoCL's CPU as home beside a GPU
-    // whose context and build took 0.3 s: 31 splits, every one of them cold, probes that never gave a
-    // verdict, 0.3 s over the bare run). The first split's time paces the next launches.
+    // Nor does a launch planned while such a split of its kernel is in flight before home's time is
+    // known: it would split on the same guess, and an app that enqueues thousands of short launches
+    // before it waits plans them all before the first split has run (stencil1d with PoCL's CPU as home
+    // beside a GPU whose context and build took 0.3 s: 31 splits, every one of them cold, probes that
+    // never gave a verdict; lu, whose every update has a size of its own: 57 to 244). The first
+    // split's time paces the next launches.
     if (fewer_than_two() && !home_building && (launch_short_on_home() || home_time_awaited()))
       return preparing_on_home();
   }

@@ -253,6 +253,12 @@ uint64_t History::splits_in_flight(const std::string& kernel_key, uint64_t globa
   return it == in_flight_.end() ? 0 : it->second;
 }
 
+bool History::kernel_split_in_flight(const std::string& kernel_key) const {
+  std::lock_guard<std::mutex> lock(mutex_);
+  auto it = in_flight_.lower_bound(KeyRef{kernel_key, 0});
+  return it != in_flight_.end() && it->first.first == kernel_key;
+}
+
 std::optional<double> History::throughput(const std::string& kernel_key, uint64_t global_size, int device) const {
   std::lock_guard<std::mutex> lock(mutex_);
   auto e = entries_.find(KeyRef{kernel_key, global_size});

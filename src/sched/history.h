@@ -136,6 +136,8 @@ class History {
   void split_started(const std::string& kernel_key, uint64_t global_size);
   void split_ended(const std::string& kernel_key, uint64_t global_size);
   uint64_t splits_in_flight(const std::string& kernel_key, uint64_t global_size) const;
+  // Whether a split of the kernel, at any size, is in flight.
+  bool kernel_split_in_flight(const std::string& kernel_key) const;
 
   std::optional<double> throughput(const std::string& kernel_key, uint64_t global_size, int device) const;
   // Oldest first; the newest `last` of them only, where `last` is not 0.

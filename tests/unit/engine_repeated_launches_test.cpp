@@ -295,6 +295,40 @@ TEST_F(RepeatedLaunchesTest, ASplitHomeRanAloneIsATimeOfTheLaunchOnHome) {
   times.release_done();
 }
 
+// A launch timed behind a start marker (HomeLaunchTimes::time's `started`) is timed from the marker's
+// completion, not from its enqueue: the commands queued before it are not its time. User events stand
+// for the marker and the launch.
+TEST_F(RepeatedLaunchesTest, ALaunchBehindAStartMarkerIsTimedFromTheMarker) {
+  const cl_icd_dispatch& cl = services_.next();
+  HomeLaunchTimes& times = services_.executor().home_launch_times();
+  auto user_event = [&] {
+    cl_int err = CL_SUCCESS;
+    cl_event event = cl.clCreateUserEvent(context_, &err);
+    EXPECT_EQ(err, CL_SUCCESS);
+    return event;
+  };
+  // Enqueued 300 ms ago, behind commands that ran until now; then 5 ms of its own.
+  auto measure = [&](const std::string& key, bool with_marker) {
+    cl_event launch = user_event(), marker = with_marker ? user_event() : nullptr;
+    times.time(key, launch, std::chrono::steady_clock::now() - std::chrono::milliseconds(300), marker);
+    if (marker) {
+      EXPECT_EQ(cl.clSetUserEventStatus(marker, CL_COMPLETE), CL_SUCCESS);
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(5));
+    EXPECT_EQ(cl.clSetUserEventStatus(launch, CL_COMPLETE), CL_SUCCESS);
+    times.settle(key);
+    return times.seconds(key);
+  };
+  const std::optional<double> behind_marker = measure(home_launch_key("step", 1024), true);
+  ASSERT_TRUE(behind_marker.has_value());
+  EXPECT_GE(*behind_marker, 0.004);
+  EXPECT_LT(*behind_marker, 0.1);
+  const std::optional<double> from_enqueue = measure(home_launch_key("step", 2048), false);
+  ASSERT_TRUE(from_enqueue.has_value());
+  EXPECT_GE(*from_enqueue, 0.3);
+  times.release_done();
+}
+
 TEST_F(RepeatedLaunchesTest, AQueueMadeOrReleasedMakesEveryEntryStale) {
   planned(request(queues_[0]));
   planned(request(queues_[0]));

@@ -248,9 +248,16 @@ TEST(History, LaunchNumbersCountLaunchesPlannedAndNotYetEnded) {
   h.split_ended("k", 8);
   EXPECT_EQ(h.splits_in_flight("k", 8), 1u);
   EXPECT_EQ(h.splits_in_flight("k", 16), 0u);
+  // Of the kernel at any size: not of another whose key begins alike.
+  EXPECT_TRUE(h.kernel_split_in_flight("k"));
+  EXPECT_FALSE(h.kernel_split_in_flight("j"));
   h.split_ended("k", 8);
   h.split_ended("k", 8);  // one too many: stays at 0
   EXPECT_EQ(h.splits_in_flight("k", 8), 0u);
+  EXPECT_FALSE(h.kernel_split_in_flight("k"));
+  h.split_started("kk", 4);
+  EXPECT_FALSE(h.kernel_split_in_flight("k"));
+  EXPECT_TRUE(h.kernel_split_in_flight("kk"));
 }
 
 TEST(History, EvidenceVersionChangesWithWhatFitsReadNotWithLaunchCounts) {
