@@ -1,0 +1,103 @@
+#!/usr/bin/env python3
+"""scripts/bench-cpu-home's runs: the short programs of benchmarks/benchmarks.json at their testbed
+sizes, on the first CPU device `coex devices` lists as the app's device, bare and under coex, in
+rounds; prints a Markdown table of medians (docs/gpu.md, "The CPU as home")."""
+import argparse
+import json
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
+
+def cpu_device_index(coex):
+    """The index `coex devices` gives the first CPU device: the programs' --device takes it."""
+    out = subprocess.run([coex, "devices"], capture_output=True, text=True).stdout
+    for line in out.splitlines():
+        fields = line.split()
+        if len(fields) > 3 and fields[0].isdigit() and fields[3] == "CPU":
+            return int(fields[0])
+    sys.exit("scripts/bench-cpu-home: no CPU device:\n" + out)
+
+
+def run(cmd, env, report=None):
+    start = time.monotonic()
+    p = subprocess.run(cmd, env=env, capture_output=True, text=True)
+    wall = time.monotonic() - start
+    lines = p.stdout.splitlines()
+    total = [float(l.split()[1]) for l in lines if l.startswith("time_total")]
+    result = {"wall": wall, "time_total": total[0] if total else None, "rc": p.returncode,
+              "checksums": [l for l in lines if l.startswith("checksum")]}
+    if report and os.path.exists(report):
+        kernels = json.load(open(report))["kernels"]
+        result["splits"] = sum(k.get("split_launches", 0) for k in kernels)
+        result["cold"] = sum(k.get("cold_splits", 0) for k in kernels)
+    return result
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--build-dir", required=True)
+    ap.add_argument("--rounds", type=int, default=3)
+    ap.add_argument("--only", default="")
+    ap.add_argument("--against-coex", default="")
+    ap.add_argument("--against-label", default="")
+    ap.add_argument("--command", default="scripts/bench-cpu-home")
+    a = ap.parse_args()
+    coex = os.path.join(a.build_dir, "coex")
+    device = cpu_device_index(coex)
+    with open(os.path.join(ROOT, "benchmarks", "benchmarks.json")) as f:
+        spec = json.load(f)
+    benches = spec["benchmarks"] if isinstance(spec, dict) else spec
+    wanted = [b for b in benches if b.get("class") == "short" and (not a.only or b["name"] in a.only.split(","))]
+    setups = [("bare", None), ("coex", coex)]
+    if a.against_coex:
+        setups.append(("coex@" + a.against_label, a.against_coex))
+    results = {}
+    failed = False
+    for r in range(a.rounds):
+        for b in wanted:
+            scale = b["scales"]["testbed"]
+            program = os.path.join(a.build_dir, "programs", b.get("program", b["name"]))
+            cmd = [program] + scale["args"] + ["--reps", str(scale.get("reps", 1)), "--device", str(device)]
+            for name, launcher in setups:
+                env = dict(os.environ, CUDA_CACHE_DISABLE="1")
+                if launcher is None:
+                    out = run(cmd, env)
+                else:
+                    tmp = tempfile.mkdtemp()
+                    env["COEX_CACHE"] = os.path.join(tmp, "history.json")
+                    report = os.path.join(tmp, "report.json")
+                    out = run([launcher, "run", "--preload", "--report", report, "--"] + cmd, env, report)
+                results.setdefault((b["name"], name), []).append(out)
+                bare = results[(b["name"], "bare")][-1]
+                if out["rc"] != 0 or out["checksums"] != bare["checksums"]:
+                    failed = True
+                    print("FAIL %s %s: exit %d, checksums %s against %s" % (b["name"], name, out["rc"], out["checksums"],
+                                                                          bare["checksums"]), flush=True)
+                print("round %d %-14s %-12s wall %.3f s time_total %s%s" % (
+                    r + 1, b["name"], name, out["wall"], out["time_total"],
+                    " splits %d (cold %d)" % (out["splits"], out["cold"]) if "splits" in out else ""), flush=True)
+    print("\nCommand: `%s`; the CPU is device %d; %d rounds, medians.\n" % (a.command, device, a.rounds))
+    print("| program | setup | time_total (s) | limit 1.03 x bare + 0.05 | wall (s) | split launches (cold) |")
+    print("|---|---|---|---|---|---|")
+    med = lambda xs: statistics.median(xs) if xs else float("nan")
+    for b in wanted:
+        bare_total = med([x["time_total"] for x in results[(b["name"], "bare")] if x["time_total"] is not None])
+        for name, _ in setups:
+            runs = results[(b["name"], name)]
+            total = med([x["time_total"] for x in runs if x["time_total"] is not None])
+            limit = "" if name == "bare" else ("met" if total <= 1.03 * bare_total + 0.05 else "over by %.3f s" % (
+                total - 1.03 * bare_total - 0.05))
+            splits = "" if name == "bare" else " ".join("%d (%d)" % (x.get("splits", 0), x.get("cold", 0)) for x in runs)
+            print("| %s | %s | %.3f | %s | %.3f | %s |" % (b["name"], name, total, limit, med([x["wall"] for x in runs]),
+                                                          splits))
+    sys.exit(1 if failed else 0)
+
+
+if __name__ == "__main__":
+    main()
