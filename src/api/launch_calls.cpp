@@ -88,7 +88,7 @@ bool drained(cl_command_queue queue) {
 // notifies each command as it completes: the launch starts only once the marker has completed, and is
 // timed from then (HomeLaunchTimes::time). Null otherwise.
 cl_event start_marker(cl_command_queue queue, int home) {
-  if (home < 0 || !rt().devices().at(home).notifies_as_commands_complete) return nullptr;
+  if (home < 0 || !rt().devices().at(home).notifies_as_commands_complete()) return nullptr;
   cl_command_queue_properties properties = 0;
   if (cl().clGetCommandQueueInfo(queue, CL_QUEUE_PROPERTIES, sizeof properties, &properties, nullptr) != CL_SUCCESS ||
       (properties & CL_QUEUE_OUT_OF_ORDER_EXEC_MODE_ENABLE))

@@ -72,7 +72,6 @@ DeviceSet::DeviceSet(const cl_icd_dispatch& cl, const std::string& selector) : c
       // driver, which has its own event handling: the quirk is the local basic driver's.
       d.user_events_deadlock =
           d.is_pocl() && !d.remote && (d.name.rfind("basic", 0) == 0 || d.name.rfind("cpu-minimal", 0) == 0);
-      d.notifies_as_commands_complete = d.is_pocl() && !d.remote && !d.user_events_deadlock;
       devices_.push_back(std::move(d));
     }
   }

@@ -40,7 +40,7 @@ struct Device {
   // the start of the command behind it (exec/home_launch_times.h): PoCL's local drivers but "basic", which
   // runs a flushed queue's commands in one go and notifies their events after (a marker before a launch of
   // 0.12 s was notified 3 us before the launch). Others are not known to: NVIDIA's callbacks came 5 ms late.
-  bool notifies_as_commands_complete = false;
+  bool notifies_as_commands_complete() const { return is_pocl() && !remote && !user_events_deadlock; }
   // Served by PoCL's remote driver (PoCL-R) from another machine, or another process (docs/remote.md):
   // every command crosses the network, and the device is gone when its server goes.
   bool remote = false;
