@@ -11,7 +11,8 @@ import sys
 import tempfile
 import time
 
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+from program_set import ROOT, benchmark_program, checksums
+from testbed_run import report_summary
 
 
 def cpu_device_index(coex):
@@ -28,14 +29,12 @@ def run(cmd, env, report=None):
     start = time.monotonic()
     p = subprocess.run(cmd, env=env, capture_output=True, text=True)
     wall = time.monotonic() - start
-    lines = p.stdout.splitlines()
-    total = [float(l.split()[1]) for l in lines if l.startswith("time_total")]
+    total = [float(l.split()[1]) for l in p.stdout.splitlines() if l.startswith("time_total")]
     result = {"wall": wall, "time_total": total[0] if total else None, "rc": p.returncode,
-              "checksums": [l for l in lines if l.startswith("checksum")]}
-    if report and os.path.exists(report):
-        kernels = json.load(open(report))["kernels"]
-        result["splits"] = sum(k.get("split_launches", 0) for k in kernels)
-        result["cold"] = sum(k.get("cold_splits", 0) for k in kernels)
+              "checksums": checksums(p.stdout)}
+    if report:
+        summary = report_summary(report)
+        result["splits"], result["cold"] = summary.get("split") or 0, summary.get("cold_splits") or 0
     return result
 
 
@@ -62,7 +61,7 @@ def main():
     for r in range(a.rounds):
         for b in wanted:
             scale = b["scales"]["testbed"]
-            program = os.path.join(a.build_dir, "programs", b.get("program", b["name"]))
+            program = benchmark_program(os.path.join(a.build_dir, "programs"), b)
             cmd = [program] + scale["args"] + ["--reps", str(scale.get("reps", 1)), "--device", str(device)]
             for name, launcher in setups:
                 env = dict(os.environ, CUDA_CACHE_DISABLE="1")
