@@ -275,6 +275,16 @@ COEX_SETTING(Double, auto_home_build_wait, 0.1, (0.0, kNoLimit),
              "split as their builds end); beyond, it runs unsplit on the app's device (`not_split: preparing`).")
 
 // --- Testing ---
+COEX_SETTING(Grammar, auto_late_devices, "type:gpu,type:accelerator", (kDeviceSelectorGrammar, &check_device_selector),
+             "auto: the devices, other than the app's own, that get no context nor build of coex's until the program "
+             "has run launches coex could split over them for `auto_late_after` seconds (a GPU's context and first "
+             "build take 0.3 to 1.5 s, and the exit waits for a build under way): a short program ends before and "
+             "pays nothing for them; a longer one has them join from then on. The same grammar as `devices`; "
+             "`!all` names none.")
+COEX_SETTING(Double, auto_late_after, 0.5, (0.0, kNoLimit),
+             "auto: how long, from the first launch coex could split over a device of `auto_late_devices`, the "
+             "program runs before that device gets its context and builds: at a launch not measured shorter than "
+             "`min_split_seconds` on the app's device, or during a split launch that has run that long.")
 COEX_SETTING(Grammar, fault, "", (kFaultGrammar, &check_fault_spec),
              "Testing aid: `fail:<index>` makes that device's sub-launches fail, `stall:<index>` makes them "
              "wait for an event that never completes (until the app exits), `stall_upload:<index>` makes the "

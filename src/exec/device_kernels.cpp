@@ -15,6 +15,7 @@
 #include "exec/executor.h"
 #include "exec/exit_guard.h"
 #include "exec/kept_binaries.h"
+#include "exec/late_devices.h"
 #include "exec/pocl_compiles.h"
 #include "exec/pocl_kernel_cache.h"
 #include "exec/policy_binding.h"
@@ -331,21 +332,14 @@ bool first_launch_from_build(const LaunchJob& job, int device) {
   return build->launched.insert(job.kernel_name).second;
 }
 
-namespace {
-
-// On `device`'s worker thread, unless the process has begun to exit (then skipped: the driver's
-// compiler may be half torn down by then; PoCL's clang crashed in FileSystemStatCache::get when an app
-// exited while coex still built for its other device) or the device sits out. coex's shutdown
-// (Executor::stop) waits for a task under way. The app's thread arms the exit guard, so that the
-// shutdown runs before the compiler's statics made during a build are destroyed (exec/exit_guard.h).
-// `uses_device` false: a task that only uses the worker's thread (the analysis, libclang's load) runs
-// even while the device sits out, since launches wait for it.
-void post_background_task(Executor& executor, int device, std::function<void()> task, bool uses_device = true) {
+void post_background_task(Executor& executor, int device, std::function<void()> task, bool uses_device) {
   arm_exit_guard();
   executor.worker(device).post([&executor, device, uses_device, task = std::move(task)] {
     if (!exit_begun() && !(uses_device && executor.left_out(device))) task();
   });
 }
+
+namespace {
 
 // The home device of an app whose context or program has `app_devices`, and the other selected
 // devices; false when there is nothing to prepare (several app devices: which one its queue will
@@ -375,9 +369,10 @@ void prepare_other_devices(Services& services, const std::vector<cl_device_id>& 
   int home = -1;
   std::vector<int> others;
   if (!home_and_others(services.devices(), app_devices, home, others)) return;
-  // A device held back (devices_held_back) gets its context with its first build.
+  // A device held back (devices_held_back) gets its context with its first build; a late one
+  // (exec/late_devices.h) once it is let in.
   const std::vector<int> kept = others_not_held_back(services, home, others);
-  for (int device : kept)
+  for (int device : devices_without(kept, services.executor().late_devices().waiting_among(kept, home)))
     post_background_task(services.executor(), device, [&services, device] { services.devices().shadow_queue(device); });
   // With every other device held back nothing is analysed before a launch lets one in
   // (analyse_in_background): the load below would only stall the app's build and first launches.
@@ -409,10 +404,12 @@ void prepare_program(Services& services, const std::shared_ptr<model::ProgramRec
                      int home, const std::vector<int>& devices) {
   if (program->origin != model::ProgramOrigin::Source) return;
   std::vector<int> to_post;
+  const LateDevices& late = services.executor().late_devices();
   {
     std::lock_guard lock(program->mutex);
     for (int device : devices)
-      if (program->builds_posted.insert({device, device == home}).second) to_post.push_back(device);
+      if (!late.waits(device, home) && program->builds_posted.insert({device, device == home}).second)
+        to_post.push_back(device);
   }
   if (to_post.empty()) return;
   // On the devices' own threads. The first to start runs the analysis

@@ -35,6 +35,8 @@ Executor::Executor(Services& services)
       launch_policies_([&services, history = history_] {
         return make_configured_policy(services.settings(), services.devices().profiles(), history);
       }),
+      late_devices_(named_late_devices(services, policy_->waits_for_preparation()),
+                    services.settings().auto_late_after),
       home_launch_times_(services.next(), alive_),
       spin_(spin_budget(services.settings().spin_microseconds, selected_profiles(services.devices()), usable_cores())),
       dispatcher_([this] { dispatcher_loop(); }) {}

@@ -20,6 +20,7 @@
 
 #include "exec/device_worker.h"
 #include "exec/home_launch_times.h"
+#include "exec/late_devices.h"
 #include "exec/launch_job.h"
 #include "exec/repeated_launches.h"
 #include "exec/services.h"
@@ -78,6 +79,8 @@ class Executor {
   HomeLaunchTimes& home_launch_times() { return home_launch_times_; }
   // Launches that repeat one left on home take its plan over.
   RepeatedLaunches& repeated_launches() { return repeated_launches_; }
+  // The devices whose context and builds wait until the program has run a while (auto_late_devices).
+  LateDevices& late_devices() { return late_devices_; }
   // How long a thread waiting for a split launch's next step polls before it blocks (spin_wait.h).
   std::chrono::nanoseconds spin() const { return spin_; }
 
@@ -123,6 +126,7 @@ class Executor {
   std::shared_ptr<sched::History> history_;
   std::unique_ptr<sched::Policy> policy_;
   sched::LaunchPolicies launch_policies_;
+  LateDevices late_devices_;  // after policy_, which says whether any device is late
   HomeLaunchTimes home_launch_times_;
   RepeatedLaunches repeated_launches_;
   const std::chrono::nanoseconds spin_;

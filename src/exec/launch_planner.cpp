@@ -216,14 +216,14 @@ LaunchDecision plan(Services& services, const std::shared_ptr<model::KernelRecor
     auto measured = services.executor().home_launch_times().seconds(home_key);
     return measured && *measured >= services.settings().auto_wait_seconds;
   }();
-  // Whether a launch of this size took, or by the kernel's pace on home would take, less than
-  // auto_wait_seconds there. Asked after settled_on_home (below) has settled home's timings.
-  auto launch_short_on_home = [&] {
+  // Whether a launch of this size took, or by the kernel's pace on home would take, less than `limit`
+  // there. Asked after settled_on_home (below) has settled home's timings.
+  auto launch_shorter_on_home = [&](double limit) {
     HomeLaunchTimes& times = services.executor().home_launch_times();
     std::optional<double> seconds = times.seconds(home_key);
     if (!seconds)
       if (const auto pace = times.pace(kernel_key)) seconds = *pace * double(launch_items);
-    return seconds && *seconds < services.settings().auto_wait_seconds;
+    return seconds && *seconds < limit;
   };
   // Whether a split of the kernel (at any size) is in flight while nothing says yet how long the
   // launch takes on home.
@@ -358,6 +358,14 @@ LaunchDecision plan(Services& services, const std::shared_ptr<model::KernelRecor
     participants.erase(std::remove_if(participants.begin(), participants.end(), [&](int d) { return !takes_part(d); }),
                        participants.end());
     if (fewer_than_two() && building.empty()) return preparing_on_home();
+    // A device of auto_late_devices (exec/late_devices.h) is one of those still building, with no build
+    // posted, until the program has run launches that could take it for auto_late_after; then one not
+    // measured too short to split lets it in. A split still running then lets it in too
+    // (split_runner.cpp).
+    LateDevices& late = services.executor().late_devices();
+    if (const std::vector<int> waiting = late.waiting_among(building, home);
+        !waiting.empty() && late.seconds_left() <= 0 && !launch_shorter_on_home(services.settings().min_split_seconds))
+      for (int device : waiting) let_in_late_device(services, program, queue_record->context, home, device);
     // With home the only device ready, a split can gain only from a device that joins while it runs:
     // a launch measured shorter than auto_wait_seconds on home (this size, or the kernel's pace at
     // another) runs there whole. Split, it paid host copies and chunks of a group or two on home, and
@@ -370,7 +378,8 @@ LaunchDecision plan(Services& services, const std::shared_ptr<model::KernelRecor
     // beside a GPU whose context and build took 0.3 s: 31 splits, every one of them cold, probes that
     // never gave a verdict; lu, whose every update has a size of its own: 57 to 244). The first
     // split's time paces the next launches.
-    if (fewer_than_two() && !home_building && (launch_short_on_home() || home_time_awaited()))
+    if (fewer_than_two() && !home_building &&
+        (launch_shorter_on_home(services.settings().auto_wait_seconds) || home_time_awaited()))
       return preparing_on_home();
   }
   // Every device that may take part: those ready, and those that may join.

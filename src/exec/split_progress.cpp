@@ -164,6 +164,18 @@ void SplitProgress::wait_all() {
   }
 }
 
+bool SplitProgress::runs_after(double seconds) {
+  const auto until = std::chrono::steady_clock::now() + std::chrono::duration_cast<std::chrono::steady_clock::duration>(
+                                                            std::chrono::duration<double>(seconds));
+  std::unique_lock lock(mutex_);
+  while (!driver_.all_done()) {
+    const auto now = std::chrono::steady_clock::now();
+    if (now >= until) return true;
+    wait_for_change(lock, until - now, false);
+  }
+  return false;
+}
+
 std::set<int> SplitProgress::abandoned() const {
   std::lock_guard lock(mutex_);
   return driver_.take_over().in_states({State::Abandoned});

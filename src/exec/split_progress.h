@@ -95,6 +95,9 @@ class SplitProgress {
   static constexpr double kLeaveBehindSeconds = 5.0;
   // Until every device has finished, been abandoned, or left after a cancel.
   void wait_all();
+  // Waits `seconds` at most for the launch to end (every device finished, abandoned or left): whether
+  // it still runs then.
+  bool runs_after(double seconds);
   std::set<int> abandoned() const;          // in a sub-launch still
   std::set<int> cancelled_devices() const;  // while preparing: not busy
   std::set<int> left_behind() const;        // cancelled, and not left in time: busy (among abandoned())

@@ -17,6 +17,7 @@
 #include "exec/device_run.h"
 #include "exec/device_writes.h"
 #include "exec/executor.h"
+#include "exec/exit_guard.h"
 #include "exec/home_sync.h"
 #include "exec/kernel_arguments.h"
 #include "exec/launch_shape.h"
@@ -281,9 +282,10 @@ cl_int run_split(Executor& executor, LaunchJob& job) {
     else
       worker.post(std::move(part));
   }
+  LateDevices& late = executor.late_devices();
   for (int device : joiners) {
     DeviceWorker& worker = executor.worker(device);
-    worker.post([&, t0, device, out = &runs[device], progress, worker_ptr = &worker, held] {
+    std::function<void()> join = [&, t0, device, out = &runs[device], progress, worker_ptr = &worker, held] {
       // Nothing of the launch is touched before it is joined: it may be over, its job gone.
       if (!progress->join(device)) return;
       PartEnd end = PartEnd::kRan;
@@ -301,6 +303,19 @@ cl_int run_split(Executor& executor, LaunchJob& job) {
       }
       if (end == PartEnd::kOut) return progress->leave(device);
       if (end == PartEnd::kRan) progress->finished(device);
+    };
+    if (!late.waits(device, job.home)) {
+      worker.post(std::move(join));
+      continue;
+    }
+    // A late device (exec/late_devices.h) has no build under way: it is let in if the launch still runs
+    // once auto_late_after has gone by since the program's first launch that could take it, and joins
+    // after its context and build, posted to its worker before the join.
+    worker.post([progress, held, device, wait = late.seconds_left(), join = std::move(join), worker_ptr = &worker] {
+      // Until then nothing of the launch is touched but `progress`: it may end meanwhile.
+      if (!progress->runs_after(wait) || exit_begun()) return;
+      let_in_late_device(*held->services, held->program, held->app_context, held->home, device);
+      worker_ptr->post(join);
     });
   }
   if (home_part) home_part();

@@ -1,0 +1,69 @@
+#include "exec/late_devices.h"
+
+#include <spdlog/spdlog.h>
+
+#include "config/device_selector.h"
+#include "config/settings.h"
+#include "devices/device_set.h"
+#include "exec/device_kernels.h"
+#include "exec/executor.h"
+#include "report/trace.h"
+
+namespace coex::exec {
+
+bool LateDevices::waits(int device, int home) const {
+  if (device == home) return false;
+  std::lock_guard lock(mutex_);
+  return waiting_.count(device) > 0;
+}
+
+std::vector<int> LateDevices::waiting_among(const std::vector<int>& devices, int home) const {
+  std::vector<int> out;
+  std::lock_guard lock(mutex_);
+  if (waiting_.empty()) return out;
+  for (int device : devices)
+    if (device != home && waiting_.count(device)) out.push_back(device);
+  return out;
+}
+
+double LateDevices::seconds_left(Clock::time_point now) {
+  std::lock_guard lock(mutex_);
+  if (!first_) first_ = now;
+  return std::max(0.0, after_ - std::chrono::duration<double>(now - *first_).count());
+}
+
+bool LateDevices::let_in(int device) {
+  std::lock_guard lock(mutex_);
+  return waiting_.erase(device) > 0;
+}
+
+std::set<int> named_late_devices(Services& services, bool policy_waits_for_preparation) {
+  std::set<int> named;
+  if (policy_waits_for_preparation) return named;
+  // The setting was checked when it was read (config/settings.cpp): a bad one never gets here.
+  const auto terms = config::parse_device_selector(services.settings().auto_late_devices, nullptr);
+  if (!terms) return named;
+  for (const devices::Device& d : services.devices().all()) {
+    // A selector of only "!" terms matches every device it does not exclude (config/device_selector.h):
+    // "!all" matches none.
+    if (d.selected && config::device_selected(*terms, {d.index, d.type_name(), d.platform_name, d.name}))
+      named.insert(d.index);
+  }
+  return named;
+}
+
+void let_in_late_device(Services& services, const std::shared_ptr<model::ProgramRecord>& program,
+                        cl_context app_context, int home, int device) {
+  if (services.executor().late_devices().let_in(device)) {
+    spdlog::debug("device {}: let in after the program ran auto_late_after ({} s)", device,
+                  services.settings().auto_late_after);
+    if (auto* trace = services.trace()) {
+      const auto now = std::chrono::steady_clock::now();
+      trace->record("let in (auto_late_after)", "build", device, now, now);
+    }
+    post_background_task(services.executor(), device, [&services, device] { services.devices().shadow_queue(device); });
+  }
+  prepare_program(services, program, app_context, home, {device});
+}
+
+}  // namespace coex::exec

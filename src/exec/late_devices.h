@@ -1,0 +1,62 @@
+// Devices whose context and builds wait until the program has run a while (docs/design.md,
+// "One-time costs"): under auto, those `auto_late_devices` names (GPUs by default) beside another home.
+// A GPU's context and first build of a program take 0.3 to 1.5 s, which a short program never gets back,
+// and which its exit waits for where they are under way (docs/design.md, "Exit"): PoCL's CPU as home
+// beside an H200, every short program's first run took 1.0 to 1.5 s longer to exit under coex. A late
+// device is let in once `auto_late_after` seconds have gone by since the first launch coex could split
+// over it: at a launch planned then that is not measured shorter than min_split_seconds on home, or by a
+// split launch still running then (split_runner.cpp), which it then joins.
+#pragma once
+
+#include <CL/cl.h>
+
+#include <chrono>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <set>
+#include <vector>
+
+namespace coex::model {
+struct ProgramRecord;
+}
+
+namespace coex::exec {
+
+class Services;
+
+class LateDevices {
+ public:
+  using Clock = std::chrono::steady_clock;
+  // `named`: the devices the setting names (none under a policy that waits for preparation: its user
+  // asked for every device); `after_seconds`: auto_late_after.
+  LateDevices(std::set<int> named, double after_seconds) : waiting_(std::move(named)), after_(after_seconds) {}
+
+  // Whether `device` still waits for its context and builds (never home).
+  bool waits(int device, int home) const;
+  // The devices of `devices` that wait.
+  std::vector<int> waiting_among(const std::vector<int>& devices, int home) const;
+  // How long until the waiting devices are let in: the first call starts the clock (the first launch
+  // that could take one); 0 once auto_late_after has gone by since.
+  double seconds_left(Clock::time_point now = Clock::now());
+  // Takes `device` off the waiting list: true at the first call for it.
+  bool let_in(int device);
+
+ private:
+  mutable std::mutex mutex_;
+  std::set<int> waiting_;
+  std::optional<Clock::time_point> first_;
+  const double after_;
+};
+
+// The devices of the app's devices the auto_late_devices setting names, under a policy that does not
+// wait for preparation (auto); none otherwise.
+std::set<int> named_late_devices(Services& services, bool policy_waits_for_preparation);
+
+// Lets the late `device` in, now (once): its context is made on its worker, then the program's build
+// for it is posted there (exec/device_kernels.h, prepare_program); a launch of another program posts
+// that program's as usual. Recorded in the trace, on the device's track.
+void let_in_late_device(Services& services, const std::shared_ptr<model::ProgramRecord>& program,
+                        cl_context app_context, int home, int device);
+
+}  // namespace coex::exec
