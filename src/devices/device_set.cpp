@@ -156,6 +156,18 @@ DeviceSet::Shadow& DeviceSet::ensure_shadow(int index) {
   return shadow;
 }
 
+bool DeviceSet::has_shadow(int index) {
+  Shadow* slot = nullptr;
+  {
+    std::lock_guard lock(mutex_);
+    auto it = shadows_.find(index);
+    if (it == shadows_.end()) return false;
+    slot = &it->second;
+  }
+  std::lock_guard lock(slot->mutex);
+  return slot->context || slot->failed;
+}
+
 cl_context DeviceSet::shadow_context(int index) { return ensure_shadow(index).context; }
 cl_command_queue DeviceSet::shadow_queue(int index) { return ensure_shadow(index).queue; }
 

@@ -79,6 +79,8 @@ class DeviceSet {
   // Null on failure (logged once).
   cl_context shadow_context(int index);
   cl_command_queue shadow_queue(int index);
+  // Whether the device's shadow context was made already (or failed): shadow_queue returns at once.
+  bool has_shadow(int index);
   // A second in-order queue there, for reading results that only this device holds (resident results,
   // exec/resident_results.h) from any thread without waiting behind the device's own chunks.
   cl_command_queue fetch_queue(int index);

@@ -339,6 +339,15 @@ void post_background_task(Executor& executor, int device, std::function<void()> 
   });
 }
 
+void make_context_in_background(Services& services, int device) {
+  post_background_task(services.executor(), device, [&services, device] {
+    const auto started = std::chrono::steady_clock::now();
+    if (services.devices().has_shadow(device)) return;
+    services.devices().shadow_queue(device);
+    if (auto* t = services.trace()) t->record("context", "build", device, started, std::chrono::steady_clock::now());
+  });
+}
+
 namespace {
 
 // The home device of an app whose context or program has `app_devices`, and the other selected
@@ -373,7 +382,7 @@ void prepare_other_devices(Services& services, const std::vector<cl_device_id>& 
   // (exec/late_devices.h) once it is let in.
   const std::vector<int> kept = others_not_held_back(services, home, others);
   for (int device : devices_without(kept, services.executor().late_devices().waiting_among(kept, home)))
-    post_background_task(services.executor(), device, [&services, device] { services.devices().shadow_queue(device); });
+    make_context_in_background(services, device);
   // With every other device held back nothing is analysed before a launch lets one in
   // (analyse_in_background): the load below would only stall the app's build and first launches.
   if (kept.empty()) return;

@@ -38,6 +38,10 @@ bool first_launch_from_build(const LaunchJob& job, int device);
 // even while the device sits out, since launches wait for it.
 void post_background_task(Executor& executor, int device, std::function<void()> task, bool uses_device = true);
 
+// Makes the device's shadow context and queue on its worker (post_background_task), where none was
+// made yet: a GPU's takes a large part of its preparation, and the trace shows it ("context").
+void make_context_in_background(Services& services, int device);
+
 // At the app's clBuildProgram, before the driver builds: the analysis (a libclang parse of tens of
 // milliseconds) starts on home's worker, so that the app's first launch, right after its
 // build, finds it done and can be split (docs/design.md, "One-time costs"). Same conditions as

@@ -61,7 +61,7 @@ void let_in_late_device(Services& services, const std::shared_ptr<model::Program
       const auto now = std::chrono::steady_clock::now();
       trace->record("let in (auto_late_after)", "build", device, now, now);
     }
-    post_background_task(services.executor(), device, [&services, device] { services.devices().shadow_queue(device); });
+    make_context_in_background(services, device);
   }
   prepare_program(services, program, app_context, home, {device});
 }
