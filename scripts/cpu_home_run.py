@@ -25,7 +25,19 @@ def cpu_device_index(coex):
     sys.exit("scripts/bench-cpu-home: no CPU device:\n" + out)
 
 
-def run(cmd, env, report=None):
+def preparation(trace):
+    """The one-time work in a coex run's trace: its build-track slices (contexts, analyses, builds, a late
+    device let in) and the exit's wait, each as name@track start+duration in ms from the trace's start."""
+    with open(trace) as f:
+        events = json.load(f)["traceEvents"]
+    start = min(e["ts"] for e in events if "ts" in e)
+    slices = sorted((e for e in events if e.get("ph") == "X" and e.get("cat") in ("build", "exit")),
+                    key=lambda e: e["ts"])
+    return "; ".join("%s@%s %.0f+%.0f" % (e["name"], e["tid"], (e["ts"] - start) / 1e3, e.get("dur", 0) / 1e3)
+                     for e in slices)
+
+
+def run(cmd, env, report=None, trace=None):
     start = time.monotonic()
     p = subprocess.run(cmd, env=env, capture_output=True, text=True)
     wall = time.monotonic() - start
@@ -35,6 +47,8 @@ def run(cmd, env, report=None):
     if report:
         summary = report_summary(report)
         result["splits"], result["cold"] = summary.get("split") or 0, summary.get("cold_splits") or 0
+    if trace and os.path.exists(trace):
+        result["preparation"] = preparation(trace)
     return result
 
 
@@ -46,6 +60,9 @@ def main():
     ap.add_argument("--against-coex", default="")
     ap.add_argument("--against-label", default="")
     ap.add_argument("--also", default="", help="NAME:SCALE,...: programs of other classes, at that scale")
+    ap.add_argument("--setting", action="append", default=[],
+                    help="NAME=VALUE: one more coex setup, with that setting (COEX_NAME)")
+    ap.add_argument("--preparation", action="store_true", help="print each coex run's one-time work from its trace")
     ap.add_argument("--command", default="scripts/bench-cpu-home")
     a = ap.parse_args()
     coex = os.path.join(a.build_dir, "coex")
@@ -61,9 +78,12 @@ def main():
         if not found:
             sys.exit("scripts/bench-cpu-home: --also %s: no such program or scale in benchmarks/benchmarks.json" % item)
         wanted.append(dict(found[0], label=item, scale=scale or "testbed"))
-    setups = [("bare", None), ("coex", coex)]
+    setups = [("bare", None, {}), ("coex", coex, {})]
+    for setting in a.setting:
+        name, _, value = setting.partition("=")
+        setups.append(("coex " + setting, coex, {"COEX_" + name.upper(): value}))
     if a.against_coex:
-        setups.append(("coex@" + a.against_label, a.against_coex))
+        setups.append(("coex@" + a.against_label, a.against_coex, {}))
     results = {}
     failed = False
     for r in range(a.rounds):
@@ -71,15 +91,18 @@ def main():
             scale = b["scales"][b["scale"]]
             program = benchmark_program(os.path.join(a.build_dir, "programs"), b)
             cmd = [program] + scale["args"] + ["--reps", str(scale.get("reps", 1)), "--device", str(device)]
-            for name, launcher in setups:
-                env = dict(os.environ, CUDA_CACHE_DISABLE="1")
+            for name, launcher, settings in setups:
+                env = dict(os.environ, CUDA_CACHE_DISABLE="1", **settings)
                 if launcher is None:
                     out = run(cmd, env)
                 else:
                     tmp = tempfile.mkdtemp()
                     env["COEX_CACHE"] = os.path.join(tmp, "history.json")
                     report = os.path.join(tmp, "report.json")
-                    out = run([launcher, "run", "--preload", "--report", report, "--"] + cmd, env, report)
+                    trace = os.path.join(tmp, "trace.json") if a.preparation else None
+                    if trace:
+                        env["COEX_TRACE"] = trace
+                    out = run([launcher, "run", "--preload", "--report", report, "--"] + cmd, env, report, trace)
                 results.setdefault((b["label"], name), []).append(out)
                 bare = results[(b["label"], "bare")][-1]
                 if out["rc"] != 0 or out["checksums"] != bare["checksums"]:
@@ -89,6 +112,8 @@ def main():
                 print("round %d %-14s %-12s wall %.3f s time_total %s%s" % (
                     r + 1, b["label"], name, out["wall"], out["time_total"],
                     " splits %d (cold %d)" % (out["splits"], out["cold"]) if "splits" in out else ""), flush=True)
+                if "preparation" in out:
+                    print("    one-time work (ms): " + out["preparation"], flush=True)
     print("\nCommand: `%s`; the CPU is device %d; %d rounds, medians.\n" % (a.command, device, a.rounds))
     print("| program | setup | time_total (s) | limit 1.03 x bare + 0.05 | wall (s) | limit by wall | split launches (cold) |")
     print("|---|---|---|---|---|---|---|")
@@ -101,7 +126,7 @@ def main():
             over = value - 1.03 * bare - 0.05
             return "met" if over <= 0 else "over by %.3f s" % over
 
-        for name, _ in setups:
+        for name, _, _ in setups:
             runs = results[(b["label"], name)]
             total = med([x["time_total"] for x in runs if x["time_total"] is not None])
             wall = med([x["wall"] for x in runs])
