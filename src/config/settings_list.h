@@ -284,7 +284,8 @@ COEX_SETTING(Grammar, auto_late_devices, "type:gpu,type:accelerator", (kDeviceSe
 COEX_SETTING(Double, auto_late_after, 0.5, (0.0, kNoLimit),
              "auto: how long, from the first launch coex could split over a device of `auto_late_devices`, the "
              "program runs before that device gets its context and builds: at a launch not measured shorter than "
-             "`min_split_seconds` on the app's device, or during a split launch that has run that long.")
+             "`min_split_seconds` on the app's device, or by a split launch still running then that has itself run "
+             "`min_split_seconds`.")
 COEX_SETTING(Grammar, fault, "", (kFaultGrammar, &check_fault_spec),
              "Testing aid: `fail:<index>` makes that device's sub-launches fail, `stall:<index>` makes them "
              "wait for an event that never completes (until the app exits), `stall_upload:<index>` makes the "

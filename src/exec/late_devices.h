@@ -5,7 +5,8 @@
 // beside an H200, every short program's first run took 1.0 to 1.5 s longer to exit under coex. A late
 // device is let in once `auto_late_after` seconds have gone by since the first launch coex could split
 // over it: at a launch planned then that is not measured shorter than min_split_seconds on home, or by a
-// split launch still running then (split_runner.cpp), which it then joins.
+// split launch still running then that has run min_split_seconds itself (split_runner.cpp), which it
+// then joins.
 #pragma once
 
 #include <CL/cl.h>

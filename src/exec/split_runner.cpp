@@ -309,9 +309,12 @@ cl_int run_split(Executor& executor, LaunchJob& job) {
       continue;
     }
     // A late device (exec/late_devices.h) has no build under way: it is let in if the launch still runs
-    // once auto_late_after has gone by since the program's first launch that could take it, and joins
-    // after its context and build, posted to its worker before the join.
-    worker.post([progress, held, device, wait = late.seconds_left(), join = std::move(join), worker_ptr = &worker] {
+    // once auto_late_after has gone by since the program's first launch that could take it, and has
+    // itself run min_split_seconds (a launch planned after that time is not long for being late: one of
+    // auto's probes of stencil1d's 80 us launches let the GPU in, and the exit waited 1 s for its
+    // context), and joins after its context and build, posted to its worker before the join.
+    const double wait = std::max(late.seconds_left(), services.settings().min_split_seconds);
+    worker.post([progress, held, device, wait, join = std::move(join), worker_ptr = &worker] {
       // Until then nothing of the launch is touched but `progress`: it may end meanwhile.
       if (!progress->runs_after(wait) || exit_begun()) return;
       let_in_late_device(*held->services, held->program, held->app_context, held->home, device);
