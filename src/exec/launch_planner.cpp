@@ -366,6 +366,13 @@ LaunchDecision plan(Services& services, const std::shared_ptr<model::KernelRecor
     if (const std::vector<int> waiting = late.waiting_among(building, home);
         !waiting.empty() && late.seconds_left() <= 0 && !launch_shorter_on_home(services.settings().min_split_seconds))
       for (int device : waiting) let_in_late_device(services, program, queue_record->context, home, device);
+    // A launch too short to let one in, with none but late devices to take it, is too small: held like
+    // the launches home's times keep there, where `preparing` (nothing is) would plan it again every
+    // kPreparingHold (stencil1d's 20,000 launches of 80 us beside a late GPU).
+    if (fewer_than_two() && !home_building && !building.empty() &&
+        late.waiting_among(building, home).size() == building.size() &&
+        launch_shorter_on_home(services.settings().min_split_seconds))
+      return too_small();
     // With home the only device ready, a split can gain only from a device that joins while it runs:
     // a launch measured shorter than auto_wait_seconds on home (this size, or the kernel's pace at
     // another) runs there whole. Split, it paid host copies and chunks of a group or two on home, and
