@@ -7,6 +7,7 @@
 #include "devices/device_set.h"
 #include "exec/device_kernels.h"
 #include "exec/executor.h"
+#include "report/report.h"
 #include "report/trace.h"
 
 namespace coex::exec {
@@ -37,6 +38,16 @@ bool LateDevices::let_in(int device) {
   return waiting_.erase(device) > 0;
 }
 
+bool LateDevices::note_waited(int device) {
+  std::lock_guard lock(mutex_);
+  return waited_.insert(device).second;
+}
+
+double LateDevices::seconds_since_first(Clock::time_point now) const {
+  std::lock_guard lock(mutex_);
+  return first_ ? std::chrono::duration<double>(now - *first_).count() : 0.0;
+}
+
 std::set<int> named_late_devices(Services& services, bool policy_waits_for_preparation) {
   std::set<int> named;
   if (policy_waits_for_preparation) return named;
@@ -54,9 +65,12 @@ std::set<int> named_late_devices(Services& services, bool policy_waits_for_prepa
 
 void let_in_late_device(Services& services, const std::shared_ptr<model::ProgramRecord>& program,
                         cl_context app_context, int home, int device) {
-  if (services.executor().late_devices().let_in(device)) {
-    spdlog::debug("device {}: let in after the program ran auto_late_after ({} s)", device,
-                  services.settings().auto_late_after);
+  LateDevices& late = services.executor().late_devices();
+  if (late.let_in(device)) {
+    const double after = late.seconds_since_first();
+    services.report().record_late_device(device, after);
+    spdlog::debug("device {}: let in {:.3f} s after the first launch that could take it (auto_late_after)", device,
+                  after);
     if (auto* trace = services.trace()) {
       const auto now = std::chrono::steady_clock::now();
       trace->record("let in (auto_late_after)", "build", device, now, now);

@@ -42,10 +42,15 @@ class LateDevices {
   double seconds_left(Clock::time_point now = Clock::now());
   // Takes `device` off the waiting list: true at the first call for it.
   bool let_in(int device);
+  // True the first time `device` waited beside a launch's home (the report names it from then on).
+  bool note_waited(int device);
+  // Seconds since the first launch that could take a late device (0 before it).
+  double seconds_since_first(Clock::time_point now = Clock::now()) const;
 
  private:
   mutable std::mutex mutex_;
   std::set<int> waiting_;
+  std::set<int> waited_;  // note_waited's
   std::optional<Clock::time_point> first_;
   const double after_;
 };

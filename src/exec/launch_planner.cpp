@@ -18,6 +18,7 @@
 #include "exec/repeated_launches.h"
 #include "exec/split_safety.h"
 #include "model/registries.h"
+#include "report/report.h"
 #include "sched/auto_policy.h"
 #include "sched/split_math.h"
 
@@ -363,14 +364,15 @@ LaunchDecision plan(Services& services, const std::shared_ptr<model::KernelRecor
     // measured too short to split lets it in. A split still running then lets it in too
     // (split_runner.cpp).
     LateDevices& late = services.executor().late_devices();
-    if (const std::vector<int> waiting = late.waiting_among(building, home);
-        !waiting.empty() && late.seconds_left() <= 0 && !launch_shorter_on_home(services.settings().min_split_seconds))
+    const std::vector<int> waiting = late.waiting_among(building, home);
+    for (int device : waiting)
+      if (late.note_waited(device)) services.report().record_late_device(device, std::nullopt);
+    if (!waiting.empty() && late.seconds_left() <= 0 && !launch_shorter_on_home(services.settings().min_split_seconds))
       for (int device : waiting) let_in_late_device(services, program, queue_record->context, home, device);
     // A launch too short to let one in, with none but late devices to take it, is too small: held like
     // the launches home's times keep there, where `preparing` (nothing is) would plan it again every
     // kPreparingHold (stencil1d's 20,000 launches of 80 us beside a late GPU).
-    if (fewer_than_two() && !home_building && !building.empty() &&
-        late.waiting_among(building, home).size() == building.size() &&
+    if (fewer_than_two() && !home_building && !building.empty() && waiting.size() == building.size() &&
         launch_shorter_on_home(services.settings().min_split_seconds))
       return too_small();
     // With home the only device ready, a split can gain only from a device that joins while it runs:

@@ -292,6 +292,12 @@ nlohmann::json ReportRecorder::to_json() const {
                       {"from_binary", b.from_binary},
                       {"seconds", b.seconds}});
   report["builds"] = std::move(builds);
+  if (!late_devices_.empty()) {
+    nlohmann::json late = nlohmann::json::array();
+    for (const auto& [device, after] : late_devices_)
+      late.push_back({{"device", device}, {"let_in_after", after ? nlohmann::json(*after) : nlohmann::json()}});
+    report["late_devices"] = std::move(late);
+  }
   report["totals"] = {{"launches", launches},
                       {"split_launches", split_launches},
                       {"bytes_moved", bytes_moved},
@@ -310,6 +316,11 @@ void ReportRecorder::record_build(int device, double seconds, bool failed, bool 
   at->second.failed += failed;
   at->second.from_binary += from_binary;
   at->second.seconds += seconds;
+}
+
+void ReportRecorder::record_late_device(int device, std::optional<double> let_in_after) {
+  std::lock_guard lock(mutex_);
+  late_devices_[device] = let_in_after;
 }
 
 void ReportRecorder::record_home_on_demand(uint64_t written, uint64_t fetched) {

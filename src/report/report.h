@@ -13,6 +13,7 @@
 //                  "bytes_minimal", "bytes_by_step": {"home_to_host", "host_to_devices",
 //                  "devices_to_host", "host_to_home"}, "args": [{"index", "tier", "name"}]}],
 //     "builds": [{"device", "builds", "failed", "seconds"}],
+//     "late_devices": [{"device", "let_in_after"}],
 //     "totals": {"launches", "split_launches", "bytes_moved", "bytes_minimal", "bytes_home_on_demand",
 //                "bytes_fetched_on_demand"} }
 // bytes_home_on_demand (lazy home): what the other devices wrote, written to the app's buffers when
@@ -28,6 +29,9 @@
 // it is kept irregular, whether a device's window of packages varied, and the range test's packages,
 // their paces' sigma/mean and von Neumann's ratio of the paces' logarithms in range order (null: not
 // computed); null when no split launch judged it.
+// late_devices (auto_late_devices): the devices given no context nor build until the program had run a
+// while, and when each was let in, in seconds from the first launch that could take it (null: never,
+// nothing was made for it).
 // builds: coex's own builds of the app's programs per device (one-time costs; PoCL also compiles a
 // kernel at its first run on a device, which cold_splits count), their number and seconds.
 // bytes_minimal: what the footprints say each device lacked; bytes_by_step: where bytes_moved went;
@@ -43,6 +47,7 @@
 #include <cstdint>
 #include <functional>
 #include <iosfwd>
+#include <map>
 #include <mutex>
 #include <nlohmann/json.hpp>
 #include <optional>
@@ -154,6 +159,9 @@ class ReportRecorder {
   // prebuild): how long it took, whether it failed, and whether it was built from the binary of a
   // device of the same kind (exec/shared_binaries.h).
   void record_build(int device, double seconds, bool failed, bool from_binary);
+  // A late device (auto_late_devices): not let in yet (nullopt), or let in `let_in_after` seconds after
+  // the first launch that could take it.
+  void record_late_device(int device, std::optional<double> let_in_after);
   // Called after each record_launch, outside the recorder's lock, on the recording thread: the
   // report keeps only sums, the trace shows each launch (set before the first launch).
   using LaunchObserver = std::function<void(const std::string& kernel, const LaunchRecord& launch)>;
@@ -207,6 +215,7 @@ class ReportRecorder {
     double seconds = 0;
   };
   std::vector<std::pair<int, Builds>> builds_;  // by device, sorted by index
+  std::map<int, std::optional<double>> late_devices_;  // record_late_device's
   LaunchObserver launch_observer_;
   bool has_launch_observer_ = false;                   // under mutex_, as launch_observer_
   KernelTotals& totals_of(const std::string& kernel);  // under mutex_

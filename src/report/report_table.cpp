@@ -142,6 +142,20 @@ std::string builds_line(const json& builds) {
   return out;
 }
 
+// "late devices (auto_late_devices): d0 let in after 0.56 s, d2 never (nothing made for it)": when
+// the devices given no context nor build at first got them. Empty for a report without them.
+std::string late_devices_line(const json& late) {
+  std::string out;
+  if (!late.is_array()) return out;
+  for (const json& d : late) {
+    const json& after = member(d, "let_in_after");
+    out += (out.empty() ? "late devices (auto_late_devices): " : ", ") + std::string("d") +
+           std::to_string(count_of(member(d, "device"))) +
+           (after.is_number() ? format(" let in after %.3g s", after.get<double>()) : " never (nothing made for it)");
+  }
+  return out;
+}
+
 // "planned by auto:sigmoid x1, auto:wp x4; 1 probe; last verdict (launch 9): one_device_pays over d0;
 // measured split over d0,d1 0.51 s, home alone 0.32 s; kept regular (20 packages, spread 0.14, range
 // ratio 1.89)": which policies planned the split launches, why auto's gate decided the last launch as
@@ -302,6 +316,8 @@ std::string format_report_table(const json& report) {
     print_kernels(out, member(report, "kernels"), indices);
     const std::string builds = builds_line(member(report, "builds"));
     if (!builds.empty()) out << "\n" << builds << "\n";
+    const std::string late = late_devices_line(member(report, "late_devices"));
+    if (!late.empty()) out << (builds.empty() ? "\n" : "") << late << "\n";
     const json& totals = member(report, "totals");
     if (totals.is_object()) {
       out << "\nTotals: " << count_of(member(totals, "launches")) << " launches, "

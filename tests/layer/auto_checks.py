@@ -275,7 +275,8 @@ class AutoChecks(layer_checks.Checks):
         # devices, device 1 named: vector_add (milliseconds) ends with no build on device 1 and no
         # sub-launch there (without the setting it is built); long_items' eight launches of about 0.1 s
         # each let it in during one of them (auto_late_after 0.02 s), after which it is built and runs
-        # sub-launches. The outputs are the bare ones. vector_add's auto_late_after is 5 s: a loaded
+        # sub-launches. The report names device 1 among its late devices, never let in, then let in
+        # 0.02 s or more after the first launch that could take it. The outputs are the bare ones. vector_add's auto_late_after is 5 s: a loaded
         # machine (a sanitizer build) may take the default's 0.5 s over its launches.
         env = {"POCL_DEVICES": "basic basic", "COEX_POLICY": "auto", "COEX_AUTO_ANALYSIS_WAIT": "30"}
         trace = os.path.join(self.tmp, "late-devices-trace.json")
@@ -284,8 +285,9 @@ class AutoChecks(layer_checks.Checks):
             path = os.path.join(self.build, "tests", *app)
             rc, bare, _ = run([path] + args, env)
             expect(rc == 0, "%s fails bare" % app[1])
+            report = os.path.join(self.tmp, "late-devices-%s-report.json" % tag)
             extra = {"COEX_AUTO_LATE_DEVICES": late, "COEX_AUTO_LATE_AFTER": after, "COEX_TRACE": trace,
-                     "COEX_CACHE": os.path.join(self.tmp, "late-devices-%s.json" % tag)}
+                     "COEX_REPORT": report, "COEX_CACHE": os.path.join(self.tmp, "late-devices-%s.json" % tag)}
             rc, out, err = run([path] + args, dict(env, **extra), self.layer)
             expect(rc == 0 and out == bare,
                    "%s, late %s: exit %d, output:\n%s\nstderr:\n%s" % (app[1], late, rc, out, err))
@@ -294,16 +296,22 @@ class AutoChecks(layer_checks.Checks):
             builds = [e for e in events if e.get("name") == "build"]
             let_in = [e for e in events if e.get("name") == "let in (auto_late_after)"]
             kernels = [e for e in events if e.get("cat") == "kernel"]
-            return builds, let_in, kernels
+            with open(report) as f:
+                late_devices = json.load(f).get("late_devices")
+            return builds, let_in, kernels, late_devices
 
-        builds, let_in, kernels = traced(("apps", "vector_add"), [], "!all", "short-control", "5")
-        expect(builds and not let_in, "vector_add, no late device: device 1's builds %s" % builds)
-        builds, let_in, kernels = traced(("apps", "vector_add"), [], "1", "short", "5")
-        expect(not builds and not let_in and not kernels,
-               "vector_add, device 1 late: built %s, let in %s, sub-launches %s" % (builds, let_in, kernels))
-        builds, let_in, kernels = traced(("layer", "long_items"), ["8"], "1", "long", "0.02")
+        builds, let_in, kernels, late = traced(("apps", "vector_add"), [], "!all", "short-control", "5")
+        expect(builds and not let_in and late is None,
+               "vector_add, no late device: device 1's builds %s, the report's late devices %s" % (builds, late))
+        builds, let_in, kernels, late = traced(("apps", "vector_add"), [], "1", "short", "5")
+        expect(not builds and not let_in and not kernels and late == [{"device": 1, "let_in_after": None}],
+               "vector_add, device 1 late: built %s, let in %s, sub-launches %s, the report's late devices %s"
+               % (builds, let_in, kernels, late))
+        builds, let_in, kernels, late = traced(("layer", "long_items"), ["8"], "1", "long", "0.02")
         expect(len(let_in) == 1 and builds and min(b["ts"] for b in builds) >= let_in[0]["ts"] and kernels,
                "long_items, device 1 late: let in %s, builds %s, %d sub-launches" % (let_in, builds, len(kernels)))
+        expect(late and late[0]["device"] == 1 and (late[0]["let_in_after"] or 0) >= 0.02,
+               "long_items: the report's late devices %s (let in after 0.02 s or more)" % late)
 
 
 if __name__ == "__main__":

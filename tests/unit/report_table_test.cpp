@@ -98,6 +98,14 @@ TEST(ReportTable, NamesCoexsBuildsPerDevice) {
   EXPECT_EQ(line_of(format_report_table(kReport), "coex's builds"), "");
 }
 
+TEST(ReportTable, SaysWhenEachLateDeviceWasLetIn) {
+  json report = kReport;
+  EXPECT_EQ(line_of(format_report_table(report), "late devices"), "");  // a report without them
+  report["late_devices"] = {{{"device", 0}, {"let_in_after", 0.5612}}, {{"device", 2}, {"let_in_after", nullptr}}};
+  EXPECT_EQ(line_of(format_report_table(report), "late devices"),
+            "late devices (auto_late_devices): d0 let in after 0.561 s, d2 never (nothing made for it)");
+}
+
 TEST(ReportTable, ColumnsLineUp) {
   const std::string table = format_report_table(kReport);
   const std::string mm = line_of(table, "mm");
