@@ -63,6 +63,8 @@ def main():
     ap.add_argument("--setting", action="append", default=[],
                     help="NAME=VALUE: one more coex setup, with that setting (COEX_NAME)")
     ap.add_argument("--preparation", action="store_true", help="print each coex run's one-time work from its trace")
+    ap.add_argument("--history-runs", type=int, default=1,
+                    help="coex runs in a row with one History; the last one counts (1: first runs)")
     ap.add_argument("--command", default="scripts/bench-cpu-home")
     a = ap.parse_args()
     coex = os.path.join(a.build_dir, "coex")
@@ -102,7 +104,8 @@ def main():
                     trace = os.path.join(tmp, "trace.json") if a.preparation else None
                     if trace:
                         env["COEX_TRACE"] = trace
-                    out = run([launcher, "run", "--preload", "--report", report, "--"] + cmd, env, report, trace)
+                    for _ in range(a.history_runs):  # the same COEX_CACHE: each run after the first reads it
+                        out = run([launcher, "run", "--preload", "--report", report, "--"] + cmd, env, report, trace)
                 results.setdefault((b["label"], name), []).append(out)
                 bare = results[(b["label"], "bare")][-1]
                 if out["rc"] != 0 or out["checksums"] != bare["checksums"]:
@@ -114,7 +117,8 @@ def main():
                     " splits %d (cold %d)" % (out["splits"], out["cold"]) if "splits" in out else ""), flush=True)
                 if "preparation" in out:
                     print("    one-time work (ms): " + out["preparation"], flush=True)
-    print("\nCommand: `%s`; the CPU is device %d; %d rounds, medians.\n" % (a.command, device, a.rounds))
+    print("\nCommand: `%s`; the CPU is device %d; %d rounds, medians%s.\n" % (
+        a.command, device, a.rounds, "" if a.history_runs == 1 else "; coex: run %d with one History" % a.history_runs))
     print("| program | setup | time_total (s) | limit 1.03 x bare + 0.05 | wall (s) | limit by wall | split launches (cold) |")
     print("|---|---|---|---|---|---|---|")
     med = lambda xs: statistics.median(xs) if xs else float("nan")

@@ -583,6 +583,7 @@ void prebuild_program(Services& services, std::shared_ptr<model::ProgramRecord> 
   }
   std::vector<int> to_build = others_not_held_back(services, home, others);
   if (to_build.empty()) return;
+  let_in_if_remembered(services, program, app_context, home, to_build);
   read_app_program_binary(services, *program, home, to_build);
   to_build.insert(to_build.begin(), home);
   prepare_program(services, program, app_context, home, to_build);

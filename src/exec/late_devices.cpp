@@ -7,6 +7,7 @@
 #include "devices/device_set.h"
 #include "exec/device_kernels.h"
 #include "exec/executor.h"
+#include "model/records.h"
 #include "report/report.h"
 #include "report/trace.h"
 
@@ -77,7 +78,19 @@ void let_in_late_device(Services& services, const std::shared_ptr<model::Program
     }
     make_context_in_background(services, device);
   }
+  if (auto history = services.executor().history()) history->note_late_let_in(program->source_hash);
   prepare_program(services, program, app_context, home, {device});
+}
+
+void let_in_if_remembered(Services& services, const std::shared_ptr<model::ProgramRecord>& program,
+                          cl_context app_context, int home, const std::vector<int>& others) {
+  auto history = services.executor().history();
+  if (!history || !history->late_let_in(program->source_hash)) return;
+  for (int device : services.executor().late_devices().waiting_among(others, home)) {
+    if (services.executor().late_devices().note_waited(device))
+      services.report().record_late_device(device, std::nullopt);  // let in next, at 0 s
+    let_in_late_device(services, program, app_context, home, device);
+  }
 }
 
 }  // namespace coex::exec

@@ -65,4 +65,10 @@ std::set<int> named_late_devices(Services& services, bool policy_waits_for_prepa
 void let_in_late_device(Services& services, const std::shared_ptr<model::ProgramRecord>& program,
                         cl_context app_context, int home, int device);
 
+// At the app's clBuildProgram: where an earlier run of the program let a late device in (the History,
+// sched::History::note_late_let_in), the late devices among `others` are let in now, as the program
+// runs long enough for them; the report says so (let in after 0 s).
+void let_in_if_remembered(Services& services, const std::shared_ptr<model::ProgramRecord>& program,
+                          cl_context app_context, int home, const std::vector<int>& others);
+
 }  // namespace coex::exec

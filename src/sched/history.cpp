@@ -379,6 +379,16 @@ void History::keep_regular(const std::string& kernel_key, bool regular) {
   ++evidence_;
 }
 
+void History::note_late_let_in(uint64_t program_hash) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  late_let_in_.insert(program_hash);
+}
+
+bool History::late_let_in(uint64_t program_hash) const {
+  std::lock_guard<std::mutex> lock(mutex_);
+  return late_let_in_.count(program_hash) > 0;
+}
+
 uint64_t History::evidence_version() const { return evidence_.load(std::memory_order_acquire); }
 
 void History::clear() {
@@ -386,6 +396,7 @@ void History::clear() {
   entries_.clear();
   regular_.clear();
   regular_once_.clear();
+  late_let_in_.clear();
   ++evidence_;
 }
 

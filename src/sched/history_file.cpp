@@ -32,7 +32,8 @@ uint64_t fnv1a(const std::string& text) {
   return h;
 }
 
-// One device set's history as the file holds it: {"devices": signature, "kernels": [...], "regular": {...}}.
+// One device set's history as the file holds it: {"devices": signature, "kernels": [...], "regular": {...},
+// "late_devices_let_in": [program source hashes]}.
 // The top level of the file is the set saved last; "other_device_sets" holds the others (a key added in
 // version 1: a reader that ignores it reads the top level as before).
 const nlohmann::json* find_set(const nlohmann::json& doc, const std::string& signature, size_t& other_sets) {
@@ -141,9 +142,11 @@ bool History::load(const std::string& path, std::string* error, std::string* not
     }
     if (set->contains("regular"))
       for (const auto& [kernel, value] : set->at("regular").items()) regular[kernel] = value.get<bool>();
+    const auto late_let_in = set->value("late_devices_let_in", std::set<uint64_t>{});
     std::lock_guard<std::mutex> lock(mutex_);
     entries_ = std::move(entries);
     regular_ = std::move(regular);
+    late_let_in_ = late_let_in;
     regular_once_.clear();
     clock_ = clock;
     ++evidence_;
@@ -180,7 +183,7 @@ std::vector<nlohmann::json> other_sets_in(const std::string& path, const std::st
     check_header(doc);
     if (doc.value("devices", "") != signature && doc.contains("kernels")) {
       nlohmann::json top = nlohmann::json::object();
-      for (const char* key : {"devices", "kernels", "regular"})
+      for (const char* key : {"devices", "kernels", "regular", "late_devices_let_in"})
         if (doc.contains(key)) top[key] = doc.at(key);
       sets.push_back(std::move(top));
     }
@@ -237,6 +240,7 @@ bool History::save(const std::string& path, std::string* error) const {
     }
     doc["kernels"] = std::move(kernels);
     doc["regular"] = regular_;
+    if (!late_let_in_.empty()) doc["late_devices_let_in"] = late_let_in_;
   }
   std::vector<nlohmann::json> others = other_sets_in(path, signature_);
   if (others.size() > kMaxDeviceSets - 1) others.resize(kMaxDeviceSets - 1);
