@@ -1,8 +1,8 @@
 // Devices whose context and builds wait until the program has run a while (docs/design.md,
 // "One-time costs"): under auto, those `auto_late_devices` names (GPUs by default) beside another home.
-// A GPU's context and first build of a program take 0.3 to 1.5 s, which a short program never gets back,
+// A GPU's context and first build of a program take up to 2 s, which a short program never gets back,
 // and which its exit waits for where they are under way (docs/design.md, "Exit"): PoCL's CPU as home
-// beside an H200, every short program's first run took 1.0 to 1.5 s longer to exit under coex. A late
+// beside an H200, every short program's first run took 0.8 to 1.6 s longer to exit under coex. A late
 // device is let in once `auto_late_after` seconds have gone by since the first launch coex could split
 // over it: at a launch planned then that is not measured shorter than min_split_seconds on home, or by a
 // split launch still running then that has run min_split_seconds itself (split_runner.cpp), which it
