@@ -273,8 +273,6 @@ COEX_SETTING(Double, auto_home_build_wait, 0.1, (0.0, kNoLimit),
              "is longer, "
              "for coex's build of it on the app's device once the analysis is done (the other devices join the "
              "split as their builds end); beyond, it runs unsplit on the app's device (`not_split: preparing`).")
-
-// --- Testing ---
 COEX_SETTING(Grammar, auto_late_devices, "type:gpu,type:accelerator", (kDeviceSelectorGrammar, &check_device_selector),
              "auto: the devices, other than the app's own, that get no context nor build of coex's until the program "
              "has run launches coex could split over them for `auto_late_after` seconds (an H200's context took 1.2 "
@@ -283,9 +281,11 @@ COEX_SETTING(Grammar, auto_late_devices, "type:gpu,type:accelerator", (kDeviceSe
              "(the history file remembers it). The same grammar as `devices`; `!all` names none.")
 COEX_SETTING(Double, auto_late_after, 0.5, (0.0, kNoLimit),
              "auto: how long, from the first launch coex could split over a device of `auto_late_devices`, the "
-             "program runs before that device gets its context and builds: at a launch not measured shorter than "
-             "`min_split_seconds` on the app's device, or by a split launch still running then that has itself run "
+             "program runs before that device gets its context and builds: at a launch measured at `min_split_seconds` "
+             "or more on the app's device, or by a split launch still running then that has itself run "
              "`min_split_seconds`.")
+
+// --- Testing ---
 COEX_SETTING(Grammar, fault, "", (kFaultGrammar, &check_fault_spec),
              "Testing aid: `fail:<index>` makes that device's sub-launches fail, `stall:<index>` makes them "
              "wait for an event that never completes (until the app exits), `stall_upload:<index>` makes the "

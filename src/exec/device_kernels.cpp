@@ -436,7 +436,9 @@ void prepare_program(Services& services, const std::shared_ptr<model::ProgramRec
     // A device of home's platform lets home's build go first, since no split can start without it;
     // then the first of its kind, whose build it builds from.
     const bool after_home = !in_app_context && services.devices().at(device).platform == home_platform;
-    const int after = in_app_context ? -1 : first_of_kind(services, device, devices);
+    const int after =
+        in_app_context ? -1
+                       : first_of_kind(services, device, devices_without(devices, late.waiting_among(devices, home)));
     post_background_task(
         services.executor(), device,
         [&services, program, app_context, device, home, in_app_context, after_home, after, held] {

@@ -64,33 +64,47 @@ std::set<int> named_late_devices(Services& services, bool policy_waits_for_prepa
   return named;
 }
 
-void let_in_late_device(Services& services, const std::shared_ptr<model::ProgramRecord>& program,
-                        cl_context app_context, int home, int device) {
-  LateDevices& late = services.executor().late_devices();
-  if (late.let_in(device)) {
-    const double after = late.seconds_since_first();
-    services.report().record_late_device(device, after);
-    spdlog::debug("device {}: let in {:.3f} s after the first launch that could take it (auto_late_after)", device,
-                  after);
-    if (auto* trace = services.trace()) {
-      const auto now = std::chrono::steady_clock::now();
-      trace->record("let in (auto_late_after)", "build", device, now, now);
-    }
-    make_context_in_background(services, device);
+namespace {
+
+// Takes the late `device` off the waiting list, `after` seconds after the first launch that could take
+// it, and makes its context on its worker: false where it was let in already.
+bool let_in_one(Services& services, int device, double after) {
+  if (!services.executor().late_devices().let_in(device)) return false;
+  services.report().record_late_device(device, after);
+  spdlog::debug("device {}: let in {:.3f} s after the first launch that could take it (auto_late_after)", device,
+                after);
+  if (auto* trace = services.trace()) {
+    const auto now = std::chrono::steady_clock::now();
+    trace->record("let in (auto_late_after)", "build", device, now, now);
   }
+  make_context_in_background(services, device);
+  return true;
+}
+
+}  // namespace
+
+void let_in_late_devices(Services& services, const std::shared_ptr<model::ProgramRecord>& program,
+                         cl_context app_context, int home, const std::vector<int>& devices) {
   if (auto history = services.executor().history()) history->note_late_let_in(program->source_hash);
-  prepare_program(services, program, app_context, home, {device});
+  const double after = services.executor().late_devices().seconds_since_first();
+  for (int device : devices) let_in_one(services, device, after);
+  if (!devices.empty()) prepare_program(services, program, app_context, home, devices);
 }
 
 void let_in_if_remembered(Services& services, const std::shared_ptr<model::ProgramRecord>& program,
                           cl_context app_context, int home, const std::vector<int>& others) {
   auto history = services.executor().history();
   if (!history || !history->late_let_in(program->source_hash)) return;
-  for (int device : services.executor().late_devices().waiting_among(others, home)) {
-    if (services.executor().late_devices().note_waited(device))
-      services.report().record_late_device(device, std::nullopt);  // let in next, at 0 s
-    let_in_late_device(services, program, app_context, home, device);
+  LateDevices& late = services.executor().late_devices();
+  const std::vector<int> waiting = late.waiting_among(others, home);
+  if (waiting.empty()) return;
+  history->forget_late_let_in(program->source_hash);
+  late.set_remembered();
+  for (int device : waiting) {
+    late.note_waited(device);
+    let_in_one(services, device, 0.0);
   }
+  prepare_program(services, program, app_context, home, waiting);
 }
 
 }  // namespace coex::exec

@@ -11,6 +11,7 @@
 
 #include <CL/cl.h>
 
+#include <atomic>
 #include <chrono>
 #include <memory>
 #include <mutex>
@@ -46,6 +47,10 @@ class LateDevices {
   bool note_waited(int device);
   // Seconds since the first launch that could take a late device (0 before it).
   double seconds_since_first(Clock::time_point now = Clock::now()) const;
+  // Whether some late device was let in at clBuildProgram from the History's memory (let_in_if_remembered):
+  // the run then checks again whether the program runs long enough to be remembered.
+  bool any_remembered() const { return remembered_.load(std::memory_order_relaxed); }
+  void set_remembered() { remembered_.store(true, std::memory_order_relaxed); }
 
  private:
   mutable std::mutex mutex_;
@@ -53,21 +58,27 @@ class LateDevices {
   std::set<int> waited_;  // note_waited's
   std::optional<Clock::time_point> first_;
   const double after_;
+  std::atomic<bool> remembered_{false};
 };
 
 // The devices of the app's devices the auto_late_devices setting names, under a policy that does not
 // wait for preparation (auto); none otherwise.
 std::set<int> named_late_devices(Services& services, bool policy_waits_for_preparation);
 
-// Lets the late `device` in, now (once): its context is made on its worker, then the program's build
-// for it is posted there (exec/device_kernels.h, prepare_program); a launch of another program posts
-// that program's as usual. Recorded in the trace, on the device's track.
-void let_in_late_device(Services& services, const std::shared_ptr<model::ProgramRecord>& program,
-                        cl_context app_context, int home, int device);
+// The program ran long enough to let late devices in (at a launch measured long enough, or by a
+// split that ran long enough, past auto_late_after): the History remembers it, and `devices` (late
+// ones not let in yet, none or some) are let in now, each once: its context is made on its worker,
+// then the program's build for them is posted there (exec/device_kernels.h, prepare_program, in one
+// call: devices of one kind build from one binary); a launch of another program posts that program's
+// as usual. Recorded in the report and in the trace, on each device's track.
+void let_in_late_devices(Services& services, const std::shared_ptr<model::ProgramRecord>& program,
+                         cl_context app_context, int home, const std::vector<int>& devices);
 
 // At the app's clBuildProgram: where an earlier run of the program let a late device in (the History,
 // sched::History::note_late_let_in), the late devices among `others` are let in now, as the program
-// runs long enough for them; the report says so (let in after 0 s).
+// ran long enough for them; the report says so (let in after 0 s). The History forgets the program
+// then, until this run too runs long enough (let_in_late_devices): a program that turned short is not
+// prepared for at every run after.
 void let_in_if_remembered(Services& services, const std::shared_ptr<model::ProgramRecord>& program,
                           cl_context app_context, int home, const std::vector<int>& others);
 

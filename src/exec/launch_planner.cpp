@@ -217,14 +217,22 @@ LaunchDecision plan(Services& services, const std::shared_ptr<model::KernelRecor
     auto measured = services.executor().home_launch_times().seconds(home_key);
     return measured && *measured >= services.settings().auto_wait_seconds;
   }();
-  // Whether a launch of this size took, or by the kernel's pace on home would take, less than `limit`
-  // there. Asked after settled_on_home (below) has settled home's timings.
-  auto launch_shorter_on_home = [&](double limit) {
+  // How long a launch of this size took on home, or would take by the kernel's pace there; whether
+  // that is less than `limit`, or at least `limit`. Asked after settled_on_home (below) has settled
+  // home's timings.
+  auto seconds_on_home = [&]() -> std::optional<double> {
     HomeLaunchTimes& times = services.executor().home_launch_times();
-    std::optional<double> seconds = times.seconds(home_key);
-    if (!seconds)
-      if (const auto pace = times.pace(kernel_key)) seconds = *pace * double(launch_items);
+    if (std::optional<double> seconds = times.seconds(home_key)) return seconds;
+    if (const auto pace = times.pace(kernel_key)) return *pace * double(launch_items);
+    return std::nullopt;
+  };
+  auto launch_shorter_on_home = [&](double limit) {
+    const std::optional<double> seconds = seconds_on_home();
     return seconds && *seconds < limit;
+  };
+  auto launch_at_least_on_home = [&](double limit) {
+    const std::optional<double> seconds = seconds_on_home();
+    return seconds && *seconds >= limit;
   };
   // Whether a split of the kernel (at any size) is in flight while nothing says yet how long the
   // launch takes on home.
@@ -360,21 +368,26 @@ LaunchDecision plan(Services& services, const std::shared_ptr<model::KernelRecor
                        participants.end());
     if (fewer_than_two() && building.empty()) return preparing_on_home();
     // A device of auto_late_devices (exec/late_devices.h) is one of those still building, with no build
-    // posted, until the program has run launches that could take it for auto_late_after; then one not
-    // measured too short to split lets it in. A split still running then lets it in too
-    // (split_runner.cpp).
+    // posted, until the program has run launches that could take it for auto_late_after; then one
+    // measured (or paced) at min_split_seconds or more on home lets it in. A split still running then
+    // lets it in too (split_runner.cpp); a launch nothing has timed yet is left to that.
     LateDevices& late = services.executor().late_devices();
     const std::vector<int> waiting = late.waiting_among(building, home);
     for (int device : waiting)
       if (late.note_waited(device)) services.report().record_late_device(device, std::nullopt);
-    if (!waiting.empty() && late.seconds_left() <= 0 && !launch_shorter_on_home(services.settings().min_split_seconds))
-      for (int device : waiting) let_in_late_device(services, program, queue_record->context, home, device);
-    // A launch too short to let one in, with none but late devices to take it, is too small: held like
-    // the launches home's times keep there, where `preparing` (nothing is) would plan it again every
-    // kPreparingHold (stencil1d's 20,000 launches of 80 us beside a late GPU).
-    if (fewer_than_two() && !home_building && !building.empty() && waiting.size() == building.size() &&
-        launch_shorter_on_home(services.settings().min_split_seconds))
-      return too_small();
+    if (!waiting.empty() || late.any_remembered()) {
+      const double min_seconds = services.settings().min_split_seconds;
+      if (late.seconds_left() <= 0 && launch_at_least_on_home(min_seconds)) {
+        let_in_late_devices(services, program, queue_record->context, home, waiting);
+      } else if (!waiting.empty() && launch_shorter_on_home(min_seconds)) {
+        // Too short to let one in: with none but late devices to take it, the launch is too small, held
+        // like the launches home's times keep there, where `preparing` (nothing is) would plan it again
+        // every kPreparingHold (stencil1d's 20,000 launches of 80 us beside a late GPU); beside devices
+        // ready, the late ones are no joiners (a split with joiners is cold: no verdict).
+        if (fewer_than_two() && !home_building && waiting.size() == building.size()) return too_small();
+        building = devices_without(building, waiting);
+      }
+    }
     // With home the only device ready, a split can gain only from a device that joins while it runs:
     // a launch measured shorter than auto_wait_seconds on home (this size, or the kernel's pace at
     // another) runs there whole. Split, it paid host copies and chunks of a group or two on home, and

@@ -158,6 +158,7 @@ void SplitProgress::wait_all() {
       driver_.leave_behind(device);
       left_behind_.insert(device);
       if (listener_.on_left_behind) listener_.on_left_behind(device, true);
+      changed();  // the launch may be over now: a late device waiting on it (runs_after) is told
     }
     if (driver_.all_done()) break;
     poll = wait_for_change(lock, std::chrono::milliseconds(100), poll);
@@ -165,13 +166,13 @@ void SplitProgress::wait_all() {
 }
 
 bool SplitProgress::runs_after(double seconds) {
-  const auto until = std::chrono::steady_clock::now() + std::chrono::duration_cast<std::chrono::steady_clock::duration>(
-                                                            std::chrono::duration<double>(seconds));
+  // In seconds, not a time point: a setting of 1e10 s (never) would overflow the clock's nanoseconds.
+  const auto start = std::chrono::steady_clock::now();
   std::unique_lock lock(mutex_);
   while (!driver_.all_done()) {
-    const auto now = std::chrono::steady_clock::now();
-    if (now >= until) return true;
-    wait_for_change(lock, until - now, false);
+    const double waited = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    if (waited >= seconds) return true;
+    wait_for_change(lock, std::chrono::duration<double>(std::min(seconds - waited, 3600.0)), false);
   }
   return false;
 }

@@ -3,6 +3,7 @@
 #include <spdlog/spdlog.h>
 
 #include <algorithm>
+#include <atomic>
 #include <chrono>
 #include <functional>
 #include <mutex>
@@ -158,7 +159,12 @@ cl_int run_split(Executor& executor, LaunchJob& job) {
   // costs"). Such a launch pays builds: no verdict on splitting either.
   joiners.erase(std::remove_if(joiners.begin(), joiners.end(), [&](int d) { return !policy->add_device(d, 0); }),
                 joiners.end());
-  cold |= !joiners.empty();
+  // A split that devices join pays their builds (docs/design.md, "One-time costs"); late devices build
+  // nothing unless one is let in during it (below).
+  LateDevices& late = executor.late_devices();
+  const std::vector<int> late_joiners = late.waiting_among(joiners, job.home);
+  cold |= joiners.size() > late_joiners.size();
+  auto late_let_in = std::make_shared<std::atomic<bool>>(false);
   record.planned_by = policy->planned_by();
   record.gate = job.gate;
   const Clock::time_point policy_started = Clock::now();
@@ -282,7 +288,6 @@ cl_int run_split(Executor& executor, LaunchJob& job) {
     else
       worker.post(std::move(part));
   }
-  LateDevices& late = executor.late_devices();
   for (int device : joiners) {
     DeviceWorker& worker = executor.worker(device);
     std::function<void()> join = [&, t0, device, out = &runs[device], progress, worker_ptr = &worker, held] {
@@ -304,7 +309,7 @@ cl_int run_split(Executor& executor, LaunchJob& job) {
       if (end == PartEnd::kOut) return progress->leave(device);
       if (end == PartEnd::kRan) progress->finished(device);
     };
-    if (!late.waits(device, job.home)) {
+    if (std::find(late_joiners.begin(), late_joiners.end(), device) == late_joiners.end()) {
       worker.post(std::move(join));
       continue;
     }
@@ -314,10 +319,12 @@ cl_int run_split(Executor& executor, LaunchJob& job) {
     // auto's probes of stencil1d's 80 us launches let the GPU in, and the exit waited 1 s for its
     // context), and joins after its context and build, posted to its worker before the join.
     const double wait = std::max(late.seconds_left(), services.settings().min_split_seconds);
-    worker.post([progress, held, device, wait, join = std::move(join), worker_ptr = &worker] {
+    worker.post([progress, held, late_joiners, late_let_in, wait, join = std::move(join), worker_ptr = &worker] {
       // Until then nothing of the launch is touched but `progress`: it may end meanwhile.
       if (!progress->runs_after(wait) || exit_begun()) return;
-      let_in_late_device(*held->services, held->program, held->app_context, held->home, device);
+      late_let_in->store(true);
+      // All of them at once: devices of one kind build from one binary (the others' tasks find them in).
+      let_in_late_devices(*held->services, held->program, held->app_context, held->home, late_joiners);
       worker_ptr->post(join);
     });
   }
@@ -338,7 +345,13 @@ cl_int run_split(Executor& executor, LaunchJob& job) {
                    job.kernel_name, device);
   for (int device : progress->cancelled_devices())
     spdlog::info("kernel {}: device {} was taken over while it was still uploading its chunk", job.kernel_name, device);
-  policy->end_launch(std::chrono::duration<double>(Clock::now() - t0).count());
+  const double launch_seconds = std::chrono::duration<double>(Clock::now() - t0).count();
+  policy->end_launch(launch_seconds);
+  cold |= late_let_in->load();
+  // A program whose late devices the History's memory let in is remembered again only where this run
+  // is long enough too (exec/late_devices.h, let_in_if_remembered).
+  if (late.any_remembered() && launch_seconds >= services.settings().min_split_seconds && late.seconds_left() <= 0)
+    let_in_late_devices(services, job.program, job.app_context, job.home, {});
   for (int device : progress->dropped()) {  // its chunk was done again elsewhere: its
                                             // results are dropped
     runs[device] = DeviceRun{};

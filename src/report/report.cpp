@@ -320,7 +320,10 @@ void ReportRecorder::record_build(int device, double seconds, bool failed, bool 
 
 void ReportRecorder::record_late_device(int device, std::optional<double> let_in_after) {
   std::lock_guard lock(mutex_);
-  late_devices_[device] = let_in_after;
+  if (let_in_after)
+    late_devices_[device] = let_in_after;
+  else
+    late_devices_.try_emplace(device);  // never over a time of its let-in
 }
 
 void ReportRecorder::record_home_on_demand(uint64_t written, uint64_t fetched) {

@@ -381,12 +381,20 @@ void History::keep_regular(const std::string& kernel_key, bool regular) {
 
 void History::note_late_let_in(uint64_t program_hash) {
   std::lock_guard<std::mutex> lock(mutex_);
-  late_let_in_.insert(program_hash);
+  late_let_in_.erase(std::remove(late_let_in_.begin(), late_let_in_.end(), program_hash), late_let_in_.end());
+  late_let_in_.push_back(program_hash);
+  if (late_let_in_.size() > kLateLetInKept)
+    late_let_in_.erase(late_let_in_.begin(), late_let_in_.end() - kLateLetInKept);
+}
+
+void History::forget_late_let_in(uint64_t program_hash) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  late_let_in_.erase(std::remove(late_let_in_.begin(), late_let_in_.end(), program_hash), late_let_in_.end());
 }
 
 bool History::late_let_in(uint64_t program_hash) const {
   std::lock_guard<std::mutex> lock(mutex_);
-  return late_let_in_.count(program_hash) > 0;
+  return std::find(late_let_in_.begin(), late_let_in_.end(), program_hash) != late_let_in_.end();
 }
 
 uint64_t History::evidence_version() const { return evidence_.load(std::memory_order_acquire); }

@@ -215,8 +215,11 @@ class History {
 
   // The programs (by source hash, as in the kernels' keys) whose run let a late device in (auto_late_devices,
   // exec/late_devices.h): a later run of one prepares them at clBuildProgram, as the program ran long.
+  // At most kLateLetInKept, the last noted kept.
   void note_late_let_in(uint64_t program_hash);
+  void forget_late_let_in(uint64_t program_hash);
   bool late_let_in(uint64_t program_hash) const;
+  static constexpr size_t kLateLetInKept = 256;
 
   // A number that changes whenever what a policy's models are fitted to changes: a chunk sample or a
   // split launch's time recorded, a kernel's regularity set, an entry dropped, a load or a clear.
@@ -317,7 +320,7 @@ class History {
   Entries entries_;
   std::map<std::string, bool> regular_;
   std::set<std::string> regular_once_;          // known irregular, judged regular once since (judge_regular)
-  std::set<uint64_t> late_let_in_;              // note_late_let_in's, kept in the file
+  std::vector<uint64_t> late_let_in_;           // note_late_let_in's, the last noted last; kept in the file
   std::map<Key, uint64_t, KeyLess> in_flight_;  // apart from entries_: eviction must not lose a count
   uint64_t clock_ = 0;
   // evidence_version(): changed under mutex_, read without it (every launch that repeats one left on

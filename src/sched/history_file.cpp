@@ -142,7 +142,8 @@ bool History::load(const std::string& path, std::string* error, std::string* not
     }
     if (set->contains("regular"))
       for (const auto& [kernel, value] : set->at("regular").items()) regular[kernel] = value.get<bool>();
-    const auto late_let_in = set->value("late_devices_let_in", std::set<uint64_t>{});
+    auto late_let_in = set->value("late_devices_let_in", std::vector<uint64_t>{});
+    if (late_let_in.size() > kLateLetInKept) late_let_in.erase(late_let_in.begin(), late_let_in.end() - kLateLetInKept);
     std::lock_guard<std::mutex> lock(mutex_);
     entries_ = std::move(entries);
     regular_ = std::move(regular);

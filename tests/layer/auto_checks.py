@@ -313,11 +313,13 @@ class AutoChecks(layer_checks.Checks):
         expect(late and late[0]["device"] == 1 and (late[0]["let_in_after"] or 0) >= 0.02,
                "long_items: the report's late devices %s (let in after 0.02 s or more)" % late)
         # A second run with that History lets device 1 in at the app's clBuildProgram, before any launch
-        # (0 s), as the program ran long enough before (sched::History::note_late_let_in).
-        builds, let_in, kernels, late = traced(("layer", "long_items"), ["8"], "1", "long", "0.02")
-        expect(len(let_in) == 1 and builds and kernels and late == [{"device": 1, "let_in_after": 0}],
-               "long_items, second run: let in %s, builds %s, %d sub-launches, the report's late devices %s"
-               % (let_in, builds, len(kernels), late))
+        # (0 s), as the program ran long enough before (sched::History::note_late_let_in); it runs long
+        # enough again, so the third run does too.
+        for run_number in (2, 3):
+            builds, let_in, kernels, late = traced(("layer", "long_items"), ["8"], "1", "long", "0.02")
+            expect(len(let_in) == 1 and builds and kernels and late == [{"device": 1, "let_in_after": 0}],
+                   "long_items, run %d: let in %s, builds %s, %d sub-launches, the report's late devices %s"
+                   % (run_number, let_in, builds, len(kernels), late))
 
 
 if __name__ == "__main__":

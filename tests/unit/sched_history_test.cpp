@@ -161,9 +161,23 @@ TEST(History, ProgramsThatLetALateDeviceInAreKeptInTheFile) {
   History again("sig-A");
   ASSERT_TRUE(again.load(file, &error)) << error;
   EXPECT_TRUE(again.late_let_in(1234));
+  again.forget_late_let_in(1234);  // let in from memory: remembered again only if this run is long too
+  EXPECT_FALSE(again.late_let_in(1234));
+  again.note_late_let_in(1234);
   again.clear();
   EXPECT_FALSE(again.late_let_in(1234));
   std::filesystem::remove_all(dir);
+}
+
+TEST(History, KeepsTheProgramsThatLetALateDeviceInLastNoted) {
+  History h;
+  for (uint64_t p = 0; p <= History::kLateLetInKept; ++p) h.note_late_let_in(p);
+  EXPECT_FALSE(h.late_let_in(0));  // the first noted, one too many
+  EXPECT_TRUE(h.late_let_in(1));
+  h.note_late_let_in(1);  // noted again: the last now
+  h.note_late_let_in(History::kLateLetInKept + 1);
+  EXPECT_TRUE(h.late_let_in(1));
+  EXPECT_FALSE(h.late_let_in(2));
 }
 
 // A run's probes count from its own first launch: the launches the file held.
