@@ -12,6 +12,7 @@
 #include "config/fault_spec.h"
 #include "config/settings.h"
 #include "devices/device_set.h"
+#include "exec/background_tasks.h"
 #include "exec/executor.h"
 #include "exec/exit_guard.h"
 #include "exec/kept_binaries.h"
@@ -332,22 +333,6 @@ bool first_launch_from_build(const LaunchJob& job, int device) {
   return build->launched.insert(job.kernel_name).second;
 }
 
-void post_background_task(Executor& executor, int device, std::function<void()> task, bool uses_device) {
-  arm_exit_guard();
-  executor.worker(device).post([&executor, device, uses_device, task = std::move(task)] {
-    if (!exit_begun() && !(uses_device && executor.left_out(device))) task();
-  });
-}
-
-void make_context_in_background(Services& services, int device) {
-  post_background_task(services.executor(), device, [&services, device] {
-    const auto started = std::chrono::steady_clock::now();
-    if (services.devices().has_shadow(device)) return;
-    services.devices().shadow_queue(device);
-    if (auto* t = services.trace()) t->record("context", "build", device, started, std::chrono::steady_clock::now());
-  });
-}
-
 namespace {
 
 // The home device of an app whose context or program has `app_devices`, and the other selected
@@ -412,13 +397,14 @@ void prepare_other_devices(Services& services, const std::vector<cl_device_id>& 
 void prepare_program(Services& services, const std::shared_ptr<model::ProgramRecord>& program, cl_context app_context,
                      int home, const std::vector<int>& devices) {
   if (program->origin != model::ProgramOrigin::Source) return;
+  // Late devices not let in yet (exec/late_devices.h) get no build, nor are built from.
+  const std::vector<int> building =
+      devices_without(devices, services.executor().late_devices().waiting_among(devices, home));
   std::vector<int> to_post;
-  const LateDevices& late = services.executor().late_devices();
   {
     std::lock_guard lock(program->mutex);
-    for (int device : devices)
-      if (!late.waits(device, home) && program->builds_posted.insert({device, device == home}).second)
-        to_post.push_back(device);
+    for (int device : building)
+      if (program->builds_posted.insert({device, device == home}).second) to_post.push_back(device);
   }
   if (to_post.empty()) return;
   // On the devices' own threads. The first to start runs the analysis
@@ -436,9 +422,7 @@ void prepare_program(Services& services, const std::shared_ptr<model::ProgramRec
     // A device of home's platform lets home's build go first, since no split can start without it;
     // then the first of its kind, whose build it builds from.
     const bool after_home = !in_app_context && services.devices().at(device).platform == home_platform;
-    const int after =
-        in_app_context ? -1
-                       : first_of_kind(services, device, devices_without(devices, late.waiting_among(devices, home)));
+    const int after = in_app_context ? -1 : first_of_kind(services, device, building);
     post_background_task(
         services.executor(), device,
         [&services, program, app_context, device, home, in_app_context, after_home, after, held] {

@@ -11,8 +11,6 @@
 
 namespace coex::exec {
 
-class Executor;
-
 // coex's own kernel object for the job's kernel on `device`, built on first use from the program's
 // source (or its rewrite) with the app's build options. Null when that device cannot build it: it
 // is dropped for that program, which is logged, and the app is unaffected.
@@ -28,19 +26,6 @@ model::KernelGroupInfo kernel_group_info(const cl_icd_dispatch& cl, cl_kernel ke
 // time. A driver that compiles a kernel at its first launch (PoCL: the work-group function for the
 // local size) makes that sub-launch slow once.
 bool first_launch_from_build(const LaunchJob& job, int device);
-
-// On `device`'s worker thread, unless the process has begun to exit (then skipped: the driver's
-// compiler may be half torn down by then; PoCL's clang crashed in FileSystemStatCache::get when an app
-// exited while coex still built for its other device) or the device sits out. coex's shutdown
-// (Executor::stop) waits for a task under way. The app's thread arms the exit guard, so that the
-// shutdown runs before the compiler's statics made during a build are destroyed (exec/exit_guard.h).
-// `uses_device` false: a task that only uses the worker's thread (the analysis, libclang's load) runs
-// even while the device sits out, since launches wait for it.
-void post_background_task(Executor& executor, int device, std::function<void()> task, bool uses_device = true);
-
-// Makes the device's shadow context and queue on its worker (post_background_task), where none was
-// made yet: a GPU's takes a large part of its preparation, and the trace shows it ("context").
-void make_context_in_background(Services& services, int device);
 
 // At the app's clBuildProgram, before the driver builds: the analysis (a libclang parse of tens of
 // milliseconds) starts on home's worker, so that the app's first launch, right after its

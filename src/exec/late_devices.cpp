@@ -5,6 +5,7 @@
 #include "config/device_selector.h"
 #include "config/settings.h"
 #include "devices/device_set.h"
+#include "exec/background_tasks.h"
 #include "exec/device_kernels.h"
 #include "exec/executor.h"
 #include "model/records.h"
@@ -12,12 +13,6 @@
 #include "report/trace.h"
 
 namespace coex::exec {
-
-bool LateDevices::waits(int device, int home) const {
-  if (device == home) return false;
-  std::lock_guard lock(mutex_);
-  return waiting_.count(device) > 0;
-}
 
 std::vector<int> LateDevices::waiting_among(const std::vector<int>& devices, int home) const {
   std::vector<int> out;
@@ -37,11 +32,6 @@ double LateDevices::seconds_left(Clock::time_point now) {
 bool LateDevices::let_in(int device) {
   std::lock_guard lock(mutex_);
   return waiting_.erase(device) > 0;
-}
-
-bool LateDevices::note_waited(int device) {
-  std::lock_guard lock(mutex_);
-  return waited_.insert(device).second;
 }
 
 double LateDevices::seconds_since_first(Clock::time_point now) const {
@@ -67,9 +57,9 @@ std::set<int> named_late_devices(Services& services, bool policy_waits_for_prepa
 namespace {
 
 // Takes the late `device` off the waiting list, `after` seconds after the first launch that could take
-// it, and makes its context on its worker: false where it was let in already.
-bool let_in_one(Services& services, int device, double after) {
-  if (!services.executor().late_devices().let_in(device)) return false;
+// it, and makes its context on its worker; nothing where it was let in already.
+void let_in_one(Services& services, int device, double after) {
+  if (!services.executor().late_devices().let_in(device)) return;
   services.report().record_late_device(device, after);
   spdlog::debug("device {}: let in {:.3f} s after the first launch that could take it (auto_late_after)", device,
                 after);
@@ -78,7 +68,6 @@ bool let_in_one(Services& services, int device, double after) {
     trace->record("let in (auto_late_after)", "build", device, now, now);
   }
   make_context_in_background(services, device);
-  return true;
 }
 
 }  // namespace
@@ -100,10 +89,7 @@ void let_in_if_remembered(Services& services, const std::shared_ptr<model::Progr
   if (waiting.empty()) return;
   history->forget_late_let_in(program->source_hash);
   late.set_remembered();
-  for (int device : waiting) {
-    late.note_waited(device);
-    let_in_one(services, device, 0.0);
-  }
+  for (int device : waiting) let_in_one(services, device, 0.0);
   prepare_program(services, program, app_context, home, waiting);
 }
 

@@ -34,17 +34,13 @@ class LateDevices {
   // asked for every device); `after_seconds`: auto_late_after.
   LateDevices(std::set<int> named, double after_seconds) : waiting_(std::move(named)), after_(after_seconds) {}
 
-  // Whether `device` still waits for its context and builds (never home).
-  bool waits(int device, int home) const;
-  // The devices of `devices` that wait.
+  // The devices of `devices` that still wait for their context and builds (never home).
   std::vector<int> waiting_among(const std::vector<int>& devices, int home) const;
   // How long until the waiting devices are let in: the first call starts the clock (the first launch
   // that could take one); 0 once auto_late_after has gone by since.
   double seconds_left(Clock::time_point now = Clock::now());
   // Takes `device` off the waiting list: true at the first call for it.
   bool let_in(int device);
-  // True the first time `device` waited beside a launch's home (the report names it from then on).
-  bool note_waited(int device);
   // Seconds since the first launch that could take a late device (0 before it).
   double seconds_since_first(Clock::time_point now = Clock::now()) const;
   // Whether some late device was let in at clBuildProgram from the History's memory (let_in_if_remembered):
@@ -55,7 +51,6 @@ class LateDevices {
  private:
   mutable std::mutex mutex_;
   std::set<int> waiting_;
-  std::set<int> waited_;  // note_waited's
   std::optional<Clock::time_point> first_;
   const double after_;
   std::atomic<bool> remembered_{false};

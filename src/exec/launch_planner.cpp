@@ -218,8 +218,7 @@ LaunchDecision plan(Services& services, const std::shared_ptr<model::KernelRecor
     return measured && *measured >= services.settings().auto_wait_seconds;
   }();
   // How long a launch of this size took on home, or would take by the kernel's pace there; whether
-  // that is less than `limit`, or at least `limit`. Asked after settled_on_home (below) has settled
-  // home's timings.
+  // that is less than `limit`. Asked after settled_on_home (below) has settled home's timings.
   auto seconds_on_home = [&]() -> std::optional<double> {
     HomeLaunchTimes& times = services.executor().home_launch_times();
     if (std::optional<double> seconds = times.seconds(home_key)) return seconds;
@@ -229,10 +228,6 @@ LaunchDecision plan(Services& services, const std::shared_ptr<model::KernelRecor
   auto launch_shorter_on_home = [&](double limit) {
     const std::optional<double> seconds = seconds_on_home();
     return seconds && *seconds < limit;
-  };
-  auto launch_at_least_on_home = [&](double limit) {
-    const std::optional<double> seconds = seconds_on_home();
-    return seconds && *seconds >= limit;
   };
   // Whether a split of the kernel (at any size) is in flight while nothing says yet how long the
   // launch takes on home.
@@ -373,13 +368,13 @@ LaunchDecision plan(Services& services, const std::shared_ptr<model::KernelRecor
     // lets it in too (split_runner.cpp); a launch nothing has timed yet is left to that.
     LateDevices& late = services.executor().late_devices();
     const std::vector<int> waiting = late.waiting_among(building, home);
-    for (int device : waiting)
-      if (late.note_waited(device)) services.report().record_late_device(device, std::nullopt);
+    for (int device : waiting) services.report().record_late_device(device, std::nullopt);  // kept once let in
     if (!waiting.empty() || late.any_remembered()) {
       const double min_seconds = services.settings().min_split_seconds;
-      if (late.seconds_left() <= 0 && launch_at_least_on_home(min_seconds)) {
+      const std::optional<double> on_home = seconds_on_home();
+      if (on_home && *on_home >= min_seconds && late.seconds_left() <= 0) {
         let_in_late_devices(services, program, queue_record->context, home, waiting);
-      } else if (!waiting.empty() && launch_shorter_on_home(min_seconds)) {
+      } else if (!waiting.empty() && on_home && *on_home < min_seconds) {
         // Too short to let one in: with none but late devices to take it, the launch is too small, held
         // like the launches home's times keep there, where `preparing` (nothing is) would plan it again
         // every kPreparingHold (stencil1d's 20,000 launches of 80 us beside a late GPU); beside devices

@@ -1,24 +1,29 @@
 #include <gtest/gtest.h>
+#include <unistd.h>
 
 #include <chrono>
+#include <filesystem>
+#include <string>
 #include <thread>
 
 #include "exec/late_devices.h"
 #include "exec/split_progress.h"
+#include "sched/history.h"
 
 using coex::exec::LateDevices;
 using coex::exec::SplitProgress;
+using coex::sched::History;
 using namespace std::chrono_literals;
 
 TEST(LateDevices, HomeNeverWaitsAndALetInDeviceWaitsNoMore) {
   LateDevices late({1, 2}, 0.5);
-  EXPECT_TRUE(late.waits(1, 0));
-  EXPECT_FALSE(late.waits(1, 1));  // device 1 as home
-  EXPECT_FALSE(late.waits(3, 0));
+  EXPECT_EQ(late.waiting_among({1}, 0), std::vector<int>{1});
+  EXPECT_EQ(late.waiting_among({1}, 1), std::vector<int>{});  // device 1 as home
+  EXPECT_EQ(late.waiting_among({3}, 0), std::vector<int>{});
   EXPECT_EQ(late.waiting_among({0, 1, 2, 3}, 2), std::vector<int>{1});
   EXPECT_TRUE(late.let_in(1));
   EXPECT_FALSE(late.let_in(1));  // once: the caller posts its preparation once
-  EXPECT_FALSE(late.waits(1, 0));
+  EXPECT_EQ(late.waiting_among({1}, 0), std::vector<int>{});
   EXPECT_EQ(late.waiting_among({0, 1, 2, 3}, 0), std::vector<int>{2});
 }
 
@@ -43,4 +48,50 @@ TEST(SplitProgressRunsAfter, TrueWhileTheLaunchRunsFalseOnceItEnds) {
   EXPECT_LT(std::chrono::steady_clock::now() - start, 10s);
   ends.join();
   EXPECT_FALSE(progress.join(2));  // over: a late device that wakes now touches nothing of it
+}
+
+static std::filesystem::path late_temp_dir() {
+  auto dir = std::filesystem::temp_directory_path() / ("coex_late_devices_" + std::to_string(::getpid()));
+  std::filesystem::remove_all(dir);
+  return dir;
+}
+
+// A program whose run let a late device in is remembered by its source hash, per device set: a later
+// run prepares the device at clBuildProgram (exec/late_devices.h).
+TEST(History, ProgramsThatLetALateDeviceInAreKeptInTheFile) {
+  const auto dir = late_temp_dir();
+  const std::string file = (dir / "history.json").string();
+  History h("sig-A");
+  EXPECT_FALSE(h.late_let_in(1234));
+  h.note_late_let_in(1234);
+  std::string error;
+  ASSERT_TRUE(h.save(file, &error)) << error;
+  History loaded("sig-A");
+  ASSERT_TRUE(loaded.load(file, &error)) << error;
+  EXPECT_TRUE(loaded.late_let_in(1234));
+  EXPECT_FALSE(loaded.late_let_in(99));
+  History other_set("sig-B");
+  ASSERT_TRUE(other_set.load(file, &error)) << error;
+  EXPECT_FALSE(other_set.late_let_in(1234));
+  ASSERT_TRUE(other_set.save(file, &error)) << error;  // keeps sig-A's among the other device sets
+  History again("sig-A");
+  ASSERT_TRUE(again.load(file, &error)) << error;
+  EXPECT_TRUE(again.late_let_in(1234));
+  again.forget_late_let_in(1234);  // let in from memory: remembered again only if this run is long too
+  EXPECT_FALSE(again.late_let_in(1234));
+  again.note_late_let_in(1234);
+  again.clear();
+  EXPECT_FALSE(again.late_let_in(1234));
+  std::filesystem::remove_all(dir);
+}
+
+TEST(History, KeepsTheProgramsThatLetALateDeviceInLastNoted) {
+  History h;
+  for (uint64_t p = 0; p <= History::kLateLetInKept; ++p) h.note_late_let_in(p);
+  EXPECT_FALSE(h.late_let_in(0));  // the first noted, one too many
+  EXPECT_TRUE(h.late_let_in(1));
+  h.note_late_let_in(1);  // noted again: the last now
+  h.note_late_let_in(History::kLateLetInKept + 1);
+  EXPECT_TRUE(h.late_let_in(1));
+  EXPECT_FALSE(h.late_let_in(2));
 }

@@ -140,46 +140,6 @@ TEST(History, SaveAndLoadRoundTrip) {
   std::filesystem::remove_all(dir);
 }
 
-// A program whose run let a late device in is remembered by its source hash, per device set: a later
-// run prepares the device at clBuildProgram (exec/late_devices.h).
-TEST(History, ProgramsThatLetALateDeviceInAreKeptInTheFile) {
-  const auto dir = temp_dir("late");
-  const std::string file = (dir / "history.json").string();
-  History h("sig-A");
-  EXPECT_FALSE(h.late_let_in(1234));
-  h.note_late_let_in(1234);
-  std::string error;
-  ASSERT_TRUE(h.save(file, &error)) << error;
-  History loaded("sig-A");
-  ASSERT_TRUE(loaded.load(file, &error)) << error;
-  EXPECT_TRUE(loaded.late_let_in(1234));
-  EXPECT_FALSE(loaded.late_let_in(99));
-  History other_set("sig-B");
-  ASSERT_TRUE(other_set.load(file, &error)) << error;
-  EXPECT_FALSE(other_set.late_let_in(1234));
-  ASSERT_TRUE(other_set.save(file, &error)) << error;  // keeps sig-A's among the other device sets
-  History again("sig-A");
-  ASSERT_TRUE(again.load(file, &error)) << error;
-  EXPECT_TRUE(again.late_let_in(1234));
-  again.forget_late_let_in(1234);  // let in from memory: remembered again only if this run is long too
-  EXPECT_FALSE(again.late_let_in(1234));
-  again.note_late_let_in(1234);
-  again.clear();
-  EXPECT_FALSE(again.late_let_in(1234));
-  std::filesystem::remove_all(dir);
-}
-
-TEST(History, KeepsTheProgramsThatLetALateDeviceInLastNoted) {
-  History h;
-  for (uint64_t p = 0; p <= History::kLateLetInKept; ++p) h.note_late_let_in(p);
-  EXPECT_FALSE(h.late_let_in(0));  // the first noted, one too many
-  EXPECT_TRUE(h.late_let_in(1));
-  h.note_late_let_in(1);  // noted again: the last now
-  h.note_late_let_in(History::kLateLetInKept + 1);
-  EXPECT_TRUE(h.late_let_in(1));
-  EXPECT_FALSE(h.late_let_in(2));
-}
-
 // A run's probes count from its own first launch: the launches the file held.
 TEST(History, ProbesOfALoadedRunCountFromItsFirstLaunch) {
   const auto dir = temp_dir("probes");
