@@ -221,14 +221,18 @@ class Checks:
         # Device 1's thread throws in its third and fourth sub-launches once home has taken them over
         # (COEX_FAULT=throw_late:1@3: vector_add's last two launches, one sub-launch each under
         # static). The launch may be over then: the thread touches nothing of it, and tells its return
-        # as an abandoned device's would, so that device 1 is not left out of the fourth launch as a
-        # device still busy, and the History holds both late times. The output is the bare one.
+        # as an abandoned device's would, so that device 1 is not left out of later launches as a
+        # device still busy, and the History holds each late time. The output is the bare one. The
+        # fourth launch follows the third at once: under load it may be planned before device 1's
+        # thread has seen the take-over and thrown (one launch `devices_busy`, one take-over, one
+        # sample). A return never told leaves device 1 busy from the third launch on and its sample
+        # out of the History (its thread is idle at exit, not left behind): no sample at all.
         err, r, on_1, samples = self.run_with_fault("vector_add", "throw_late:1@3")
         busy = sum(k.get("not_split", {}).get("devices_busy", 0) for k in r["kernels"])
-        expect(err.count("redid") == 2, "expected two take-overs logged:\n" + err)
-        expect(busy == 0, "launches left device 1 out as busy after its thread threw: %s" % r["kernels"])
-        expect(len(samples) == 2 and min(s[1] for s in samples) >= 5.0,
-               "device 1's samples in the History: %s (expected two of at least 5 s)" % samples)
+        expect(busy <= 1, "%d launches left device 1 out as busy after its thread threw: %s" % (busy, r["kernels"]))
+        expect(err.count("redid") == 2 - busy, "expected %d take-overs logged:\n%s" % (2 - busy, err))
+        expect(len(samples) == 2 - busy and min(s[1] for s in samples) >= 5.0,
+               "device 1's samples in the History: %s (expected %d of at least 5 s)" % (samples, 2 - busy))
 
     def check_trace(self):
         trace = os.path.join(self.tmp, "trace.json")
