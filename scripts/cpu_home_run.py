@@ -39,7 +39,10 @@ def preparation(trace):
 
 def run(cmd, env, report=None, trace=None):
     start = time.monotonic()
-    p = subprocess.run(cmd, env=env, capture_output=True, text=True)
+    try:
+        p = subprocess.run(cmd, env=env, capture_output=True, text=True, timeout=120)
+    except subprocess.TimeoutExpired:  # a hang: a failed run, as a crash is
+        return {"wall": time.monotonic() - start, "time_total": None, "rc": "hung", "checksums": None}
     wall = time.monotonic() - start
     total = [float(l.split()[1]) for l in p.stdout.splitlines() if l.startswith("time_total")]
     result = {"wall": wall, "time_total": total[0] if total else None, "rc": p.returncode,
@@ -47,6 +50,8 @@ def run(cmd, env, report=None, trace=None):
     if report:
         summary = report_summary(report)
         result["splits"], result["cold"] = summary.get("split") or 0, summary.get("cold_splits") or 0
+        with open(report) as f:  # the devices whose context or build the exit did not wait for
+            result["left"] = json.load(f).get("left_at_exit") or []
     if trace and os.path.exists(trace):
         result["preparation"] = preparation(trace)
     return result
@@ -61,7 +66,7 @@ def main():
     ap.add_argument("--against-label", default="")
     ap.add_argument("--also", default="", help="NAME:SCALE,...: programs of other classes, at that scale")
     ap.add_argument("--setting", action="append", default=[],
-                    help="NAME=VALUE: one more coex setup, with that setting (COEX_NAME)")
+                    help="NAME=VALUE[+NAME=VALUE...]: one more coex setup, with those settings (COEX_NAME)")
     ap.add_argument("--preparation", action="store_true", help="print each coex run's one-time work from its trace")
     ap.add_argument("--history-runs", type=int, default=1,
                     help="coex runs in a row with one History; the last one counts (1: first runs)")
@@ -82,8 +87,8 @@ def main():
         wanted.append(dict(found[0], label=item, scale=scale or "testbed"))
     setups = [("bare", None, {}), ("coex", coex, {})]
     for setting in a.setting:
-        name, _, value = setting.partition("=")
-        setups.append(("coex " + setting, coex, {"COEX_" + name.upper(): value}))
+        pairs = [s.partition("=") for s in setting.split("+")]
+        setups.append(("coex " + setting, coex, {"COEX_" + name.upper(): value for name, _, value in pairs}))
     if a.against_coex:
         setups.append(("coex@" + a.against_label, a.against_coex, {}))
     results = {}
@@ -110,17 +115,19 @@ def main():
                 bare = results[(b["label"], "bare")][-1]
                 if out["rc"] != 0 or out["checksums"] != bare["checksums"]:
                     failed = True
-                    print("FAIL %s %s: exit %d, checksums %s against %s" % (b["label"], name, out["rc"], out["checksums"],
+                    print("FAIL %s %s: exit %s, checksums %s against %s" % (b["label"], name, out["rc"], out["checksums"],
                                                                           bare["checksums"]), flush=True)
-                print("round %d %-14s %-12s wall %.3f s time_total %s%s" % (
+                print("round %d %-14s %-12s wall %.3f s time_total %s%s%s" % (
                     r + 1, b["label"], name, out["wall"], out["time_total"],
-                    " splits %d (cold %d)" % (out["splits"], out["cold"]) if "splits" in out else ""), flush=True)
+                    " splits %d (cold %d)" % (out["splits"], out["cold"]) if "splits" in out else "",
+                    " left at exit: %s" % out["left"] if out.get("left") else ""), flush=True)
                 if "preparation" in out:
                     print("    one-time work (ms): " + out["preparation"], flush=True)
     print("\nCommand: `%s`; the CPU is device %d; %d rounds, medians%s.\n" % (
         a.command, device, a.rounds, "" if a.history_runs == 1 else "; coex: run %d with one History" % a.history_runs))
-    print("| program | setup | time_total (s) | limit 1.03 x bare + 0.05 | wall (s) | limit by wall | split launches (cold) |")
-    print("|---|---|---|---|---|---|---|")
+    print("| program | setup | time_total (s) | limit 1.03 x bare + 0.05 | wall (s) | limit by wall | split launches (cold) "
+          "| runs with preparation left at exit |")
+    print("|---|---|---|---|---|---|---|---|")
     med = lambda xs: statistics.median(xs) if xs else float("nan")
     for b in wanted:
         bare_total = med([x["time_total"] for x in results[(b["label"], "bare")] if x["time_total"] is not None])
@@ -136,8 +143,9 @@ def main():
             wall = med([x["wall"] for x in runs])
             bare = name == "bare"
             splits = "" if bare else " ".join("%d (%d)" % (x.get("splits", 0), x.get("cold", 0)) for x in runs)
-            print("| %s | %s | %.3f | %s | %.3f | %s | %s |" % (b["label"], name, total, "" if bare else limit(
-                total, bare_total), wall, "" if bare else limit(wall, bare_wall), splits))
+            left = "" if bare else "%d of %d" % (sum(1 for x in runs if x.get("left")), len(runs))
+            print("| %s | %s | %.3f | %s | %.3f | %s | %s | %s |" % (b["label"], name, total, "" if bare else limit(
+                total, bare_total), wall, "" if bare else limit(wall, bare_wall), splits, left))
     sys.exit(1 if failed else 0)
 
 

@@ -93,6 +93,16 @@ std::vector<int> DeviceSet::selected() const {
   return out;
 }
 
+std::set<int> DeviceSet::named(const std::string& selector) const {
+  std::set<int> out;
+  const auto terms = config::parse_device_selector(selector, nullptr);
+  if (!terms) return out;
+  for (const auto& d : devices_)
+    if (d.selected && config::device_selected(*terms, {d.index, d.type_name(), d.platform_name, d.name}))
+      out.insert(d.index);
+  return out;
+}
+
 int DeviceSet::index_of(cl_device_id id) const {
   for (const auto& d : devices_)
     if (d.id == id) return d.index;

@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <map>
 #include <mutex>
+#include <set>
 #include <string>
 #include <tuple>
 #include <utility>
@@ -66,6 +67,9 @@ class DeviceSet {
   const std::vector<Device>& all() const { return devices_; }
   const Device& at(int index) const { return devices_.at(size_t(index)); }
   std::vector<int> selected() const;
+  // The selected devices that `selector` (config/device_selector.h, checked already) names; a selector
+  // of only "!" terms names every device it does not exclude, "!all" none.
+  std::set<int> named(const std::string& selector) const;
   int index_of(cl_device_id id) const;  // -1 when unknown
   // The devices of the report: the selected ones and every device that was some launch's home.
   std::vector<report::ReportDevice> report_entries() const;

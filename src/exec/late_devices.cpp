@@ -2,7 +2,6 @@
 
 #include <spdlog/spdlog.h>
 
-#include "config/device_selector.h"
 #include "config/settings.h"
 #include "devices/device_set.h"
 #include "exec/background_tasks.h"
@@ -40,18 +39,9 @@ double LateDevices::seconds_since_first(Clock::time_point now) const {
 }
 
 std::set<int> named_late_devices(Services& services, bool policy_waits_for_preparation) {
-  std::set<int> named;
-  if (policy_waits_for_preparation) return named;
+  if (policy_waits_for_preparation) return {};
   // The setting was checked when it was read (config/settings.cpp): a bad one never gets here.
-  const auto terms = config::parse_device_selector(services.settings().auto_late_devices, nullptr);
-  if (!terms) return named;
-  for (const devices::Device& d : services.devices().all()) {
-    // A selector of only "!" terms matches every device it does not exclude (config/device_selector.h):
-    // "!all" matches none.
-    if (d.selected && config::device_selected(*terms, {d.index, d.type_name(), d.platform_name, d.name}))
-      named.insert(d.index);
-  }
-  return named;
+  return services.devices().named(services.settings().auto_late_devices);
 }
 
 namespace {
