@@ -50,8 +50,6 @@ def run(cmd, env, report=None, trace=None):
     if report:
         summary = report_summary(report)
         result["splits"], result["cold"] = summary.get("split") or 0, summary.get("cold_splits") or 0
-        with open(report) as f:  # the devices whose context or build the exit did not wait for
-            result["left"] = json.load(f).get("left_at_exit") or []
     if trace and os.path.exists(trace):
         result["preparation"] = preparation(trace)
     return result
@@ -117,17 +115,15 @@ def main():
                     failed = True
                     print("FAIL %s %s: exit %s, checksums %s against %s" % (b["label"], name, out["rc"], out["checksums"],
                                                                           bare["checksums"]), flush=True)
-                print("round %d %-14s %-12s wall %.3f s time_total %s%s%s" % (
+                print("round %d %-14s %-12s wall %.3f s time_total %s%s" % (
                     r + 1, b["label"], name, out["wall"], out["time_total"],
-                    " splits %d (cold %d)" % (out["splits"], out["cold"]) if "splits" in out else "",
-                    " left at exit: %s" % out["left"] if out.get("left") else ""), flush=True)
+                    " splits %d (cold %d)" % (out["splits"], out["cold"]) if "splits" in out else ""), flush=True)
                 if "preparation" in out:
                     print("    one-time work (ms): " + out["preparation"], flush=True)
     print("\nCommand: `%s`; the CPU is device %d; %d rounds, medians%s.\n" % (
         a.command, device, a.rounds, "" if a.history_runs == 1 else "; coex: run %d with one History" % a.history_runs))
-    print("| program | setup | time_total (s) | limit 1.03 x bare + 0.05 | wall (s) | limit by wall | split launches (cold) "
-          "| runs with preparation left at exit |")
-    print("|---|---|---|---|---|---|---|---|")
+    print("| program | setup | time_total (s) | limit 1.03 x bare + 0.05 | wall (s) | limit by wall | split launches (cold) |")
+    print("|---|---|---|---|---|---|---|")
     med = lambda xs: statistics.median(xs) if xs else float("nan")
     for b in wanted:
         bare_total = med([x["time_total"] for x in results[(b["label"], "bare")] if x["time_total"] is not None])
@@ -143,9 +139,8 @@ def main():
             wall = med([x["wall"] for x in runs])
             bare = name == "bare"
             splits = "" if bare else " ".join("%d (%d)" % (x.get("splits", 0), x.get("cold", 0)) for x in runs)
-            left = "" if bare else "%d of %d" % (sum(1 for x in runs if x.get("left")), len(runs))
-            print("| %s | %s | %.3f | %s | %.3f | %s | %s | %s |" % (b["label"], name, total, "" if bare else limit(
-                total, bare_total), wall, "" if bare else limit(wall, bare_wall), splits, left))
+            print("| %s | %s | %.3f | %s | %.3f | %s | %s |" % (b["label"], name, total, "" if bare else limit(
+                total, bare_total), wall, "" if bare else limit(wall, bare_wall), splits))
     sys.exit(1 if failed else 0)
 
 

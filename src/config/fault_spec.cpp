@@ -8,8 +8,7 @@ namespace coex::config {
 
 const char* const kFaultGrammar =
     "empty, fail:<device index>, stall:<device index>, stall_upload:<device index>, late_start:<device index>, "
-    "throw_late:<device index>, build:<device index>, slow_build:<device index>, slow_context:<device index>, "
-    "hung_upload:<device index>, "
+    "throw_late:<device index>, build:<device index>, slow_build:<device index>, hung_upload:<device index>, "
     "merge_write:<device index> or slow_analysis; fail, stall, stall_upload, hung_upload, late_start and throw_late "
     "take an optional @<n>: from "
     "the device's n-th sub-launch on";
@@ -33,14 +32,12 @@ std::optional<FaultSpec> parse_fault_spec(const std::string& text, std::string* 
   if (const size_t at = index.find('@'); at != std::string::npos) {
     from = trim(index.substr(at + 1));
     index = trim(index.substr(0, at));
-    bool from_digits = !from.empty() && from.size() <= 9 && kind != "build" && kind != "slow_build" &&
-                       kind != "slow_context" && kind != "merge_write";
+    bool from_digits =
+        !from.empty() && from.size() <= 9 && kind != "build" && kind != "slow_build" && kind != "merge_write";
     for (char c : from) from_digits = from_digits && std::isdigit(static_cast<unsigned char>(c));
     if (!from_digits || std::stoull(from) == 0) {
       if (error)
-        *error =
-            "\"@\" must be followed by a sub-launch number from 1 (not for build, slow_build, slow_context or "
-            "merge_write)";
+        *error = "\"@\" must be followed by a sub-launch number from 1 (not for build, slow_build or merge_write)";
       return std::nullopt;
     }
   }
@@ -60,15 +57,13 @@ std::optional<FaultSpec> parse_fault_spec(const std::string& text, std::string* 
     fault.kind = FaultSpec::Kind::Build;
   } else if (kind == "slow_build") {
     fault.kind = FaultSpec::Kind::SlowBuild;
-  } else if (kind == "slow_context") {
-    fault.kind = FaultSpec::Kind::SlowContext;
   } else if (kind == "merge_write") {
     fault.kind = FaultSpec::Kind::MergeWrite;
   } else {
     if (error)
       *error =
           "the fault kind must be fail, stall, stall_upload, hung_upload, late_start, throw_late, build, "
-          "slow_build, slow_context, merge_write or slow_analysis";
+          "slow_build, merge_write or slow_analysis";
     return std::nullopt;
   }
   bool digits = !index.empty() && index.size() <= 6;

@@ -12,13 +12,12 @@
 // sub-launches, once started, throw (as a failed allocation would) when another device has taken them
 // over (the launch may be over by then: the thread must touch nothing of it); "build:<index>" makes
 // coex's build of a program for that device fail; "slow_build:<index>" makes each of those builds
-// begin a second late (a device still building when launches come); "slow_context:<index>" makes coex's
-// context there be made 5 s late, exit or not (a GPU's context still under way at exit); "slow_analysis" (no index)
-// makes each program's analysis begin a second after its first launch that waits for it (launches that come meanwhile);
-// "merge_write:<index>" makes a merge that writes home at once (an app write queued behind the launch) fail to write
-// home what that device changed, as a driver error would. "fail:<index>@<n>" and "stall:<index>@<n>": from the device's
-// n-th sub-launch on (the earlier ones leave results on the device, resident_results.h); "throw_late" takes "@<n>" too.
-// Empty: no fault.
+// begin a second late (a device still building when launches come); "slow_analysis" (no index) makes
+// each program's analysis begin a second after its first launch that waits for it (launches that come
+// meanwhile); "merge_write:<index>" makes a merge that writes home at once (an app write queued behind
+// the launch) fail to write home what that device changed, as a driver error would. "fail:<index>@<n>" and
+// "stall:<index>@<n>": from the device's n-th sub-launch on (the earlier ones leave results on the device,
+// resident_results.h); "throw_late" takes "@<n>" too. Empty: no fault.
 #pragma once
 
 #include <cstdint>
@@ -32,8 +31,7 @@ struct FaultSpec {
   // StallUpload: their preparation never ends; HungUpload: it lasts 20 s, deaf to a cancel; LateStart: they reach the
   // driver only once taken over and the process exiting; ThrowLate: their thread throws once taken over;
   // Build: coex's build
-  // of the program for that device fails; SlowBuild: it begins a second late; SlowContext: coex's context
-  // there is made 5 s late; SlowAnalysis: the
+  // of the program for that device fails; SlowBuild: it begins a second late; SlowAnalysis: the
   // analysis of each program begins a second late; MergeWrite: a merge's write home of what the device
   // changed fails.
   enum class Kind {
@@ -46,7 +44,6 @@ struct FaultSpec {
     ThrowLate,
     Build,
     SlowBuild,
-    SlowContext,
     SlowAnalysis,
     MergeWrite
   };

@@ -102,11 +102,6 @@ COEX_SETTING(Bool, analysis_process, true, (),
              "loading libclang in the app's process held up the app's first build (about 16 ms on the device "
              "machine), and a libclang crash there would end the app. `false`, or where no `coex` program is "
              "found: libclang is loaded into the app's process.")
-COEX_SETTING(Grammar, exit_leaves_preparation, "!all", (kDeviceSelectorGrammar, &check_device_selector),
-             "The devices whose context or build of coex's, still under way when the app exits, the exit does not "
-             "wait for: no launch can use it any more (an H200's context took 1.2 to 2.1 s, a build up to 0.3 s). "
-             "Not PoCL's: its compiler crashed when the process tore it down under a build. The same grammar as "
-             "`devices`; `!all` names none (the exit waits for every one).")
 
 // --- What coex tells you ---
 COEX_SETTING(Enum, log, "warn", ("trace debug info warn error off"),
@@ -299,8 +294,7 @@ COEX_SETTING(Grammar, fault, "", (kFaultGrammar, &check_fault_spec),
              "makes them reach the driver only once taken over and the app exiting, `throw_late:<index>` makes "
              "their thread throw once taken over (as a failed allocation would), `build:<index>` makes "
              "coex's build of each program for that device fail, `slow_build:<index>` makes each of them begin "
-             "a second late, `slow_context:<index>` makes coex's context there be made 5 s late, exit or not, "
-             "`merge_write:<index>` makes a merge that writes home at once (an app write queued "
+             "a second late, `merge_write:<index>` makes a merge that writes home at once (an app write queued "
              "behind the launch) fail to write home what that device changed, `slow_analysis` each program's "
              "analysis begin a second after its first launch that "
              "waits for it (ten seconds late where none does), so that error paths can be tested on real "

@@ -87,10 +87,6 @@ class DeviceWorker {
   uint8_t* upload_staging(size_t slot, size_t bytes, cl_command_queue shadow_queue) {
     return upload_staging_.get(slot, bytes, shadow_queue);
   }
-  // In a task of coex's preparation (post_background_task: a context, a build), which coex's exit
-  // leaves behind on a device of `exit_leaves_preparation` rather than wait for (Executor::stop).
-  void set_preparing(bool on) { preparing_.store(on, std::memory_order_release); }
-  bool preparing() const { return preparing_.load(std::memory_order_acquire); }
   // Sub-launches this device's thread has made so far (COEX_FAULT=fail:<device>@<n> counts them).
   uint64_t sub_launches = 0;
 
@@ -125,7 +121,6 @@ class DeviceWorker {
   std::atomic<uint64_t> posted_{0};  // tasks posted so far: what a polling thread watches
   bool sleeping_ = false;            // blocked on cv_ (under mutex_): post() wakes it
   std::atomic<bool> running_{false};  // in a task (set under mutex_)
-  std::atomic<bool> preparing_{false};
   bool stopping_ = false;
   bool ended_ = false;
   PinnedStaging staging_;

@@ -15,7 +15,6 @@
 #include "exec/spin_wait.h"
 #include "exec/split_runner.h"
 #include "model/registries.h"
-#include "report/trace.h"
 
 namespace coex::exec {
 namespace {
@@ -38,7 +37,6 @@ Executor::Executor(Services& services)
       }),
       late_devices_(named_late_devices(services, policy_->waits_for_preparation()),
                     services.settings().auto_late_after),
-      exit_leaves_(services.devices().named(services.settings().exit_leaves_preparation)),
       home_launch_times_(services.next(), alive_),
       spin_(spin_budget(services.settings().spin_microseconds, selected_profiles(services.devices()), usable_cores())),
       dispatcher_([this] { dispatcher_loop(); }) {}
@@ -305,18 +303,6 @@ void Executor::stop() {
                  kStalledWorkerWaitSeconds);
   const auto deadline = std::chrono::steady_clock::now() + std::chrono::duration<double>(kStalledWorkerWaitSeconds);
   for (auto& [device, worker] : workers) {
-    // A context or build under way on a device of exit_leaves_preparation: no launch will use it now
-    // (docs/design.md, "Exit"). Its thread is left behind, as below, and ends with the process.
-    if (splits_over && exit_leaves_.count(device) && !busy(device) && worker->preparing() && !worker->stop_within(0)) {
-      spdlog::info("device {}: coex's context or build there is left behind at exit (exit_leaves_preparation)", device);
-      services_.report().record_left_at_exit(device);
-      if (auto* trace = services_.trace()) {
-        const auto now = std::chrono::steady_clock::now();
-        trace->record("left at exit (exit_leaves_preparation)", "build", device, now, now);
-      }
-      (void)worker.release();
-      continue;
-    }
     // A device abandoned in a real stall may never return: its thread is left
     // behind, and so is its worker (the thread still uses it), rather than the
     // app hang at exit.

@@ -127,8 +127,6 @@ class Executor {
   std::unique_ptr<sched::Policy> policy_;
   sched::LaunchPolicies launch_policies_;
   LateDevices late_devices_;  // after policy_, which says whether any device is late
-  // The devices whose preparation under way the exit leaves behind (exit_leaves_preparation).
-  const std::set<int> exit_leaves_;
   HomeLaunchTimes home_launch_times_;
   RepeatedLaunches repeated_launches_;
   const std::chrono::nanoseconds spin_;

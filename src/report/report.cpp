@@ -298,7 +298,6 @@ nlohmann::json ReportRecorder::to_json() const {
       late.push_back({{"device", device}, {"let_in_after", after ? nlohmann::json(*after) : nlohmann::json()}});
     report["late_devices"] = std::move(late);
   }
-  if (!left_at_exit_.empty()) report["left_at_exit"] = left_at_exit_;
   report["totals"] = {{"launches", launches},
                       {"split_launches", split_launches},
                       {"bytes_moved", bytes_moved},
@@ -325,11 +324,6 @@ void ReportRecorder::record_late_device(int device, std::optional<double> let_in
     late_devices_[device] = let_in_after;
   else
     late_devices_.try_emplace(device);  // never over a time of its let-in
-}
-
-void ReportRecorder::record_left_at_exit(int device) {
-  std::lock_guard lock(mutex_);
-  left_at_exit_.insert(device);
 }
 
 void ReportRecorder::record_home_on_demand(uint64_t written, uint64_t fetched) {

@@ -13,7 +13,7 @@
 //                  "bytes_minimal", "bytes_by_step": {"home_to_host", "host_to_devices",
 //                  "devices_to_host", "host_to_home"}, "args": [{"index", "tier", "name"}]}],
 //     "builds": [{"device", "builds", "failed", "seconds"}],
-//     "late_devices": [{"device", "let_in_after"}], "left_at_exit": [device],
+//     "late_devices": [{"device", "let_in_after"}],
 //     "totals": {"launches", "split_launches", "bytes_moved", "bytes_minimal", "bytes_home_on_demand",
 //                "bytes_fetched_on_demand"} }
 // bytes_home_on_demand (lazy home): what the other devices wrote, written to the app's buffers when
@@ -32,8 +32,6 @@
 // late_devices (auto_late_devices): the devices given no context nor build until the program had run a
 // while, and when each was let in, in seconds from the first launch that could take it (null: never,
 // nothing was made for it).
-// left_at_exit (exit_leaves_preparation): the devices whose context or build of coex's was under way
-// at exit, which the exit did not wait for (absent when none).
 // builds: coex's own builds of the app's programs per device (one-time costs; PoCL also compiles a
 // kernel at its first run on a device, which cold_splits count), their number and seconds.
 // bytes_minimal: what the footprints say each device lacked; bytes_by_step: where bytes_moved went;
@@ -53,7 +51,6 @@
 #include <mutex>
 #include <nlohmann/json.hpp>
 #include <optional>
-#include <set>
 #include <string>
 #include <unordered_map>
 #include <vector>
@@ -165,8 +162,6 @@ class ReportRecorder {
   // A late device (auto_late_devices): not let in yet (nullopt), or let in `let_in_after` seconds after
   // the first launch that could take it.
   void record_late_device(int device, std::optional<double> let_in_after);
-  // The exit left `device`'s context or build under way behind (exit_leaves_preparation).
-  void record_left_at_exit(int device);
   // Called after each record_launch, outside the recorder's lock, on the recording thread: the
   // report keeps only sums, the trace shows each launch (set before the first launch).
   using LaunchObserver = std::function<void(const std::string& kernel, const LaunchRecord& launch)>;
@@ -221,7 +216,6 @@ class ReportRecorder {
   };
   std::vector<std::pair<int, Builds>> builds_;  // by device, sorted by index
   std::map<int, std::optional<double>> late_devices_;  // record_late_device's
-  std::set<int> left_at_exit_;                         // record_left_at_exit's
   LaunchObserver launch_observer_;
   bool has_launch_observer_ = false;                   // under mutex_, as launch_observer_
   KernelTotals& totals_of(const std::string& kernel);  // under mutex_

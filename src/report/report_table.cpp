@@ -156,17 +156,6 @@ std::string late_devices_line(const json& late) {
   return out;
 }
 
-// "left at exit (exit_leaves_preparation): d1's context or build": the exit did not wait for it.
-// Empty for a report without them.
-std::string left_at_exit_line(const json& left) {
-  std::string out;
-  if (!left.is_array()) return out;
-  for (const json& d : left)
-    out += (out.empty() ? "left at exit (exit_leaves_preparation): " : ", ") + std::string("d") +
-           std::to_string(count_of(d)) + "'s context or build";
-  return out;
-}
-
 // "planned by auto:sigmoid x1, auto:wp x4; 1 probe; last verdict (launch 9): one_device_pays over d0;
 // measured split over d0,d1 0.51 s, home alone 0.32 s; kept regular (20 packages, spread 0.14, range
 // ratio 1.89)": which policies planned the split launches, why auto's gate decided the last launch as
@@ -329,8 +318,6 @@ std::string format_report_table(const json& report) {
     if (!builds.empty()) out << "\n" << builds << "\n";
     const std::string late = late_devices_line(member(report, "late_devices"));
     if (!late.empty()) out << (builds.empty() ? "\n" : "") << late << "\n";
-    const std::string left = left_at_exit_line(member(report, "left_at_exit"));
-    if (!left.empty()) out << (builds.empty() && late.empty() ? "\n" : "") << left << "\n";
     const json& totals = member(report, "totals");
     if (totals.is_object()) {
       out << "\nTotals: " << count_of(member(totals, "launches")) << " launches, "

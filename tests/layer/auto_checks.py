@@ -321,39 +321,6 @@ class AutoChecks(layer_checks.Checks):
                    "long_items, run %d: let in %s, builds %s, %d sub-launches, the report's late devices %s"
                    % (run_number, let_in, builds, len(kernels), late))
 
-    def check_exit_leaves_preparation(self):
-        # coex's context on device 1 is made 5 s late (COEX_FAULT=slow_context:1, exit or not), so it
-        # is under way when vector_add (milliseconds) exits. Named by exit_leaves_preparation, it is
-        # left behind (docs/design.md, "Exit"): the report's left_at_exit and the trace's instant on
-        # device 1's track say so, and no context slice ends there. Not named (`!all`, PoCL's default),
-        # the exit waits for it: its slice, of 5 s or more, is in the trace. The outputs are the bare
-        # ones either way.
-        env = {"POCL_DEVICES": "basic basic", "COEX_POLICY": "auto", "COEX_FAULT": "slow_context:1"}
-        rc, bare, _ = run([self.app], env)
-        expect(rc == 0, "vector_add fails bare")
-        trace = os.path.join(self.tmp, "exit-leaves-trace.json")
-        report = os.path.join(self.tmp, "exit-leaves-report.json")
-        for leaves in ("1", "!all"):
-            extra = {"COEX_EXIT_LEAVES_PREPARATION": leaves, "COEX_TRACE": trace, "COEX_REPORT": report,
-                     "COEX_CACHE": os.path.join(self.tmp, "exit-leaves-%s.json" % leaves.strip("!"))}
-            rc, out, err = run([self.app], dict(env, **extra), self.layer)
-            expect(rc == 0 and out == bare,
-                   "exit_leaves_preparation %s: exit %d, output:\n%s\nstderr:\n%s" % (leaves, rc, out, err))
-            with open(trace) as f:
-                events = [e for e in json.load(f)["traceEvents"] if e.get("tid") == 1]
-            contexts = [e for e in events if e.get("name") == "context"]
-            left = [e for e in events if e.get("name") == "left at exit (exit_leaves_preparation)"]
-            with open(report) as f:
-                left_at_exit = json.load(f).get("left_at_exit")
-            if leaves == "1":
-                expect(left_at_exit == [1] and len(left) == 1 and not contexts,
-                       "device 1 named: the report's left_at_exit %s, the trace's instants %s, context slices %s"
-                       % (left_at_exit, left, contexts))
-            else:
-                expect(left_at_exit is None and not left and len(contexts) == 1 and contexts[0]["dur"] >= 5e6,
-                       "none named: the report's left_at_exit %s, the trace's instants %s, context slices %s"
-                       % (left_at_exit, left, contexts))
-
 
 if __name__ == "__main__":
     sys.exit(layer_checks.main(AutoChecks, "coex-auto-check-"))

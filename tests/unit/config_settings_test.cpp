@@ -224,8 +224,6 @@ TEST(Settings, BadFaultSpec) {
   EXPECT_TRUE(load({{"COEX_FAULT", "slow_build:1"}}).errors.empty());
   EXPECT_TRUE(load({{"COEX_FAULT", "hung_upload:1@2"}}).errors.empty());
   EXPECT_FALSE(load({{"COEX_FAULT", "slow_build:1@2"}}).errors.empty());
-  EXPECT_TRUE(load({{"COEX_FAULT", "slow_context:1"}}).errors.empty());
-  EXPECT_FALSE(load({{"COEX_FAULT", "slow_context:1@2"}}).errors.empty());
   EXPECT_TRUE(load({{"COEX_FAULT", "merge_write:1"}}).errors.empty());
   EXPECT_FALSE(load({{"COEX_FAULT", "merge_write:1@2"}}).errors.empty());
   EXPECT_TRUE(load({{"COEX_FAULT", "slow_analysis"}}).errors.empty());
@@ -234,8 +232,8 @@ TEST(Settings, BadFaultSpec) {
   ASSERT_EQ(result.errors.size(), 1u);
   EXPECT_NE(result.errors[0].find("is not empty, fail:<device index>, stall:<device index>, stall_upload:<device "
                                   "index>, late_start:<device index>, throw_late:<device index>, build:<device "
-                                  "index>, slow_build:<device index>, slow_context:<device index>, hung_upload:<device "
-                                  "index>, merge_write:<device index> or slow_analysis"),
+                                  "index>, slow_build:<device index>, hung_upload:<device index>, merge_write:<device "
+                                  "index> or slow_analysis"),
             std::string::npos)
       << result.errors[0];
 }

@@ -106,14 +106,6 @@ TEST(ReportTable, SaysWhenEachLateDeviceWasLetIn) {
             "late devices (auto_late_devices): d0 let in after 0.561 s, d2 never (nothing made for it)");
 }
 
-TEST(ReportTable, NamesThePreparationLeftAtExit) {
-  json report = kReport;
-  EXPECT_EQ(line_of(format_report_table(report), "left at exit"), "");  // a report without it
-  report["left_at_exit"] = {1, 3};
-  EXPECT_EQ(line_of(format_report_table(report), "left at exit"),
-            "left at exit (exit_leaves_preparation): d1's context or build, d3's context or build");
-}
-
 TEST(ReportTable, ColumnsLineUp) {
   const std::string table = format_report_table(kReport);
   const std::string mm = line_of(table, "mm");
