@@ -38,6 +38,13 @@ double LateDevices::seconds_since_first(Clock::time_point now) const {
   return first_ ? std::chrono::duration<double>(now - *first_).count() : 0.0;
 }
 
+bool late_work_outlasts(std::pair<uint64_t, double> finished, uint64_t total_groups, double cost) {
+  const auto [groups, last_end] = finished;
+  if (groups == 0 || groups >= total_groups) return groups == 0;
+  const double left = double(total_groups - groups) * std::max(last_end, 0.0) / double(groups);
+  return left >= cost;
+}
+
 std::set<int> named_late_devices(Services& services, bool policy_waits_for_preparation) {
   if (policy_waits_for_preparation) return {};
   // The setting was checked when it was read (config/settings.cpp): a bad one never gets here.

@@ -17,6 +17,7 @@
 #include <mutex>
 #include <optional>
 #include <set>
+#include <utility>
 #include <vector>
 
 namespace coex::model {
@@ -55,6 +56,14 @@ class LateDevices {
   const double after_;
   std::atomic<bool> remembered_{false};
 };
+
+// Whether a split launch still running has work left for `cost` seconds
+// (auto_late_cost: a late device's context and build) at the pace of its chunks so far: `finished` is
+// the work-groups finished of `total_groups` and when the last of them ended (SplitProgress::finished_work).
+// A launch none of whose chunks has ended yet counts as long. Letting a device in for less would only
+// make the exit wait for its preparation: a launch of 0.56 s on PoCL's CPU beside an H200 exited 1.7 s
+// later (benchmarks/nbody, docs/gpu.md).
+bool late_work_outlasts(std::pair<uint64_t, double> finished, uint64_t total_groups, double cost);
 
 // The devices of the app's devices the auto_late_devices setting names, under a policy that does not
 // wait for preparation (auto); none otherwise.

@@ -364,18 +364,24 @@ LaunchDecision plan(Services& services, const std::shared_ptr<model::KernelRecor
     if (fewer_than_two() && building.empty()) return preparing_on_home();
     // A device of auto_late_devices (exec/late_devices.h) is one of those still building, with no build
     // posted, until the program has run launches that could take it for auto_late_after; then one
-    // measured (or paced) at min_split_seconds or more on home lets it in. A split still running then
-    // lets it in too (split_runner.cpp); a launch nothing has timed yet is left to that.
+    // measured (or paced) at min_split_seconds or more on home lets it in, where it or the program's
+    // launches so far have run auto_late_cost, its expected preparation (a launch that ends before,
+    // the last of its program, would have the exit wait for it). A split still running then lets it
+    // in too where enough of it is left (split_runner.cpp); a launch nothing has timed yet, or timed
+    // long enough but before auto_late_after, is left to that.
     LateDevices& late = services.executor().late_devices();
     const std::vector<int> waiting = late.waiting_among(building, home);
     for (int device : waiting) services.report().record_late_device(device, std::nullopt);  // kept once let in
     if (!waiting.empty() || late.any_remembered()) {
       const double min_seconds = services.settings().min_split_seconds;
+      const double late_cost = services.settings().auto_late_cost;
       const std::optional<double> on_home = seconds_on_home();
-      if (on_home && *on_home >= min_seconds && late.seconds_left() <= 0) {
+      if (on_home && *on_home >= min_seconds && late.seconds_left() <= 0 &&
+          std::max(*on_home, late.seconds_since_first()) >= late_cost) {
         let_in_late_devices(services, program, queue_record->context, home, waiting);
-      } else if (!waiting.empty() && on_home && *on_home < min_seconds) {
-        // Too short to let one in: with none but late devices to take it, the launch is too small, held
+      } else if (!waiting.empty() && on_home && *on_home < std::max(min_seconds, late_cost)) {
+        // Too short to let one in (or to be worth it yet, the program's launches so far short of
+        // auto_late_cost): with none but late devices to take it, the launch is too small, held
         // like the launches home's times keep there, where `preparing` (nothing is) would plan it again
         // every kPreparingHold (stencil1d's 20,000 launches of 80 us beside a late GPU); beside devices
         // ready, the late ones are no joiners (a split with joiners is cold: no verdict).

@@ -1,5 +1,6 @@
 #include "exec/split_progress.h"
 
+#include <algorithm>
 #include <chrono>
 
 #include "exec/spin_wait.h"
@@ -108,6 +109,8 @@ bool SplitProgress::chunk_finished(int device, const sched::ChunkTiming& timing,
     tell_abandoned_return(device, timing.end);
     return false;
   }
+  finished_groups_ += timing.chunk.groups();
+  last_finish_ = std::max(last_finish_, timing.end);
   // No waiting device is woken: a chunk's end changes no answer of the driver's to one (split_progress.h,
   // next), and every chunk end of a launch over 15 devices woke all those waiting, each to take the
   // lock and look again.
@@ -175,6 +178,11 @@ bool SplitProgress::runs_after(double seconds) {
     wait_for_change(lock, std::chrono::duration<double>(std::min(seconds - waited, 3600.0)), false);
   }
   return false;
+}
+
+std::pair<uint64_t, double> SplitProgress::finished_work() const {
+  std::lock_guard lock(mutex_);
+  return {finished_groups_, last_finish_};
 }
 
 std::set<int> SplitProgress::abandoned() const {

@@ -98,6 +98,9 @@ class SplitProgress {
   // Waits `seconds` at most for the launch to end (every device finished, abandoned or left): whether
   // it still runs then.
   bool runs_after(double seconds);
+  // The work-groups whose chunks have finished so far, and when the last of them ended (seconds since
+  // the launch began): the launch's pace, from which a late device's worth is judged (split_runner.cpp).
+  std::pair<uint64_t, double> finished_work() const;
   std::set<int> abandoned() const;          // in a sub-launch still
   std::set<int> cancelled_devices() const;  // while preparing: not busy
   std::set<int> left_behind() const;        // cancelled, and not left in time: busy (among abandoned())
@@ -127,6 +130,8 @@ class SplitProgress {
   sched::LaunchDriver driver_;
   std::map<int, std::chrono::steady_clock::time_point> cancelled_at_;
   std::set<int> left_behind_;  // cancelled, not left in time: their return is an abandoned one's
+  uint64_t finished_groups_ = 0;  // finished_work()
+  double last_finish_ = 0;
 };
 
 }  // namespace coex::exec

@@ -317,11 +317,22 @@ cl_int run_split(Executor& executor, LaunchJob& job) {
     // once auto_late_after has gone by since the program's first launch that could take it, and has
     // itself run min_split_seconds (a launch planned after that time is not long for being late: one of
     // auto's probes of stencil1d's 80 us launches let the GPU in, and the exit waited 1 s for its
-    // context), and joins after its context and build, posted to its worker before the join.
+    // context), and if, at the pace of its chunks so far, it has auto_late_cost left to run (else the
+    // device's preparation would outlast the launch, and the exit wait for it: late_work_outlasts), and
+    // joins after its context and build, posted to its worker before the join.
     const double wait = std::max(late.seconds_left(), services.settings().min_split_seconds);
-    worker.post([progress, held, late_joiners, late_let_in, wait, join = std::move(join), worker_ptr = &worker] {
+    const double late_cost = services.settings().auto_late_cost;
+    worker.post([progress, held, late_joiners, late_let_in, wait, late_cost, total = shape.total_groups,
+                 join = std::move(join), worker_ptr = &worker] {
       // Until then nothing of the launch is touched but `progress`: it may end meanwhile.
       if (!progress->runs_after(wait) || exit_begun()) return;
+      if (!late_work_outlasts(progress->finished_work(), total, late_cost)) {
+        if (auto* trace = held->services->trace()) {
+          const auto now = Clock::now();
+          for (int device : late_joiners) trace->record("sits out (auto_late_cost)", "build", device, now, now);
+        }
+        return;
+      }
       late_let_in->store(true);
       // All of them at once: devices of one kind build from one binary (the others' tasks find them in).
       let_in_late_devices(*held->services, held->program, held->app_context, held->home, late_joiners);
@@ -350,7 +361,8 @@ cl_int run_split(Executor& executor, LaunchJob& job) {
   cold |= late_let_in->load();
   // A program whose late devices the History's memory let in is remembered again only where this run
   // is long enough too (exec/late_devices.h, let_in_if_remembered).
-  if (late.any_remembered() && launch_seconds >= services.settings().min_split_seconds && late.seconds_left() <= 0)
+  if (late.any_remembered() && launch_seconds >= services.settings().min_split_seconds && late.seconds_left() <= 0 &&
+      std::max(launch_seconds, late.seconds_since_first()) >= services.settings().auto_late_cost)
     let_in_late_devices(services, job.program, job.app_context, job.home, {});
   for (int device : progress->dropped()) {  // its chunk was done again elsewhere: its
                                             // results are dropped

@@ -28,7 +28,8 @@ const std::pair<const char*, const char*> kMeanings[] = {
     {"too_small",
      "fewer work-items than min_split_work_items (on a GPU, per CPU core it counts for), or under "
      "auto every other device much slower than the app's device by its specification (coex builds "
-     "nothing for them meanwhile), only devices not prepared yet (auto_late_devices), or more data "
+     "nothing for them meanwhile), only devices not prepared yet (auto_late_devices; a launch shorter than "
+     "auto_late_cost in a program that has not run that long does not let them in), or more data "
      "for them to receive than min_split_seconds moves, "
      "and, once timed on the app's device, shorter than min_split_seconds (and than those moves); "
      "or a single work-group along the split dimension: moving the data would cost more than a "

@@ -35,6 +35,19 @@ TEST(LateDevices, TheClockStartsAtTheFirstLaunchThatCouldTakeOne) {
   EXPECT_DOUBLE_EQ(late.seconds_left(first + 2s), 0.0);
 }
 
+TEST(LateDevices, LetInOnlyWhereTheLaunchOutlastsTheirPreparation) {
+  using coex::exec::late_work_outlasts;
+  // 100 of 1,000 groups in 0.5 s: 4.5 s left at that pace.
+  EXPECT_TRUE(late_work_outlasts({100, 0.5}, 1000, 1.5));
+  EXPECT_FALSE(late_work_outlasts({100, 0.5}, 1000, 5.0));
+  // 900 of 1,000 in 0.5 s: about 0.06 s left (a launch of 0.56 s), less than a GPU's context takes.
+  EXPECT_FALSE(late_work_outlasts({900, 0.5}, 1000, 1.5));
+  EXPECT_TRUE(late_work_outlasts({900, 0.5}, 1000, 0.0));
+  // Nothing finished yet after the wait: a long launch; everything finished: none left.
+  EXPECT_TRUE(late_work_outlasts({0, 0.0}, 1000, 1.5));
+  EXPECT_FALSE(late_work_outlasts({1000, 0.5}, 1000, 0.0));
+}
+
 TEST(SplitProgressRunsAfter, TrueWhileTheLaunchRunsFalseOnceItEnds) {
   SplitProgress progress(nullptr, 0, {0, 1});
   EXPECT_TRUE(progress.runs_after(0.01));  // nobody finished: still on after the wait
