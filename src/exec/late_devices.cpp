@@ -38,6 +38,16 @@ double LateDevices::seconds_since_first(Clock::time_point now) const {
   return first_ ? std::chrono::duration<double>(now - *first_).count() : 0.0;
 }
 
+void LateDevices::note_untimed(uint64_t program_hash, const std::string& home_key) {
+  std::lock_guard lock(mutex_);
+  if (untimed_.size() < kMaxUntimed) untimed_.emplace_back(program_hash, home_key);
+}
+
+std::vector<std::pair<uint64_t, std::string>> LateDevices::untimed() const {
+  std::lock_guard lock(mutex_);
+  return untimed_;
+}
+
 bool late_work_outlasts(std::pair<uint64_t, double> finished, uint64_t total_groups, double cost) {
   const auto [groups, last_end] = finished;
   if (groups == 0 || groups >= total_groups) return groups == 0;

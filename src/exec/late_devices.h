@@ -17,6 +17,7 @@
 #include <mutex>
 #include <optional>
 #include <set>
+#include <string>
 #include <utility>
 #include <vector>
 
@@ -48,6 +49,12 @@ class LateDevices {
   // the run then checks again whether the program runs long enough to be remembered.
   bool any_remembered() const { return remembered_.load(std::memory_order_relaxed); }
   void set_remembered() { remembered_.store(true, std::memory_order_relaxed); }
+  // A launch of the program `program_hash` that none but late devices could have taken ran on home
+  // whole, nothing timed of it before (launch_planner.cpp), timed there under `home_key`: at exit, one
+  // measured long enough has the History remember the program (Executor::stop). The first kMaxUntimed.
+  void note_untimed(uint64_t program_hash, const std::string& home_key);
+  std::vector<std::pair<uint64_t, std::string>> untimed() const;
+  static constexpr size_t kMaxUntimed = 64;
 
  private:
   mutable std::mutex mutex_;
@@ -55,6 +62,7 @@ class LateDevices {
   std::optional<Clock::time_point> first_;
   const double after_;
   std::atomic<bool> remembered_{false};
+  std::vector<std::pair<uint64_t, std::string>> untimed_;  // note_untimed's
 };
 
 // Whether a split launch still running has work left for `cost` seconds

@@ -242,6 +242,24 @@ LaunchDecision plan(Services& services, const std::shared_ptr<model::KernelRecor
     if (std::find(all.begin(), all.end(), home) == all.end()) all.push_back(home);
     return all;
   };
+  // A launch nothing has timed on home yet, with none but late devices (exec/late_devices.h) to take
+  // part: it runs there whole (`preparing`), timed. A split on home alone, for a late device to join,
+  // paid home's chunks (PoCL compiles the kernel again for a nonzero offset: 125 ms of a 0.66 s launch
+  // of benchmarks/nbody), the wait for the analysis and home's build, for a device whose context
+  // comes 1.5 s or more later: only launches of 2 s or more could gain. The program's first launch
+  // that could take a late device starts the clock (auto_late_after), and one as long as that and
+  // the device's preparation (auto_late_cost) has the next run of the program let it in at once.
+  LateDevices& late = services.executor().late_devices();
+  auto untimed_beside_late_only = [&](const std::vector<int>& others) {
+    if (seconds_on_home()) return false;
+    const std::vector<int> waiting = late.waiting_among(others, home);
+    if (waiting.empty() || waiting.size() < others.size() - size_t(std::count(others.begin(), others.end(), home)))
+      return false;
+    for (int device : waiting) services.report().record_late_device(device, std::nullopt);
+    late.seconds_left();
+    late.note_untimed(program->source_hash, home_key);
+    return true;
+  };
   bool preparing = false;
   bool others_held_back = false;
   const kernel::KernelInfo* info = nullptr;
@@ -271,7 +289,8 @@ LaunchDecision plan(Services& services, const std::shared_ptr<model::KernelRecor
       // in for what it reads.
       uint64_t buffer_bytes = 0;
       for (const auto& record : written_buffers(services, args, {})) buffer_bytes += record->size;
-      preparing = !(launch_items >= min_split_items(services, home) &&
+      preparing = untimed_beside_late_only(to_build) ||
+                  !(launch_items >= min_split_items(services, home) &&
                     !first_split_moves(services, home, to_build, buffer_bytes, split_seconds) &&
                     !program->analysis_waited.exchange(true) &&
                     wait_for_analysis(*program, services.settings().auto_analysis_wait));
@@ -369,7 +388,7 @@ LaunchDecision plan(Services& services, const std::shared_ptr<model::KernelRecor
     // the last of its program, would have the exit wait for it). A split still running then lets it
     // in too where enough of it is left (split_runner.cpp); a launch nothing has timed yet, or timed
     // long enough but before auto_late_after, is left to that.
-    LateDevices& late = services.executor().late_devices();
+    if (fewer_than_two() && !building.empty() && untimed_beside_late_only(building)) return preparing_on_home();
     const std::vector<int> waiting = late.waiting_among(building, home);
     for (int device : waiting) services.report().record_late_device(device, std::nullopt);  // kept once let in
     if (!waiting.empty() || late.any_remembered()) {

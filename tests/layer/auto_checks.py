@@ -315,6 +315,17 @@ class AutoChecks(layer_checks.Checks):
         expect(not builds and not let_in and not kernels and late == [{"device": 1, "let_in_after": None}],
                "long_items, device 1 late, auto_late_cost 60 s: built %s, let in %s, sub-launches %s, the report's "
                "late devices %s" % (builds, let_in, kernels, late))
+        # One launch, nothing timed before it, none but device 1 (late) to take it: it runs on home
+        # whole (`preparing`) rather than split for device 1 to join, and, as long as auto_late_after
+        # and auto_late_cost together (0.07 s), has the next run let device 1 in at clBuildProgram.
+        builds, let_in, kernels, late = traced(("layer", "long_items"), ["1"], "1", "single", "0.02", "0.05")
+        expect(not builds and not let_in and not kernels and late == [{"device": 1, "let_in_after": None}],
+               "long_items, one launch: built %s, let in %s, sub-launches %s, the report's late devices %s"
+               % (builds, let_in, kernels, late))
+        builds, let_in, kernels, late = traced(("layer", "long_items"), ["1"], "1", "single", "0.02", "0.05")
+        expect(len(let_in) == 1 and builds and late == [{"device": 1, "let_in_after": 0}],
+               "long_items, one launch, run 2: let in %s, builds %s, the report's late devices %s"
+               % (let_in, builds, late))
         builds, let_in, kernels, late = traced(("layer", "long_items"), ["8"], "1", "long", "0.02")
         expect(len(let_in) == 1 and builds and min(b["ts"] for b in builds) >= let_in[0]["ts"] and kernels,
                "long_items, device 1 late: let in %s, builds %s, %d sub-launches" % (let_in, builds, len(kernels)))

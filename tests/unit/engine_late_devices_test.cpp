@@ -48,6 +48,16 @@ TEST(LateDevices, LetInOnlyWhereTheLaunchOutlastsTheirPreparation) {
   EXPECT_FALSE(late_work_outlasts({1000, 0.5}, 1000, 0.0));
 }
 
+TEST(LateDevices, KeepsTheFirstUntimedLaunchesForTheExit) {
+  LateDevices late({1}, 0.5);
+  EXPECT_TRUE(late.untimed().empty());
+  for (size_t i = 0; i < LateDevices::kMaxUntimed + 3; ++i) late.note_untimed(i, "k" + std::to_string(i));
+  const auto untimed = late.untimed();
+  ASSERT_EQ(untimed.size(), LateDevices::kMaxUntimed);
+  EXPECT_EQ(untimed.front(), std::make_pair(uint64_t{0}, std::string("k0")));
+  EXPECT_EQ(untimed.back().first, LateDevices::kMaxUntimed - 1);
+}
+
 TEST(SplitProgressRunsAfter, TrueWhileTheLaunchRunsFalseOnceItEnds) {
   SplitProgress progress(nullptr, 0, {0, 1});
   EXPECT_TRUE(progress.runs_after(0.01));  // nobody finished: still on after the wait
