@@ -4,9 +4,11 @@
 // and which its exit waits for where they are under way (docs/design.md, "Exit"): PoCL's CPU as home
 // beside an H200, every short program's first run took 0.8 to 1.6 s longer to exit under coex. A late
 // device is let in once `auto_late_after` seconds have gone by since the first launch coex could split
-// over it: at a launch planned then that is not measured shorter than min_split_seconds on home, or by a
-// split launch still running then that has run min_split_seconds itself (split_runner.cpp), which it
-// then joins.
+// over it, where the work left can outlast its preparation (`auto_late_cost`): at a launch planned then
+// that is measured that long on home, or after the program's launches that could take it ran that long,
+// or by a split launch still running then with that long left (split_runner.cpp), which it then joins.
+// A launch nothing has timed, with none but late devices to take part, runs on home whole
+// (launch_planner.cpp).
 #pragma once
 
 #include <CL/cl.h>

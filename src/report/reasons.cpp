@@ -39,7 +39,8 @@ const std::pair<const char*, const char*> kMeanings[] = {
      "history file keeps these measurements across runs)"},
     {"preparing",
      "auto: coex was still analysing the program or building it for the devices, off the app's "
-     "path; launches meanwhile ran on the app's device"},
+     "path, or the launch was not timed yet and only devices not prepared yet (auto_late_devices) could "
+     "have taken part; launches meanwhile ran on the app's device, timed"},
     {"split_being_measured",
      "auto: the first split of this kernel and size was still running and being "
      "measured; launches meanwhile ran on the app's device"},
