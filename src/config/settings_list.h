@@ -288,7 +288,8 @@ COEX_SETTING(Double, auto_late_after, 0.5, (0.0, kNoLimit),
              "`min_split_seconds`, each where `auto_late_cost` allows.")
 COEX_SETTING(Double, auto_late_cost, 1.5, (0.0, kNoLimit),
              "auto: what a device of `auto_late_devices` is expected to take to get its context and build (an "
-             "H200's took 1.2 to 2.4 s beside PoCL's CPU), and the exit waits for them once begun: it is let in "
+             "H200's context and build together took 1.2 to 2.4 s beside PoCL's CPU), and the exit waits for them "
+             "once begun: it is let in "
              "only where a split launch still running has this long left at its pace so far, or a launch planned "
              "is measured this long on the app's device, or the program has run launches that could take it for "
              "this long (and may run as long again). 0: as soon as `auto_late_after` allows.")

@@ -325,10 +325,10 @@ void Executor::stop() {
   // their wait and preparation together: a GPU let in at auto_late_after would have had work left. The
   // next run of its program lets them in at clBuildProgram (exec/late_devices.h, let_in_if_remembered).
   const double long_launch = services_.settings().auto_late_after + services_.settings().auto_late_cost;
-  for (const auto& [program_hash, home_key] : late_devices_.untimed())
-    if (const auto seconds = home_launch_times_.settled_seconds(home_key);
-        history_ && seconds && *seconds >= long_launch)
-      history_->note_late_let_in(program_hash);
+  if (history_)
+    for (const auto& [program_hash, home_key] : late_devices_.untimed())
+      if (const auto seconds = home_launch_times_.settled_seconds(home_key); seconds && *seconds >= long_launch)
+        history_->note_late_let_in(program_hash);
   *alive_ = false;
   if (history_) save_history(services_.settings(), *history_);
 }

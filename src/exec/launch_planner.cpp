@@ -249,16 +249,11 @@ LaunchDecision plan(Services& services, const std::shared_ptr<model::KernelRecor
   // comes 1.5 s or more later: only launches of 2 s or more could gain. The program's first launch
   // that could take a late device starts the clock (auto_late_after), and one as long as that and
   // the device's preparation (auto_late_cost) has the next run of the program let it in at once.
+  // Not a launch too small to split: it could take no device.
   LateDevices& late = services.executor().late_devices();
   auto untimed_beside_late_only = [&](const std::vector<int>& others) {
-    if (seconds_on_home()) return false;
-    const std::vector<int> waiting = late.waiting_among(others, home);
-    if (waiting.empty() || waiting.size() < others.size() - size_t(std::count(others.begin(), others.end(), home)))
-      return false;
-    for (int device : waiting) services.report().record_late_device(device, std::nullopt);
-    late.seconds_left();
-    late.note_untimed(program->source_hash, home_key);
-    return true;
+    return launch_items >= min_split_items(services, home) && !seconds_on_home() &&
+           exec::untimed_beside_late_only(services, others, home, program->source_hash, home_key);
   };
   bool preparing = false;
   bool others_held_back = false;
@@ -289,10 +284,10 @@ LaunchDecision plan(Services& services, const std::shared_ptr<model::KernelRecor
       // in for what it reads.
       uint64_t buffer_bytes = 0;
       for (const auto& record : written_buffers(services, args, {})) buffer_bytes += record->size;
-      preparing = untimed_beside_late_only(to_build) ||
-                  !(launch_items >= min_split_items(services, home) &&
-                    !first_split_moves(services, home, to_build, buffer_bytes, split_seconds) &&
-                    !program->analysis_waited.exchange(true) &&
+      preparing = !(launch_items >= min_split_items(services, home) &&
+                    !first_split_moves(services, home, to_build, buffer_bytes, split_seconds)) ||
+                  untimed_beside_late_only(to_build) ||
+                  !(!program->analysis_waited.exchange(true) &&
                     wait_for_analysis(*program, services.settings().auto_analysis_wait));
       if (!preparing) info = analysed_kernel(*program, kernel->name);
     }
@@ -386,8 +381,9 @@ LaunchDecision plan(Services& services, const std::shared_ptr<model::KernelRecor
     // measured (or paced) at min_split_seconds or more on home lets it in, where it or the program's
     // launches so far have run auto_late_cost, its expected preparation (a launch that ends before,
     // the last of its program, would have the exit wait for it). A split still running then lets it
-    // in too where enough of it is left (split_runner.cpp); a launch nothing has timed yet, or timed
-    // long enough but before auto_late_after, is left to that.
+    // in too where enough of it is left (split_runner.cpp): a launch nothing has timed yet beside
+    // devices ready, or timed long enough but before auto_late_after. One nothing has timed with none
+    // but late devices to take part runs on home whole (above).
     if (fewer_than_two() && !building.empty() && untimed_beside_late_only(building)) return preparing_on_home();
     const std::vector<int> waiting = late.waiting_among(building, home);
     for (int device : waiting) services.report().record_late_device(device, std::nullopt);  // kept once let in
@@ -404,7 +400,13 @@ LaunchDecision plan(Services& services, const std::shared_ptr<model::KernelRecor
         // like the launches home's times keep there, where `preparing` (nothing is) would plan it again
         // every kPreparingHold (stencil1d's 20,000 launches of 80 us beside a late GPU); beside devices
         // ready, the late ones are no joiners (a split with joiners is cold: no verdict).
-        if (fewer_than_two() && !home_building && waiting.size() == building.size()) return too_small();
+        // Held only while short of min_split_seconds: one short of auto_late_cost alone is planned again,
+        // as the program's time goes on (repeated launches would otherwise keep it for good).
+        if (fewer_than_two() && !home_building && waiting.size() == building.size()) {
+          if (*on_home < min_seconds) return too_small();
+          if (services.executor().home_launch_times().wants_timing(home_key)) decision.time_on_home_key = home_key;
+          return not_split("too_small");
+        }
         building = devices_without(building, waiting);
       }
     }

@@ -31,6 +31,10 @@
 namespace coex::exec {
 namespace {
 
+// How often a late device's worker looks for the first chunk's end of the split it may join (a chunk's
+// end wakes no waiting thread: SplitProgress::chunk_finished).
+constexpr double kPaceLook = 0.005;
+
 using Clock = std::chrono::steady_clock;
 
 const cl_icd_dispatch& cl(const LaunchJob& job) { return job.services->next(); }
@@ -163,6 +167,9 @@ cl_int run_split(Executor& executor, LaunchJob& job) {
   // nothing unless one is let in during it (below).
   LateDevices& late = executor.late_devices();
   const std::vector<int> late_joiners = late.waiting_among(joiners, job.home);
+  // A run whose late devices the History's memory let in starts the clock at its first split, if no
+  // launch did: its end asks whether the program ran long enough to be remembered again (below).
+  if (late.any_remembered()) late.seconds_left();
   cold |= joiners.size() > late_joiners.size();
   auto late_let_in = std::make_shared<std::atomic<bool>>(false);
   record.planned_by = policy->planned_by();
@@ -326,6 +333,9 @@ cl_int run_split(Executor& executor, LaunchJob& job) {
                  join = std::move(join), worker_ptr = &worker] {
       // Until then nothing of the launch is touched but `progress`: it may end meanwhile.
       if (!progress->runs_after(wait) || exit_begun()) return;
+      // Its pace needs a chunk ended: a launch none of whose chunks ends within auto_late_cost is long.
+      for (double waited = 0; progress->finished_work().first == 0 && waited < late_cost; waited += kPaceLook)
+        if (!progress->runs_after(kPaceLook) || exit_begun()) return;
       if (!late_work_outlasts(progress->finished_work(), total, late_cost)) {
         if (auto* trace = held->services->trace()) {
           const auto now = Clock::now();

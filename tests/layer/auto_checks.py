@@ -273,24 +273,24 @@ class AutoChecks(layer_checks.Checks):
         # A device auto_late_devices names gets no context nor build until the program has run launches
         # that could take it for auto_late_after (docs/design.md, "One-time costs"). On two basic
         # devices, device 1 named: vector_add (milliseconds) ends with no build on device 1 and no
-        # sub-launch there (without the setting it is built); long_items' eight launches of about 0.1 s
-        # each let it in (auto_late_after 0.02 s, auto_late_cost 0.2 s: at the third, the program's
-        # launches so far that long), after which it is built and runs sub-launches; with
-        # auto_late_cost 60 s, which neither a launch nor the program reaches, never (its preparation
-        # would outlast the program, and the exit wait for it). The report names device 1 among its
+        # sub-launch there (without the setting it is built); long_items' twelve launches of tens of
+        # milliseconds each let it in (auto_late_after 0.02 s, auto_late_cost 0.05 s: at a launch that
+        # long, or once the launches so far have run that long), after which it is built and runs
+        # sub-launches; with auto_late_cost 60 s, which neither a launch nor the program reaches, never
+        # (its preparation would outlast the program, and the exit wait for it). The report names device 1 among its
         # late devices, never let in, then let in 0.02 s or more after the first launch that could take
         # it. The outputs are the bare ones. vector_add's auto_late_after is 5 s: a loaded machine (a
         # sanitizer build) may take the default's 0.5 s over its launches.
         env = {"POCL_DEVICES": "basic basic", "COEX_POLICY": "auto", "COEX_AUTO_ANALYSIS_WAIT": "30"}
         trace = os.path.join(self.tmp, "late-devices-trace.json")
 
-        def traced(app, args, late, tag, after, cost="0.2"):
+        def traced(app, args, late, tag, after, cost="0.05", extra_env=None):
             path = os.path.join(self.build, "tests", *app)
             rc, bare, _ = run([path] + args, env)
             expect(rc == 0, "%s fails bare" % app[1])
             report = os.path.join(self.tmp, "late-devices-%s-report.json" % tag)
             extra = {"COEX_AUTO_LATE_DEVICES": late, "COEX_AUTO_LATE_AFTER": after, "COEX_AUTO_LATE_COST": cost,
-                     "COEX_TRACE": trace,
+                     "COEX_TRACE": trace, **(extra_env or {}),
                      "COEX_REPORT": report, "COEX_CACHE": os.path.join(self.tmp, "late-devices-%s.json" % tag)}
             rc, out, err = run([path] + args, dict(env, **extra), self.layer)
             expect(rc == 0 and out == bare,
@@ -311,22 +311,24 @@ class AutoChecks(layer_checks.Checks):
         expect(not builds and not let_in and not kernels and late == [{"device": 1, "let_in_after": None}],
                "vector_add, device 1 late: built %s, let in %s, sub-launches %s, the report's late devices %s"
                % (builds, let_in, kernels, late))
-        builds, let_in, kernels, late = traced(("layer", "long_items"), ["8"], "1", "long-costly", "0.02", "60")
+        builds, let_in, kernels, late = traced(("layer", "long_items"), ["12"], "1", "long-costly", "0.02", "60")
         expect(not builds and not let_in and not kernels and late == [{"device": 1, "let_in_after": None}],
                "long_items, device 1 late, auto_late_cost 60 s: built %s, let in %s, sub-launches %s, the report's "
                "late devices %s" % (builds, let_in, kernels, late))
         # One launch, nothing timed before it, none but device 1 (late) to take it: it runs on home
         # whole (`preparing`) rather than split for device 1 to join, and, as long as auto_late_after
-        # and auto_late_cost together (0.07 s), has the next run let device 1 in at clBuildProgram.
-        builds, let_in, kernels, late = traced(("layer", "long_items"), ["1"], "1", "single", "0.02", "0.05")
+        # and auto_late_cost together (0.02 s), has the next run let device 1 in at clBuildProgram.
+        # min_split_work_items 1: long_items' 1,024 items count as a launch that could be split.
+        single = {"COEX_MIN_SPLIT_WORK_ITEMS": "1"}
+        builds, let_in, kernels, late = traced(("layer", "long_items"), ["1"], "1", "single", "0.01", "0.01", single)
         expect(not builds and not let_in and not kernels and late == [{"device": 1, "let_in_after": None}],
                "long_items, one launch: built %s, let in %s, sub-launches %s, the report's late devices %s"
                % (builds, let_in, kernels, late))
-        builds, let_in, kernels, late = traced(("layer", "long_items"), ["1"], "1", "single", "0.02", "0.05")
+        builds, let_in, kernels, late = traced(("layer", "long_items"), ["1"], "1", "single", "0.01", "0.01", single)
         expect(len(let_in) == 1 and builds and late == [{"device": 1, "let_in_after": 0}],
                "long_items, one launch, run 2: let in %s, builds %s, the report's late devices %s"
                % (let_in, builds, late))
-        builds, let_in, kernels, late = traced(("layer", "long_items"), ["8"], "1", "long", "0.02")
+        builds, let_in, kernels, late = traced(("layer", "long_items"), ["12"], "1", "long", "0.02")
         expect(len(let_in) == 1 and builds and min(b["ts"] for b in builds) >= let_in[0]["ts"] and kernels,
                "long_items, device 1 late: let in %s, builds %s, %d sub-launches" % (let_in, builds, len(kernels)))
         expect(late and late[0]["device"] == 1 and (late[0]["let_in_after"] or 0) >= 0.02,
@@ -335,7 +337,7 @@ class AutoChecks(layer_checks.Checks):
         # (0 s), as the program ran long enough before (sched::History::note_late_let_in); it runs long
         # enough again, so the third run does too.
         for run_number in (2, 3):
-            builds, let_in, kernels, late = traced(("layer", "long_items"), ["8"], "1", "long", "0.02")
+            builds, let_in, kernels, late = traced(("layer", "long_items"), ["12"], "1", "long", "0.02")
             expect(len(let_in) == 1 and builds and kernels and late == [{"device": 1, "let_in_after": 0}],
                    "long_items, run %d: let in %s, builds %s, %d sub-launches, the report's late devices %s"
                    % (run_number, let_in, builds, len(kernels), late))
