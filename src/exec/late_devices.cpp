@@ -42,6 +42,7 @@ double LateDevices::seconds_since_first(Clock::time_point now) const {
 
 void LateDevices::note_untimed(uint64_t program_hash, const std::string& home_key) {
   std::lock_guard lock(mutex_);
+  if (!first_) first_ = Clock::now();
   const std::pair<uint64_t, std::string> launch{program_hash, home_key};
   if (untimed_.size() < kMaxUntimed && std::find(untimed_.begin(), untimed_.end(), launch) == untimed_.end())
     untimed_.push_back(launch);
@@ -50,18 +51,6 @@ void LateDevices::note_untimed(uint64_t program_hash, const std::string& home_ke
 std::vector<std::pair<uint64_t, std::string>> LateDevices::untimed() const {
   std::lock_guard lock(mutex_);
   return untimed_;
-}
-
-bool untimed_beside_late_only(Services& services, const std::vector<int>& others, int home, uint64_t program_hash,
-                              const std::string& home_key) {
-  LateDevices& late = services.executor().late_devices();
-  const std::vector<int> waiting = late.waiting_among(others, home);
-  const size_t not_home = others.size() - size_t(std::count(others.begin(), others.end(), home));
-  if (waiting.empty() || waiting.size() < not_home) return false;
-  for (int device : waiting) services.report().record_late_device(device, std::nullopt);
-  late.seconds_left();
-  late.note_untimed(program_hash, home_key);
-  return true;
 }
 
 bool late_work_outlasts(std::pair<uint64_t, double> finished, uint64_t total_groups, double cost) {

@@ -52,9 +52,9 @@ class LateDevices {
   bool any_remembered() const { return remembered_.load(std::memory_order_relaxed); }
   void set_remembered() { remembered_.store(true, std::memory_order_relaxed); }
   // A launch of the program `program_hash` that none but late devices could have taken ran on home
-  // whole, nothing timed of it before (launch_planner.cpp), timed there under `home_key`: at exit, one
-  // measured long enough has the History remember the program (Executor::stop). The first kMaxUntimed
-  // launches, each once.
+  // whole, nothing timed of it before (launch_planner.cpp), timed there under `home_key`: it starts the
+  // clock (seconds_left), and at exit one measured long enough has the History remember the program
+  // (Executor::stop). The first kMaxUntimed launches, each once.
   void note_untimed(uint64_t program_hash, const std::string& home_key);
   std::vector<std::pair<uint64_t, std::string>> untimed() const;
   static constexpr size_t kMaxUntimed = 64;
@@ -67,13 +67,6 @@ class LateDevices {
   std::atomic<bool> remembered_{false};
   std::vector<std::pair<uint64_t, std::string>> untimed_;  // note_untimed's
 };
-
-// A launch nothing has timed on `home` yet, whose other devices `others` (home among them or not) are
-// all late ones not let in: it runs on home whole (launch_planner.cpp, `preparing`), so this starts the
-// clock (LateDevices::seconds_left), notes the launch for the exit (note_untimed: `program_hash`,
-// `home_key`) and records the devices in the report; true. False, and nothing done, otherwise.
-bool untimed_beside_late_only(Services& services, const std::vector<int>& others, int home, uint64_t program_hash,
-                              const std::string& home_key);
 
 // Whether a split launch still running has work left for `cost` seconds
 // (auto_late_cost: a late device's context and build) at the pace of its chunks so far: `finished` is

@@ -246,14 +246,17 @@ LaunchDecision plan(Services& services, const std::shared_ptr<model::KernelRecor
   // part: it runs there whole (`preparing`), timed. A split on home alone, for a late device to join,
   // paid home's chunks (PoCL compiles the kernel again for a nonzero offset: 125 ms of a 0.66 s launch
   // of benchmarks/nbody), the wait for the analysis and home's build, for a device whose context
-  // comes 1.5 s or more later: only launches of 2 s or more could gain. The program's first launch
-  // that could take a late device starts the clock (auto_late_after), and one as long as that and
-  // the device's preparation (auto_late_cost) has the next run of the program let it in at once.
-  // Not a launch too small to split: it could take no device.
+  // comes 1.5 s or more later: only launches of 2 s or more could gain. It starts the clock
+  // (auto_late_after), and one as long as that and the device's preparation (auto_late_cost) has the
+  // next run of the program let it in at once. Not a launch too small to split: it takes no device.
   LateDevices& late = services.executor().late_devices();
-  auto untimed_beside_late_only = [&](const std::vector<int>& others) {
-    return launch_items >= min_split_items(services, home) && !seconds_on_home() &&
-           exec::untimed_beside_late_only(services, others, home, program->source_hash, home_key);
+  auto untimed_beside_late_only = [&](const std::vector<int>& waiting, size_t others_but_home) {
+    if (waiting.empty() || waiting.size() < others_but_home || launch_items < min_split_items(services, home))
+      return false;
+    if (seconds_on_home()) return false;
+    for (int device : waiting) services.report().record_late_device(device, std::nullopt);
+    late.note_untimed(program->source_hash, home_key);
+    return true;
   };
   bool preparing = false;
   bool others_held_back = false;
@@ -286,7 +289,7 @@ LaunchDecision plan(Services& services, const std::shared_ptr<model::KernelRecor
       for (const auto& record : written_buffers(services, args, {})) buffer_bytes += record->size;
       preparing = !(launch_items >= min_split_items(services, home) &&
                     !first_split_moves(services, home, to_build, buffer_bytes, split_seconds)) ||
-                  untimed_beside_late_only(to_build) ||
+                  untimed_beside_late_only(late.waiting_among(to_build, home), to_build.size() - 1) ||  // home in it
                   !(!program->analysis_waited.exchange(true) &&
                     wait_for_analysis(*program, services.settings().auto_analysis_wait));
       if (!preparing) info = analysed_kernel(*program, kernel->name);
@@ -384,8 +387,8 @@ LaunchDecision plan(Services& services, const std::shared_ptr<model::KernelRecor
     // in too where enough of it is left (split_runner.cpp): a launch nothing has timed yet beside
     // devices ready, or timed long enough but before auto_late_after. One nothing has timed with none
     // but late devices to take part runs on home whole (above).
-    if (fewer_than_two() && !building.empty() && untimed_beside_late_only(building)) return preparing_on_home();
     const std::vector<int> waiting = late.waiting_among(building, home);
+    if (fewer_than_two() && untimed_beside_late_only(waiting, building.size())) return preparing_on_home();
     for (int device : waiting) services.report().record_late_device(device, std::nullopt);  // kept once let in
     if (!waiting.empty() || late.any_remembered()) {
       const double min_seconds = services.settings().min_split_seconds;
