@@ -6,6 +6,7 @@
 #include <chrono>
 #include <functional>
 #include <mutex>
+#include <optional>
 #include <string>
 #include <thread>
 
@@ -52,6 +53,19 @@ void slow_analysis_fault(Services& services, const model::ProgramRecord& program
   if (!config::fault_injected(services.settings().fault, config::FaultSpec::Kind::SlowAnalysis, -1)) return;
   wait_unless_exiting(std::chrono::seconds(10), [&program] { return program.analysis_waited.load(); });
   wait_a_second_unless_exiting();
+}
+
+// analyse_program on `device`'s worker; the trace shows the analysis on that device's track where this
+// call made it (another that finds it claimed waits for its end). Whether some kernel may be split.
+bool analyse_on_worker(Services& services, model::ProgramRecord& program, int device) {
+  std::optional<std::chrono::steady_clock::time_point> started;
+  const bool splittable = analyse_program(program, [&] {
+    started = std::chrono::steady_clock::now();
+    slow_analysis_fault(services, program);
+  });
+  if (auto* t = services.trace(); t && started)
+    t->record("analysis", "build", device, *started, std::chrono::steady_clock::now());
+  return splittable;
 }
 
 std::string build_log(const cl_icd_dispatch& cl, cl_program program, cl_device_id device) {
@@ -357,6 +371,19 @@ std::vector<int> others_not_held_back(Services& services, int home, const std::v
   return devices_without(others, devices_held_back(services, home, all, std::nullopt));
 }
 
+// `others` less those held back and those late (exec/late_devices.h) still waiting: the devices a split
+// could take at once, for which coex analyses a program and builds it on home at clBuildProgram. Beside
+// none but late ones, nothing is prepared before a launch lets them in (launch_planner.cpp), unless
+// the History remembers the program as one that let them in (let_in_if_remembered).
+std::vector<int> others_to_prepare_for(Services& services, int home, const std::vector<int>& others,
+                                       const model::ProgramRecord* program = nullptr) {
+  std::vector<int> kept = others_not_held_back(services, home, others);
+  if (program)
+    if (auto history = services.executor().history(); history && history->late_let_in(program->source_hash))
+      return kept;
+  return devices_without(kept, services.executor().late_devices().waiting_among(kept, home));
+}
+
 }  // namespace
 
 void prepare_other_devices(Services& services, const std::vector<cl_device_id>& app_devices) {
@@ -365,12 +392,11 @@ void prepare_other_devices(Services& services, const std::vector<cl_device_id>& 
   if (!home_and_others(services.devices(), app_devices, home, others)) return;
   // A device held back (devices_held_back) gets its context with its first build; a late one
   // (exec/late_devices.h) once it is let in.
-  const std::vector<int> kept = others_not_held_back(services, home, others);
-  for (int device : devices_without(kept, services.executor().late_devices().waiting_among(kept, home)))
-    make_context_in_background(services, device);
-  // With every other device held back nothing is analysed before a launch lets one in
+  const std::vector<int> ready_soon = others_to_prepare_for(services, home, others);
+  for (int device : ready_soon) make_context_in_background(services, device);
+  // With every other device held back or late nothing is analysed before a launch lets one in
   // (analyse_in_background): the load below would only stall the app's build and first launches.
-  if (kept.empty()) return;
+  if (ready_soon.empty()) return;
   // libclang comes with an LLVM of its own (docs/kernel-analysis.md, "Loading libclang"): 15 to
   // 25 ms to load. Loaded now, while the app builds its programs, the analysis that clBuildProgram
   // posts to the same worker is more often done before the app's first launch, which otherwise
@@ -423,14 +449,13 @@ void prepare_program(Services& services, const std::shared_ptr<model::ProgramRec
     // then the first of its kind, whose build it builds from.
     const bool after_home = !in_app_context && services.devices().at(device).platform == home_platform;
     const int after = in_app_context ? -1 : first_of_kind(services, device, building);
-    post_background_task(
-        services.executor(), device,
-        [&services, program, app_context, device, home, in_app_context, after_home, after, held] {
-          if (!analyse_program(*program, [&services, &program] { slow_analysis_fault(services, *program); })) return;
-          if (after_home) wait_for_build_of(services, *program, home, true);
-          if (after >= 0) wait_for_build_of(services, *program, after, after == home);
-          device_build(services, *program, device, in_app_context, app_context);
-        });
+    post_background_task(services.executor(), device,
+                         [&services, program, app_context, device, home, in_app_context, after_home, after, held] {
+                           if (!analyse_on_worker(services, *program, device)) return;
+                           if (after_home) wait_for_build_of(services, *program, home, true);
+                           if (after >= 0) wait_for_build_of(services, *program, after, after == home);
+                           device_build(services, *program, device, in_app_context, app_context);
+                         });
   }
 }
 
@@ -494,13 +519,7 @@ void prepare_analysis(Services& services, const std::shared_ptr<model::ProgramRe
     program->analysis_posted = true;
   }
   post_background_task(
-      services.executor(), device,
-      [&services, program, device] {
-        const auto started = std::chrono::steady_clock::now();
-        analyse_program(*program, [&services, &program] { slow_analysis_fault(services, *program); });
-        if (auto* t = services.trace())
-          t->record("analysis", "build", device, started, std::chrono::steady_clock::now());
-      },
+      services.executor(), device, [&services, program, device] { analyse_on_worker(services, *program, device); },
       false);
 }
 
@@ -509,11 +528,11 @@ void analyse_in_background(Services& services, const std::shared_ptr<model::Prog
   int home = -1;
   std::vector<int> others;
   if (!worth_preparing(services, *program, app_devices, home, others)) return;
-  // Beside devices all held back (a CPU beside a GPU) no launch is split before one was timed long on
-  // home, and loading libclang holds the dynamic linker's lock for tens of milliseconds, which the
-  // driver's compiles on the app's thread wait for (docs/kernel-analysis.md, "Loading libclang"):
-  // the planner asks for the analysis once a launch lets a device in.
-  if (others_not_held_back(services, home, others).empty()) return;
+  // Beside devices all held back (a CPU beside a GPU) or late (a GPU beside a CPU) no launch is split
+  // before one was timed long on home, and loading libclang holds the dynamic linker's lock for tens of
+  // milliseconds, which the driver's compiles on the app's thread wait for (docs/kernel-analysis.md,
+  // "Loading libclang"): the planner asks for the analysis once a launch lets a device in.
+  if (others_to_prepare_for(services, home, others, program.get()).empty()) return;
   prepare_analysis(services, program, home);
 }
 
@@ -567,10 +586,14 @@ void prebuild_program(Services& services, std::shared_ptr<model::ProgramRecord> 
     std::lock_guard lock(program->mutex);
     if (!program->builds.empty()) return;  // built for an earlier clBuildProgram already
   }
-  std::vector<int> to_build = others_not_held_back(services, home, others);
+  const std::vector<int> kept = others_not_held_back(services, home, others);
+  if (kept.empty()) return;
+  let_in_if_remembered(services, program, app_context, home, kept);
+  // Read while the app's program is sure to be there: a late device of home's kind builds from it
+  // once let in.
+  read_app_program_binary(services, *program, home, kept);
+  std::vector<int> to_build = others_to_prepare_for(services, home, kept);
   if (to_build.empty()) return;
-  let_in_if_remembered(services, program, app_context, home, to_build);
-  read_app_program_binary(services, *program, home, to_build);
   to_build.insert(to_build.begin(), home);
   prepare_program(services, program, app_context, home, to_build);
 }

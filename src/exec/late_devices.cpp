@@ -60,6 +60,14 @@ bool late_work_outlasts(std::pair<uint64_t, double> finished, uint64_t total_gro
   return left >= cost;
 }
 
+LateCall judge_late_devices(LateDevices& late, const config::Settings& settings, double on_home) {
+  const double min_seconds = settings.min_split_seconds;
+  const double cost = settings.auto_late_cost;
+  if (on_home >= min_seconds && late.seconds_left() <= 0 && std::max(on_home, late.seconds_since_first()) >= cost)
+    return LateCall::let_in;
+  return on_home < std::max(min_seconds, cost) ? LateCall::too_short : LateCall::wait;
+}
+
 std::set<int> named_late_devices(Services& services, bool policy_waits_for_preparation) {
   if (policy_waits_for_preparation) return {};
   // The setting was checked when it was read (config/settings.cpp): a bad one never gets here.
@@ -89,7 +97,10 @@ void let_in_late_devices(Services& services, const std::shared_ptr<model::Progra
   if (auto history = services.executor().history()) history->note_late_let_in(program->source_hash);
   const double after = services.executor().late_devices().seconds_since_first();
   for (int device : devices) let_in_one(services, device, after);
-  if (!devices.empty()) prepare_program(services, program, app_context, home, devices);
+  if (devices.empty()) return;
+  std::vector<int> to_prepare = devices;
+  to_prepare.insert(to_prepare.begin(), home);  // posted once: a build posted already is not again
+  prepare_program(services, program, app_context, home, to_prepare);
 }
 
 void let_in_if_remembered(Services& services, const std::shared_ptr<model::ProgramRecord>& program,

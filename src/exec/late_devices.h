@@ -23,6 +23,9 @@
 #include <utility>
 #include <vector>
 
+namespace coex::config {
+struct Settings;
+}
 namespace coex::model {
 struct ProgramRecord;
 }
@@ -76,6 +79,18 @@ class LateDevices {
 // later (benchmarks/nbody, docs/gpu.md).
 bool late_work_outlasts(std::pair<uint64_t, double> finished, uint64_t total_groups, double cost);
 
+// What a launch measured `on_home` seconds on home says of the late devices still waiting (the clock
+// starts at one of min_split_seconds or more: LateDevices::seconds_left):
+// - let_in: auto_late_after has gone by, and the launch or the program's launches so far have run
+//   auto_late_cost, the devices' expected preparation (one shorter may be the program's last, and the
+//   exit would wait for it);
+// - too_short: not, and the launch is shorter than auto_late_cost (or min_split_seconds): it gives
+//   them nothing to join;
+// - wait: a launch that long, before auto_late_after: a split of it on home may let them in while it
+//   runs (split_runner.cpp).
+enum class LateCall { let_in, too_short, wait };
+LateCall judge_late_devices(LateDevices& late, const config::Settings& settings, double on_home);
+
 // The devices of the app's devices the auto_late_devices setting names, under a policy that does not
 // wait for preparation (auto); none otherwise.
 std::set<int> named_late_devices(Services& services, bool policy_waits_for_preparation);
@@ -83,7 +98,8 @@ std::set<int> named_late_devices(Services& services, bool policy_waits_for_prepa
 // The program ran long enough to let late devices in (at a launch measured long enough, or by a
 // split that ran long enough, past auto_late_after): the History remembers it, and `devices` (late
 // ones not let in yet, none or some) are let in now, each once: its context is made on its worker,
-// then the program's build for them is posted there (exec/device_kernels.h, prepare_program, in one
+// then the program's build for them is posted there, and home's, which beside none but late devices
+// waited for them, with the analysis it runs first (exec/device_kernels.h, prepare_program, in one
 // call: devices of one kind build from one binary); a launch of another program posts that program's
 // as usual. Recorded in the report and in the trace, on each device's track.
 void let_in_late_devices(Services& services, const std::shared_ptr<model::ProgramRecord>& program,

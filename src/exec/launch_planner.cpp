@@ -14,6 +14,7 @@
 #include "exec/executor.h"
 #include "exec/launch_shape.h"
 #include "exec/policy_binding.h"
+#include "exec/policy_gate.h"
 #include "exec/program_analysis.h"
 #include "exec/repeated_launches.h"
 #include "exec/split_safety.h"
@@ -99,60 +100,6 @@ void capture_footprint_inputs(const kernel::KernelInfo& info, const std::vector<
     if (job.bindings[i].kind == ArgBinding::Kind::Value) job.footprint_values.bytes[i] = args[i].bytes;
     if (job.bindings[i].kind == ArgBinding::Kind::Buffer) job.footprint_values.buffer_sizes[i] = job.bindings[i].size;
   }
-}
-
-// A split launch of one kernel and size, counted among the History's splits in flight while the job
-// that holds it lives.
-struct SplitInFlight {
-  SplitInFlight(std::shared_ptr<sched::History> h, std::string k, uint64_t s)
-      : history(std::move(h)), key(std::move(k)), size(s) {
-    history->split_started(key, size);
-  }
-  ~SplitInFlight() { history->split_ended(key, size); }
-  SplitInFlight(const SplitInFlight&) = delete;
-  SplitInFlight& operator=(const SplitInFlight&) = delete;
-  std::shared_ptr<sched::History> history;
-  std::string key;
-  uint64_t size;
-};
-
-// Whether the policy runs the launch on home alone, unsplit (auto: sched/auto_policy.h), and the
-// reason; when it splits, the launch's number (History::plan_launch) goes with the job, so that the
-// policy makes the probe the planner saw and later launches do not take it for theirs, and the job
-// counts among the History's splits in flight while it lives.
-// `drained_key`: the key under which home's own launches of the kernel and size are timed
-// (drained_home_key).
-const char* policy_keeps_on_home(Services& services, const std::string& kernel_key, const std::string& drained_key,
-                                 LaunchJob& job, const std::vector<int>& participants, int home,
-                                 std::optional<report::GateRecord>& gate, std::optional<sched::LaunchShape>& asked) {
-  sched::LaunchShape shape = launch_shape(job.geometry, kernel_key, home, std::nullopt, nullptr);
-  shape.home_measured_seconds = services.executor().home_launch_times().settled_seconds(drained_key);
-  for (const RootUse& use : job.roots) {
-    std::lock_guard lock(use.root->state->mutex());
-    shape.buffer_writes += use.root->state->generation();
-  }
-  asked = shape;
-  std::vector<int> devices = participants;
-  if (std::find(devices.begin(), devices.end(), home) == devices.end()) devices.push_back(home);
-  sched::GateVerdict verdict;
-  const char* reason = services.executor().policy().unsplit_reason(shape, devices, &verdict);
-  if (!verdict.devices.empty()) {  // the policy has a gate: the report says what it saw
-    gate.emplace();
-    gate->launch = verdict.launch;
-    gate->decision = reason ? reason : "split";
-    gate->devices = verdict.devices;
-    gate->probe = verdict.probe;
-    gate->measured_devices = verdict.measured_devices;
-    gate->split_seconds = verdict.split_seconds.value_or(-1);
-    gate->home_seconds = verdict.home_seconds.value_or(-1);
-  }
-  if (reason) return reason;
-  job.launch_number = shape.launch_number;
-  job.follows_split = shape.follows_split;
-  job.home_measured_seconds = shape.home_measured_seconds;
-  if (auto history = services.executor().history(); history && shape.launch_number)
-    job.in_flight = std::make_shared<SplitInFlight>(history, shape.kernel_key, shape.global_size);
-  return nullptr;
 }
 
 // The plan of a launch. `repeat` says whether the decision may serve the launches that repeat this one
@@ -258,8 +205,13 @@ LaunchDecision plan(Services& services, const std::shared_ptr<model::KernelRecor
     late.note_untimed(program->source_hash, home_key);
     return true;
   };
+  // Whether the devices `waiting` (LateDevices::waiting_among) are all those of `to_build` but home.
+  auto late_only = [&](const std::vector<int>& waiting, const std::vector<int>& to_build) {
+    return !waiting.empty() && waiting.size() + 1 >= to_build.size();
+  };
   bool preparing = false;
   bool others_held_back = false;
+  bool too_short_for_late = false;  // beside none but late devices, too short to let them in
   const kernel::KernelInfo* info = nullptr;
   if (!single_device) {
     const bool analysed = home < 0 || program->origin != model::ProgramOrigin::Source || analysis_ready(*program);
@@ -273,12 +225,25 @@ LaunchDecision plan(Services& services, const std::shared_ptr<model::KernelRecor
       // thread (analyse_in_background), nor, once home's launches were timed long, a wait for it.
       others_held_back = to_build.size() < 2;
     }
+    const std::vector<int> waiting = late.waiting_among(to_build, home);  // none once analysed
     if (others_held_back) {
       // no info: the launch runs on home as too_small
+    } else if (late_only(waiting, to_build) && seconds_on_home()) {
+      // Beside none but late devices nothing is prepared, neither the analysis nor home's build, until
+      // a launch may let them in: no split can come before (exec/late_devices.h). A launch nothing has
+      // timed runs on home whole (below), and so does this one, while what it lets in prepares.
+      for (int device : waiting) services.report().record_late_device(device, std::nullopt);
+      const LateCall call = judge_late_devices(late, services.settings(), *seconds_on_home());
+      if (call == LateCall::let_in)  // posts home's build, and the analysis, with theirs
+        let_in_late_devices(services, program, queue_record->context, home, waiting);
+      else if (call == LateCall::wait)  // long, before auto_late_after: the next launch's split may let them in
+        prepare_program(services, program, queue_record->context, home, to_build);
+      too_short_for_late = call == LateCall::too_short;
+      preparing = !too_short_for_late;
     } else if (waits_for_preparation || analysed) {
       info = analysed_kernel(*program, kernel->name);
     } else {
-      prepare_program(services, program, queue_record->context, home, to_build);
+      if (!late_only(waiting, to_build)) prepare_program(services, program, queue_record->context, home, to_build);
       // The program's first launch large enough to be split waits for the analysis, briefly: it
       // usually ends tens of milliseconds after the app's clBuildProgram, and a launch run on home
       // meanwhile can be most of a short program (benchmarks/binomial over 8 devices: its first of
@@ -289,7 +254,7 @@ LaunchDecision plan(Services& services, const std::shared_ptr<model::KernelRecor
       for (const auto& record : written_buffers(services, args, {})) buffer_bytes += record->size;
       preparing = !(launch_items >= min_split_items(services, home) &&
                     !first_split_moves(services, home, to_build, buffer_bytes, split_seconds)) ||
-                  untimed_beside_late_only(late.waiting_among(to_build, home), to_build.size() - 1) ||  // home in it
+                  untimed_beside_late_only(waiting, to_build.size() - 1) ||  // home in to_build
                   !(!program->analysis_waited.exchange(true) &&
                     wait_for_analysis(*program, services.settings().auto_analysis_wait));
       if (!preparing) info = analysed_kernel(*program, kernel->name);
@@ -326,8 +291,19 @@ LaunchDecision plan(Services& services, const std::shared_ptr<model::KernelRecor
     repeat.by_home_times = true;
     return lasting("too_small");
   };
-  if (preparing || others_held_back) {
+  // A launch too short to let late devices in, with none but them to take it: too small, held like
+  // the launches home's times keep there while short of min_split_seconds, where `preparing` (nothing
+  // is) would plan it again every kPreparingHold (stencil1d's 20,000 launches of 80 us beside a late
+  // GPU). One short of auto_late_cost alone is planned again at each launch, as the program's time
+  // goes on (repeated launches would otherwise keep it for good).
+  auto too_short_beside_late = [&] {
+    if (*seconds_on_home() < services.settings().min_split_seconds) return too_small();
+    if (services.executor().home_launch_times().wants_timing(home_key)) decision.time_on_home_key = home_key;
+    return not_split("too_small");
+  };
+  if (preparing || others_held_back || too_short_for_late) {
     services.note_home(home);
+    if (too_short_for_late) return too_short_beside_late();
     return preparing ? preparing_on_home() : too_small();
   }
   if (!info) return lasting("unanalysable");
@@ -385,31 +361,19 @@ LaunchDecision plan(Services& services, const std::shared_ptr<model::KernelRecor
     // launches so far have run auto_late_cost, its expected preparation (a launch that ends before,
     // the last of its program, would have the exit wait for it). A split still running then lets it
     // in too where enough of it is left (split_runner.cpp): a launch nothing has timed yet beside
-    // devices ready, or timed long enough but before auto_late_after. One nothing has timed with none
-    // but late devices to take part runs on home whole (above).
+    // devices ready, or timed long enough but before auto_late_after. Beside none but late devices,
+    // a launch is planned here only once the program was analysed (above: nothing is prepared before).
     const std::vector<int> waiting = late.waiting_among(building, home);
     if (fewer_than_two() && untimed_beside_late_only(waiting, building.size())) return preparing_on_home();
     for (int device : waiting) services.report().record_late_device(device, std::nullopt);  // kept once let in
     if (!waiting.empty() || late.any_remembered()) {
-      const double min_seconds = services.settings().min_split_seconds;
-      const double late_cost = services.settings().auto_late_cost;
       const std::optional<double> on_home = seconds_on_home();
-      if (on_home && *on_home >= min_seconds && late.seconds_left() <= 0 &&
-          std::max(*on_home, late.seconds_since_first()) >= late_cost) {
+      const LateCall call = on_home ? judge_late_devices(late, services.settings(), *on_home) : LateCall::wait;
+      if (call == LateCall::let_in) {
         let_in_late_devices(services, program, queue_record->context, home, waiting);
-      } else if (!waiting.empty() && on_home && *on_home < std::max(min_seconds, late_cost)) {
-        // Too short to let one in (or to be worth it yet, the program's launches so far short of
-        // auto_late_cost): with none but late devices to take it, the launch is too small, held
-        // like the launches home's times keep there, where `preparing` (nothing is) would plan it again
-        // every kPreparingHold (stencil1d's 20,000 launches of 80 us beside a late GPU); beside devices
-        // ready, the late ones are no joiners (a split with joiners is cold: no verdict).
-        // Held only while short of min_split_seconds: one short of auto_late_cost alone is planned again,
-        // as the program's time goes on (repeated launches would otherwise keep it for good).
-        if (fewer_than_two() && !home_building && waiting.size() == building.size()) {
-          if (*on_home < min_seconds) return too_small();
-          if (services.executor().home_launch_times().wants_timing(home_key)) decision.time_on_home_key = home_key;
-          return not_split("too_small");
-        }
+      } else if (call == LateCall::too_short && !waiting.empty()) {
+        // Beside devices ready, the late ones are no joiners (a split with joiners is cold: no verdict).
+        if (fewer_than_two() && !home_building && waiting.size() == building.size()) return too_short_beside_late();
         building = devices_without(building, waiting);
       }
     }

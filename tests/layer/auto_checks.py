@@ -271,16 +271,18 @@ class AutoChecks(layer_checks.Checks):
 
     def check_late_devices(self):
         # A device auto_late_devices names gets no context nor build until the program has run launches
-        # that could take it for auto_late_after (docs/design.md, "One-time costs"). On two basic
-        # devices, device 1 named: vector_add (milliseconds) ends with no build on device 1 and no
-        # sub-launch there (without the setting it is built); long_items' twelve launches of tens of
-        # milliseconds each let it in (auto_late_after 0.02 s, auto_late_cost 0.05 s: at a launch that
-        # long, or once the launches so far have run that long), after which it is built and runs
-        # sub-launches; with auto_late_cost 60 s, which neither a launch nor the program reaches, never
-        # (its preparation would outlast the program, and the exit wait for it). The report names device 1 among its
-        # late devices, never let in, then let in 0.02 s or more after the first launch that could take
-        # it. The outputs are the bare ones. vector_add's auto_late_after is 5 s: a loaded machine (a
-        # sanitizer build) may take the default's 0.5 s over its launches.
+        # that could take it for auto_late_after (docs/design.md, "One-time costs"), and beside none but
+        # late devices coex prepares nothing before a launch may let one in: no analysis (nor libclang's
+        # load), no build on home. On two basic devices, device 1 named: vector_add (milliseconds) ends
+        # with nothing prepared and no sub-launch on device 1 (without the setting it is built, and the
+        # program analysed); long_items' twelve launches of tens of milliseconds each let it in
+        # (auto_late_after 0.02 s, auto_late_cost 0.05 s: at a launch that long, or once the launches so
+        # far have run that long), after which it is built and runs sub-launches; with auto_late_cost
+        # 60 s, which neither a launch nor the program reaches, never (its preparation would outlast the
+        # program, and the exit wait for it). The report names device 1 among its late devices, never
+        # let in, then let in 0.02 s or more after the first launch that could take it. The outputs are
+        # the bare ones. vector_add's auto_late_after is 5 s: a loaded machine (a sanitizer build) may
+        # take the default's 0.5 s over its launches.
         env = {"POCL_DEVICES": "basic basic", "COEX_POLICY": "auto", "COEX_AUTO_ANALYSIS_WAIT": "30"}
         trace = os.path.join(self.tmp, "late-devices-trace.json")
 
@@ -296,51 +298,66 @@ class AutoChecks(layer_checks.Checks):
             expect(rc == 0 and out == bare,
                    "%s, late %s: exit %d, output:\n%s\nstderr:\n%s" % (app[1], late, rc, out, err))
             with open(trace) as f:
-                events = [e for e in json.load(f)["traceEvents"] if e.get("tid") == 1]
-            builds = [e for e in events if e.get("name") == "build"]
-            let_in = [e for e in events if e.get("name") == "let in (auto_late_after)"]
-            kernels = [e for e in events if e.get("cat") == "kernel"]
+                every = json.load(f)["traceEvents"]
+            events = [e for e in every if e.get("tid") == 1]
             with open(report) as f:
                 late_devices = json.load(f).get("late_devices")
-            return builds, let_in, kernels, late_devices
+            return {"builds": [e for e in events if e.get("name") == "build"],
+                    "let_in": [e for e in events if e.get("name") == "let in (auto_late_after)"],
+                    "kernels": [e for e in events if e.get("cat") == "kernel"],
+                    "prepared": [e for e in every if e.get("name") in ("analysis", "load libclang") or
+                                 (e.get("name") == "build" and e.get("tid") == 0)],
+                    "home_launches": sorted((e for e in every if e.get("cat") == "kernel" and e.get("tid") == 0),
+                                            key=lambda e: e["ts"]),
+                    "late": late_devices}
 
-        builds, let_in, kernels, late = traced(("apps", "vector_add"), [], "!all", "short-control", "5")
-        expect(builds and not let_in and late is None,
-               "vector_add, no late device: device 1's builds %s, the report's late devices %s" % (builds, late))
-        builds, let_in, kernels, late = traced(("apps", "vector_add"), [], "1", "short", "5")
-        expect(not builds and not let_in and not kernels and late == [{"device": 1, "let_in_after": None}],
-               "vector_add, device 1 late: built %s, let in %s, sub-launches %s, the report's late devices %s"
-               % (builds, let_in, kernels, late))
-        builds, let_in, kernels, late = traced(("layer", "long_items"), ["12"], "1", "long-costly", "0.02", "60")
-        expect(not builds and not let_in and not kernels and late == [{"device": 1, "let_in_after": None}],
-               "long_items, device 1 late, auto_late_cost 60 s: built %s, let in %s, sub-launches %s, the report's "
-               "late devices %s" % (builds, let_in, kernels, late))
-        # One launch, nothing timed before it, none but device 1 (late) to take it: it runs on home
-        # whole (`preparing`) rather than split for device 1 to join, and, as long as auto_late_after
-        # and auto_late_cost together (0.02 s), has the next run let device 1 in at clBuildProgram.
-        # min_split_work_items 1: long_items' 1,024 items count as a launch that could be split.
-        single = {"COEX_MIN_SPLIT_WORK_ITEMS": "1"}
-        builds, let_in, kernels, late = traced(("layer", "long_items"), ["1"], "1", "single", "0.01", "0.01", single)
-        expect(not builds and not let_in and not kernels and late == [{"device": 1, "let_in_after": None}],
-               "long_items, one launch: built %s, let in %s, sub-launches %s, the report's late devices %s"
-               % (builds, let_in, kernels, late))
-        builds, let_in, kernels, late = traced(("layer", "long_items"), ["1"], "1", "single", "0.01", "0.01", single)
-        expect(len(let_in) == 1 and builds and late == [{"device": 1, "let_in_after": 0}],
+        never = [{"device": 1, "let_in_after": None}]
+        r = traced(("apps", "vector_add"), [], "!all", "short-control", "5")
+        expect(r["builds"] and any(e["name"] == "analysis" for e in r["prepared"]) and not r["let_in"]
+               and r["late"] is None,
+               "vector_add, no late device: device 1's builds %s, analyses %s, the report's late devices %s"
+               % (r["builds"], r["prepared"], r["late"]))
+        for app, args, tag, after, cost, extra in ((("apps", "vector_add"), [], "short", "5", "0.05", None),
+                                                   (("layer", "long_items"), ["12"], "long-costly", "0.02", "60", None),
+                                                   # One launch, nothing timed before it, none but device 1
+                                                   # (late) to take it: it runs on home whole (`preparing`)
+                                                   # rather than split for device 1 to join, and, as long as
+                                                   # auto_late_after and auto_late_cost together (0.02 s),
+                                                   # has the next run let device 1 in at clBuildProgram.
+                                                   # min_split_work_items 1: long_items' 1,024 items count
+                                                   # as a launch that could be split.
+                                                   (("layer", "long_items"), ["1"], "single", "0.01", "0.01",
+                                                    {"COEX_MIN_SPLIT_WORK_ITEMS": "1"})):
+            r = traced(app, args, "1", tag, after, cost, extra)
+            expect(not r["builds"] and not r["prepared"] and not r["let_in"] and not r["kernels"]
+                   and r["late"] == never,
+                   "%s %s, device 1 late, auto_late_cost %s s: built %s, prepared %s, let in %s, sub-launches %s, "
+                   "the report's late devices %s" % (app[1], args, cost, r["builds"], r["prepared"], r["let_in"],
+                                                     r["kernels"], r["late"]))
+        r = traced(("layer", "long_items"), ["1"], "1", "single", "0.01", "0.01", {"COEX_MIN_SPLIT_WORK_ITEMS": "1"})
+        expect(len(r["let_in"]) == 1 and r["builds"] and r["late"] == [{"device": 1, "let_in_after": 0}],
                "long_items, one launch, run 2: let in %s, builds %s, the report's late devices %s"
-               % (let_in, builds, late))
-        builds, let_in, kernels, late = traced(("layer", "long_items"), ["12"], "1", "long", "0.02")
-        expect(len(let_in) == 1 and builds and min(b["ts"] for b in builds) >= let_in[0]["ts"] and kernels,
-               "long_items, device 1 late: let in %s, builds %s, %d sub-launches" % (let_in, builds, len(kernels)))
-        expect(late and late[0]["device"] == 1 and (late[0]["let_in_after"] or 0) >= 0.02,
-               "long_items: the report's late devices %s (let in after 0.02 s or more)" % late)
+               % (r["let_in"], r["builds"], r["late"]))
+        # Twelve launches: device 1 is built once let in, and nothing is prepared before home's first
+        # launch has ended (the second one, timed long, may prepare home while the clock runs).
+        r = traced(("layer", "long_items"), ["12"], "1", "long", "0.02")
+        first = r["home_launches"][0]
+        expect(len(r["let_in"]) == 1 and r["builds"] and r["kernels"]
+               and min(b["ts"] for b in r["builds"]) >= r["let_in"][0]["ts"]
+               and min(p["ts"] for p in r["prepared"]) >= first["ts"] + first["dur"],
+               "long_items, device 1 late: let in %s, builds %s, prepared %s, home's first launch %s, "
+               "%d sub-launches" % (r["let_in"], r["builds"], r["prepared"], first, len(r["kernels"])))
+        expect(r["late"] and r["late"][0]["device"] == 1 and (r["late"][0]["let_in_after"] or 0) >= 0.02,
+               "long_items: the report's late devices %s (let in after 0.02 s or more)" % r["late"])
         # A second run with that History lets device 1 in at the app's clBuildProgram, before any launch
         # (0 s), as the program ran long enough before (sched::History::note_late_let_in); it runs long
         # enough again, so the third run does too.
         for run_number in (2, 3):
-            builds, let_in, kernels, late = traced(("layer", "long_items"), ["12"], "1", "long", "0.02")
-            expect(len(let_in) == 1 and builds and kernels and late == [{"device": 1, "let_in_after": 0}],
+            r = traced(("layer", "long_items"), ["12"], "1", "long", "0.02")
+            expect(len(r["let_in"]) == 1 and r["builds"] and r["kernels"]
+                   and r["late"] == [{"device": 1, "let_in_after": 0}],
                    "long_items, run %d: let in %s, builds %s, %d sub-launches, the report's late devices %s"
-                   % (run_number, let_in, builds, len(kernels), late))
+                   % (run_number, r["let_in"], r["builds"], len(r["kernels"]), r["late"]))
 
 
 if __name__ == "__main__":
