@@ -55,19 +55,6 @@ void slow_analysis_fault(Services& services, const model::ProgramRecord& program
   wait_a_second_unless_exiting();
 }
 
-// analyse_program on `device`'s worker; the trace shows the analysis on that device's track where this
-// call made it (another that finds it claimed waits for its end). Whether some kernel may be split.
-bool analyse_on_worker(Services& services, model::ProgramRecord& program, int device) {
-  std::optional<std::chrono::steady_clock::time_point> started;
-  const bool splittable = analyse_program(program, [&] {
-    started = std::chrono::steady_clock::now();
-    slow_analysis_fault(services, program);
-  });
-  if (auto* t = services.trace(); t && started)
-    t->record("analysis", "build", device, *started, std::chrono::steady_clock::now());
-  return splittable;
-}
-
 std::string build_log(const cl_icd_dispatch& cl, cl_program program, cl_device_id device) {
   size_t size = 0;
   cl.clGetProgramBuildInfo(program, device, CL_PROGRAM_BUILD_LOG, 0, nullptr, &size);
@@ -439,19 +426,15 @@ void prepare_program(Services& services, const std::shared_ptr<model::ProgramRec
   const cl_platform_id home_platform = services.devices().at(home).platform;
   for (int device : to_post) {
     const bool in_app_context = device == home;
-    // The home build goes into the app's context: held until the task is gone, run or skipped (the
-    // app may release its context and program right after clBuildProgram).
-    std::shared_ptr<void> held;
-    if (in_app_context && services.next().clRetainContext(app_context) == CL_SUCCESS)
-      held.reset(app_context,
-                 [release = services.next().clReleaseContext](void* c) { release(static_cast<cl_context>(c)); });
+    // The home build goes into the app's context: held until the task is gone, run or skipped.
+    std::shared_ptr<void> held = in_app_context ? hold_app_context(services, app_context) : nullptr;
     // A device of home's platform lets home's build go first, since no split can start without it;
     // then the first of its kind, whose build it builds from.
     const bool after_home = !in_app_context && services.devices().at(device).platform == home_platform;
     const int after = in_app_context ? -1 : first_of_kind(services, device, building);
     post_background_task(services.executor(), device,
                          [&services, program, app_context, device, home, in_app_context, after_home, after, held] {
-                           if (!analyse_on_worker(services, *program, device)) return;
+                           if (!analyse_traced(services, *program, device)) return;
                            if (after_home) wait_for_build_of(services, *program, home, true);
                            if (after >= 0) wait_for_build_of(services, *program, after, after == home);
                            device_build(services, *program, device, in_app_context, app_context);
@@ -519,8 +502,35 @@ void prepare_analysis(Services& services, const std::shared_ptr<model::ProgramRe
     program->analysis_posted = true;
   }
   post_background_task(
-      services.executor(), device, [&services, program, device] { analyse_on_worker(services, *program, device); },
+      services.executor(), device, [&services, program, device] { analyse_traced(services, *program, device); }, false);
+}
+
+bool analyse_traced(Services& services, model::ProgramRecord& program, int track, bool app_thread) {
+  std::optional<std::chrono::steady_clock::time_point> started;
+  const bool splittable = analyse_program(program, [&] {
+    started = std::chrono::steady_clock::now();
+    if (!app_thread) slow_analysis_fault(services, program);  // a fault of the background analysis
+  });
+  if (auto* t = services.trace(); t && started)
+    t->record("analysis", "build", track, *started, std::chrono::steady_clock::now(),
+              app_thread ? nlohmann::json{{"app_thread", true}} : nlohmann::json());
+  return splittable;
+}
+
+void when_splittable(Services& services, const std::shared_ptr<model::ProgramRecord>& program, int device,
+                     std::function<void()> then) {
+  post_background_task(
+      services.executor(), device,
+      [&services, program, device, then = std::move(then)] {
+        if (analyse_traced(services, *program, device)) then();
+      },
       false);
+}
+
+std::shared_ptr<void> hold_app_context(Services& services, cl_context app_context) {
+  if (services.next().clRetainContext(app_context) != CL_SUCCESS) return nullptr;
+  return std::shared_ptr<void>(
+      app_context, [release = services.next().clReleaseContext](void* c) { release(static_cast<cl_context>(c)); });
 }
 
 void analyse_in_background(Services& services, const std::shared_ptr<model::ProgramRecord>& program,

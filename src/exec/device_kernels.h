@@ -67,8 +67,24 @@ void prepare_program(Services& services, const std::shared_ptr<model::ProgramRec
                      int home, const std::vector<int>& devices);
 
 // Posts the analysis alone of the program, once, to the worker of `device`: for launches that run on
-// home while every other device is held back (devices_held_back).
+// home while every other device is held back (devices_held_back) or late (exec/late_devices.h).
 void prepare_analysis(Services& services, const std::shared_ptr<model::ProgramRecord>& program, int device);
+
+// analyse_program, and the trace shows the analysis on the track `track` (a device's) where this call
+// made it (one that finds it made, or under way on another thread, waits for its end): on a device's
+// worker, or on the app's thread (`app_thread`) where a launch long enough to wait for a split's
+// preparation asks for it first. Whether some kernel of the program may be split.
+bool analyse_traced(Services& services, model::ProgramRecord& program, int track, bool app_thread = false);
+
+// Posts to the worker of `device` the program's analysis (made there, or waited for where another
+// thread made it), then `then` where some kernel of the program may be split.
+void when_splittable(Services& services, const std::shared_ptr<model::ProgramRecord>& program, int device,
+                     std::function<void()> then);
+
+// The app's context, retained until the last copy goes: a task posted for later may outlive the app's
+// own reference (the app may release its context and program right after clBuildProgram). Empty where
+// the retain failed.
+std::shared_ptr<void> hold_app_context(Services& services, cl_context app_context);
 
 // The devices of `devices` whose build of the program has finished (built or failed), after
 // prepare_program for the others; none while the analysis has not run. Never waits.

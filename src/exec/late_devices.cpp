@@ -35,6 +35,11 @@ bool LateDevices::let_in(int device) {
   return waiting_.erase(device) > 0;
 }
 
+bool LateDevices::all_named(const std::vector<int>& devices) const {
+  return !devices.empty() &&
+         std::all_of(devices.begin(), devices.end(), [this](int device) { return named_.count(device) > 0; });
+}
+
 double LateDevices::seconds_since_first(Clock::time_point now) const {
   std::lock_guard lock(mutex_);
   return first_ ? std::chrono::duration<double>(now - *first_).count() : 0.0;
@@ -112,8 +117,16 @@ void let_in_if_remembered(Services& services, const std::shared_ptr<model::Progr
   if (waiting.empty()) return;
   history->forget_late_let_in(program->source_hash);
   late.set_remembered();
-  for (int device : waiting) let_in_one(services, device, 0.0);
-  prepare_program(services, program, app_context, home, waiting);
+  // Once the analysis (posted at the app's clBuildProgram, beside its build) says some kernel may be
+  // split: a program that never splits makes no context for them. Home's worker runs it.
+  when_splittable(services, program, home,
+                  [&services, program, app_context, home, waiting, held = hold_app_context(services, app_context)] {
+                    if (!held) return;  // the app's context is gone
+                    for (int device : waiting) let_in_one(services, device, 0.0);
+                    std::vector<int> to_prepare = waiting;
+                    to_prepare.insert(to_prepare.begin(), home);
+                    prepare_program(services, program, app_context, home, to_prepare);
+                  });
 }
 
 }  // namespace coex::exec

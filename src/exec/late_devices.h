@@ -39,7 +39,8 @@ class LateDevices {
   using Clock = std::chrono::steady_clock;
   // `named`: the devices the setting names (none under a policy that waits for preparation: its user
   // asked for every device); `after_seconds`: auto_late_after.
-  LateDevices(std::set<int> named, double after_seconds) : waiting_(std::move(named)), after_(after_seconds) {}
+  LateDevices(std::set<int> named, double after_seconds)
+      : named_(named), waiting_(std::move(named)), after_(after_seconds) {}
 
   // The devices of `devices` that still wait for their context and builds (never home).
   std::vector<int> waiting_among(const std::vector<int>& devices, int home) const;
@@ -48,6 +49,8 @@ class LateDevices {
   double seconds_left(Clock::time_point now = Clock::now());
   // Takes `device` off the waiting list: true at the first call for it.
   bool let_in(int device);
+  // Whether `devices` is not empty and each of them a late device, let in or not.
+  bool all_named(const std::vector<int>& devices) const;
   // Seconds since the first launch that could take a late device (0 before it).
   double seconds_since_first(Clock::time_point now = Clock::now()) const;
   // Whether some late device was let in at clBuildProgram from the History's memory (let_in_if_remembered):
@@ -63,6 +66,7 @@ class LateDevices {
   static constexpr size_t kMaxUntimed = 64;
 
  private:
+  const std::set<int> named_;
   mutable std::mutex mutex_;
   std::set<int> waiting_;
   std::optional<Clock::time_point> first_;
@@ -95,8 +99,8 @@ LateCall judge_late_devices(LateDevices& late, const config::Settings& settings,
 // wait for preparation (auto); none otherwise.
 std::set<int> named_late_devices(Services& services, bool policy_waits_for_preparation);
 
-// The program ran long enough to let late devices in (at a launch measured long enough, or by a
-// split that ran long enough, past auto_late_after): the History remembers it, and `devices` (late
+// The program ran long enough to let late devices in (at a launch measured long enough once its
+// analysis said some kernel may be split, or by a split that ran long enough, past auto_late_after): the History remembers it, and `devices` (late
 // ones not let in yet, none or some) are let in now, each once: its context is made on its worker,
 // then the program's build for them is posted there, and home's, which beside none but late devices
 // waited for them, with the analysis it runs first (exec/device_kernels.h, prepare_program, in one
@@ -106,10 +110,12 @@ void let_in_late_devices(Services& services, const std::shared_ptr<model::Progra
                          cl_context app_context, int home, const std::vector<int>& devices);
 
 // At the app's clBuildProgram: where an earlier run of the program let a late device in (the History,
-// sched::History::note_late_let_in), the late devices among `others` are let in now, as the program
-// ran long enough for them; the report says so (let in after 0 s). The History forgets the program
-// then, until this run too runs long enough (let_in_late_devices): a program that turned short is not
-// prepared for at every run after.
+// sched::History::note_late_let_in), the late devices among `others` are let in as soon as the
+// program's analysis (posted beside the app's build) says some kernel of it may be split, as the
+// program ran long enough for them; the report says so (let in after 0 s). A program none of whose
+// kernels may be split makes no context for them. The History forgets the program then, until this
+// run too runs long enough (let_in_late_devices): a program that turned short is not prepared for at
+// every run after.
 void let_in_if_remembered(Services& services, const std::shared_ptr<model::ProgramRecord>& program,
                           cl_context app_context, int home, const std::vector<int>& others);
 

@@ -197,10 +197,11 @@ LaunchDecision plan(Services& services, const std::shared_ptr<model::KernelRecor
   // (auto_late_after), and one as long as that and the device's preparation (auto_late_cost) has the
   // next run of the program let it in at once. Not a launch too small to split: it takes no device.
   LateDevices& late = services.executor().late_devices();
-  auto untimed_beside_late_only = [&](const std::vector<int>& waiting, size_t others_but_home) {
+  auto untimed_beside_late_only = [&](const std::vector<int>& waiting, size_t others_but_home,
+                                      std::optional<double> on_home) {
     if (waiting.empty() || waiting.size() < others_but_home || launch_items < min_split_items(services, home))
       return false;
-    if (seconds_on_home()) return false;
+    if (on_home) return false;
     for (int device : waiting) services.report().record_late_device(device, std::nullopt);
     late.note_untimed(program->source_hash, home_key);
     return true;
@@ -211,7 +212,7 @@ LaunchDecision plan(Services& services, const std::shared_ptr<model::KernelRecor
   };
   bool preparing = false;
   bool others_held_back = false;
-  bool too_short_for_late = false;  // beside none but late devices, too short to let them in
+  std::optional<double> too_short_for_late;  // beside none but late devices: home's time, too short to let them in
   const kernel::KernelInfo* info = nullptr;
   if (!single_device) {
     const bool analysed = home < 0 || program->origin != model::ProgramOrigin::Source || analysis_ready(*program);
@@ -226,21 +227,26 @@ LaunchDecision plan(Services& services, const std::shared_ptr<model::KernelRecor
       others_held_back = to_build.size() < 2;
     }
     const std::vector<int> waiting = late.waiting_among(to_build, home);  // none once analysed
+    const std::optional<double> on_home = seconds_on_home();  // read once: a launch's time may land meanwhile
     if (others_held_back) {
       // no info: the launch runs on home as too_small
-    } else if (late_only(waiting, to_build) && seconds_on_home()) {
+    } else if (late_only(waiting, to_build) && on_home && *on_home < services.settings().auto_late_cost &&
+               !exec_info_set) {
       // Beside none but late devices nothing is prepared, neither the analysis nor home's build, until
-      // a launch may let them in: no split can come before (exec/late_devices.h). A launch nothing has
-      // timed runs on home whole (below), and so does this one, while what it lets in prepares.
+      // a launch may let them in: no split can come before (exec/late_devices.h). One nothing has timed
+      // runs on home whole (below). One shorter than auto_late_cost that would let them in asks for the
+      // analysis and runs on home whole; a later one lets them in (below) once the analysis says some
+      // kernel can be split: a program that never splits makes no context for them. One that long goes
+      // on below: its split waits for the analysis and has them join (split_runner.cpp).
       for (int device : waiting) services.report().record_late_device(device, std::nullopt);
-      const LateCall call = judge_late_devices(late, services.settings(), *seconds_on_home());
-      if (call == LateCall::let_in)  // posts home's build, and the analysis, with theirs
-        let_in_late_devices(services, program, queue_record->context, home, waiting);
-      else if (call == LateCall::wait)  // long, before auto_late_after: the next launch's split may let them in
-        prepare_program(services, program, queue_record->context, home, to_build);
-      too_short_for_late = call == LateCall::too_short;
-      preparing = !too_short_for_late;
+      if (judge_late_devices(late, services.settings(), *on_home) == LateCall::let_in) {
+        prepare_analysis(services, program, home);
+        preparing = true;
+      } else {
+        too_short_for_late = on_home;
+      }
     } else if (waits_for_preparation || analysed) {
+      if (!analysed && home >= 0) analyse_traced(services, *program, home, true);
       info = analysed_kernel(*program, kernel->name);
     } else {
       if (!late_only(waiting, to_build)) prepare_program(services, program, queue_record->context, home, to_build);
@@ -254,7 +260,7 @@ LaunchDecision plan(Services& services, const std::shared_ptr<model::KernelRecor
       for (const auto& record : written_buffers(services, args, {})) buffer_bytes += record->size;
       preparing = !(launch_items >= min_split_items(services, home) &&
                     !first_split_moves(services, home, to_build, buffer_bytes, split_seconds)) ||
-                  untimed_beside_late_only(waiting, to_build.size() - 1) ||  // home in to_build
+                  untimed_beside_late_only(waiting, to_build.size() - 1, on_home) ||  // home in to_build
                   !(!program->analysis_waited.exchange(true) &&
                     wait_for_analysis(*program, services.settings().auto_analysis_wait));
       if (!preparing) info = analysed_kernel(*program, kernel->name);
@@ -296,14 +302,14 @@ LaunchDecision plan(Services& services, const std::shared_ptr<model::KernelRecor
   // is) would plan it again every kPreparingHold (stencil1d's 20,000 launches of 80 us beside a late
   // GPU). One short of auto_late_cost alone is planned again at each launch, as the program's time
   // goes on (repeated launches would otherwise keep it for good).
-  auto too_short_beside_late = [&] {
-    if (*seconds_on_home() < services.settings().min_split_seconds) return too_small();
+  auto too_short_beside_late = [&](double on_home) {
+    if (on_home < services.settings().min_split_seconds) return too_small();
     if (services.executor().home_launch_times().wants_timing(home_key)) decision.time_on_home_key = home_key;
     return not_split("too_small");
   };
   if (preparing || others_held_back || too_short_for_late) {
     services.note_home(home);
-    if (too_short_for_late) return too_short_beside_late();
+    if (too_short_for_late) return too_short_beside_late(*too_short_for_late);
     return preparing ? preparing_on_home() : too_small();
   }
   if (!info) return lasting("unanalysable");
@@ -364,16 +370,17 @@ LaunchDecision plan(Services& services, const std::shared_ptr<model::KernelRecor
     // devices ready, or timed long enough but before auto_late_after. Beside none but late devices,
     // a launch is planned here only once the program was analysed (above: nothing is prepared before).
     const std::vector<int> waiting = late.waiting_among(building, home);
-    if (fewer_than_two() && untimed_beside_late_only(waiting, building.size())) return preparing_on_home();
+    const std::optional<double> on_home = seconds_on_home();
+    if (fewer_than_two() && untimed_beside_late_only(waiting, building.size(), on_home)) return preparing_on_home();
     for (int device : waiting) services.report().record_late_device(device, std::nullopt);  // kept once let in
     if (!waiting.empty() || late.any_remembered()) {
-      const std::optional<double> on_home = seconds_on_home();
       const LateCall call = on_home ? judge_late_devices(late, services.settings(), *on_home) : LateCall::wait;
       if (call == LateCall::let_in) {
         let_in_late_devices(services, program, queue_record->context, home, waiting);
       } else if (call == LateCall::too_short && !waiting.empty()) {
         // Beside devices ready, the late ones are no joiners (a split with joiners is cold: no verdict).
-        if (fewer_than_two() && !home_building && waiting.size() == building.size()) return too_short_beside_late();
+        if (fewer_than_two() && !home_building && waiting.size() == building.size())
+          return too_short_beside_late(*on_home);
         building = devices_without(building, waiting);
       }
     }
@@ -389,8 +396,13 @@ LaunchDecision plan(Services& services, const std::shared_ptr<model::KernelRecor
     // beside a GPU whose context and build took 0.3 s: 31 splits, every one of them cold, probes that
     // never gave a verdict; lu, whose every update has a size of its own: 57 to 244). The first
     // split's time paces the next launches.
-    if (fewer_than_two() && !home_building &&
-        (launch_shorter_on_home(services.settings().auto_wait_seconds) || home_time_awaited()))
+    // Where every device to join is a late one let in (its context, then its build: a second or more
+    // for a GPU), so is a launch shorter than auto_late_cost, home's build under way or not: it would
+    // wait for home's build to run a split on home alone.
+    const bool late_joiners_only = late.all_named(building);
+    if (fewer_than_two() && (!home_building || late_joiners_only) &&
+        (launch_shorter_on_home(services.settings().auto_wait_seconds) || home_time_awaited() ||
+         (late_joiners_only && launch_shorter_on_home(services.settings().auto_late_cost))))
       return preparing_on_home();
   }
   // Every device that may take part: those ready, and those that may join.

@@ -304,6 +304,7 @@ class AutoChecks(layer_checks.Checks):
                 late_devices = json.load(f).get("late_devices")
             return {"builds": [e for e in events if e.get("name") == "build"],
                     "let_in": [e for e in events if e.get("name") == "let in (auto_late_after)"],
+                    "contexts": [e for e in events if e.get("name") == "context"],
                     "kernels": [e for e in events if e.get("cat") == "kernel"],
                     "prepared": [e for e in every if e.get("name") in ("analysis", "load libclang") or
                                  (e.get("name") == "build" and e.get("tid") == 0)],
@@ -349,6 +350,18 @@ class AutoChecks(layer_checks.Checks):
                "%d sub-launches" % (r["let_in"], r["builds"], r["prepared"], first, len(r["kernels"])))
         expect(r["late"] and r["late"][0]["device"] == 1 and (r["late"][0]["let_in_after"] or 0) >= 0.02,
                "long_items: the report's late devices %s (let in after 0.02 s or more)" % r["late"])
+        # A kernel coex never splits (its store a global atomic): device 1 gets no context. Against
+        # auto_late_cost 0.5 s the launches, shorter, would let it in once the program has run that
+        # long: they ask for the analysis first, which says so. Against 0.05 s the first, untimed
+        # launch has the History remember the program, and the second run asks the analysis first too.
+        for tag, cost in (("atomic-short", "0.5"), ("atomic", "0.05"), ("atomic", "0.05")):
+            r = traced(("layer", "long_items"), ["12", "atomic"], "1", tag, "0.02", cost,
+                       {"COEX_MIN_SPLIT_WORK_ITEMS": "1"})
+            expect(not r["let_in"] and not r["contexts"] and not r["builds"] and not r["kernels"]
+                   and any(e["name"] == "analysis" for e in r["prepared"]),
+                   "long_items with a global atomic, %s: let in %s, contexts %s, builds %s, %d sub-launches, "
+                   "prepared %s" % (tag, r["let_in"], r["contexts"], r["builds"], len(r["kernels"]),
+                                    r["prepared"]))
         # A second run with that History lets device 1 in at the app's clBuildProgram, before any launch
         # (0 s), as the program ran long enough before (sched::History::note_late_let_in); it runs long
         # enough again, so the third run does too.

@@ -1,7 +1,8 @@
 /* Few work-items, much work each: 1,024 items that each loop over a whole row (a correlation-like
  * kernel), launched four times (or argv[1] times) with a read in between. Fewer items than
  * min_split_work_items, but each launch takes tens of milliseconds on one device: coex times the
- * first and splits the rest. */
+ * first and splits the rest. argv[2] "atomic" makes its store a global atomic: a kernel coex never
+ * splits. */
 #include "common/app_util.h"
 
 static const char* kSource =
@@ -10,7 +11,11 @@ static const char* kSource =
     "  uint acc = round;\n"
     "  for (uint r = 0; r < 100; ++r)\n"
     "    for (uint k = 0; k < n; ++k) acc = acc * 31u + a[k] * (uint)(i + r + 1);\n"
+    "#ifdef ATOMIC_STORE\n"
+    "  atomic_xchg(&out[i], acc);\n"
+    "#else\n"
     "  out[i] = acc;\n"
+    "#endif\n"
     "}\n";
 
 enum { ITEMS = 1024, N = 1024, ROUNDS = 4 };
@@ -22,7 +27,9 @@ int main(int argc, char** argv) {
   app_pick_device(&platform, &device);
   cl_context ctx = app_create_context(platform, device);
   cl_command_queue q = app_create_queue(ctx, device, 0);
-  cl_program program = app_build_program(ctx, device, 1, &kSource, "");
+  /* argv[2] "atomic": the store is a global atomic, which coex never splits (global_atomics). */
+  const int atomic_store = argc > 2 && strcmp(argv[2], "atomic") == 0;
+  cl_program program = app_build_program(ctx, device, 1, &kSource, atomic_store ? "-DATOMIC_STORE" : "");
   cl_kernel kernel = app_create_kernel(program, "row_products");
   uint32_t* a = (uint32_t*)app_alloc(N * 4);
   uint32_t* out = (uint32_t*)app_alloc(ITEMS * 4);
