@@ -117,16 +117,22 @@ void let_in_if_remembered(Services& services, const std::shared_ptr<model::Progr
   if (waiting.empty()) return;
   history->forget_late_let_in(program->source_hash);
   late.set_remembered();
+  program->late_devices_remembered.store(true);
   // Once the analysis (posted at the app's clBuildProgram, beside its build) says some kernel may be
-  // split: a program that never splits makes no context for them. Home's worker runs it.
+  // split: a program that never splits makes no context for them. Home's worker runs it; a launch
+  // planned meanwhile may let them in first (launch_planner.cpp).
   when_splittable(services, program, home,
                   [&services, program, app_context, home, waiting, held = hold_app_context(services, app_context)] {
-                    if (!held) return;  // the app's context is gone
-                    for (int device : waiting) let_in_one(services, device, 0.0);
-                    std::vector<int> to_prepare = waiting;
-                    to_prepare.insert(to_prepare.begin(), home);
-                    prepare_program(services, program, app_context, home, to_prepare);
+                    if (held) let_in_remembered(services, program, app_context, home, waiting);
                   });
+}
+
+void let_in_remembered(Services& services, const std::shared_ptr<model::ProgramRecord>& program, cl_context app_context,
+                       int home, const std::vector<int>& devices) {
+  for (int device : devices) let_in_one(services, device, 0.0);
+  std::vector<int> to_prepare = devices;
+  to_prepare.insert(to_prepare.begin(), home);  // posted once: a build posted already is not again
+  prepare_program(services, program, app_context, home, to_prepare);
 }
 
 }  // namespace coex::exec

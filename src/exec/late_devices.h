@@ -100,10 +100,10 @@ LateCall judge_late_devices(LateDevices& late, const config::Settings& settings,
 std::set<int> named_late_devices(Services& services, bool policy_waits_for_preparation);
 
 // The program ran long enough to let late devices in (at a launch measured long enough once its
-// analysis said some kernel may be split, or by a split that ran long enough, past auto_late_after): the History remembers it, and `devices` (late
-// ones not let in yet, none or some) are let in now, each once: its context is made on its worker,
-// then the program's build for them is posted there, and home's, which beside none but late devices
-// waited for them, with the analysis it runs first (exec/device_kernels.h, prepare_program, in one
+// analysis said some kernel may be split, or by a split that ran long enough, past auto_late_after):
+// the History remembers it, and `devices` (late ones not let in yet, none or some) are let in now,
+// each once: its context is made on its worker, then the program's build for them is posted there,
+// and home's, which beside none but late devices waited for them, with the analysis it runs first (exec/device_kernels.h, prepare_program, in one
 // call: devices of one kind build from one binary); a launch of another program posts that program's
 // as usual. Recorded in the report and in the trace, on each device's track.
 void let_in_late_devices(Services& services, const std::shared_ptr<model::ProgramRecord>& program,
@@ -118,5 +118,10 @@ void let_in_late_devices(Services& services, const std::shared_ptr<model::Progra
 // every run after.
 void let_in_if_remembered(Services& services, const std::shared_ptr<model::ProgramRecord>& program,
                           cl_context app_context, int home, const std::vector<int>& others);
+
+// What let_in_if_remembered does once the analysis says so: `devices` are let in (after 0 s, each
+// once: its context on its worker), and the program's builds for them and for home are posted.
+void let_in_remembered(Services& services, const std::shared_ptr<model::ProgramRecord>& program, cl_context app_context,
+                       int home, const std::vector<int>& devices);
 
 }  // namespace coex::exec

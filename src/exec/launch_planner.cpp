@@ -245,6 +245,17 @@ LaunchDecision plan(Services& services, const std::shared_ptr<model::KernelRecor
       } else {
         too_short_for_late = on_home;
       }
+    } else if (late_only(waiting, to_build) && !on_home && program->late_devices_remembered.load() &&
+               !program->analysis_waited.exchange(true) &&
+               wait_for_analysis(*program, services.settings().auto_analysis_wait)) {
+      // The History remembers the program as one that let late devices in (let_in_if_remembered): its
+      // first launch nothing has timed waits briefly for the analysis posted at clBuildProgram, and
+      // where the kernel may be split lets them in itself, to split with them as joiners. Run on home
+      // whole meanwhile, benchmarks/mandel_uniform's one launch of 3 s on PoCL's CPU beside an H200
+      // began 3 ms before the analysis's end let the GPU in, and never had it.
+      info = analysed_kernel(*program, kernel->name);
+      if (info && info->not_split_reason.empty())
+        let_in_remembered(services, program, queue_record->context, home, waiting);
     } else if (waits_for_preparation || analysed) {
       if (!analysed && home >= 0) analyse_traced(services, *program, home, true);
       info = analysed_kernel(*program, kernel->name);

@@ -107,6 +107,9 @@ struct ProgramRecord {
   std::atomic<bool> analysis_done{false};
   // A launch has waited for the analysis (auto_analysis_wait): the later ones of the program do not.
   std::atomic<bool> analysis_waited{false};
+  // The History remembers the program as one whose run let late devices in: they are let in once its
+  // analysis says some kernel may be split (exec/late_devices.h, let_in_if_remembered).
+  std::atomic<bool> late_devices_remembered{false};
   kernel::ProgramInfo info;
   std::string rewritten_source;
   // By (coex device index, built in the app's own context): the home device builds there, so that
