@@ -278,9 +278,11 @@ COEX_SETTING(
     "auto: the devices, other than the app's own, that get no context nor build of coex's until the program "
     "has run launches coex could split over them for `auto_late_after` seconds (an H200's context took 1.2 "
     "to 2.1 s beside PoCL's CPU, and the exit waits for a context or build under way): a short program ends before and "
-    "pays nothing for them; a longer one has them join from then on (`auto_late_cost`), and its later runs at "
-    "clBuildProgram (the history file remembers it). A launch nothing has timed yet that only they could "
-    "take runs on the app's device whole. The same grammar as `devices`; `!all` names none.")
+    "pays nothing for them; a longer one has them join from then on (`auto_late_cost`), once coex's analysis "
+    "says some kernel of the program can be split, and its later runs from clBuildProgram (the history file "
+    "remembers it). A launch nothing has timed yet that only they could take runs on the app's device whole, "
+    "and with no other device to split with nothing is prepared for a split before they are let in (no "
+    "analysis, no build of coex's). The same grammar as `devices`; `!all` names none.")
 COEX_SETTING(Double, auto_late_after, 0.5, (0.0, kNoLimit),
              "auto: how long, from the first launch coex could split over a device of `auto_late_devices`, the "
              "program runs before that device gets its context and builds: at a launch measured at `min_split_seconds` "
