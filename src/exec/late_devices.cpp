@@ -95,6 +95,14 @@ void let_in_one(Services& services, int device, double after) {
   make_context_in_background(services, device);
 }
 
+// Posts the program's builds for the late devices just let in and for home, each once.
+void prepare_let_in(Services& services, const std::shared_ptr<model::ProgramRecord>& program, cl_context app_context,
+                    int home, const std::vector<int>& devices) {
+  std::vector<int> to_prepare = devices;
+  to_prepare.insert(to_prepare.begin(), home);  // posted once: a build posted already is not again
+  prepare_program(services, program, app_context, home, to_prepare);
+}
+
 }  // namespace
 
 void let_in_late_devices(Services& services, const std::shared_ptr<model::ProgramRecord>& program,
@@ -102,10 +110,7 @@ void let_in_late_devices(Services& services, const std::shared_ptr<model::Progra
   if (auto history = services.executor().history()) history->note_late_let_in(program->source_hash);
   const double after = services.executor().late_devices().seconds_since_first();
   for (int device : devices) let_in_one(services, device, after);
-  if (devices.empty()) return;
-  std::vector<int> to_prepare = devices;
-  to_prepare.insert(to_prepare.begin(), home);  // posted once: a build posted already is not again
-  prepare_program(services, program, app_context, home, to_prepare);
+  if (!devices.empty()) prepare_let_in(services, program, app_context, home, devices);
 }
 
 void let_in_if_remembered(Services& services, const std::shared_ptr<model::ProgramRecord>& program,
@@ -130,9 +135,7 @@ void let_in_if_remembered(Services& services, const std::shared_ptr<model::Progr
 void let_in_remembered(Services& services, const std::shared_ptr<model::ProgramRecord>& program, cl_context app_context,
                        int home, const std::vector<int>& devices) {
   for (int device : devices) let_in_one(services, device, 0.0);
-  std::vector<int> to_prepare = devices;
-  to_prepare.insert(to_prepare.begin(), home);  // posted once: a build posted already is not again
-  prepare_program(services, program, app_context, home, to_prepare);
+  prepare_let_in(services, program, app_context, home, devices);
 }
 
 }  // namespace coex::exec

@@ -6,9 +6,10 @@
 // device is let in once `auto_late_after` seconds have gone by since the first launch coex could split
 // over it, where the work left can outlast its preparation (`auto_late_cost`): at a launch planned then
 // that is measured that long on home, or after the program's launches that could take it ran that long,
-// or by a split launch still running then with that long left (split_runner.cpp), which it then joins.
-// A launch nothing has timed, with none but late devices to take part, runs on home whole
-// (launch_planner.cpp).
+// or by a split launch still running then with that long left (split_runner.cpp), which it then joins;
+// and only once coex's analysis says some kernel of the program may be split. A launch nothing has
+// timed, with none but late devices to take part, runs on home whole, and beside none but them nothing
+// is prepared for a split before they are let in: no analysis, no build on home (launch_planner.cpp).
 #pragma once
 
 #include <CL/cl.h>
@@ -103,9 +104,9 @@ std::set<int> named_late_devices(Services& services, bool policy_waits_for_prepa
 // analysis said some kernel may be split, or by a split that ran long enough, past auto_late_after):
 // the History remembers it, and `devices` (late ones not let in yet, none or some) are let in now,
 // each once: its context is made on its worker, then the program's build for them is posted there,
-// and home's, which beside none but late devices waited for them, with the analysis it runs first (exec/device_kernels.h, prepare_program, in one
-// call: devices of one kind build from one binary); a launch of another program posts that program's
-// as usual. Recorded in the report and in the trace, on each device's track.
+// and home's, which beside none but late devices waited for them (exec/device_kernels.h,
+// prepare_program, in one call: devices of one kind build from one binary); a launch of another
+// program posts that program's as usual. Recorded in the report and in the trace, on each device's track.
 void let_in_late_devices(Services& services, const std::shared_ptr<model::ProgramRecord>& program,
                          cl_context app_context, int home, const std::vector<int>& devices);
 

@@ -6,6 +6,7 @@
 #include <string>
 #include <thread>
 
+#include "config/settings.h"
 #include "exec/late_devices.h"
 #include "exec/split_progress.h"
 #include "sched/history.h"
@@ -46,6 +47,42 @@ TEST(LateDevices, LetInOnlyWhereTheLaunchOutlastsTheirPreparation) {
   // Nothing finished yet after the wait: a long launch; everything finished: none left.
   EXPECT_TRUE(late_work_outlasts({0, 0.0}, 1000, 1.5));
   EXPECT_FALSE(late_work_outlasts({1000, 0.5}, 1000, 0.0));
+}
+
+// What a launch measured on home says of the late devices (exec/late_devices.h, judge_late_devices):
+// min_split_seconds 0.01 s, auto_late_cost 1.5 s.
+TEST(LateDevices, ALaunchLetsThemInOnlyWhereItOrTheProgramRanTheirPreparationsLength) {
+  using coex::exec::judge_late_devices;
+  using coex::exec::LateCall;
+  coex::config::Settings settings;
+  settings.min_split_seconds = 0.01;
+  settings.auto_late_cost = 1.5;
+  {
+    LateDevices late({1}, 0.0);  // auto_late_after gone by at once
+    EXPECT_EQ(judge_late_devices(late, settings, 0.005), LateCall::too_short);  // under min_split_seconds
+    EXPECT_EQ(judge_late_devices(late, settings, 0.3), LateCall::too_short);    // the program has run ~0 s
+    EXPECT_EQ(judge_late_devices(late, settings, 2.0), LateCall::let_in);       // the launch alone pays
+  }
+  {
+    LateDevices late({1}, 0.0);
+    late.seconds_left(LateDevices::Clock::now() - 2s);  // the clock started 2 s ago: the program ran that long
+    EXPECT_EQ(judge_late_devices(late, settings, 0.3), LateCall::let_in);
+    EXPECT_EQ(judge_late_devices(late, settings, 0.005), LateCall::too_short);
+  }
+  {
+    LateDevices late({1}, 3600.0);  // auto_late_after not gone by
+    EXPECT_EQ(judge_late_devices(late, settings, 2.0), LateCall::wait);  // long: a split of it may let them in
+    EXPECT_EQ(judge_late_devices(late, settings, 0.3), LateCall::too_short);
+  }
+}
+
+TEST(LateDevices, KnowsItsDevicesOnceLetIn) {
+  LateDevices late({1, 2}, 0.5);
+  EXPECT_TRUE(late.all_named({1, 2}));
+  EXPECT_FALSE(late.all_named({1, 3}));
+  EXPECT_FALSE(late.all_named({}));
+  late.let_in(1);
+  EXPECT_TRUE(late.all_named({1}));  // let in, still preparing: a late device all the same
 }
 
 TEST(LateDevices, KeepsTheFirstUntimedLaunchesForTheExit) {
