@@ -356,13 +356,13 @@ std::vector<int> others_not_held_back(Services& services, int home, const std::v
   return devices_without(others, devices_held_back(services, home, all, std::nullopt));
 }
 
-// `others` less those held back and those late (exec/late_devices.h) still waiting: the devices a split
-// could take at once, for which coex analyses a program and builds it on home at clBuildProgram. Beside
-// none but late ones, nothing is prepared before a launch lets them in (launch_planner.cpp), unless
-// the History remembers the program as one that let them in (let_in_if_remembered).
-std::vector<int> others_to_prepare_for(Services& services, int home, const std::vector<int>& others,
-                                       const model::ProgramRecord* program = nullptr) {
-  std::vector<int> kept = others_not_held_back(services, home, others);
+// `kept` (others_not_held_back) less the late devices (exec/late_devices.h) still waiting: the devices
+// a split could take at once, for which coex analyses a program and builds it on home at
+// clBuildProgram. Beside none but late ones, nothing is prepared before a launch lets them in
+// (launch_planner.cpp), unless the History remembers the program as one that let them in
+// (let_in_if_remembered).
+std::vector<int> without_waiting(Services& services, int home, const std::vector<int>& kept,
+                                 const model::ProgramRecord* program = nullptr) {
   if (program)
     if (auto history = services.executor().history(); history && history->late_let_in(program->source_hash))
       return kept;
@@ -377,7 +377,7 @@ void prepare_other_devices(Services& services, const std::vector<cl_device_id>& 
   if (!home_and_others(services.devices(), app_devices, home, others)) return;
   // A device held back (devices_held_back) gets its context with its first build; a late one
   // (exec/late_devices.h) once it is let in.
-  const std::vector<int> ready_soon = others_to_prepare_for(services, home, others);
+  const std::vector<int> ready_soon = without_waiting(services, home, others_not_held_back(services, home, others));
   for (int device : ready_soon) make_context_in_background(services, device);
   // With every other device held back or late nothing is analysed before a launch lets one in
   // (analyse_in_background): the load below would only stall the app's build and first launches.
@@ -540,7 +540,7 @@ void analyse_in_background(Services& services, const std::shared_ptr<model::Prog
   // before one was timed long on home, and loading libclang holds the dynamic linker's lock for tens of
   // milliseconds, which the driver's compiles on the app's thread wait for (docs/kernel-analysis.md,
   // "Loading libclang"): the planner asks for the analysis once a launch lets a device in.
-  if (others_to_prepare_for(services, home, others, program.get()).empty()) return;
+  if (without_waiting(services, home, others_not_held_back(services, home, others), program.get()).empty()) return;
   prepare_analysis(services, program, home);
 }
 
@@ -559,7 +559,7 @@ void prebuild_program(Services& services, std::shared_ptr<model::ProgramRecord> 
   // Read while the app's program is sure to be there: a late device of home's kind builds from it
   // once let in.
   read_app_program_binary(services, *program, home, kept);
-  std::vector<int> to_build = others_to_prepare_for(services, home, kept);
+  std::vector<int> to_build = without_waiting(services, home, kept);
   if (to_build.empty()) return;
   to_build.insert(to_build.begin(), home);
   prepare_program(services, program, app_context, home, to_build);

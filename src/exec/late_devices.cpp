@@ -24,6 +24,11 @@ std::vector<int> LateDevices::waiting_among(const std::vector<int>& devices, int
   return out;
 }
 
+void LateDevices::start_clock(Clock::time_point now) {
+  std::lock_guard lock(mutex_);
+  if (!first_) first_ = now;
+}
+
 double LateDevices::seconds_left(Clock::time_point now) {
   std::lock_guard lock(mutex_);
   if (!first_) first_ = now;
@@ -46,8 +51,8 @@ double LateDevices::seconds_since_first(Clock::time_point now) const {
 }
 
 void LateDevices::note_untimed(uint64_t program_hash, const std::string& home_key) {
+  start_clock();
   std::lock_guard lock(mutex_);
-  if (!first_) first_ = Clock::now();
   const std::pair<uint64_t, std::string> launch{program_hash, home_key};
   if (untimed_.size() < kMaxUntimed && std::find(untimed_.begin(), untimed_.end(), launch) == untimed_.end())
     untimed_.push_back(launch);

@@ -48,6 +48,8 @@ class LateDevices {
   // How long until the waiting devices are let in: the first call starts the clock (the first launch
   // that could take one); 0 once auto_late_after has gone by since.
   double seconds_left(Clock::time_point now = Clock::now());
+  // Starts the clock (seconds_left) where nothing has yet.
+  void start_clock(Clock::time_point now = Clock::now());
   // Takes `device` off the waiting list: true at the first call for it.
   bool let_in(int device);
   // Whether `devices` is not empty and each of them a late device, let in or not.

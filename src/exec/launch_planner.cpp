@@ -197,18 +197,17 @@ LaunchDecision plan(Services& services, const std::shared_ptr<model::KernelRecor
   // (auto_late_after), and one as long as that and the device's preparation (auto_late_cost) has the
   // next run of the program let it in at once. Not a launch too small to split: it takes no device.
   LateDevices& late = services.executor().late_devices();
-  auto untimed_beside_late_only = [&](const std::vector<int>& waiting, size_t others_but_home,
-                                      std::optional<double> on_home) {
-    if (waiting.empty() || waiting.size() < others_but_home || launch_items < min_split_items(services, home))
-      return false;
+  // Whether the devices `waiting` (LateDevices::waiting_among) are all of the `others` devices beside
+  // home that could take part.
+  auto late_only = [](const std::vector<int>& waiting, size_t others) {
+    return !waiting.empty() && waiting.size() >= others;
+  };
+  auto untimed_beside_late_only = [&](const std::vector<int>& waiting, size_t others, std::optional<double> on_home) {
+    if (!late_only(waiting, others) || launch_items < min_split_items(services, home)) return false;
     if (on_home) return false;
     for (int device : waiting) services.report().record_late_device(device, std::nullopt);
     late.note_untimed(program->source_hash, home_key);
     return true;
-  };
-  // Whether the devices `waiting` (LateDevices::waiting_among) are all those of `to_build` but home.
-  auto late_only = [&](const std::vector<int>& waiting, const std::vector<int>& to_build) {
-    return !waiting.empty() && waiting.size() + 1 >= to_build.size();
   };
   bool preparing = false;
   bool others_held_back = false;
@@ -227,10 +226,11 @@ LaunchDecision plan(Services& services, const std::shared_ptr<model::KernelRecor
       others_held_back = to_build.size() < 2;
     }
     const std::vector<int> waiting = late.waiting_among(to_build, home);  // none once analysed
+    const size_t others = to_build.empty() ? 0 : to_build.size() - 1;     // home is in to_build
     const std::optional<double> on_home = seconds_on_home();  // read once: a launch's time may land meanwhile
     if (others_held_back) {
       // no info: the launch runs on home as too_small
-    } else if (late_only(waiting, to_build) && on_home && *on_home < services.settings().auto_late_cost &&
+    } else if (late_only(waiting, others) && on_home && *on_home < services.settings().auto_late_cost &&
                !exec_info_set) {
       // Beside none but late devices nothing is prepared, neither the analysis nor home's build, until
       // a launch may let them in: no split can come before (exec/late_devices.h). One nothing has timed
@@ -245,7 +245,7 @@ LaunchDecision plan(Services& services, const std::shared_ptr<model::KernelRecor
       } else {
         too_short_for_late = on_home;
       }
-    } else if (late_only(waiting, to_build) && !on_home && program->late_devices_remembered.load() &&
+    } else if (late_only(waiting, others) && !on_home && program->late_devices_remembered.load() &&
                !program->analysis_waited.exchange(true) &&
                wait_for_analysis(*program, services.settings().auto_analysis_wait)) {
       // The History remembers the program as one that let late devices in (let_in_if_remembered): its
@@ -260,7 +260,7 @@ LaunchDecision plan(Services& services, const std::shared_ptr<model::KernelRecor
       if (!analysed && home >= 0) analyse_traced(services, *program, home, true);
       info = analysed_kernel(*program, kernel->name);
     } else {
-      if (!late_only(waiting, to_build)) prepare_program(services, program, queue_record->context, home, to_build);
+      if (!late_only(waiting, others)) prepare_program(services, program, queue_record->context, home, to_build);
       // The program's first launch large enough to be split waits for the analysis, briefly: it
       // usually ends tens of milliseconds after the app's clBuildProgram, and a launch run on home
       // meanwhile can be most of a short program (benchmarks/binomial over 8 devices: its first of
@@ -271,7 +271,7 @@ LaunchDecision plan(Services& services, const std::shared_ptr<model::KernelRecor
       for (const auto& record : written_buffers(services, args, {})) buffer_bytes += record->size;
       preparing = !(launch_items >= min_split_items(services, home) &&
                     !first_split_moves(services, home, to_build, buffer_bytes, split_seconds)) ||
-                  untimed_beside_late_only(waiting, to_build.size() - 1, on_home) ||  // home in to_build
+                  untimed_beside_late_only(waiting, others, on_home) ||
                   !(!program->analysis_waited.exchange(true) &&
                     wait_for_analysis(*program, services.settings().auto_analysis_wait));
       if (!preparing) info = analysed_kernel(*program, kernel->name);

@@ -169,7 +169,7 @@ cl_int run_split(Executor& executor, LaunchJob& job) {
   const std::vector<int> late_joiners = late.waiting_among(joiners, job.home);
   // A run whose late devices the History's memory let in starts the clock at its first split, if no
   // launch did: its end asks whether the program ran long enough to be remembered again (below).
-  if (late.any_remembered()) late.seconds_left();
+  if (late.any_remembered()) late.start_clock();
   cold |= joiners.size() > late_joiners.size();
   auto late_let_in = std::make_shared<std::atomic<bool>>(false);
   record.planned_by = policy->planned_by();
