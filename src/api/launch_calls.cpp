@@ -174,7 +174,8 @@ cl_int CL_API_CALL enqueue_ndrange(cl_command_queue queue, cl_kernel kernel, cl_
   if (timed) record_safely("clEnqueueNDRangeKernel", [] { rt().executor().home_launch_times().release_done(); });
   // A launch timed from a drained queue starts at its enqueue already.
   cl_event started = timed && !decision.time_drained ? start_marker(queue, decision.home) : nullptr;
-  const auto enqueued = std::chrono::steady_clock::now();
+  // Only a launch timed on home needs the time of its enqueue.
+  const auto enqueued = timed ? std::chrono::steady_clock::now() : std::chrono::steady_clock::time_point{};
   cl_int err =
       cl().clEnqueueNDRangeKernel(queue, kernel, work_dim, offset, global, local, num_wait, wait_list, event_out);
   if (err == CL_SUCCESS && timed && event_out && *event_out)

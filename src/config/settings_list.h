@@ -249,10 +249,11 @@ COEX_POLICY_PARAM(Int, auto_probe_streak, 3, (1, 1000),
                   "follows a split moves what changed at the parts' edges: the verdict reads the latter when "
                   "there is one.")
 COEX_POLICY_PARAM(Double, auto_probe_cost, 0.05, (0.0, 1000.0),
-                  "auto: a probe (a split made again to re-measure it) is skipped while that split was last "
-                  "measured to take longer than the home device alone by more than this fraction of home's "
-                  "time over the launches since the previous probe; the gaps between probes double, so it "
-                  "comes later. 0 also lets a kernel's first launches take one slow split for a verdict.")
+                  "auto: a probe (a split made again to re-measure it, auto_probe_streak launches in a row) "
+                  "is skipped while those splits were last measured to take longer than the home device alone "
+                  "by more than this fraction of home's time over the launches since the previous probe; the "
+                  "gaps between probes double, so it comes later. 0 also lets a kernel's first launches take "
+                  "one slow split for a verdict.")
 // Read by the executor's planner, not by a policy: a plain setting.
 COEX_SETTING(Double, auto_wait_seconds, 0.05, (0.0, kNoLimit),
              "auto: a launch waits for what a split needs once (coex's analysis of the program, its builds on the "

@@ -120,9 +120,12 @@ std::vector<report::ReportDevice> DeviceSet::report_entries() const {
 }
 
 bool DeviceSet::note_home(int index) {
+  const uint64_t bit = index >= 0 && index < 64 ? uint64_t{1} << index : 0;
+  if (bit && (home_bits_.load(std::memory_order_acquire) & bit)) return false;
   std::lock_guard lock(mutex_);
   if (index < 0 || std::find(homes_.begin(), homes_.end(), index) != homes_.end()) return false;
   homes_.push_back(index);
+  home_bits_.fetch_or(bit, std::memory_order_release);
   return true;
 }
 

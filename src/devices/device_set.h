@@ -6,6 +6,8 @@
 #include <CL/cl_icd.h>
 
 #include <algorithm>
+#include <atomic>
+#include <cstdint>
 #include <map>
 #include <mutex>
 #include <set>
@@ -121,6 +123,8 @@ class DeviceSet {
   std::map<int, Shadow> shadows_;
   std::map<std::tuple<cl_context, cl_device_id, HomeQueue>, cl_command_queue> home_queues_;
   std::vector<int> homes_;
+  // homes_' indices under 64 as bits, read without the lock: note_home runs at every launch left on home.
+  std::atomic<uint64_t> home_bits_{0};
 };
 
 }  // namespace coex::devices

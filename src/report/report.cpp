@@ -141,11 +141,14 @@ void ReportRecorder::add_device_work(KernelTotals& totals, int device, uint64_t 
 }
 
 ReportRecorder::KernelTotals& ReportRecorder::totals_of(const std::string& kernel) {
+  // The kernel of the launch before, without hashing its name: a program of many small launches repeats one.
+  if (last_kernel_ < kernels_.size() && kernels_[last_kernel_].name == kernel) return kernels_[last_kernel_];
   auto [it, inserted] = kernel_index_.try_emplace(kernel, kernels_.size());
   if (inserted) {
     kernels_.emplace_back();
     kernels_.back().name = kernel;
   }
+  last_kernel_ = it->second;
   return kernels_[it->second];
 }
 

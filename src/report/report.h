@@ -208,13 +208,14 @@ class ReportRecorder {
   std::unordered_map<std::string, std::vector<std::string>> arg_names_;
   std::vector<KernelTotals> kernels_;
   std::unordered_map<std::string, size_t> kernel_index_;
+  size_t last_kernel_ = SIZE_MAX;  // totals_of's last answer, in kernels_
   uint64_t bytes_home_on_demand_ = 0;
   uint64_t bytes_fetched_on_demand_ = 0;
   struct Builds {
     uint64_t count = 0, failed = 0, from_binary = 0;
     double seconds = 0;
   };
-  std::vector<std::pair<int, Builds>> builds_;  // by device, sorted by index
+  std::vector<std::pair<int, Builds>> builds_;         // by device, sorted by index
   std::map<int, std::optional<double>> late_devices_;  // record_late_device's
   LaunchObserver launch_observer_;
   bool has_launch_observer_ = false;                   // under mutex_, as launch_observer_

@@ -64,7 +64,9 @@ void History::record_chunk(const std::string& kernel_key, uint64_t global_size, 
   const double seconds = timing.seconds();
   if (!(groups > 0) || !(seconds >= 0) || !std::isfinite(seconds)) return;
   std::lock_guard<std::mutex> lock(mutex_);
-  DeviceRecord& d = touch(kernel_key, global_size).devices[timing.chunk.device];
+  Entry& e = touch(kernel_key, global_size);
+  settle_decay(e);
+  DeviceRecord& d = e.devices[timing.chunk.device];
   d.groups += groups;
   d.seconds += seconds;
   ++d.chunks;
@@ -92,24 +94,35 @@ std::optional<uint64_t> History::count_unsplit_launch(const std::string& kernel_
   return number;
 }
 
-void History::count_launch(Entry& e) {
-  ++e.launches;
-  for (auto& [device, d] : e.devices) {
-    if (d.groups < 1e-100) continue;  // a device long absent: its (negligible) weight stays finite
-    d.groups *= kLaunchDecay;
-    d.seconds *= kLaunchDecay;
-  }
+void History::count_launch(Entry& e) { ++e.launches; }
+
+namespace {
+
+// Weights under this are not decayed further: a device or split set long absent keeps a finite mean.
+constexpr double kNegligibleWeight = 1e-100;
+
+// `k` launches' decay of a decayed sum and its weight: both multiplied by kLaunchDecay at each launch
+// while the weight stays at or above kNegligibleWeight.
+void decay_pair(double& sum, double& weight, uint64_t k) {
+  if (k == 0 || !(weight >= kNegligibleWeight)) return;
+  // The launches until the weight falls under kNegligibleWeight: the first j with weight x decay^j under it.
+  const double to_negligible = std::floor(std::log(weight / kNegligibleWeight) / -std::log(History::kLaunchDecay)) + 1;
+  const double factor = std::pow(History::kLaunchDecay, std::min(static_cast<double>(k), to_negligible));
+  sum *= factor;
+  weight *= factor;
+}
+
+}  // namespace
+
+void History::settle_decay(Entry& e) {
+  const uint64_t k = e.launches - std::min(e.launches, e.decayed_launches);
+  e.decayed_launches = e.launches;
+  if (k == 0) return;
+  for (auto& [device, d] : e.devices) decay_pair(d.seconds, d.groups, k);
   for (auto& [devices, split] : e.splits) {
-    if (split.weight < 1e-100) continue;  // as above: the mean stays finite
-    split.seconds *= kLaunchDecay;
-    split.weight *= kLaunchDecay;
-    if (split.steady_weight >= 1e-100) {
-      split.steady *= kLaunchDecay;
-      split.steady_weight *= kLaunchDecay;
-    }
-    if (split.alone_weight < 1e-100) continue;
-    split.alone *= kLaunchDecay;
-    split.alone_weight *= kLaunchDecay;
+    decay_pair(split.seconds, split.weight, k);
+    decay_pair(split.steady, split.steady_weight, k);
+    decay_pair(split.alone, split.alone_weight, k);
   }
 }
 
@@ -166,7 +179,9 @@ void History::record_split_launch(const std::string& kernel_key, uint64_t global
                                   double seconds, std::optional<double> home_alone, bool follows_split) {
   if (!(seconds >= 0) || !std::isfinite(seconds) || devices.empty()) return;
   std::lock_guard<std::mutex> lock(mutex_);
-  SplitRecord& r = touch(kernel_key, global_size).splits[device_set(std::move(devices))];
+  Entry& e = touch(kernel_key, global_size);
+  settle_decay(e);
+  SplitRecord& r = e.splits[device_set(std::move(devices))];
   r.seconds += seconds;
   r.weight += 1;
   ++r.count;

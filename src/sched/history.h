@@ -47,7 +47,7 @@ struct ChunkSample {
 
 class History {
  public:
-  // Samples kept per (kernel, size, device); decay applied to the throughput sums at each launch's end.
+  // Samples kept per (kernel, size, device); the sums decay by kLaunchDecay at each launch counted.
   static constexpr size_t kMaxSamples = 32;
   static constexpr double kLaunchDecay = 0.3;
   // Split launch times kept per (kernel, size, set of devices), for split_launch_seconds' median.
@@ -267,7 +267,10 @@ class History {
     DeviceShares layout_shares;
     std::map<std::vector<int>, SplitRecord> splits;  // by the sorted set of devices taking part
     uint64_t launches = 0;
-    uint64_t planned = 0;      // plan_launch's next number; not in the file (the launches count is)
+    // The launches whose decay the sums above hold (settle_decay): count_launch only counts, so that a
+    // launch left on home costs the same over eight devices and their many split sets as over two.
+    uint64_t decayed_launches = 0;
+    uint64_t planned = 0;  // plan_launch's next number; not in the file (the launches count is)
     // The last launch plan_split saw, and its devices; not in the file.
     std::optional<uint64_t> last_split;
     std::vector<int> last_split_devices;
@@ -275,9 +278,9 @@ class History {
     uint64_t last_split_writes = 0;
     uint64_t probe_origin = 0;                // the launches at load, or restart_probes'; not in the file
     std::optional<uint64_t> last_cold_split;  // note_cold_split's; not in the file
-    AutoTrack auto_track;      // not in the file
-    LayoutTrack layout_track;  // not in the file
-    PlbhecTrack plbhec_track;  // not in the file
+    AutoTrack auto_track;                     // not in the file
+    LayoutTrack layout_track;                 // not in the file
+    PlbhecTrack plbhec_track;                 // not in the file
     uint64_t last_use = 0;
   };
   using Key = std::pair<std::string, uint64_t>;
@@ -297,7 +300,10 @@ class History {
   Entry& touch(const std::string& kernel_key, uint64_t global_size);  // creates; caller holds the lock
   // The split record over exactly `devices` at that size, or null; the caller holds the lock.
   const SplitRecord* split_record(const std::string& kernel_key, uint64_t global_size, std::vector<int> devices) const;
-  void count_launch(Entry& e);  // note_launch's count and decay; caller holds the lock
+  void count_launch(Entry& e);  // note_launch's count; caller holds the lock
+  // Applies the decay of the launches counted since the last settlement to the entry's sums: before a
+  // sum grows, and for the file. A mean (a sum over its weight) does not change by it.
+  static void settle_decay(Entry& e);
   // set_regular's and judge_regular's record of a judgement; the caller holds the lock.
   void keep_regular(const std::string& kernel_key, bool regular);
   // `devices` sorted, each once: the key of a set of devices.

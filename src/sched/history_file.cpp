@@ -97,6 +97,7 @@ bool History::load(const std::string& path, std::string* error, std::string* not
       // program of 300 launches probed once in its second run (at 320), never from its fourth, so
       // that a verdict for home one run made held for the runs after it.
       e.probe_origin = e.launches;
+      e.decayed_launches = e.launches;
       e.last_use = k.value("last_use", uint64_t{0});
       clock = std::max(clock, e.last_use);
       for (const auto& [dev, share] : k.at("shares").items()) e.shares[std::stoi(dev)] = share.get<double>();
@@ -207,7 +208,9 @@ bool History::save(const std::string& path, std::string* error) const {
     doc["version"] = kVersion;
     doc["devices"] = signature_;
     nlohmann::json kernels = nlohmann::json::array();
-    for (const auto& [key, e] : entries_) {
+    for (const auto& [key, kept] : entries_) {
+      Entry e = kept;  // the sums as the launches counted so far decayed them
+      settle_decay(e);
       nlohmann::json k;
       k["kernel"] = key.first;
       k["global_size"] = key.second;

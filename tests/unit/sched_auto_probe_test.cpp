@@ -35,6 +35,24 @@ TEST(AutoSplitCost, ProbesFollowTheLaunchNumberGivenAtEnqueue) {
   EXPECT_TRUE(auto_probe(h, shape(0, 40), PolicyParams{}));
 }
 
+// The probes' launches by their definition (probe_interval x 1, 2, 4, ... each starting a streak of
+// auto_probe_streak), against is_probe_number's one division.
+TEST(AutoSplitCost, ProbeNumbersAreTheStreaksFromEachDoublingOfTheInterval) {
+  for (int64_t interval : {1, 3, 10, 64}) {
+    for (int64_t streak : {1, 3, 5, 20}) {
+      PolicyParams params;
+      params.probe_interval = interval;
+      params.auto_probe_streak = streak;
+      std::vector<bool> probe(5000, false);
+      for (uint64_t start = uint64_t(interval); start < probe.size(); start *= 2)
+        for (uint64_t n = start; n < start + uint64_t(streak) && n < probe.size(); ++n) probe[n] = true;
+      for (uint64_t n = 0; n < probe.size(); ++n)
+        ASSERT_EQ(is_probe_number(n, params), probe[n])
+            << "launch " << n << ", interval " << interval << ", streak " << streak;
+    }
+  }
+}
+
 TEST(AutoSplitCost, AProbeMakesTheSplitThatWasMeasuredNotToPay) {
   // Two GPUs and a CPU 300x slower: the models leave the CPU out (under auto_min_share).
   History h;
@@ -58,15 +76,22 @@ TEST(AutoSplitCost, AProbeMakesTheSplitThatWasMeasuredNotToPay) {
 TEST(AutoSplitCost, AProbeWaitsUntilTheLaunchesSinceTheLastOnePayForIt) {
   History h;
   record_models_predicting_a_gain(h);
-  // The split took 4x home alone: a probe costs 3x home alone, 60 launches' worth of 5% each.
+  // The split took 4x home alone: a probe, a streak of three such splits, costs 9x home alone, 180
+  // launches' worth of 5% each.
   record_steady_splits(h, {0, 1}, 4 * kHomeAlone);
   const std::vector<int> home_only{0}, split{0, 1};
   EXPECT_EQ(auto_paying_devices(h, shape(0, 10), {0, 1}, PolicyParams{}), home_only);   // 10 launches since
-  EXPECT_EQ(auto_paying_devices(h, shape(0, 40), {0, 1}, PolicyParams{}), home_only);   // 20
   EXPECT_EQ(auto_paying_devices(h, shape(0, 80), {0, 1}, PolicyParams{}), home_only);   // 40
-  EXPECT_EQ(auto_paying_devices(h, shape(0, 160), {0, 1}, PolicyParams{}), split);      // 80: 4 ms of probe
-  EXPECT_EQ(auto_paying_devices(h, shape(0, 162), {0, 1}, PolicyParams{}), split);      // its streak
-  EXPECT_EQ(auto_paying_devices(h, shape(0, 163), {0, 1}, PolicyParams{}), home_only);  // not a probe
+  EXPECT_EQ(auto_paying_devices(h, shape(0, 160), {0, 1}, PolicyParams{}), home_only);  // 80
+  EXPECT_EQ(auto_paying_devices(h, shape(0, 320), {0, 1}, PolicyParams{}), home_only);  // 160
+  EXPECT_EQ(auto_paying_devices(h, shape(0, 640), {0, 1}, PolicyParams{}), split);      // 320: 16 ms for 9 ms of probes
+  EXPECT_EQ(auto_paying_devices(h, shape(0, 642), {0, 1}, PolicyParams{}), split);      // its streak
+  EXPECT_EQ(auto_paying_devices(h, shape(0, 643), {0, 1}, PolicyParams{}), home_only);  // not a probe
+  // One split a probe: the launches since it pay for a third as much.
+  PolicyParams single;
+  single.auto_probe_streak = 1;
+  EXPECT_EQ(auto_paying_devices(h, shape(0, 80), {0, 1}, single), home_only);  // 40
+  EXPECT_EQ(auto_paying_devices(h, shape(0, 160), {0, 1}, single), split);     // 80: 4 ms for 3 ms of probe
   // A split measured cheap costs nothing to probe again.
   History cheap;
   record_models_predicting_a_gain(cheap);
@@ -95,13 +120,13 @@ void expect_probes(const AutoPolicy& policy, uint64_t first, uint64_t last,
 }
 
 // A verdict that turned against splits that paid (launch 101 split, no probe; the splits since measured
-// 1.2 x home alone) keeps launch 102 on home, and the probes count again from it: launch 112 is one,
-// where counted from the kernel's first launch the next would be 160. A verdict for home after a
-// probe's streak leaves the count as it was: the next probe is at 122.
+// 1.1 x home alone: its probes, three splits 0.1 x home beyond it each, fit the 5% of ten launches) keeps launch 102 on
+// home, and the probes count again from it: launch 112 is one, where counted from the kernel's first launch the next
+// would be 160. A verdict for home after a probe's streak leaves the count as it was: the next probe is at 122.
 TEST(AutoGate, AVerdictThatTurnedIsProbedAgainSoon) {
   auto h = std::make_shared<History>();
   record_models_predicting_a_gain(*h);
-  for (int i = 0; i < 2; ++i) h->record_split_launch("k", kSize, {0, 1}, 1.2 * kHomeAlone, kHomeAlone, true);
+  for (int i = 0; i < 2; ++i) h->record_split_launch("k", kSize, {0, 1}, 1.1 * kHomeAlone, kHomeAlone, true);
   AutoPolicy policy(PolicyParams{}, h, {});
   for (uint64_t n = 0; n <= 101; ++n) h->plan_launch("k", kSize);
   h->plan_split("k", kSize, 101, {0, 1});
@@ -117,7 +142,7 @@ TEST(AutoGate, ALaterRunProbesFromItsOwnFirstLaunch) {
   {
     History first("sig");
     record_models_predicting_a_gain(first);
-    for (int i = 0; i < 2; ++i) first.record_split_launch("k", kSize, {0, 1}, 1.2 * kHomeAlone, kHomeAlone, true);
+    for (int i = 0; i < 2; ++i) first.record_split_launch("k", kSize, {0, 1}, 1.1 * kHomeAlone, kHomeAlone, true);
     for (int i = 0; i < 300; ++i) first.note_launch("k", kSize);
     ASSERT_TRUE(first.save(file));
   }

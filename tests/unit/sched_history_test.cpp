@@ -75,6 +75,35 @@ TEST(History, RecentLaunchesWeighMore) {
   EXPECT_NEAR(*h.throughput("k", 1, 0), 330 / 1.23, 1e-9);
 }
 
+// The decay of many launches at once (History::settle_decay) is the decay launch by launch: two launches
+// between the samples weigh the first 0.09; after thousands the first counts for nothing, and a split
+// set measured once keeps its time and stays measured (the weights stop decaying before they vanish),
+// in memory and through the file.
+TEST(History, TheDecayOfManyLaunchesIsTheDecayOfEach) {
+  History h("sig");
+  h.record_chunk("k", 1, timing(0, 100, 0.1));
+  h.note_launch("k", 1);
+  h.note_launch("k", 1);
+  h.record_chunk("k", 1, timing(0, 100, 0.4));
+  EXPECT_NEAR(*h.throughput("k", 1, 0), (0.09 * 100 + 100) / (0.09 * 0.1 + 0.4), 1e-9);
+  h.record_split_launch("k", 1, {0, 1}, 0.02, 0.01);
+  for (int i = 0; i < 5000; ++i) h.note_launch("k", 1);
+  h.record_chunk("k", 1, timing(0, 100, 0.2));
+  EXPECT_NEAR(*h.throughput("k", 1, 0), 500.0, 1e-9);
+  ASSERT_TRUE(h.split_launch_seconds("k", 1, {0, 1}).has_value());
+  EXPECT_NEAR(*h.split_launch_seconds("k", 1, {0, 1}), 0.02, 1e-12);
+  const std::string file = ::testing::TempDir() + "coex_history_decay_" + std::to_string(::getpid()) + ".json";
+  ASSERT_TRUE(h.save(file));
+  History loaded("sig");
+  ASSERT_TRUE(loaded.load(file));
+  std::remove(file.c_str());
+  EXPECT_NEAR(*loaded.throughput("k", 1, 0), 500.0, 1e-9);
+  EXPECT_NEAR(*loaded.split_launch_seconds("k", 1, {0, 1}), 0.02, 1e-12);
+  const auto above = loaded.split_above("k", 0, {0, 1});
+  ASSERT_TRUE(above.has_value());
+  EXPECT_NEAR(above->second, 0.01, 1e-12);  // home alone's mean, from weights decayed 5,000 launches
+}
+
 TEST(History, SamplesLaunchesSharesRegularity) {
   History h;
   for (int i = 1; i <= 40; ++i) h.record_chunk("k", 8, timing(2, static_cast<uint64_t>(i), 0.01 * i, 0.001));
