@@ -246,20 +246,50 @@ std::optional<double> home_alone_seconds(const History& history, const LaunchSha
 
 namespace {
 
+// A split measured to take this many times home alone is hopeless: steadily (after a split over the same
+// devices), or by switches alone (each of which moves the devices' parts of the data first).
+constexpr double kHopelessSplit = 3.0;
+constexpr double kHopelessSwitch = 10.0;
+
+// Of the sets within `devices` (and holding home) measured at this size, the one measured nearest home
+// alone, where even that one was hopeless: more devices add their fixed costs to a launch whose
+// work is a small part of what its splits cost. Over eight single-threaded PoCL devices whose builds
+// ended one after another, benchmarks/stencil1d's launches of 10 us were split once more, cold, at
+// each new set of devices ready (14 of its 32 splits, the others probes), each split 0.3 to 1.5 ms.
+std::optional<History::MeasuredSplit> hopeless_subset(const History& history, const LaunchShape& shape,
+                                                      const std::vector<int>& devices, double alone) {
+  if (shape.home < 0 || !(alone > 0)) return std::nullopt;
+  std::optional<History::MeasuredSplit> nearest;
+  for (auto& measured : history.splits_within(shape.kernel_key, shape.global_size, devices)) {
+    if (!std::binary_search(measured.devices.begin(), measured.devices.end(), shape.home)) continue;
+    if (!nearest || measured.seconds < nearest->seconds) nearest = std::move(measured);
+  }
+  if (!nearest) return std::nullopt;
+  const double hopeless = nearest->steady > 0 ? kHopelessSplit : kHopelessSwitch;
+  return nearest->seconds >= hopeless * alone ? nearest : std::nullopt;
+}
+
 // A split launch over `devices` and the same launch on home alone: (split, home alone) in seconds, as
 // measured and estimated at this size; where no split over that set was measured at this size, at the
 // nearest larger size of the kernel where one over that set or more devices was (with home's estimate
 // recorded then). A split costs about as much at a smaller size while its gain shrinks with the work,
 // and fewer devices gain less: a factorization's launches shrink at every step (benchmarks/lu,
 // gram_schmidt), and each new size was split once to be measured; over 8 devices, where the models
-// drop a device every few sizes, lu split 99 of its 2,046 launches until any superset counted.
+// drop a device every few sizes, lu split 99 of its 2,046 launches until any superset counted. Where
+// neither was measured, a set within `devices` measured hopeless at this size stands for it
+// (hopeless_subset).
 std::optional<std::pair<double, double>> split_against_home(const History& history, const LaunchShape& shape,
                                                             const std::vector<int>& devices) {
   const auto split = history.split_launch_seconds(shape.kernel_key, shape.global_size, devices);
-  if (!split) return history.split_above(shape.kernel_key, shape.global_size, devices);
+  if (!split) {
+    if (auto above = history.split_above(shape.kernel_key, shape.global_size, devices)) return above;
+  }
   const auto alone = home_alone_seconds(history, shape);
   if (!alone) return std::nullopt;
-  return std::make_pair(*split, *alone);
+  if (split) return std::make_pair(*split, *alone);
+  // Not measured at all, but a set within it was, hopelessly: no more is hoped of this one.
+  if (auto within = hopeless_subset(history, shape, devices, *alone)) return std::make_pair(within->seconds, *alone);
+  return std::nullopt;
 }
 
 // Whether the split launches over exactly `paying` were measured, whole, to be no faster than
@@ -307,10 +337,21 @@ GateEvidence gate_evidence(const History& history, const LaunchShape& shape, con
   GateEvidence evidence;
   evidence.paying = paying_by_models(history, shape, devices, params);
   evidence.not_worth_it = split_measured_not_to_pay(history, shape, devices, evidence.paying, params);
+  evidence.measured = evidence.paying;
   evidence.split_seconds = history.split_launch_seconds(shape.kernel_key, shape.global_size, evidence.paying);
   evidence.steady_splits = history.steady_splits_measured(shape.kernel_key, shape.global_size, evidence.paying);
   evidence.splits = history.splits_measured(shape.kernel_key, shape.global_size, evidence.paying);
   evidence.home_seconds = home_alone_seconds(history, shape);
+  // The verdict came from a hopeless set within `paying`: its figures are the evidence (and, as for
+  // a set measured hopeless itself, no first split is made again: auto_gate).
+  if (evidence.not_worth_it && !evidence.split_seconds && evidence.home_seconds &&
+      !history.split_above(shape.kernel_key, shape.global_size, evidence.paying))
+    if (auto within = hopeless_subset(history, shape, evidence.paying, *evidence.home_seconds)) {
+      evidence.measured = within->devices;
+      evidence.split_seconds = within->seconds;
+      evidence.steady_splits = within->steady;
+      evidence.splits = within->count;
+    }
   return evidence;
 }
 
@@ -319,7 +360,7 @@ GateVerdict auto_gate(const History& history, const LaunchShape& shape, const st
   GateVerdict verdict;
   const std::vector<int>& paying = evidence.paying;
   const bool not_worth_it = evidence.not_worth_it;
-  verdict.measured_devices = paying;
+  verdict.measured_devices = evidence.measured;
   verdict.split_seconds = evidence.split_seconds;
   verdict.home_seconds = evidence.home_seconds;
   verdict.devices = not_worth_it ? std::vector<int>{shape.home} : paying;
@@ -342,8 +383,6 @@ GateVerdict auto_gate(const History& history, const LaunchShape& shape, const st
   // Where no split was steady yet (an app that writes between its launches never makes one), at most
   // auto_probe_streak switches are measured so; the splits still running count too (an app enqueues
   // its launches before the first ends).
-  constexpr double kHopelessSplit = 3.0;
-  constexpr double kHopelessSwitch = 10.0;
   constexpr size_t kSteadyForVerdict = 2;
   const uint64_t streak = static_cast<uint64_t>(std::max<int64_t>(1, params.auto_probe_streak));
   const uint64_t first_splits = evidence.steady_splits > 0 ? 2 * streak : streak;

@@ -89,6 +89,9 @@ struct GateEvidence {
   uint64_t splits = 0;  // splits over `paying` measured at this size, steady or not (History::splits_measured)
   std::optional<double> split_seconds;
   std::optional<double> home_seconds;
+  // The set the three figures above are of: `paying`, or a set within it measured hopeless when
+  // `paying` was not measured (the gate's verdict then stands on that one's).
+  std::vector<int> measured;
 };
 GateEvidence gate_evidence(const History& history, const LaunchShape& shape, const std::vector<int>& devices,
                            const PolicyParams& params);
@@ -170,10 +173,10 @@ class AutoPolicy : public Policy {
   LaunchShape shape_;              // this launch's
   int home_ = -1;
   std::pair<std::string, uint64_t> key_;
-  std::map<int, double> finish_;  // per device, end of its last chunk in this launch
-  bool cold_ = false;             // some chunk was a device's first run of the kernel (compiled then)
-  bool same_layout_ = false;      // the last split of the kernel and size was planned by the same choice
-  double away_seconds_ = 0;       // this launch's chunks on devices other than home: their time
+  std::map<int, double> finish_;      // per device, end of its last chunk in this launch
+  bool cold_ = false;                 // some chunk was a device's first run of the kernel (compiled then)
+  bool same_layout_ = false;          // the last split of the kernel and size was planned by the same choice
+  double away_seconds_ = 0;           // this launch's chunks on devices other than home: their time
   double away_transfer_seconds_ = 0;  // and the part of it spent moving data
 };
 

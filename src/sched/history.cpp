@@ -221,6 +221,20 @@ std::optional<std::pair<double, double>> History::split_above(const std::string&
   return std::nullopt;
 }
 
+std::vector<History::MeasuredSplit> History::splits_within(const std::string& kernel_key, uint64_t global_size,
+                                                           std::vector<int> devices) const {
+  const std::vector<int> set = device_set(std::move(devices));
+  std::lock_guard<std::mutex> lock(mutex_);
+  std::vector<MeasuredSplit> out;
+  auto e = entries_.find(KeyRef{kernel_key, global_size});
+  if (e == entries_.end()) return out;
+  for (const auto& [measured, r] : e->second.splits)
+    if (measured.size() >= 2 && measured != set && r.weight > 0 &&
+        std::includes(set.begin(), set.end(), measured.begin(), measured.end()))
+      out.push_back({measured, r.estimate(), r.recent_steady.size(), r.count});
+  return out;
+}
+
 const History::SplitRecord* History::split_record(const std::string& kernel_key, uint64_t global_size,
                                                   std::vector<int> devices) const {
   auto e = entries_.find(KeyRef{kernel_key, global_size});

@@ -132,6 +132,17 @@ class History {
   // split's time as split_launch_seconds says it there, and the decayed mean of home alone's estimates.
   std::optional<std::pair<double, double>> split_above(const std::string& kernel_key, uint64_t global_size,
                                                        std::vector<int> devices) const;
+  // A split set measured at one size: its split_launch_seconds, steady_splits_measured and splits_measured.
+  struct MeasuredSplit {
+    std::vector<int> devices;
+    double seconds = 0;
+    size_t steady = 0;
+    uint64_t count = 0;
+  };
+  // The sets of two or more devices measured at this size that lie within `devices`, `devices` itself
+  // left out.
+  std::vector<MeasuredSplit> splits_within(const std::string& kernel_key, uint64_t global_size,
+                                           std::vector<int> devices) const;
   // Split launches of that kernel and size planned but not ended (in memory only, not in the file).
   void split_started(const std::string& kernel_key, uint64_t global_size);
   void split_ended(const std::string& kernel_key, uint64_t global_size);
