@@ -256,9 +256,15 @@ constexpr double kHopelessSwitch = 10.0;
 // work is a small part of what its splits cost. Over eight single-threaded PoCL devices whose builds
 // ended one after another, benchmarks/stencil1d's launches of 10 us were split once more, cold, at
 // each new set of devices ready (14 of its 32 splits, the others probes), each split 0.3 to 1.5 ms.
+// Only where `devices` are all of home's kind (LaunchShape::device_kinds): among devices of unequal
+// paces a part can be hopeless by a slow device's share, which a larger set's models shrink (a CPU
+// beside a GPU, before a second GPU is ready).
 std::optional<History::MeasuredSplit> hopeless_subset(const History& history, const LaunchShape& shape,
                                                       const std::vector<int>& devices, double alone) {
   if (shape.home < 0 || !(alone > 0)) return std::nullopt;
+  const int home_kind = kind_of(shape.device_kinds, shape.home);
+  for (int d : devices)
+    if (kind_of(shape.device_kinds, d) != home_kind) return std::nullopt;
   std::optional<History::MeasuredSplit> nearest;
   for (auto& measured : history.splits_within(shape.kernel_key, shape.global_size, devices)) {
     if (!std::binary_search(measured.devices.begin(), measured.devices.end(), shape.home)) continue;

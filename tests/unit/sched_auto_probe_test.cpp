@@ -73,37 +73,48 @@ TEST(AutoSplitCost, AProbeMakesTheSplitThatWasMeasuredNotToPay) {
   EXPECT_EQ(auto_paying_devices(h, shape(0, 20), {0, 1, 2}, free_probes), (std::vector<int>{0, 1}));
 }
 
-// A set of devices never measured whose part, home with another device, was measured hopeless (3x home
-// alone, steadily): more devices only add their fixed costs, so the launch stays on home, with the
-// verdict on that part's measurement; its probe waits as that part's cost says. A part that was not
-// hopeless says nothing of the whole: the whole is split, to be measured.
+// A set of equal devices never measured whose part, home with another device, was measured hopeless (3x
+// home alone, steadily): more devices only add their fixed costs, so the launch stays on home, with
+// the verdict on that part's measurement; its probe waits as that part's cost says. A part that was
+// not hopeless, or devices of unequal kinds, say nothing of the whole: the whole is split, to be
+// measured.
 TEST(AutoSplitCost, ASetWithinTheDevicesMeasuredHopelessKeepsTheLaunchOnHome) {
   History h;
   record_models_predicting_a_gain(h);
   record_line(h, 2, kSlower);
   record_steady_splits(h, {0, 1}, 4 * kHomeAlone);
   const std::vector<int> all{0, 1, 2};
-  const GateVerdict verdict = auto_gate(h, shape(0, 9), all, PolicyParams{});
+  // Three devices of one kind (the rule holds among equal devices only; below, another kind).
+  auto equal = [](std::optional<uint64_t> number) {
+    LaunchShape s = shape(0, number);
+    s.device_kinds = {0, 0, 0};
+    return s;
+  };
+  const GateVerdict verdict = auto_gate(h, equal(9), all, PolicyParams{});
   EXPECT_EQ(verdict.devices, std::vector<int>{0});
   EXPECT_EQ(verdict.measured_devices, (std::vector<int>{0, 1}));
   ASSERT_TRUE(verdict.split_seconds.has_value());
   EXPECT_NEAR(*verdict.split_seconds, 4 * kHomeAlone, 1e-12);
   EXPECT_FALSE(verdict.probe);
   // Its probes: as for {0, 1} itself (AProbeWaitsUntilTheLaunchesSinceTheLastOnePayForIt).
-  EXPECT_EQ(auto_paying_devices(h, shape(0, 320), all, PolicyParams{}), std::vector<int>{0});
-  EXPECT_EQ(auto_paying_devices(h, shape(0, 640), all, PolicyParams{}), all);
+  EXPECT_EQ(auto_paying_devices(h, equal(320), all, PolicyParams{}), std::vector<int>{0});
+  EXPECT_EQ(auto_paying_devices(h, equal(640), all, PolicyParams{}), all);
+  // Devices of unequal kinds: the part says nothing of the whole.
+  LaunchShape unequal = shape(0, 9);
+  unequal.device_kinds = {0, 1, 0};
+  EXPECT_EQ(auto_paying_devices(h, unequal, all, PolicyParams{}), all);
   // A part measured at 2x home alone (steadily): no verdict on the whole.
   History near;
   record_models_predicting_a_gain(near);
   record_line(near, 2, kSlower);
   record_steady_splits(near, {0, 1}, 2 * kHomeAlone);
-  EXPECT_EQ(auto_paying_devices(near, shape(0, 9), all, PolicyParams{}), all);
+  EXPECT_EQ(auto_paying_devices(near, equal(9), all, PolicyParams{}), all);
   // Nor a part without home, however slow.
   History other;
   record_models_predicting_a_gain(other);
   record_line(other, 2, kSlower);
   record_steady_splits(other, {1, 2}, 20 * kHomeAlone);
-  EXPECT_EQ(auto_paying_devices(other, shape(0, 9), all, PolicyParams{}), all);
+  EXPECT_EQ(auto_paying_devices(other, equal(9), all, PolicyParams{}), all);
 }
 
 TEST(AutoSplitCost, AProbeWaitsUntilTheLaunchesSinceTheLastOnePayForIt) {
