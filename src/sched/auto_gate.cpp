@@ -284,30 +284,41 @@ std::optional<History::MeasuredSplit> hopeless_subset(const History& history, co
 // drop a device every few sizes, lu split 99 of its 2,046 launches until any superset counted. Where
 // neither was measured, a set within `devices` measured hopeless at this size stands for it
 // (hopeless_subset).
-std::optional<std::pair<double, double>> split_against_home(const History& history, const LaunchShape& shape,
-                                                            const std::vector<int>& devices) {
+struct SplitAgainstHome {
+  double split = 0;
+  double alone = 0;
+  std::optional<History::MeasuredSplit> within;  // the hopeless set within that the times are of
+};
+std::optional<SplitAgainstHome> split_against_home(const History& history, const LaunchShape& shape,
+                                                   const std::vector<int>& devices) {
   const auto split = history.split_launch_seconds(shape.kernel_key, shape.global_size, devices);
   if (!split) {
-    if (auto above = history.split_above(shape.kernel_key, shape.global_size, devices)) return above;
+    if (auto above = history.split_above(shape.kernel_key, shape.global_size, devices))
+      return SplitAgainstHome{above->first, above->second, std::nullopt};
   }
   const auto alone = home_alone_seconds(history, shape);
   if (!alone) return std::nullopt;
-  if (split) return std::make_pair(*split, *alone);
+  if (split) return SplitAgainstHome{*split, *alone, std::nullopt};
   // Not measured at all, but a set within it was, hopelessly: no more is hoped of this one.
-  if (auto within = hopeless_subset(history, shape, devices, *alone)) return std::make_pair(within->seconds, *alone);
+  if (auto within = hopeless_subset(history, shape, devices, *alone)) {
+    const double seconds = within->seconds;
+    return SplitAgainstHome{seconds, *alone, std::move(within)};
+  }
   return std::nullopt;
 }
 
-// Whether the split launches over exactly `paying` were measured, whole, to be no faster than
-// (1 - auto_min_gain) x home alone (split_against_home). Not measured yet, or nothing known of home: no
-// verdict, the split is made (and then measured).
-bool split_measured_not_to_pay(const History& history, const LaunchShape& shape, const std::vector<int>& devices,
-                               const std::vector<int>& paying, const PolicyParams& params) {
+// The measurement of the split launches over exactly `paying`, where it says they were, whole, no faster
+// than (1 - auto_min_gain) x home alone (split_against_home). Not measured yet, or nothing known of home:
+// no verdict (nullopt), the split is made (and then measured).
+std::optional<SplitAgainstHome> split_measured_not_to_pay(const History& history, const LaunchShape& shape,
+                                                          const std::vector<int>& devices,
+                                                          const std::vector<int>& paying, const PolicyParams& params) {
   const int home = shape.home;
-  if (home < 0 || std::find(devices.begin(), devices.end(), home) == devices.end()) return false;
-  if (paying.size() == 1 && paying.front() == home) return false;  // not a split
-  const auto measured = split_against_home(history, shape, paying);
-  return measured && measured->first > (1 - params.auto_min_gain) * measured->second;
+  if (home < 0 || std::find(devices.begin(), devices.end(), home) == devices.end()) return std::nullopt;
+  if (paying.size() == 1 && paying.front() == home) return std::nullopt;  // not a split
+  auto measured = split_against_home(history, shape, paying);
+  if (measured && measured->split > (1 - params.auto_min_gain) * measured->alone) return measured;
+  return std::nullopt;
 }
 
 // Whether the probe of `probed` would cost more than auto_probe_cost of home's time over the launches
@@ -323,7 +334,7 @@ bool probe_costs_too_much(const History& history, const LaunchShape& shape, cons
   if (shape.home < 0 || (probed.size() == 1 && probed.front() == shape.home)) return false;
   const auto measured = split_against_home(history, shape, probed);
   if (!measured) return false;
-  const auto [split, alone] = *measured;
+  const double split = measured->split, alone = measured->alone;
   const double since =
       static_cast<double>(std::max<uint64_t>(uint64_t(params.probe_interval), probe_count(history, shape) / 2));
   // A probe is a streak of splits (is_probe_number), each of which costs that much.
@@ -342,7 +353,8 @@ GateEvidence gate_evidence(const History& history, const LaunchShape& shape, con
                            const PolicyParams& params) {
   GateEvidence evidence;
   evidence.paying = paying_by_models(history, shape, devices, params);
-  evidence.not_worth_it = split_measured_not_to_pay(history, shape, devices, evidence.paying, params);
+  const auto against = split_measured_not_to_pay(history, shape, devices, evidence.paying, params);
+  evidence.not_worth_it = against.has_value();
   evidence.measured = evidence.paying;
   evidence.split_seconds = history.split_launch_seconds(shape.kernel_key, shape.global_size, evidence.paying);
   evidence.steady_splits = history.steady_splits_measured(shape.kernel_key, shape.global_size, evidence.paying);
@@ -350,14 +362,13 @@ GateEvidence gate_evidence(const History& history, const LaunchShape& shape, con
   evidence.home_seconds = home_alone_seconds(history, shape);
   // The verdict came from a hopeless set within `paying`: its figures are the evidence (and, as for
   // a set measured hopeless itself, no first split is made again: auto_gate).
-  if (evidence.not_worth_it && !evidence.split_seconds && evidence.home_seconds &&
-      !history.split_above(shape.kernel_key, shape.global_size, evidence.paying))
-    if (auto within = hopeless_subset(history, shape, evidence.paying, *evidence.home_seconds)) {
-      evidence.measured = within->devices;
-      evidence.split_seconds = within->seconds;
-      evidence.steady_splits = within->steady;
-      evidence.splits = within->count;
-    }
+  if (against && against->within) {
+    const History::MeasuredSplit& within = *against->within;
+    evidence.measured = within.devices;
+    evidence.split_seconds = within.seconds;
+    evidence.steady_splits = within.steady;
+    evidence.splits = within.count;
+  }
   return evidence;
 }
 
