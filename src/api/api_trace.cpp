@@ -100,15 +100,23 @@ struct Timing {
 // trace, every launch is timed: each is drawn on its device's track. nullopt: not timed.
 constexpr uint64_t kTimedInFull = 8;
 constexpr uint64_t kTimedOneIn = 512;
+// The launches of `kernel` counted so far. A program launches one kernel many times in a row: the
+// thread keeps the last kernel's counter (the map's nodes stay put: entries are never erased).
+std::atomic<uint64_t>& launch_count(cl_kernel kernel) {
+  thread_local cl_kernel last_kernel = nullptr;
+  thread_local std::atomic<uint64_t>* last_count = nullptr;
+  if (last_count && last_kernel == kernel) return *last_count;
+  static std::mutex mutex;
+  static std::map<cl_kernel, std::atomic<uint64_t>>* const counts = new std::map<cl_kernel, std::atomic<uint64_t>>();
+  std::lock_guard lock(mutex);
+  last_kernel = kernel;
+  last_count = &counts->try_emplace(kernel, 0).first->second;
+  return *last_count;
+}
+
 std::optional<double> launch_weight(cl_kernel kernel) {
   if (g_trace_calls) return 1.0;
-  static std::mutex mutex;
-  static std::map<cl_kernel, uint64_t>* const counts = new std::map<cl_kernel, uint64_t>();
-  uint64_t n = 0;
-  {
-    std::lock_guard lock(mutex);
-    n = (*counts)[kernel]++;
-  }
+  const uint64_t n = launch_count(kernel).fetch_add(1, std::memory_order_relaxed);
   if (n < kTimedInFull) return 1.0;
   const uint64_t phase = (n - kTimedInFull) % kTimedOneIn;
   if (phase == kTimedOneIn - 1) return 0.0;  // the end the next one starts from
@@ -194,7 +202,7 @@ cl_int observe_enqueue(const char* call, cl_kernel kernel, cl_event* event, Enqu
   if (g_time_unsplit) record_safely(call, [&] { weight = launch_weight(kernel); });
   const bool timed = weight.has_value();
   t_unsplit = timed ? &unsplit : nullptr;
-  const Clock::time_point enqueued = Clock::now();
+  const Clock::time_point enqueued = timed ? Clock::now() : Clock::time_point{};
   cl_event own = nullptr;
   cl_event* event_out = event || !timed ? event : &own;
   const cl_int err = enqueue(event_out);
@@ -263,6 +271,8 @@ void wait_for_timed_launches(int max_ms) {
   for (int waited = 0; g_pending.load() > 0 && waited < max_ms; ++waited)
     std::this_thread::sleep_for(std::chrono::milliseconds(1));
 }
+
+bool unsplit_launch_observed() { return g_trace_calls || t_unsplit != nullptr; }
 
 void observe_launch(const std::string& kernel, const report::LaunchRecord& launch) {
   // Recorded as the app enqueued it and not yet run: its completion callback traces it.

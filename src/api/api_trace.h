@@ -12,7 +12,9 @@
 
 #include <string>
 
-namespace coex::report { struct LaunchRecord; }
+namespace coex::report {
+struct LaunchRecord;
+}
 
 namespace coex::api {
 
@@ -27,5 +29,10 @@ void wait_for_timed_launches(int max_ms);
 // launch track, except a launch not split that the app's thread records inside a wrapped enqueue,
 // which its completion callback puts there with its real span.
 void observe_launch(const std::string& kernel, const report::LaunchRecord& launch);
+
+// Whether observe_launch would use a launch this thread records now, one not split: with a trace
+// every launch is drawn; with a report alone, only a launch being timed (most are not), so that the
+// others are counted without a LaunchRecord (report::ReportRecorder::record_unsplit).
+bool unsplit_launch_observed();
 
 }  // namespace coex::api

@@ -5,6 +5,7 @@
 #include <thread>
 #include <utility>
 
+#include "api/api_trace.h"
 #include "api/handler_util.h"
 #include "api/launch_validation.h"
 #include "devices/device_set.h"
@@ -32,7 +33,8 @@ void run_unsplit_bookkeeping(exec::LaunchDecision&& decision, cl_command_queue q
   if (home >= 0) rt().note_home(home);
   static const std::string kUntracked = "(untracked)";
   rt().report().record_unsplit(decision.kernel_name.empty() ? kUntracked : decision.kernel_name,
-                               decision.not_split_reason, decision.gate.get(), decision.gate_launch, home, work_items);
+                               decision.not_split_reason, decision.gate.get(), decision.gate_launch, home, work_items,
+                               unsplit_launch_observed());
 }
 
 // Every tracked buffer among the kernel's arguments: what a launch coex knows nothing about may write.

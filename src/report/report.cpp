@@ -159,10 +159,10 @@ void ReportRecorder::set_launch_observer(LaunchObserver observer) {
 }
 
 void ReportRecorder::record_unsplit(const std::string& kernel, const std::string& reason, const GateRecord* gate,
-                                    uint64_t gate_launch, int home, uint64_t work_items) {
+                                    uint64_t gate_launch, int home, uint64_t work_items, bool observed) {
   {
     std::lock_guard<std::mutex> lock(mutex_);
-    if (!has_launch_observer_) {
+    if (!has_launch_observer_ || !observed) {
       KernelTotals& totals = totals_of(kernel);
       ++totals.launches;
       if (gate) keep_latest_gate(totals, *gate, gate_launch);

@@ -145,10 +145,11 @@ class ReportRecorder {
   void record_launch(const std::string& kernel, const LaunchRecord& launch);
   // A launch run unsplit on `home` (-1: unknown), as record_launch would count it, without a
   // LaunchRecord to make and take apart at every launch left on home (the record is made only for
-  // the launch observer, when there is one). `gate` (may be null) is what the policy's gate saw, of
+  // the launch observer, when there is one and `observed` says it wants this launch: with a report
+  // alone it times one launch in hundreds). `gate` (may be null) is what the policy's gate saw, of
   // launch number `gate_launch`.
   void record_unsplit(const std::string& kernel, const std::string& reason, const GateRecord* gate,
-                      uint64_t gate_launch, int home, uint64_t work_items);
+                      uint64_t gate_launch, int home, uint64_t work_items, bool observed = true);
   // Busy time of a launch not split, measured when it completed (after record_launch counted it).
   void add_device_seconds(const std::string& kernel, int device, double seconds);
   // The names of the kernel's arguments in its source, by index: shown beside the tiers.

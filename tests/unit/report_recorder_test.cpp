@@ -226,6 +226,16 @@ TEST(ReportRecorder, AnUnsplitLaunchCountsAsItsLaunchRecordWould) {
   by_count(observed);
   EXPECT_EQ(observed.to_json(), recorded.to_json());
   EXPECT_EQ(seen, (std::vector<std::string>{"k:one_device_pays:1", "k:too_small:1", "k::0"}));
+  // A launch the observer does not want (a report alone times one in hundreds) is counted the same,
+  // and the observer does not see it.
+  ReportRecorder unwanted;
+  unwanted.set_launch_observer([&](const std::string& kernel, const LaunchRecord&) { seen.push_back(kernel); });
+  unwanted.record_unsplit("k", "one_device_pays", &gate, gate.launch, 1, 4096, false);
+  unwanted.record_unsplit("k", "too_small", nullptr, 0, 1, 64, false);
+  unwanted.record_unsplit("k", "", nullptr, 0, -1, 0, true);
+  EXPECT_EQ(unwanted.to_json(), recorded.to_json());
+  EXPECT_EQ(seen.size(), 4u);
+  EXPECT_EQ(seen.back(), "k");
 }
 
 // Launches that repeat one kept on home share its gate record, each with a number of its own: the
