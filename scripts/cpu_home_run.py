@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
-"""scripts/bench-cpu-home's runs: the short programs of benchmarks/benchmarks.json at their testbed
-sizes, on the first CPU device `coex devices` lists as the app's device, bare and under coex, in
-rounds; prints a Markdown table of medians (docs/gpu.md, "The CPU as home")."""
+"""scripts/bench-cpu-home's runs: the short programs of benchmarks/benchmarks.json on the first CPU
+device `coex devices` lists as the app's device, at their testbed sizes (or, with --home gpu, on the
+first GPU at their gpu sizes), bare and under coex, in rounds; prints a Markdown table of medians
+(docs/gpu.md, "The CPU as home")."""
 import argparse
 import json
 import os
@@ -15,14 +16,14 @@ from program_set import ROOT, benchmark_program, checksums
 from testbed_run import report_summary
 
 
-def cpu_device_index(coex):
-    """The index `coex devices` gives the first CPU device: the programs' --device takes it."""
+def device_index(coex, kind):
+    """The index `coex devices` gives the first device of `kind` (CPU, GPU): the programs' --device takes it."""
     out = subprocess.run([coex, "devices"], capture_output=True, text=True).stdout
     for line in out.splitlines():
         fields = line.split()
-        if len(fields) > 3 and fields[0].isdigit() and fields[3] == "CPU":
+        if len(fields) > 3 and fields[0].isdigit() and fields[3] == kind:
             return int(fields[0])
-    sys.exit("scripts/bench-cpu-home: no CPU device:\n" + out)
+    sys.exit("scripts/bench-cpu-home: no %s device:\n" % kind + out)
 
 
 def preparation(trace):
@@ -60,6 +61,8 @@ def main():
     ap.add_argument("--build-dir", required=True)
     ap.add_argument("--rounds", type=int, default=3)
     ap.add_argument("--only", default="")
+    ap.add_argument("--home", choices=("cpu", "gpu"), default="cpu",
+                    help="the app's device; with gpu the programs run at their gpu sizes")
     ap.add_argument("--against-coex", default="")
     ap.add_argument("--against-label", default="")
     ap.add_argument("--also", default="", help="NAME:SCALE,...: programs of other classes, at that scale")
@@ -71,18 +74,19 @@ def main():
     ap.add_argument("--command", default="scripts/bench-cpu-home")
     a = ap.parse_args()
     coex = os.path.join(a.build_dir, "coex")
-    device = cpu_device_index(coex)
+    device = device_index(coex, a.home.upper())
+    default_scale = "gpu" if a.home == "gpu" else "testbed"
     with open(os.path.join(ROOT, "benchmarks", "benchmarks.json")) as f:
         spec = json.load(f)
     benches = spec["benchmarks"] if isinstance(spec, dict) else spec
-    wanted = [dict(b, scale="testbed", label=b["name"]) for b in benches
+    wanted = [dict(b, scale=default_scale, label=b["name"]) for b in benches
               if b.get("class") == "short" and (not a.only or b["name"] in a.only.split(","))]
     for item in filter(None, a.also.split(",")):
         name, _, scale = item.partition(":")
-        found = [b for b in benches if b["name"] == name and (scale or "testbed") in b["scales"]]
+        found = [b for b in benches if b["name"] == name and (scale or default_scale) in b["scales"]]
         if not found:
             sys.exit("scripts/bench-cpu-home: --also %s: no such program or scale in benchmarks/benchmarks.json" % item)
-        wanted.append(dict(found[0], label=item, scale=scale or "testbed"))
+        wanted.append(dict(found[0], label=item, scale=scale or default_scale))
     setups = [("bare", None, {}), ("coex", coex, {})]
     for setting in a.setting:
         pairs = [s.partition("=") for s in setting.split("+")]
@@ -97,7 +101,11 @@ def main():
             program = benchmark_program(os.path.join(a.build_dir, "programs"), b)
             cmd = [program] + scale["args"] + ["--reps", str(scale.get("reps", 1)), "--device", str(device)]
             for name, launcher, settings in setups:
-                env = dict(os.environ, CUDA_CACHE_DISABLE="1", **settings)
+                # Beside a CPU home, the GPU builds a program it never saw, as on a user's first run; as
+                # home, the GPU's driver keeps what the bare runs compiled, as a user's own runs would.
+                env = dict(os.environ, **settings)
+                if a.home == "cpu":
+                    env["CUDA_CACHE_DISABLE"] = "1"
                 if launcher is None:
                     out = run(cmd, env)
                 else:
@@ -120,8 +128,8 @@ def main():
                     " splits %d (cold %d)" % (out["splits"], out["cold"]) if "splits" in out else ""), flush=True)
                 if "preparation" in out:
                     print("    one-time work (ms): " + out["preparation"], flush=True)
-    print("\nCommand: `%s`; the CPU is device %d; %d rounds, medians%s.\n" % (
-        a.command, device, a.rounds, "" if a.history_runs == 1 else "; coex: run %d with one History" % a.history_runs))
+    print("\nCommand: `%s`; the app's device: the %s, device %d; %d rounds, medians%s.\n" % (
+        a.command, a.home.upper(), device, a.rounds, "" if a.history_runs == 1 else "; coex: run %d with one History" % a.history_runs))
     print("| program | setup | time_total (s) | limit 1.03 x bare + 0.05 | wall (s) | limit by wall | split launches (cold) |")
     print("|---|---|---|---|---|---|---|")
     med = lambda xs: statistics.median(xs) if xs else float("nan")
