@@ -100,7 +100,12 @@ def main():
             scale = b["scales"][b["scale"]]
             program = benchmark_program(os.path.join(a.build_dir, "programs"), b)
             cmd = [program] + scale["args"] + ["--reps", str(scale.get("reps", 1)), "--device", str(device)]
-            for name, launcher, settings in setups:
+            # bare first (the others' bytes are checked against its run), then coex's setups in an order
+            # turned every round, so that what the order does (the run right after the bare one) does
+            # not fall on one code alone.
+            coex_setups = setups[1:]
+            turn = r % len(coex_setups)
+            for name, launcher, settings in setups[:1] + coex_setups[turn:] + coex_setups[:turn]:
                 # Beside a CPU home, the GPU builds a program it never saw, as on a user's first run; as
                 # home, the GPU's driver keeps what the bare runs compiled, as a user's own runs would.
                 env = dict(os.environ, **settings)
