@@ -61,6 +61,8 @@ def main():
     ap.add_argument("--build-dir", required=True)
     ap.add_argument("--rounds", type=int, default=3)
     ap.add_argument("--only", default="")
+    ap.add_argument("--ways-in", default="preload",
+                    help="preload, layer or preload,layer: how `coex run` loads coex (each a setup of its own)")
     ap.add_argument("--home", choices=("cpu", "gpu"), default="cpu",
                     help="the app's device; with gpu the programs run at their gpu sizes")
     ap.add_argument("--against-coex", default="")
@@ -93,6 +95,14 @@ def main():
         setups.append(("coex " + setting, coex, {"COEX_" + name.upper(): value for name, _, value in pairs}))
     if a.against_coex:
         setups.append(("coex@" + a.against_label, a.against_coex, {}))
+    # Each coex setup once per way in: preloaded (what `coex run` does where the program's loader
+    # cannot load layers, CUDA's) or as a layer (the program then needs a loader that can: ocl-icd first
+    # in LD_LIBRARY_PATH, as scripts/device-build-env puts it).
+    ways = [w for w in a.ways_in.split(",") if w]
+    if not ways or any(w not in ("preload", "layer") for w in ways):
+        sys.exit("scripts/bench-cpu-home: --ways-in: preload, layer or both, comma-separated")
+    setups = setups[:1] + [(name + ("" if len(ways) == 1 else " " + way), launcher, dict(settings, way=way))
+                           for name, launcher, settings in setups[1:] for way in ways]
     results = {}
     failed = False
     for r in range(a.rounds):
@@ -108,7 +118,7 @@ def main():
             for name, launcher, settings in setups[:1] + coex_setups[turn:] + coex_setups[:turn]:
                 # Beside a CPU home, the GPU builds a program it never saw, as on a user's first run; as
                 # home, the GPU's driver keeps what the bare runs compiled, as a user's own runs would.
-                env = dict(os.environ, **settings)
+                env = dict(os.environ, **{k: v for k, v in settings.items() if k != "way"})
                 if a.home == "cpu":
                     env["CUDA_CACHE_DISABLE"] = "1"
                 if launcher is None:
@@ -121,7 +131,8 @@ def main():
                     if trace:
                         env["COEX_TRACE"] = trace
                     for _ in range(a.history_runs):  # the same COEX_CACHE: each run after the first reads it
-                        out = run([launcher, "run", "--preload", "--report", report, "--"] + cmd, env, report, trace)
+                        way = ["--preload"] if settings.get("way", "preload") == "preload" else []
+                        out = run([launcher, "run"] + way + ["--report", report, "--"] + cmd, env, report, trace)
                 results.setdefault((b["label"], name), []).append(out)
                 bare = results[(b["label"], "bare")][-1]
                 if out["rc"] != 0 or out["checksums"] != bare["checksums"]:
