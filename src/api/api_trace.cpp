@@ -90,16 +90,6 @@ struct Timing {
   double weight = 1;  // the launches this one's time stands for in the report (launch_weight)
 };
 
-// Without a trace, only some launches not split are timed for the report: an event and a completion
-// callback per launch cost about 12 us on NVIDIA's driver, as much as the launch itself in a program
-// of 20,000 small ones (benchmarks/stencil1d took 0.35 s with a report, 0.15 s without, 0.09 s bare).
-// The first kTimedInFull launches of each kernel are timed, then one in kTimedOneIn, whose time counts
-// for all of them (the report's busy seconds are then an estimate). A launch's time runs from the end
-// of the launch before it on the device (LastEnds), so the launch before a sampled one is timed as well,
-// for its end only (weight 0): else the sample would count the wait behind the launches untimed. With a
-// trace, every launch is timed: each is drawn on its device's track. nullopt: not timed.
-constexpr uint64_t kTimedInFull = 8;
-constexpr uint64_t kTimedOneIn = 512;
 // The launches of `kernel` counted so far. A program launches one kernel many times in a row: the
 // thread keeps the last kernel's counter (the map's nodes stay put: entries are never erased).
 std::atomic<uint64_t>& launch_count(cl_kernel kernel) {
@@ -114,6 +104,16 @@ std::atomic<uint64_t>& launch_count(cl_kernel kernel) {
   return *last_count;
 }
 
+// Without a trace, only some launches not split are timed for the report: an event and a completion
+// callback per launch cost about 12 us on NVIDIA's driver, as much as the launch itself in a program
+// of 20,000 small ones (benchmarks/stencil1d took 0.35 s with a report, 0.15 s without, 0.09 s bare).
+// The first kTimedInFull launches of each kernel are timed, then one in kTimedOneIn, whose time counts
+// for all of them (the report's busy seconds are then an estimate). A launch's time runs from the end
+// of the launch before it on the device (LastEnds), so the launch before a sampled one is timed as well,
+// for its end only (weight 0): else the sample would count the wait behind the launches untimed. With a
+// trace, every launch is timed: each is drawn on its device's track. nullopt: not timed.
+constexpr uint64_t kTimedInFull = 8;
+constexpr uint64_t kTimedOneIn = 512;
 std::optional<double> launch_weight(cl_kernel kernel) {
   if (g_trace_calls) return 1.0;
   const uint64_t n = launch_count(kernel).fetch_add(1, std::memory_order_relaxed);
