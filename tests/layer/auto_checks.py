@@ -301,7 +301,12 @@ class AutoChecks(layer_checks.Checks):
                 every = json.load(f)["traceEvents"]
             events = [e for e in every if e.get("tid") == 1]
             with open(report) as f:
-                late_devices = json.load(f).get("late_devices")
+                written = json.load(f)
+            late_devices = written.get("late_devices")
+            not_split = {}
+            for kernel in written.get("kernels", []):
+                for reason, count in (kernel.get("not_split") or {}).items():
+                    not_split[reason] = not_split.get(reason, 0) + count
             return {"builds": [e for e in events if e.get("name") == "build"],
                     "let_in": [e for e in events if e.get("name") == "let in (auto_late_after)"],
                     "contexts": [e for e in events if e.get("name") == "context"],
@@ -310,7 +315,7 @@ class AutoChecks(layer_checks.Checks):
                                  (e.get("name") == "build" and e.get("tid") == 0)],
                     "home_launches": sorted((e for e in every if e.get("cat") == "kernel" and e.get("tid") == 0),
                                             key=lambda e: e["ts"]),
-                    "late": late_devices}
+                    "late": late_devices, "not_split": not_split}
 
         never = [{"device": 1, "let_in_after": None}]
         r = traced(("apps", "vector_add"), [], "!all", "short-control", "5")
@@ -367,13 +372,18 @@ class AutoChecks(layer_checks.Checks):
                                     r["prepared"]))
         # A second run with that History lets device 1 in at the app's clBuildProgram, before any launch
         # (0 s), as the program ran long enough before (sched::History::note_late_let_in); it runs long
-        # enough again, so the third run does too.
+        # enough again, so the third run does too. Device 1 then takes part in a split, unless the
+        # History's measurements of splits (the first run's, on a loaded machine) keep the launches on
+        # home: with every core busy (a sanitizer build's tests two at a time) the first run's splits
+        # did not pay, and the second run's only split, its first launch, ended before device 1's
+        # build from source did.
         for run_number in (2, 3):
             r = traced(("layer", "long_items"), ["12"], "1", "long", "0.02")
-            expect(len(r["let_in"]) == 1 and r["builds"] and r["kernels"]
+            expect(len(r["let_in"]) == 1 and r["builds"] and (r["kernels"] or r["not_split"].get("one_device_pays"))
                    and r["late"] == [{"device": 1, "let_in_after": 0}],
-                   "long_items, run %d: let in %s, builds %s, %d sub-launches, the report's late devices %s"
-                   % (run_number, r["let_in"], r["builds"], len(r["kernels"]), r["late"]))
+                   "long_items, run %d: let in %s, builds %s, %d sub-launches, not split %s, the report's late "
+                   "devices %s" % (run_number, r["let_in"], r["builds"], len(r["kernels"]), r["not_split"],
+                                   r["late"]))
 
 
 if __name__ == "__main__":
