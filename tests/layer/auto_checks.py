@@ -303,11 +303,8 @@ class AutoChecks(layer_checks.Checks):
             with open(report) as f:
                 written = json.load(f)
             late_devices = written.get("late_devices")
-            not_split = {}
-            split = sum(kernel.get("split_launches", 0) for kernel in written.get("kernels", []))
-            for kernel in written.get("kernels", []):
-                for reason, count in (kernel.get("not_split") or {}).items():
-                    not_split[reason] = not_split.get(reason, 0) + count
+            not_split = layer_checks.not_split_reasons(written)
+            split = sum(kernel["split_launches"] for kernel in written["kernels"])
             return {"builds": [e for e in events if e.get("name") == "build"],
                     "let_in": [e for e in events if e.get("name") == "let in (auto_late_after)"],
                     "contexts": [e for e in events if e.get("name") == "context"],

@@ -51,6 +51,15 @@ def expect(cond, what):
         raise Failure(what)
 
 
+def not_split_reasons(report):
+    """The report's reasons for launches not split, summed over its kernels."""
+    reasons = {}
+    for k in report["kernels"]:
+        for r, n in k["not_split"].items():
+            reasons[r] = reasons.get(r, 0) + n
+    return reasons
+
+
 class Checks:
     def __init__(self, build, source, tmp):
         self.build, self.source, self.tmp = build, source, tmp
@@ -73,11 +82,7 @@ class Checks:
             return json.load(f)
 
     def not_split_reasons(self):
-        reasons = {}
-        for k in self.load_report()["kernels"]:
-            for r, n in k["not_split"].items():
-                reasons[r] = reasons.get(r, 0) + n
-        return reasons
+        return not_split_reasons(self.load_report())
 
     def config_error_line(self, env, *needles):
         err = self.under_coex(dict(env, COEX_REPORT=self.report))
