@@ -101,8 +101,8 @@ def main():
     ways = [w for w in a.ways_in.split(",") if w]
     if not ways or any(w not in ("preload", "layer") for w in ways):
         sys.exit("scripts/bench-cpu-home: --ways-in: preload, layer or both, comma-separated")
-    setups = setups[:1] + [(name + ("" if len(ways) == 1 else " " + way), launcher, dict(settings, way=way))
-                           for name, launcher, settings in setups[1:] for way in ways]
+    setups = [setups[0] + (None,)] + [(name + ("" if len(ways) == 1 else " " + way), launcher, settings, way)
+                                       for name, launcher, settings in setups[1:] for way in ways]
     results = {}
     failed = False
     for r in range(a.rounds):
@@ -115,10 +115,10 @@ def main():
             # not fall on one code alone.
             coex_setups = setups[1:]
             turn = r % len(coex_setups)
-            for name, launcher, settings in setups[:1] + coex_setups[turn:] + coex_setups[:turn]:
+            for name, launcher, settings, way in setups[:1] + coex_setups[turn:] + coex_setups[:turn]:
                 # Beside a CPU home, the GPU builds a program it never saw, as on a user's first run; as
                 # home, the GPU's driver keeps what the bare runs compiled, as a user's own runs would.
-                env = dict(os.environ, **{k: v for k, v in settings.items() if k != "way"})
+                env = dict(os.environ, **settings)
                 if a.home == "cpu":
                     env["CUDA_CACHE_DISABLE"] = "1"
                 if launcher is None:
@@ -131,8 +131,8 @@ def main():
                     if trace:
                         env["COEX_TRACE"] = trace
                     for _ in range(a.history_runs):  # the same COEX_CACHE: each run after the first reads it
-                        way = ["--preload"] if settings.get("way", "preload") == "preload" else []
-                        out = run([launcher, "run"] + way + ["--report", report, "--"] + cmd, env, report, trace)
+                        preload = ["--preload"] if way == "preload" else []
+                        out = run([launcher, "run"] + preload + ["--report", report, "--"] + cmd, env, report, trace)
                 results.setdefault((b["label"], name), []).append(out)
                 bare = results[(b["label"], "bare")][-1]
                 if out["rc"] != 0 or out["checksums"] != bare["checksums"]:
@@ -157,7 +157,7 @@ def main():
             over = value - 1.03 * bare - 0.05
             return "met" if over <= 0 else "over by %.3f s" % over
 
-        for name, _, _ in setups:
+        for name, _, _, _ in setups:
             runs = results[(b["label"], name)]
             total = med([x["time_total"] for x in runs if x["time_total"] is not None])
             wall = med([x["wall"] for x in runs])
