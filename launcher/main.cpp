@@ -20,7 +20,8 @@ constexpr Command kCommands[] = {
     {"report", coex::launcher::print_report, true},
     {"simulate", coex::launcher::simulate, false},
     {"settings-doc", coex::launcher::print_settings_doc, false},
-    {"analysis-process", coex::launcher::serve_analyses, false},  // libcoex.so's, not in the help
+    {"analysis-process", coex::launcher::serve_analyses, false},      // libcoex.so's, not in the help
+    {"pocl-compile", coex::launcher::compile_pocl_functions, false},  // libcoex.so's too
 };
 
 int print_command_help(const std::string& command) {
