@@ -20,8 +20,7 @@ constexpr Command kCommands[] = {
     {"report", coex::launcher::print_report, true},
     {"simulate", coex::launcher::simulate, false},
     {"settings-doc", coex::launcher::print_settings_doc, false},
-    {"analysis-process", coex::launcher::serve_analyses, false},      // libcoex.so's, not in the help
-    {"pocl-compile", coex::launcher::compile_pocl_functions, false},  // libcoex.so's too
+    {"analysis-process", coex::launcher::serve_analyses, false},  // libcoex.so's, not in the help
 };
 
 int print_command_help(const std::string& command) {

@@ -87,14 +87,6 @@ COEX_SETTING(Bool, share_first_runs, true, (),
              "own: the first to need it compiles it, and the others wait for it and copy the compiled files into "
              "their folders of PoCL's kernel cache (POCL_CACHE_DIR, else ~/.cache/pocl/kcache), where PoCL finds "
              "them. `false`: each device compiles its own.")
-COEX_SETTING(Enum, compile_apart, "auto", ("auto always never"),
-             "On PoCL's \"basic\" (\"cpu-minimal\") devices built from one binary, the work-group functions "
-             "they need at a nonzero global offset (every chunk of a split launch but the first) are compiled in "
-             "a process of their own (`coex pocl-compile`): those the program's earlier runs compiled at a zero "
-             "offset once the app's program is built, others at the first run that needs one. PoCL's compile in "
-             "the app's process stops every PoCL device of the process until it ends; apart, the other devices "
-             "run on. `auto`: where the machine has more cores than those devices' threads (a core for the "
-             "compile). `never`: the first device to need one compiles it (share_first_runs).")
 COEX_SETTING(Path, binary_cache, "", (),
              "The folder where coex keeps the binaries of its own builds (the rewritten program coex splits a "
              "kernel with, the app's program on the other devices), so that a later run of the program builds "

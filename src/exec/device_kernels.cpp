@@ -14,7 +14,6 @@
 #include "config/settings.h"
 #include "devices/device_set.h"
 #include "exec/background_tasks.h"
-#include "exec/compile_process.h"
 #include "exec/executor.h"
 #include "exec/exit_guard.h"
 #include "exec/kept_binaries.h"
@@ -194,7 +193,6 @@ model::DeviceBuild& device_build(Services& services, model::ProgramRecord& progr
     // hash, and PoCL's cache folder of compiled work-group functions, it had in the run that kept it.
     const bool own_hash = build.from_kept_binary && kept.keeper == device;
     const std::string family = d.is_pocl() ? pocl_kernel_cache::binary_hash(binary) : "";
-    compile_process::remember_family_binary(family, binary);  // before its hash is shifted
     if (!binary.empty() && (!d.is_pocl() || own_hash || give_pocl_binary_its_own_hash(binary, device)))
       build.program = build_from_binary(cl, context, d.id, binary, options);
     build.from_binary = build.program != nullptr;
@@ -546,23 +544,6 @@ void analyse_in_background(Services& services, const std::shared_ptr<model::Prog
   prepare_analysis(services, program, home);
 }
 
-// The family of the app's binary read just now (read_app_program_binary): what its bare runs compiled
-// at a zero offset is compiled at a nonzero one in a process of its own (exec/compile_process.h), from
-// a thread of its own, since the start of a process is a few milliseconds the app's build would wait.
-void compile_apart_from_earlier_runs(Services& services, model::ProgramRecord& program, int home) {
-  std::string family;
-  {
-    std::lock_guard lock(program.mutex);
-    if (program.app_binary.empty() || program.app_binary_device != home) return;
-    family = pocl_kernel_cache::binary_hash(program.app_binary);
-    compile_process::remember_family_binary(family, program.app_binary);
-  }
-  if (family.empty() || services.settings().compile_apart == "never") return;
-  std::thread([&services, home, family] {
-    if (!exit_begun()) compile_process::start_from_earlier_runs(services, home, family);
-  }).detach();
-}
-
 void prebuild_program(Services& services, std::shared_ptr<model::ProgramRecord> program, cl_context app_context,
                       const std::vector<cl_device_id>& app_devices) {
   int home = -1;
@@ -578,7 +559,6 @@ void prebuild_program(Services& services, std::shared_ptr<model::ProgramRecord> 
   // Read while the app's program is sure to be there: a late device of home's kind builds from it
   // once let in.
   read_app_program_binary(services, *program, home, kept);
-  compile_apart_from_earlier_runs(services, *program, home);
   std::vector<int> to_build = without_waiting(services, home, kept);
   if (to_build.empty()) return;
   to_build.insert(to_build.begin(), home);

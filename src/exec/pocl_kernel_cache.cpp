@@ -13,40 +13,20 @@ namespace fs = std::filesystem;
 namespace {
 
 // "16-16-1-goffs0-smallgrid": the three local sizes, then flags.
-// A variant's folder name read: false when it is not one.
-bool parse_variant(const std::string& name, size_t local[3], bool& offset_zero) {
+bool variant_matches(const std::string& name, const size_t local[3], bool offset_zero) {
   size_t at = 0;
   for (int d = 0; d < 3; ++d) {
     const size_t dash = name.find('-', at);
     const std::string number = name.substr(at, dash == std::string::npos ? std::string::npos : dash - at);
-    if (number.empty() || number.size() > 9 || number.find_first_not_of("0123456789") != std::string::npos)
+    const size_t want = local[d] ? local[d] : 1;
+    if (number.empty() || number.find_first_not_of("0123456789") != std::string::npos ||
+        std::strtoull(number.c_str(), nullptr, 10) != want)
       return false;
-    local[d] = std::strtoull(number.c_str(), nullptr, 10);
-    if (dash == std::string::npos) {
-      offset_zero = false;
-      return d == 2;
-    }
+    if (dash == std::string::npos) return d == 2 && !offset_zero;
     at = dash + 1;
   }
-  offset_zero = ("-" + name.substr(at) + "-").find("-goffs0-") != std::string::npos;
-  return true;
-}
-
-bool variant_matches(const std::string& name, const size_t local[3], bool offset_zero) {
-  size_t found[3];
-  bool zero = false;
-  if (!parse_variant(name, found, zero) || zero != offset_zero) return false;
-  for (int d = 0; d < 3; ++d)
-    if (found[d] != (local[d] ? local[d] : 1)) return false;
-  return true;
-}
-
-// PoCL makes a variant's folder before it compiles: compiled once the library is in it.
-bool holds_library(const fs::path& folder) {
-  std::error_code ec;
-  for (fs::directory_iterator file(folder, ec), none; !ec && file != none; file.increment(ec))
-    if (file->path().extension() == ".so") return true;
-  return false;
+  const std::string flags = "-" + name.substr(at) + "-";
+  return (flags.find("-goffs0-") != std::string::npos) == offset_zero;
 }
 
 }  // namespace
@@ -79,17 +59,6 @@ std::string binary_hash(const std::vector<unsigned char>& binary) {
   return at == std::string::npos ? "" : std::string(reinterpret_cast<const char*>(binary.data() + at), kHashLetters);
 }
 
-std::string shifted_hash(std::string hash, int index) {
-  if (hash.size() != kHashLetters) return hash;
-  char& high = hash[kHashLetters - 2];
-  char& low = hash[kHashLetters - 1];
-  if (high < 'A' || high > 'P' || low < 'A' || low > 'P') return hash;
-  const unsigned value = (unsigned(high - 'A') * 16 + unsigned(low - 'A') + unsigned(index) + 1) % 256;
-  high = char('A' + value / 16);
-  low = char('A' + value % 16);
-  return hash;
-}
-
 bool folder_named_as_kernel(const std::string& kernel) {
   return !kernel.empty() && kernel.size() <= kMaxKernelFolderName;
 }
@@ -99,31 +68,12 @@ bool has_variant(const std::string& root, const std::string& hash, const std::st
   std::error_code ec;
   for (fs::directory_iterator it(fs::path(root) / hash / kernel, ec), end; !ec && it != end; it.increment(ec)) {
     std::error_code item;
-    if (it->is_directory(item) && variant_matches(it->path().filename().string(), local, offset_zero) &&
-        holds_library(it->path()))
-      return true;
+    if (!it->is_directory(item) || !variant_matches(it->path().filename().string(), local, offset_zero)) continue;
+    // PoCL makes the folder before it compiles: compiled once the library is in it.
+    for (fs::directory_iterator file(it->path(), item), none; !item && file != none; file.increment(item))
+      if (file->path().extension() == ".so") return true;
   }
   return false;
-}
-
-std::vector<Variant> offset_zero_variants(const std::string& root, const std::string& hash) {
-  std::vector<Variant> found;
-  if (root.empty() || hash.empty()) return found;
-  std::error_code ec;
-  for (fs::directory_iterator kernel(fs::path(root) / hash, ec), end; !ec && kernel != end; kernel.increment(ec)) {
-    std::error_code item;
-    if (!kernel->is_directory(item)) continue;
-    for (fs::directory_iterator it(kernel->path(), item), none; !item && it != none; it.increment(item)) {
-      Variant v;
-      v.kernel = kernel->path().filename().string();
-      bool offset_zero = false;
-      std::error_code is_dir;
-      if (it->is_directory(is_dir) && parse_variant(it->path().filename().string(), v.local, offset_zero) &&
-          offset_zero && v.local[0] && v.local[1] && v.local[2] && holds_library(it->path()))
-        found.push_back(v);
-    }
-  }
-  return found;
 }
 
 int copy_missing(const std::string& root, const std::string& from, const std::string& to, const std::string& kernel) {

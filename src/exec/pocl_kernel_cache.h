@@ -27,11 +27,6 @@ inline constexpr size_t kHashLetters = 40;
 size_t binary_hash_at(const std::vector<unsigned char>& binary);
 std::string binary_hash(const std::vector<unsigned char>& binary);
 
-// `hash` with its last two letters (256 values) shifted by index + 1: the build hash of a device's own
-// build from a binary of that hash (exec/shared_binaries.h, give_pocl_binary_its_own_hash), no index
-// from 0 to 254 keeping the binary's. `hash` itself where it is no such hash.
-std::string shifted_hash(std::string hash, int index);
-
 // Whether PoCL names <kernel>'s folder by the kernel's name as it is: it clips a name longer than
 // kMaxKernelFolderName characters and appends a SHA-1 of it (pocl_hash_clipped_name, PoCL 3.1 and
 // 5.0), which coex does not compute, so that such a kernel's folders are not found here.
@@ -42,14 +37,6 @@ bool folder_named_as_kernel(const std::string& kernel);
 // beyond the launch's dimensions) and a zero global offset or not.
 bool has_variant(const std::string& root, const std::string& hash, const std::string& kernel, const size_t local[3],
                  bool offset_zero);
-
-// The work-group functions <root>/<hash>/ holds for a zero global offset: by kernel, local sizes. The
-// app's own build has the hash of its bare runs, so that these are the local sizes those ran with.
-struct Variant {
-  std::string kernel;
-  size_t local[3] = {1, 1, 1};
-};
-std::vector<Variant> offset_zero_variants(const std::string& root, const std::string& hash);
 
 // Copies each folder of <root>/<from>/<kernel>/ that <root>/<to>/<kernel>/ lacks, each into a
 // temporary folder first and renamed into place whole, so that PoCL never sees part of one. Returns

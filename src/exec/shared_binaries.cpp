@@ -112,8 +112,12 @@ std::vector<unsigned char> binary_of_same_kind(Services& services, model::Progra
 bool give_pocl_binary_its_own_hash(std::vector<unsigned char>& binary, int device) {
   const size_t at = pocl_kernel_cache::binary_hash_at(binary);
   if (at == std::string::npos) return false;
-  const std::string hash = pocl_kernel_cache::shifted_hash(pocl_kernel_cache::binary_hash(binary), device);
-  std::copy(hash.begin(), hash.end(), binary.begin() + long(at));
+  // Two letters, 256 values: device + 1 added, so that no device keeps the donor's hash.
+  unsigned char& high = binary[at + pocl_kernel_cache::kHashLetters - 2];
+  unsigned char& low = binary[at + pocl_kernel_cache::kHashLetters - 1];
+  const unsigned value = (unsigned(high - 'A') * 16 + unsigned(low - 'A') + unsigned(device) + 1) % 256;
+  high = static_cast<unsigned char>('A' + value / 16);
+  low = static_cast<unsigned char>('A' + value % 16);
   return true;
 }
 

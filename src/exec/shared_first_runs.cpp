@@ -8,7 +8,6 @@
 
 #include "config/settings.h"
 #include "devices/device_set.h"
-#include "exec/compile_process.h"
 #include "exec/exit_guard.h"
 #include "exec/pocl_compiles.h"
 #include "exec/pocl_kernel_cache.h"
@@ -44,35 +43,17 @@ bool compiled_in(const FirstRunSharePlan& plan, const std::string& hash) {
 
 void SharedFirstRun::end() {
   if (plan_.empty()) return;
-  // Not there if the sub-launch failed, or PoCL kept no file.
-  end_compile(plan_.key, compiled_in(plan_, plan_.own));
-  plan_.key.clear();
-}
-
-bool announce_compile(const std::string& key, const std::string& holder) {
   Registry& r = registry();
-  std::lock_guard lock(r.mutex);
-  return r.compiles.emplace(key, Compile{true, holder}).second;
-}
-
-void end_compile(const std::string& key, bool compiled) {
-  Registry& r = registry();
+  const bool there = compiled_in(plan_, plan_.own);  // not if the sub-launch failed, or PoCL kept no file
   {
     std::lock_guard lock(r.mutex);
-    auto it = r.compiles.find(key);
-    if (it == r.compiles.end()) return;
-    if (compiled)
-      it->second.compiling = false;
+    if (there)
+      r.compiles[plan_.key] = Compile{false, plan_.own};
     else
-      r.compiles.erase(it);  // the next device to need it compiles it
+      r.compiles.erase(plan_.key);  // the next device to need it compiles it
   }
   r.done.notify_all();
-}
-
-std::string first_run_key(const std::string& family, const std::string& kernel, const size_t local[3],
-                          bool offset_zero) {
-  return family + "|" + kernel + "|" + std::to_string(local[0]) + "-" + std::to_string(local[1]) + "-" +
-         std::to_string(local[2]) + (offset_zero ? "|0" : "|x");
+  plan_.key.clear();
 }
 
 FirstRunSharePlan plan_first_run_share(const LaunchJob& job, int device, const LaunchGeometry& sub) {
@@ -92,17 +73,15 @@ FirstRunSharePlan plan_first_run_share(const LaunchJob& job, int device, const L
     for (const auto& [key, hashes] : job.program->pocl_hashes)
       if (hashes.family == family && hashes.own != plan.own) plan.family.push_back(hashes.own);
   }
-  plan.family_hash = family;
-  plan.family.push_back(compile_process::process_hash(family));
   plan.root = pocl_kernel_cache::root();
   if (plan.root.empty() || plan.own.empty()) return {};
   plan.kernel = job.kernel_name;
-  plan.work_dim = sub.work_dim;
   for (unsigned d = 0; d < 3; ++d) {
     plan.local[d] = d < sub.work_dim ? sub.local[d] : 1;
     plan.offset_zero = plan.offset_zero && (d >= sub.work_dim || sub.offset[d] == 0);
   }
-  plan.key = first_run_key(family, plan.kernel, plan.local, plan.offset_zero);
+  plan.key = family + "|" + plan.kernel + "|" + std::to_string(plan.local[0]) + "-" + std::to_string(plan.local[1]) +
+             "-" + std::to_string(plan.local[2]) + (plan.offset_zero ? "|0" : "|x");
   return plan;
 }
 
@@ -112,7 +91,7 @@ SharedFirstRun share_first_run(Services& services, int device, const FirstRunSha
   const auto deadline = started + kCompileLockWait;
   Registry& r = registry();
   std::string holder;
-  bool waited = false, process_tried = false;
+  bool waited = false;
   {
     std::unique_lock lock(r.mutex);
     for (;;) {
@@ -123,15 +102,6 @@ SharedFirstRun share_first_run(Services& services, int device, const FirstRunSha
         if (compiled_in(plan, plan.own)) holder = plan.own;
         for (size_t i = 0; holder.empty() && i < plan.family.size(); ++i)
           if (compiled_in(plan, plan.family[i])) holder = plan.family[i];
-        if (holder.empty() && !plan.offset_zero && !process_tried && !exit_begun()) {
-          // Compiled apart, while the devices that need it not run on (announced there: waited for).
-          process_tried = true;
-          lock.unlock();
-          compile_process::Function f{plan.kernel, plan.work_dim, {plan.local[0], plan.local[1], plan.local[2]}};
-          compile_process::start(services, device, plan.family_hash, {f});
-          lock.lock();
-          continue;
-        }
         if (holder.empty()) {
           r.compiles[plan.key] = Compile{true, plan.own};
           return SharedFirstRun(plan);  // this device compiles it for the family
@@ -151,10 +121,7 @@ SharedFirstRun share_first_run(Services& services, int device, const FirstRunSha
   }
   const int copied = holder.empty() ? 0 : pocl_kernel_cache::copy_missing(plan.root, holder, plan.own, plan.kernel);
   if (auto* t = services.trace(); t && (waited || copied))
-    t->record("share first run", "build", device, started, Clock::now(),
-              {{"copied", copied},
-               {"waited", waited},
-               {"compiled_apart", !holder.empty() && holder == compile_process::process_hash(plan.family_hash)}});
+    t->record("share first run", "build", device, started, Clock::now(), {{"copied", copied}, {"waited", waited}});
   return {};
 }
 

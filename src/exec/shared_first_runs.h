@@ -25,19 +25,13 @@ namespace coex::exec {
 // launch ended). Empty where the device is not PoCL's, its build's hashes are not known, PoCL keeps no
 // cache on disk, or the setting is off.
 struct FirstRunSharePlan {
-  std::string root, kernel, own;  // PoCL's cache, the kernel, this device's build hash
-  std::string family_hash;        // the binary's the devices were built from
-  // The build hashes of the other builds from the same binary, and of the compile process's
-  // (exec/compile_process.h).
-  std::vector<std::string> family;
-  std::string key;  // first_run_key
-  unsigned work_dim = 1;
+  std::string root, kernel, own;    // PoCL's cache, the kernel, this device's build hash
+  std::vector<std::string> family;  // the build hashes of the other builds from the same binary
+  std::string key;                  // family, kernel, local size, offset
   size_t local[3] = {1, 1, 1};
   bool offset_zero = true;
   bool empty() const { return key.empty(); }
 };
-std::string first_run_key(const std::string& family, const std::string& kernel, const size_t local[3],
-                          bool offset_zero);
 FirstRunSharePlan plan_first_run_share(const LaunchJob& job, int device, const LaunchGeometry& sub);
 
 // Held around a first run (first_run_of) on a device: made before the sub-launch, ended after it.
@@ -60,18 +54,9 @@ class SharedFirstRun {
   FirstRunSharePlan plan_;  // what this device compiles for its family, and where
 };
 
-// Another process compiles the function of `key` (first_run_key) into the folder of build hash
-// `holder` (exec/compile_process.h): first runs that need it wait for it as for a device of the
-// family. False where one compiles it already (then nothing changes).
-bool announce_compile(const std::string& key, const std::string& holder);
-// That compile has ended; `compiled`: its function is in the holder's folder (else the next device
-// to need it compiles it).
-void end_compile(const std::string& key, bool compiled);
-
 // At the first run (first_run_of) the plan is for: copies what another device of the family compiled
 // for it, waiting (at most kCompileLockWait) for one compiling it now; else, where its own folder
-// lacks the function, a process of its own compiles it (exec/compile_process.h) and the device waits
-// for it, or where none can start, this device is the one that compiles it. Recorded in the trace as "share first
+// lacks the function, this device is the one that compiles it. Recorded in the trace as "share first
 // run" (category build) when it waited or copied.
 SharedFirstRun share_first_run(Services& services, int device, const FirstRunSharePlan& plan);
 

@@ -5,6 +5,7 @@
 #include <poll.h>
 #include <pthread.h>
 #include <signal.h>
+#include <spawn.h>
 #include <sys/socket.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -20,8 +21,9 @@
 #include <vector>
 
 #include "kernel/analysis_codec.h"
-#include "kernel/helper_process.h"
 #include "kernel/libclang_api.h"
+
+extern char** environ;
 
 namespace coex::kernel::analysis_process {
 namespace {
@@ -32,6 +34,7 @@ using nlohmann::json;
 // tens of milliseconds; one that has not answered in a minute is taken as stuck.
 constexpr int kHelloTimeoutMs = 10000;
 constexpr int kAnswerTimeoutMs = 60000;
+constexpr int kDetachTimeoutMs = 5000;
 constexpr int kMostStarts = 3;  // a process that keeps ending is not started again and again
 
 // The socket and its process, under `mutex` (held across a request and its answer: one at a time).
@@ -112,19 +115,81 @@ bool read_message(int fd, json& message, int timeout_ms) {
   return !message.is_discarded();
 }
 
+// The app's environment less what would load coex into the analysis process too.
+std::vector<std::string> child_environment() {
+  std::vector<std::string> env;
+  for (char** e = environ; e && *e; ++e) {
+    const std::string entry = *e;
+    if (entry.rfind("LD_PRELOAD=", 0) == 0 || entry.rfind("OPENCL_LAYERS=", 0) == 0) continue;
+    env.push_back(entry);
+  }
+  return env;
+}
+
 // Closing the socket ends the analysis process: it watches for that even while it parses (serve()).
 void end_locked(State& s) {
   if (s.fd >= 0) ::close(s.fd);
   s.fd = -1;
 }
 
-// The process started is the launcher's `analysis-process` (kernel/helper_process.h).
+// The process started is the launcher's `analysis-process`, which forks once and exits (so that it
+// is reaped here at once): the process that serves is not the app's child (an app that waits for all
+// its children, or reaps whatever ends, never meets it), and in a session of its own it gets no
+// Ctrl-C from the app's terminal. Waited for kDetachTimeoutMs at most.
+bool reaped(pid_t pid) {
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::milliseconds(kDetachTimeoutMs);
+  for (;;) {
+    const pid_t r = ::waitpid(pid, nullptr, WNOHANG);
+    if (r == pid || (r < 0 && errno == ECHILD)) return true;  // ECHILD: the app reaps its children itself
+    if (r < 0 && errno != EINTR) return false;
+    if (std::chrono::steady_clock::now() >= deadline) return false;
+    std::this_thread::sleep_for(std::chrono::microseconds(200));
+  }
+}
+
 bool spawn_locked(State& s) {
   int ends[2];
   if (::socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, ends) != 0) return false;
-  const bool started = helper_process::start(s.executable, kCommand, {}, ends[1], {}, /*keep_stderr=*/true);
+  // The child's end moves to kServedFd in the child; kept above it here, so that dup2 always copies it
+  // (a dup2 onto itself would leave FD_CLOEXEC set and close it at exec).
+  int child_end = ::fcntl(ends[1], F_DUPFD_CLOEXEC, kServedFd + 1);
   ::close(ends[1]);
-  if (!started) {
+  if (child_end < 0) {
+    ::close(ends[0]);
+    return false;
+  }
+  posix_spawn_file_actions_t actions;
+  posix_spawn_file_actions_init(&actions);
+  posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0);
+  posix_spawn_file_actions_addopen(&actions, 1, "/dev/null", O_WRONLY, 0);  // stderr stays the app's
+  posix_spawn_file_actions_adddup2(&actions, child_end, kServedFd);
+#if defined(__GLIBC__) && (__GLIBC__ > 2 || (__GLIBC__ == 2 && __GLIBC_MINOR__ >= 34))
+  // The app's descriptors without FD_CLOEXEC (a pipe to a child of its own) must not stay open there.
+  posix_spawn_file_actions_addclosefrom_np(&actions, kServedFd + 1);
+#endif
+  posix_spawnattr_t attributes;
+  posix_spawnattr_init(&attributes);
+  sigset_t none, defaults;
+  sigemptyset(&none);
+  sigemptyset(&defaults);
+  for (int signal : {SIGPIPE, SIGINT, SIGTERM, SIGCHLD, SIGHUP}) sigaddset(&defaults, signal);
+  posix_spawnattr_setsigmask(&attributes, &none);
+  posix_spawnattr_setsigdefault(&attributes, &defaults);
+  posix_spawnattr_setflags(&attributes, POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF);
+  std::string executable = s.executable;
+  std::string command = kCommand;
+  std::vector<char*> argv{executable.data(), command.data(), nullptr};
+  std::vector<std::string> env = child_environment();
+  std::vector<char*> envp;
+  for (std::string& entry : env) envp.push_back(entry.data());
+  envp.push_back(nullptr);
+  pid_t pid = -1;
+  const int err = ::posix_spawn(&pid, executable.c_str(), &actions, &attributes, argv.data(), envp.data());
+  posix_spawnattr_destroy(&attributes);
+  posix_spawn_file_actions_destroy(&actions);
+  ::close(child_end);
+  if (err != 0 || !reaped(pid)) {
+    if (err == 0 && ::kill(pid, SIGKILL) == 0) ::waitpid(pid, nullptr, 0);  // not reaped yet: still ours
     ::close(ends[0]);
     return false;
   }

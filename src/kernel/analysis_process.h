@@ -14,7 +14,6 @@
 #include <optional>
 #include <string>
 
-#include "kernel/helper_process.h"
 #include "kernel/kernel_analysis.h"
 
 namespace coex::kernel::analysis_process {
@@ -42,7 +41,7 @@ int serve(int fd);
 // while this process returns at once (the app's process waits for it: spawn_locked).
 int detach_and_serve();
 
-inline constexpr int kServedFd = helper_process::kServedFd;  // the analysis process's end of the socket
+inline constexpr int kServedFd = 3;  // where the analysis process finds its end of the socket
 inline constexpr const char* kCommand = "analysis-process";
 
 }  // namespace coex::kernel::analysis_process

@@ -335,45 +335,24 @@ class Checks:
         # the others copy its files into their folders of PoCL's cache instead of compiling it again.
         # In a fresh PoCL cache that the app's bare run filled first (a user's first run under coex),
         # under static (matmul split over the three): with share_first_runs a "share first run" slice
-        # copies at least one function, and the output is the bare one; without it, none. With
-        # compile_apart always, a process of its own compiles them (exec/compile_process.h): the
-        # functions the bare run compiled at a zero offset once the app's build ends, and they are
-        # copied from its folder; never: no such process starts.
+        # copies at least one function, and the output is the bare one; without it, none.
         app = os.path.join(self.build, "tests", "apps", "matmul")
         trace = os.path.join(self.tmp, "shared-first-runs-trace.json")
-        for share, apart in (("true", "never"), ("false", "never"), ("true", "always")):
+        for share in ("true", "false"):
             devices = {"POCL_DEVICES": "basic basic basic",
-                       "POCL_CACHE_DIR": os.path.join(self.tmp, "pocl-cache-%s-%s" % (share, apart))}
+                       "POCL_CACHE_DIR": os.path.join(self.tmp, "pocl-cache-" + share)}
             rc, bare, _ = run([app], devices)
             expect(rc == 0, "matmul fails bare")
             env = dict(devices, COEX_TRACE=trace, COEX_SHARE_FIRST_RUNS=share, COEX_BINARY_CACHE="off",
-                       COEX_COMPILE_APART=apart,
-                       COEX_CACHE=os.path.join(self.tmp, "shared-first-runs-%s-%s.json" % (share, apart)))
+                       COEX_CACHE=os.path.join(self.tmp, "shared-first-runs-%s.json" % share))
             rc, out, err = run([app], env, self.layer)
-            what = "share %s, compile_apart %s" % (share, apart)
-            expect(rc == 0 and out == bare, "%s: exit %d, output:\n%s\nstderr:\n%s" % (what, rc, out, err))
+            expect(rc == 0 and out == bare, "share %s: exit %d, output:\n%s\nstderr:\n%s" % (share, rc, out, err))
             with open(trace) as f:
-                slices = [e for e in json.load(f)["traceEvents"] if e.get("ph") == "X"]
-            shared = [e["args"] for e in slices if e["name"] == "share first run"]
-            started = [e for e in slices if e["name"] == "start compile process"]
+                shared = [e["args"] for e in json.load(f)["traceEvents"]
+                          if e.get("ph") == "X" and e.get("name") == "share first run"]
             copied = sum(a.get("copied", 0) for a in shared)
             expect(copied >= 1 if share == "true" else not shared,
-                   "%s: %d work-group functions copied: %s" % (what, copied, shared))
-            if apart == "never":
-                expect(not started and not any(a.get("compiled_apart") for a in shared),
-                       "%s: compiled apart: %s, %s" % (what, started, shared))
-                continue
-            # The bare run compiled matmul_tiled at 16x16 (and matmul_plain at PoCL's own size): a
-            # process starts for each once the app's program is built and its binary read, on home's
-            # track.
-            read = [e for e in slices if e["name"] == "read binary" and e["args"].get("app_program")]
-            early = {e["args"]["kernel"] for e in started if e["tid"] == 0}
-            expect(len(read) == 1 and "matmul_tiled" in early and
-                   all(e["ts"] >= read[0]["ts"] + read[0]["dur"] for e in started),
-                   "%s: processes started %s, the app's binary read %s" % (what, started, read))
-            apart_copies = sum(a.get("copied", 0) for a in shared if a.get("compiled_apart"))
-            expect(apart_copies >= 2, "%s: %d functions copied from the process's folder: %s"
-                   % (what, apart_copies, shared))
+                   "share %s: %d work-group functions copied: %s" % (share, copied, shared))
 
     def check_kept_binaries(self):
         # A later run builds from the binaries an earlier run kept (exec/kept_binaries.h), with the

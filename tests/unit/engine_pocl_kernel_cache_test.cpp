@@ -4,7 +4,6 @@
 #include <gtest/gtest.h>
 #include <unistd.h>
 
-#include <algorithm>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
@@ -137,38 +136,4 @@ TEST(PoclKernelCacheNames, ALongNameIsNotItsFolder) {
   EXPECT_TRUE(cache::folder_named_as_kernel(std::string(cache::kMaxKernelFolderName, 'k')));
   EXPECT_FALSE(cache::folder_named_as_kernel(std::string(cache::kMaxKernelFolderName + 1, 'k')));
   EXPECT_FALSE(cache::folder_named_as_kernel(""));
-}
-
-TEST_F(PoclKernelCache, TheZeroOffsetFunctionsOfAHashAreListed) {
-  // What the app's bare runs compiled: the local sizes a process of its own then compiles at a nonzero
-  // offset (exec/compile_process.h). A folder without its library (PoCL still compiling), a nonzero
-  // offset's and another hash's are not listed; nor are names that are no variant.
-  compiled(kHash, "mm", "16-16-1-goffs0-smallgrid", "a");
-  compiled(kHash, "mm", "16-16-1-smallgrid", "b");
-  compiled(kHash, "step", "256-1-1-goffs0", "c");
-  compiled(kOther, "other", "8-8-1-goffs0-smallgrid", "d");
-  fs::create_directories(fs::path(root_) / kHash / "mm" / "32-4-1-goffs0-smallgrid");
-  compiled(kHash, "mm", "x-16-1-goffs0", "e");
-  compiled(kHash, "mm", "16-16-goffs0", "f");
-  compiled(kHash, "mm", "0-0-0-goffs0", "g");  // a generic function: no local size to compile for
-  auto found = cache::offset_zero_variants(root_, kHash);
-  std::vector<std::string> names;
-  for (const auto& v : found)
-    names.push_back(v.kernel + ":" + std::to_string(v.local[0]) + "," + std::to_string(v.local[1]) + "," +
-                    std::to_string(v.local[2]));
-  std::sort(names.begin(), names.end());
-  EXPECT_EQ(names, (std::vector<std::string>{"mm:16,16,1", "step:256,1,1"}));
-  EXPECT_TRUE(cache::offset_zero_variants(root_, "NJ/NONE").empty());
-  EXPECT_TRUE(cache::offset_zero_variants("", kHash).empty());
-}
-
-TEST(PoclKernelCacheHash, AShiftedHashTurnsItsLastTwoLetters) {
-  // A device's own build hash (index + 1 added to the last two letters, 256 values), and the compile
-  // process's (index 254: one before the binary's own).
-  EXPECT_EQ(cache::shifted_hash(kHash, 0), "NJ/IFHOIODHEJIJNIIEFGMFNGHKKNBLLPCCPIHAN");
-  EXPECT_EQ(cache::shifted_hash(kHash, 15), "NJ/IFHOIODHEJIJNIIEFGMFNGHKKNBLLPCCPIHBM");
-  EXPECT_EQ(cache::shifted_hash(kHash, 254), "NJ/IFHOIODHEJIJNIIEFGMFNGHKKNBLLPCCPIHAL");
-  EXPECT_EQ(cache::shifted_hash("NJ/IFHOIODHEJIJNIIEFGMFNGHKKNBLLPCCPIHPP", 0),
-            "NJ/IFHOIODHEJIJNIIEFGMFNGHKKNBLLPCCPIHAA");
-  EXPECT_EQ(cache::shifted_hash("short", 3), "short");  // no hash: as it is
 }
