@@ -188,6 +188,30 @@ class AutoChecks(layer_checks.Checks):
                 "COEX_POLICY": policy, "COEX_MIN_SPLIT_SECONDS": "0.0001", "COEX_AUTO_ANALYSIS_WAIT": "30"})
             expect_first_launch(first, None if splits else "too_small", "under " + policy)
 
+    def check_first_run_untimed(self):
+        # Home's first run of a kernel pays the driver's one-time work, which is not the launch's time
+        # (docs/design.md, "Size by time"): that launch is not timed. tiny_steps' 400 launches of a
+        # few microseconds stay on home under auto (one_device_pays); run again with the History of
+        # the first run and PoCL's cache cold, its first launch compiles the work-group function on
+        # home for a tenth of a second. Timed, that was home's time of the launch: every split
+        # looked worth it, and 399 of the 400 launches split.
+        app = os.path.join(self.build, "tests", "layer", "tiny_steps")
+        rc, bare, _ = run([app], {"POCL_DEVICES": "basic basic"})
+        expect(rc == 0, "tiny_steps fails bare")
+        history = os.path.join(self.tmp, "first-run-untimed-history.json")
+        for run_number in (1, 2):
+            report = os.path.join(self.tmp, "first-run-untimed-report-%d.json" % run_number)
+            env = {"POCL_DEVICES": "basic basic", "COEX_POLICY": "auto", "COEX_CACHE": history,
+                   "COEX_REPORT": report,
+                   "POCL_CACHE_DIR": os.path.join(self.tmp, "first-run-untimed-pocl-%d" % run_number)}
+            rc, out, err = run([app], env, self.layer)
+            expect(rc == 0 and out == bare, "run %d: exit %d, output:\n%s\nstderr:\n%s" % (run_number, rc, out, err))
+            with open(report) as f:
+                kernel = json.load(f)["kernels"][0]
+            expect(kernel["launches"] == 400 and kernel["split_launches"] <= 40,
+                   "run %d: %d of %d launches split (%s)" % (run_number, kernel["split_launches"],
+                                                             kernel["launches"], kernel["not_split"]))
+
     def check_deferred_builds(self):
         # A device much slower than home by its specification (a CPU beside a GPU; here PoCL's basic
         # device beside its pthread devices with 8 compute units, the app's among them) sits auto's
