@@ -74,6 +74,10 @@ class HomeLaunchTimes {
   void record_alone(const std::string& key, double seconds);
 
   static constexpr int kTimedLaunches = 3;
+  // Launches measured from an idle queue before their shortest stands for home's time of the launch
+  // (drained_home_key): as after renew(), one alone does not, since a launch slowed by chance (the
+  // thread descheduled, a late callback) would make every split look worth it.
+  static constexpr int kDrainedAtLeast = 2;
 
  private:
   struct Timing;

@@ -32,7 +32,8 @@ const char* policy_keeps_on_home(Services& services, const std::string& kernel_k
                                  LaunchJob& job, const std::vector<int>& participants, int home,
                                  std::optional<report::GateRecord>& gate, std::optional<sched::LaunchShape>& asked) {
   sched::LaunchShape shape = launch_shape(job.geometry, kernel_key, home, std::nullopt, nullptr);
-  shape.home_measured_seconds = services.executor().home_launch_times().settled_seconds(drained_key);
+  shape.home_measured_seconds =
+      services.executor().home_launch_times().settled_seconds(drained_key, HomeLaunchTimes::kDrainedAtLeast);
   for (const RootUse& use : job.roots) {
     std::lock_guard lock(use.root->state->mutex());
     shape.buffer_writes += use.root->state->generation();
