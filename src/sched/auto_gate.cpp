@@ -189,11 +189,12 @@ std::vector<int> paying_by_models(const History& history, const LaunchShape& sha
   return paying.empty() ? devices : paying;
 }
 
-}  // namespace
+// A time of home alone measured from an idle queue more than this many times its estimate from home's
+// chunks is not its own (home_alone_seconds).
+constexpr double kSuspectMeasured = 4.0;
 
-// What the launch would take on home alone, unsplit: as measured there (LaunchShape::
-// home_measured_seconds) where it was; else from home's chunks in split launches of this kernel and
-// size, each without its transfer part: an unsplit launch moves nothing (its data is on
+// What the launch would take on home alone, unsplit, estimated from home's chunks in split launches of
+// this kernel and size, each without its transfer part: an unsplit launch moves nothing (its data is on
 // home) and waits for no other device's reads from the home queue, and both are in the time before a
 // chunk's sub-launch starts. What stays, a sub-launch and the wait for it, is close to what the plain
 // launch costs (unsplit launches go to the app's own queue and are not timed by coex). The estimate is
@@ -210,10 +211,8 @@ std::vector<int> paying_by_models(const History& history, const LaunchShape& sha
 // the chunks of its kind over the whole launch, as kernel_model takes a share's cost (benchmarks/mandel_uniform on two
 // basic PoCL devices of the 2-core development machine: group rows of 2 to 8 ms, home alone put at
 // 33 ms from a row of 2.1 ms, where it took 83 ms; the split of 38 ms was dropped). Only this size:
-// another global size has other work-groups. nullopt: no home, or no chunk of it at this size.
-std::optional<double> home_alone_seconds(const History& history, const LaunchShape& shape) {
-  if (shape.home < 0) return std::nullopt;
-  if (shape.home_measured_seconds) return shape.home_measured_seconds;  // measured beats estimated
+// another global size has other work-groups. nullopt: no chunk of home at this size.
+std::optional<double> home_alone_from_chunks(const History& history, const LaunchShape& shape) {
   const double whole = static_cast<double>(shape.total_groups);
   std::vector<std::pair<double, double>> points;
   double best = std::numeric_limits<double>::infinity();
@@ -242,6 +241,22 @@ std::optional<double> home_alone_seconds(const History& history, const LaunchSha
   }
   const bool line_holds = largest - smallest >= whole / kLineSpanOfLaunch;
   return line_holds ? std::min(best, m.time(whole)) : best;
+}
+
+}  // namespace
+
+// Home alone as measured there (LaunchShape::home_measured_seconds) where it was; else from home's
+// chunks (home_alone_from_chunks). The measurement beats the estimate, which a kernel whose working
+// set fits a cache in chunks but not whole puts too low (benchmarks/jacobi: 1.9 ms estimated, 3.3 ms
+// measured), but not one more than kSuspectMeasured times it: a launch slowed by what was not its own
+// work (a first run's load of its work-group function, 0.18 ms for a launch of 6 us; a thread
+// descheduled) would make every split look worth it, and while splitting home is not timed again.
+std::optional<double> home_alone_seconds(const History& history, const LaunchShape& shape) {
+  if (shape.home < 0) return std::nullopt;
+  const std::optional<double> estimated = home_alone_from_chunks(history, shape);
+  if (shape.home_measured_seconds && (!estimated || *shape.home_measured_seconds <= kSuspectMeasured * *estimated))
+    return shape.home_measured_seconds;
+  return estimated;
 }
 
 namespace {

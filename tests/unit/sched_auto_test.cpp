@@ -321,6 +321,25 @@ TEST(AutoGate, EvidenceOfASplitThatPaysWellStandsForAFewLaunches) {
   EXPECT_DOUBLE_EQ(gate(), 0.0085);  // the last fit did not pay by the margin: no launch reuses it
 }
 
+TEST(AutoGate, HomesMeasuredTimeStandsUnlessFarAboveItsChunksEstimate) {
+  // Home's chunks at this size on the line 1 us per group: the launch of 10^4 groups is estimated at
+  // 10 ms from them. A measured time (from an idle queue) beats the estimate: 30 ms (a cache effect the
+  // chunks miss) stands; 100 ms, more than kSuspectMeasured (4) times the estimate, is no time of the
+  // launch's own work (a first run's load, a thread descheduled): the estimate stands instead. Without
+  // chunks of home to estimate from, the measurement stands whatever it is.
+  const auto history = history_where_only_home_pays();
+  LaunchShape s = home_shape();
+  ASSERT_NEAR(*home_alone_seconds(*history, s), 0.01, 1e-9);
+  s.home_measured_seconds = 0.03;
+  EXPECT_DOUBLE_EQ(*home_alone_seconds(*history, s), 0.03);
+  s.home_measured_seconds = 0.1;
+  EXPECT_NEAR(*home_alone_seconds(*history, s), 0.01, 1e-9);
+  History empty;
+  EXPECT_DOUBLE_EQ(*home_alone_seconds(empty, s), 0.1);
+  s.home = -1;
+  EXPECT_FALSE(home_alone_seconds(*history, s).has_value());
+}
+
 TEST(AutoPolicy, NamesThePolicyItPickedAndGivesNothingToDroppedDevices) {
   auto h = std::make_shared<History>();
   record_line(*h, "k", 7, 0, 0, 1e-6);
