@@ -177,19 +177,14 @@ cl_int CL_API_CALL enqueue_ndrange(cl_command_queue queue, cl_kernel kernel, cl_
     decision.not_split_reason = "coex_error";
   }
   if (cl_int err = bring_arguments_home("clEnqueueNDRangeKernel", queue, kernel, decision.written_buffers)) return err;
-  // Timed from an idle queue (drained_home_key): not a launch with a wait list (a user event the app
-  // sets later would hold the queue), nor one whose queue did not drain in time.
-  if (decision.time_drained && !decision.time_on_home_key.empty() && !(num_wait == 0 && drained(queue))) {
-    record_safely("clEnqueueNDRangeKernel",
-                  [&] { rt().executor().home_launch_times().not_timed(decision.time_on_home_key); });
-    decision.time_on_home_key.clear();
-  }
-  // Home's first run of the kernel at this local size and offset pays the driver's one-time work
-  // (PoCL loads, or compiles, the work-group function: 0.18 ms where the launch took 6 us): timed from
-  // an idle queue, for auto's gate to weigh a split against, it is no time of the launch
-  // (docs/design.md, "Size by time"). Not timed, it counts among those to time: the next is.
+  // Timed from an idle queue (drained_home_key), for auto's gate to weigh a split against: not home's
+  // first run of the kernel at this local size and offset, which pays the driver's one-time work (PoCL
+  // loads, or compiles, the work-group function: 0.18 ms where the launch took 6 us; docs/design.md,
+  // "Size by time"), nor a launch with a wait list (a user event the app sets later would hold the
+  // queue), nor one whose queue did not drain in time. The first run is asked first: it needs no wait
+  // for the queue. Not timed, the launch counts among those to time: the next is.
   if (decision.time_drained && !decision.time_on_home_key.empty() &&
-      home_runs_it_first(decision.home, kernel, work_dim, offset, local)) {
+      (home_runs_it_first(decision.home, kernel, work_dim, offset, local) || !(num_wait == 0 && drained(queue)))) {
     record_safely("clEnqueueNDRangeKernel",
                   [&] { rt().executor().home_launch_times().not_timed(decision.time_on_home_key); });
     decision.time_on_home_key.clear();
