@@ -52,6 +52,7 @@ const char* policy_keeps_on_home(Services& services, const std::string& kernel_k
     gate->measured_devices = verdict.measured_devices;
     gate->split_seconds = verdict.split_seconds.value_or(-1);
     gate->home_seconds = verdict.home_seconds.value_or(-1);
+    gate->measured_size = verdict.measured_size;
   }
   if (reason) return reason;
   job.launch_number = shape.launch_number;

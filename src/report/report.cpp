@@ -68,7 +68,8 @@ nlohmann::json gate_json(const GateRecord& gate) {
           {"probe", gate.probe},
           {"measured_devices", gate.measured_devices},
           {"split_seconds", seconds_or_null(gate.split_seconds)},
-          {"home_seconds", seconds_or_null(gate.home_seconds)}};
+          {"home_seconds", seconds_or_null(gate.home_seconds)},
+          {"measured_size", gate.measured_size ? nlohmann::json(gate.measured_size) : nlohmann::json()}};
 }
 
 nlohmann::json regularity_json(const RegularityRecord& r) {

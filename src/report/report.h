@@ -7,7 +7,7 @@
 //     "kernels": [{"name", "launches", "split_launches", "cold_splits", "not_split": {"<reason>": count},
 //                  "planned_by": {"<policy>": count}, "probes",
 //                  "last_verdict": {"launch", "decision", "devices", "probe", "measured_devices",
-//                                   "split_seconds", "home_seconds"},
+//                                   "split_seconds", "home_seconds", "measured_size"},
 //                  "regularity": {"irregular", "window_spread", "packages", "spread", "range_ratio"},
 //                  "bytes_moved", "per_device": [{"index", "work_items", "seconds"}],
 //                  "bytes_minimal", "bytes_by_step": {"home_to_host", "host_to_devices",
@@ -24,7 +24,9 @@
 // compiles at the first launch makes them slow once): auto does not take their time as a verdict.
 // planned_by: the split launches by the policy that planned them (auto names its pick); probes: those
 // that were auto's periodic probes; last_verdict (auto): the last launch's gate, with the whole split
-// launch's measured time over measured_devices and home's estimated time alone (null: not known).
+// launch's measured time over measured_devices and home's estimated time alone (null: not known),
+// and measured_size, the larger global size they were measured at where a verdict for home came from
+// one (null: this launch's size).
 // regularity: the last judgement of the kernel's regularity (sigmoid, docs/schedulers.md): whether
 // it is kept irregular, whether a device's window of packages varied, and the range test's packages,
 // their paces' sigma/mean and von Neumann's ratio of the paces' logarithms in range order (null: not
@@ -100,6 +102,7 @@ struct GateRecord {
   std::vector<int> measured_devices;  // the split the two times below are of
   double split_seconds = -1;          // a whole split launch over measured_devices; -1: not measured
   double home_seconds = -1;           // the launch on home alone, measured or estimated; -1: unknown
+  uint64_t measured_size = 0;         // the larger global size the two times are of; 0: this launch's
 };
 
 // A gate's record as the report's `last_verdict` and the trace's launch slices write it.

@@ -188,6 +188,8 @@ std::string planned_and_verdict(const json& kernel) {
            (member(verdict, "probe").is_boolean() && member(verdict, "probe").get<bool>() ? " (probe)" : "") +
            "; measured split over " + devices(member(verdict, "measured_devices")) + " " +
            seconds(member(verdict, "split_seconds")) + ", home alone " + seconds(member(verdict, "home_seconds"));
+    const json& size = member(verdict, "measured_size");
+    if (size.is_number()) out += " (at a larger size, " + std::to_string(count_of(size)) + " work-items)";
   }
   const json& regularity = member(kernel, "regularity");
   if (regularity.is_object()) {

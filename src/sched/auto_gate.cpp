@@ -303,21 +303,24 @@ struct SplitAgainstHome {
   double split = 0;
   double alone = 0;
   std::optional<History::MeasuredSplit> within;  // the hopeless set within that the times are of
+  std::optional<History::SplitAbove> above;      // the larger size and set that the times are of
 };
 std::optional<SplitAgainstHome> split_against_home(const History& history, const LaunchShape& shape,
                                                    const std::vector<int>& devices) {
   const auto split = history.split_launch_seconds(shape.kernel_key, shape.global_size, devices);
   if (!split) {
-    if (auto above = history.split_above(shape.kernel_key, shape.global_size, devices))
-      return SplitAgainstHome{above->first, above->second, std::nullopt};
+    if (auto above = history.split_above(shape.kernel_key, shape.global_size, devices)) {
+      const double seconds = above->seconds, alone = above->alone;
+      return SplitAgainstHome{seconds, alone, std::nullopt, std::move(above)};
+    }
   }
   const auto alone = home_alone_seconds(history, shape);
   if (!alone) return std::nullopt;
-  if (split) return SplitAgainstHome{*split, *alone, std::nullopt};
+  if (split) return SplitAgainstHome{*split, *alone, std::nullopt, std::nullopt};
   // Not measured at all, but a set within it was, hopelessly: no more is hoped of this one.
   if (auto within = hopeless_subset(history, shape, devices, *alone)) {
     const double seconds = within->seconds;
-    return SplitAgainstHome{seconds, *alone, std::move(within)};
+    return SplitAgainstHome{seconds, *alone, std::move(within), std::nullopt};
   }
   return std::nullopt;
 }
@@ -384,6 +387,9 @@ GateEvidence gate_evidence(const History& history, const LaunchShape& shape, con
     evidence.steady_splits = within.steady;
     evidence.splits = within.count;
   }
+  // The verdict came from a larger size: its figures say why (auto_gate gives them to a verdict for
+  // home), and this size's stay for the rules, which take none of them as this size's own.
+  if (against && against->above) evidence.above = against->above;
   return evidence;
 }
 
@@ -436,6 +442,15 @@ GateVerdict auto_gate(const History& history, const LaunchShape& shape, const st
       verdict.devices = probed;
       verdict.probe = true;
     }
+  }
+  // Kept on home by a split measured at a larger size: the report and the trace give its figures and
+  // size (without them a verdict at each smaller size read "not measured"). Only then: a verdict that
+  // splits hands its figures' devices to the launch's policy (LaunchShape::gate_devices).
+  if (evidence.above && !verdict.probe && verdict.devices.size() == 1 && verdict.devices.front() == shape.home) {
+    verdict.measured_devices = evidence.above->devices;
+    verdict.split_seconds = evidence.above->seconds;
+    verdict.home_seconds = evidence.above->alone;
+    verdict.measured_size = evidence.above->global_size;
   }
   return verdict;
 }

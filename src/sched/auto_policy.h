@@ -92,6 +92,8 @@ struct GateEvidence {
   // The set the three figures above are of: `paying`, or a set within it measured hopeless when
   // `paying` was not measured (the gate's verdict then stands on that one's).
   std::vector<int> measured;
+  // Where `paying` was measured not to pay at a larger size alone (History::split_above): that split.
+  std::optional<History::SplitAbove> above;
 };
 GateEvidence gate_evidence(const History& history, const LaunchShape& shape, const std::vector<int>& devices,
                            const PolicyParams& params);

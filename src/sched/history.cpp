@@ -199,24 +199,24 @@ void History::record_split_launch(const std::string& kernel_key, uint64_t global
   evict_over_capacity();
 }
 
-std::optional<std::pair<double, double>> History::split_above(const std::string& kernel_key, uint64_t global_size,
-                                                              std::vector<int> devices) const {
+std::optional<History::SplitAbove> History::split_above(const std::string& kernel_key, uint64_t global_size,
+                                                        std::vector<int> devices) const {
   const std::vector<int> set = device_set(std::move(devices));
   std::lock_guard<std::mutex> lock(mutex_);
   for (auto e = entries_.upper_bound(KeyRef{kernel_key, global_size});
        e != entries_.end() && e->first.first == kernel_key; ++e) {
     // That set, else the smallest superset measured at that size.
     const SplitRecord* best = nullptr;
-    size_t best_size = 0;
+    const std::vector<int>* best_set = nullptr;
     for (const auto& [measured, r] : e->second.splits) {
       if (!(r.weight > 0) || !(r.alone_weight > 0)) continue;
       if (!std::includes(measured.begin(), measured.end(), set.begin(), set.end())) continue;
-      if (!best || measured.size() < best_size) {
+      if (!best || measured.size() < best_set->size()) {
         best = &r;
-        best_size = measured.size();
+        best_set = &measured;
       }
     }
-    if (best) return std::make_pair(best->estimate(), best->alone / best->alone_weight);
+    if (best) return SplitAbove{e->first.second, *best_set, best->estimate(), best->alone / best->alone_weight};
   }
   return std::nullopt;
 }

@@ -130,8 +130,14 @@ class History {
   // At the nearest global size of the kernel above `global_size` where a split over `devices`, or over
   // a set that holds them all (the smallest such), was measured beside an estimate of home alone: the
   // split's time as split_launch_seconds says it there, and the decayed mean of home alone's estimates.
-  std::optional<std::pair<double, double>> split_above(const std::string& kernel_key, uint64_t global_size,
-                                                       std::vector<int> devices) const;
+  struct SplitAbove {
+    uint64_t global_size = 0;  // the size it was measured at
+    std::vector<int> devices;  // the set measured: `devices` or the smallest superset
+    double seconds = 0;        // the split launch, as split_launch_seconds says it there
+    double alone = 0;          // the decayed mean of home alone's estimates beside it
+  };
+  std::optional<SplitAbove> split_above(const std::string& kernel_key, uint64_t global_size,
+                                        std::vector<int> devices) const;
   // A split set measured at one size: its split_launch_seconds, steady_splits_measured and splits_measured.
   struct MeasuredSplit {
     std::vector<int> devices;

@@ -84,6 +84,7 @@ struct GateVerdict {
   std::vector<int> measured_devices;    // the split the measurements below are of
   std::optional<double> split_seconds;  // a whole split launch over measured_devices (History's median)
   std::optional<double> home_seconds;   // the launch on home alone, estimated from home's chunks
+  uint64_t measured_size = 0;           // the larger global size those figures are of; 0: this size
 };
 
 // Work-groups [begin, end) of the split dimension, on one device.

@@ -162,7 +162,7 @@ TEST(ReportRecorder, PlannersProbesAndTheLastVerdict) {
   probe.gate = GateRecord{10, "split", {0, 1}, true, {0, 1}, 0.5, 0.3};
   recorder.record_launch("k", probe);
   LaunchRecord home = unsplit_launch("one_device_pays", {});
-  home.gate = GateRecord{11, "one_device_pays", {0}, false, {0, 1}, 0.5, 0.3};
+  home.gate = GateRecord{11, "one_device_pays", {0}, false, {0, 1}, 0.5, 0.3, 4096};
   recorder.record_launch("k", home);
   recorder.record_launch("k", unsplit_launch("preparing", {}));  // no gate asked: the verdict stays
   LaunchRecord late = split_launch(0, {});                       // launch 9, recorded when it ended, after launch 11
@@ -177,7 +177,8 @@ TEST(ReportRecorder, PlannersProbesAndTheLastVerdict) {
                                         {"probe", false},
                                         {"measured_devices", {0, 1}},
                                         {"split_seconds", 0.5},
-                                        {"home_seconds", 0.3}}));
+                                        {"home_seconds", 0.3},
+                                        {"measured_size", 4096}}));
   ReportRecorder none;
   none.record_launch("k", split_launch(0, {}));
   EXPECT_TRUE(none.to_json().at("kernels").at(0).at("last_verdict").is_null());

@@ -85,6 +85,14 @@ TEST(ReportTable, SaysWhoPlannedAndWhyAutoDecided) {
             "      planned by auto:wp x3; 1 probe; last verdict (launch 9): one_device_pays over d0; measured "
             "split over d0,d1 0.51 s, home alone not measured; kept irregular (18 packages, spread 1.14, range "
             "ratio 0.07)");
+  // A verdict for home from a split measured at a larger size says which.
+  report["kernels"][0]["last_verdict"]["home_seconds"] = 0.12;
+  report["kernels"][0]["last_verdict"]["measured_size"] = 1048576;
+  EXPECT_NE(line_of(format_report_table(report), "planned by")
+                .find("measured split over d0,d1 0.51 s, home alone 0.12 s (at a larger size, 1048576 work-items); "
+                      "kept irregular"),
+            std::string::npos)
+      << format_report_table(report);
 }
 
 TEST(ReportTable, NamesCoexsBuildsPerDevice) {

@@ -225,7 +225,15 @@ TEST(AutoGate, ASplitThatDidNotPayAtALargerSizeKeepsTheSmallerSizesOnHome) {
   AutoPolicy after_loss(PolicyParams{}, lost, {});
   LaunchShape smaller = shape("k", 5000);
   smaller.home = 0;
-  EXPECT_STREQ(after_loss.unsplit_reason(smaller, {0, 1}), "one_device_pays");
+  GateVerdict verdict;
+  EXPECT_STREQ(after_loss.unsplit_reason(smaller, {0, 1}, &verdict), "one_device_pays");
+  // The verdict gives the figures it stood on, and the size they were measured at.
+  EXPECT_EQ(verdict.measured_devices, (std::vector<int>{0, 1}));
+  ASSERT_TRUE(verdict.split_seconds.has_value());
+  ASSERT_TRUE(verdict.home_seconds.has_value());
+  EXPECT_DOUBLE_EQ(*verdict.split_seconds, 0.015);
+  EXPECT_DOUBLE_EQ(*verdict.home_seconds, 0.010);
+  EXPECT_EQ(verdict.measured_size, 10000u * 64);
   LaunchShape larger = shape("k", 20000);  // nothing measured above it
   larger.home = 0;
   EXPECT_EQ(after_loss.unsplit_reason(larger, {0, 1}), nullptr);

@@ -87,7 +87,7 @@ TEST(History, TheDecayOfManyLaunchesIsTheDecayOfEach) {
   EXPECT_NEAR(*loaded.split_launch_seconds("k", 1, {0, 1}), 0.02, 1e-12);
   const auto above = loaded.split_above("k", 0, {0, 1});
   ASSERT_TRUE(above.has_value());
-  EXPECT_NEAR(above->second, 0.01, 1e-12);  // home alone's mean, from weights decayed 5,000 launches
+  EXPECT_NEAR(above->alone, 0.01, 1e-12);  // home alone's mean, from weights decayed 5,000 launches
 }
 
 TEST(History, SamplesLaunchesSharesRegularity) {
@@ -302,11 +302,14 @@ TEST(History, SplitAboveIsTheNearestLargerSizeMeasuredBesideHomeAlone) {
   h.record_split_launch("j", 1024, {0, 1}, 0.3, 0.2);   // another kernel
   auto above = h.split_above("k", 32, {0, 1});
   ASSERT_TRUE(above.has_value());
-  EXPECT_DOUBLE_EQ(above->first, 0.02);
-  EXPECT_DOUBLE_EQ(above->second, 0.01);
+  EXPECT_DOUBLE_EQ(above->seconds, 0.02);
+  EXPECT_DOUBLE_EQ(above->alone, 0.01);
+  EXPECT_EQ(above->global_size, 64u);
+  EXPECT_EQ(above->devices, (std::vector<int>{0, 1}));
   above = h.split_above("k", 64, {0, 1});  // above, not at
   ASSERT_TRUE(above.has_value());
-  EXPECT_DOUBLE_EQ(above->first, 0.05);
+  EXPECT_DOUBLE_EQ(above->seconds, 0.05);
+  EXPECT_EQ(above->global_size, 128u);
   EXPECT_FALSE(h.split_above("k", 128, {0, 1}).has_value());
   EXPECT_TRUE(h.split_above("k", 128, {2, 0}).has_value());
   // A set of fewer devices takes the verdict of the smallest superset measured there.
@@ -314,7 +317,8 @@ TEST(History, SplitAboveIsTheNearestLargerSizeMeasuredBesideHomeAlone) {
   h.record_split_launch("k", 2048, {0, 1, 2}, 0.3, 0.4);
   above = h.split_above("k", 1024, {1, 0});
   ASSERT_TRUE(above.has_value());
-  EXPECT_DOUBLE_EQ(above->first, 0.3);
+  EXPECT_DOUBLE_EQ(above->seconds, 0.3);
+  EXPECT_EQ(above->devices, (std::vector<int>{0, 1, 2}));
   EXPECT_FALSE(h.split_above("k", 1024, {0, 4}).has_value());
   // Decayed alike, and kept in the file.
   h.note_launch("k", 64);
@@ -325,8 +329,8 @@ TEST(History, SplitAboveIsTheNearestLargerSizeMeasuredBesideHomeAlone) {
   ASSERT_TRUE(loaded.load(path));
   above = loaded.split_above("k", 32, {0, 1});
   ASSERT_TRUE(above.has_value());
-  EXPECT_NEAR(above->first, 0.02, 1e-12);  // of 20 and 40 ms, the smaller
-  EXPECT_NEAR(above->second, (0.01 * History::kLaunchDecay + 0.03) / (History::kLaunchDecay + 1), 1e-12);
+  EXPECT_NEAR(above->seconds, 0.02, 1e-12);  // of 20 and 40 ms, the smaller
+  EXPECT_NEAR(above->alone, (0.01 * History::kLaunchDecay + 0.03) / (History::kLaunchDecay + 1), 1e-12);
   std::remove(path.c_str());
 }
 
