@@ -1,9 +1,12 @@
-/* The cost coex adds to calls it only passes through (issue 2): N clSetKernelArg calls, and M
- * launches of an empty kernel. Prints the median time per call over batches of 1000 calls. */
+/* The cost coex adds to calls it only passes through: N clSetKernelArg calls, and M launches of an
+ * empty kernel, on the first device of the first platform, or of the first platform whose name holds
+ * PLATFORM. Prints the median time per call over batches of 1000 calls.
+ *   passthrough [N [M [PLATFORM]]] */
 #define CL_TARGET_OPENCL_VERSION 120
 #include <CL/cl.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <time.h>
 
 static double now(void) {
@@ -19,10 +22,21 @@ static int compare(const void* a, const void* b) {
 
 int main(int argc, char** argv) {
   long set_args = argc > 1 ? atol(argv[1]) : 1000000, launches = argc > 2 ? atol(argv[2]) : 100000;
-  cl_platform_id platform;
+  const char* wanted = argc > 3 ? argv[3] : "";
+  cl_platform_id platforms[16], platform = NULL;
+  cl_uint n_platforms = 0;
+  if (clGetPlatformIDs(16, platforms, &n_platforms) != CL_SUCCESS || n_platforms == 0) return 1;
+  for (cl_uint p = 0; p < n_platforms && p < 16 && !platform; ++p) {
+    char name[256] = "";
+    clGetPlatformInfo(platforms[p], CL_PLATFORM_NAME, sizeof name, name, NULL);
+    if (strstr(name, wanted)) platform = platforms[p];
+  }
+  if (!platform) {
+    fprintf(stderr, "passthrough: no platform named like '%s'\n", wanted);
+    return 1;
+  }
   cl_device_id device;
-  clGetPlatformIDs(1, &platform, NULL);
-  clGetDeviceIDs(platform, CL_DEVICE_TYPE_ALL, 1, &device, NULL);
+  if (clGetDeviceIDs(platform, CL_DEVICE_TYPE_ALL, 1, &device, NULL) != CL_SUCCESS) return 1;
   cl_context ctx = clCreateContext(NULL, 1, &device, NULL, NULL, NULL);
   cl_command_queue q = clCreateCommandQueue(ctx, device, 0, NULL);
   const char* src = "__kernel void empty(int x) { }";
