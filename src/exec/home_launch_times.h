@@ -92,11 +92,11 @@ class HomeLaunchTimes {
     int fresh_count = 0;  // since the last renew(), while renewing
     double fresh_shortest = 0;
     bool renewing = false;
+    int pending = 0;  // of them, in pending_ (settle() looks there only for a key with some)
   };
   // A launch being timed, with a reference to its event of its own (released by the app's threads):
   // settle() asks the event its status. `recorded`: its time is in (by settle or the callback).
   struct Pending {
-    std::string key;
     cl_event event;
     std::chrono::steady_clock::time_point enqueued;
     std::shared_ptr<std::atomic<bool>> recorded;
@@ -110,8 +110,10 @@ class HomeLaunchTimes {
                                     std::chrono::steady_clock::time_point end);
   void record(const std::string& key, std::optional<double> seconds, cl_event event, uint64_t round);
   void record_time(const std::string& key, double seconds, uint64_t round);
-  // Releases the references of the pending launches whose time is in; pending_mutex_ held.
-  void drop_recorded_pending();
+  using PendingByKey = std::map<std::string, std::vector<Pending>>;
+  // Releases the references of the key's pending launches whose time is in, and the key's entry once it
+  // has none; pending_mutex_ held. Returns the entry after it.
+  PendingByKey::iterator drop_recorded_pending(PendingByKey::iterator of_key);
 
   const cl_icd_dispatch& cl_;
   const std::shared_ptr<const std::atomic<bool>> alive_;
@@ -123,7 +125,8 @@ class HomeLaunchTimes {
   // Taken by the app's threads alone, never in the driver's callback: driver calls (status, release)
   // may be made under it.
   std::mutex pending_mutex_;
-  std::vector<Pending> pending_;
+  // By key: a program enqueues its launches far ahead of the device, and settle() asks about one key's.
+  PendingByKey pending_;
 };
 
 // The key of a kernel and global size: the History's key of the kernel (history_key) and the size.
