@@ -16,10 +16,9 @@ struct CommandHelp {
 
 const CommandHelp kCommands[] = {
     {"run", "run [OPTIONS] [--] APP [ARGS...]", "run APP with coex loaded",
-     R"(Runs APP with coex loaded as an OpenCL loader layer (OPENCL_LAYERS). Where the OpenCL loader APP
-links does not support layers (CUDA's libOpenCL, say), the system's loader that does (ocl-icd; setting
-loader) is preloaded in its place, and where none does, coex itself is loaded by LD_PRELOAD: a line
-says which. Without "--", the first word that is not an option starts APP's command line.
+     R"(Runs APP with coex loaded as an OpenCL loader layer (OPENCL_LAYERS), or by LD_PRELOAD when the
+OpenCL loader APP links does not support layers (CUDA's libOpenCL, say: a line says so). Without
+"--", the first word that is not an option starts APP's command line.
 
 Before APP starts, the configuration is checked (the --config file and every COEX_<NAME> variable,
 by the code the library uses): on an error coex run prints it and exits with status 2, and APP does

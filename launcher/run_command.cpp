@@ -34,45 +34,18 @@ std::string find_layer() {
   return {};
 }
 
-// Puts `path` first in the list held by the environment variable `var`.
-void prepend(const char* var, const std::string& path) {
-  const char* existing = getenv(var);
-  setenv(var, (existing && *existing ? path + ":" + existing : path).c_str(), 1);
-}
-
-// How coex goes into the app in auto mode. Layer mode needs a loader that reads OPENCL_LAYERS; without
-// one the app would run bare, silently. Where the app's own loader cannot (CUDA's), a loader that can
-// (setting `loader`, else the system's) is preloaded in its place, its soname standing for the app's
-// libOpenCL.so.1, and coex is its layer: beside an H200, benchmarks/stencil1d's 20,000 launches took
-// 0.153 s that way against 0.170 s with coex preloaded (bare 0.095 s; docs/gpu.md). Where no such
-// loader serves, coex itself is preloaded. Returns the loader to preload ("" for none) and sets
-// `preload_coex`.
-std::string loader_for_layers(const std::string& app, const std::string& setting, bool& preload_coex) {
-  preload_coex = false;
+// Layer mode needs a loader that reads OPENCL_LAYERS; without one the app would
+// run bare, silently.
+bool loader_ignores_layers(const std::string& app) {
   std::string loader = devices::opencl_loader_of(app);
-  if (loader.empty()) return {};  // unknown: layer mode, as asked
+  if (loader.empty()) return false;  // unknown: layer mode, as asked
   auto has_layers = devices::file_contains(loader, "OPENCL_LAYERS");
-  if (!has_layers || *has_layers) return {};
-  std::string stand_in = setting == "none" ? "" : setting.empty() ? devices::system_loader_with_layers() : setting;
-  char resolved[PATH_MAX];
-  if (!stand_in.empty() && realpath(stand_in.c_str(), resolved) &&
-      devices::file_contains(resolved, "OPENCL_LAYERS").value_or(false) &&
-      devices::opencl_loader_of(app, resolved) == resolved) {
-    std::fprintf(stderr,
-                 "coex run: %s loads the OpenCL loader %s, which does not support layers (OPENCL_LAYERS); running it "
-                 "with %s in its place (LD_PRELOAD), coex as its layer (setting loader)\n",
-                 app.c_str(), loader.c_str(), resolved);
-    return resolved;
-  }
+  if (!has_layers || *has_layers) return false;
   std::fprintf(stderr,
-               "coex run: %s loads the OpenCL loader %s, which does not support layers (OPENCL_LAYERS), and %s; "
-               "loading coex with LD_PRELOAD instead\n",
-               app.c_str(), loader.c_str(),
-               setting == "none"  ? "the setting loader is none"
-               : stand_in.empty() ? "no loader of the system's does"
-                                  : ("neither can " + stand_in + " for it (setting loader)").c_str());
-  preload_coex = true;
-  return {};
+               "coex run: %s loads the OpenCL loader %s, which does not support layers (OPENCL_LAYERS); loading coex "
+               "with LD_PRELOAD instead\n",
+               app.c_str(), loader.c_str());
+  return true;
 }
 
 }  // namespace
@@ -107,19 +80,18 @@ int run_app(const Args& args) {
     if (name == "trace") setenv("COEX_TRACE", absolute_path(value).c_str(), 1);
   }
   const std::string& app = parsed.operands.front();
-  const auto loaded = checked_settings("coex run: " + app + " not started");
-  if (!loaded) return 2;
+  if (!checked_settings("coex run: " + app + " not started")) return 2;
   std::string layer = find_layer();
   if (layer.empty()) {
     std::fprintf(stderr, "coex run: cannot find libcoex.so beside %s or in %s/%s\n", directory_of_executable().c_str(),
                  directory_of_executable().c_str(), COEX_LAYER_DIR_FROM_LAUNCHER);
     return 2;
   }
-  bool preload = mode == Mode::Preload;
-  if (mode == Mode::Auto)
-    if (const std::string stand_in = loader_for_layers(app, loaded->settings.loader, preload); !stand_in.empty())
-      prepend("LD_PRELOAD", stand_in);
-  prepend(preload ? "LD_PRELOAD" : "OPENCL_LAYERS", layer);
+  bool preload = mode == Mode::Preload || (mode == Mode::Auto && loader_ignores_layers(app));
+  const char* var = preload ? "LD_PRELOAD" : "OPENCL_LAYERS";
+  const char* existing = getenv(var);
+  std::string value = existing && *existing ? layer + ":" + existing : layer;
+  setenv(var, value.c_str(), 1);
   std::vector<char*> argv;
   for (const std::string& word : parsed.operands) argv.push_back(const_cast<char*>(word.c_str()));
   argv.push_back(nullptr);

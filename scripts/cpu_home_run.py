@@ -62,9 +62,7 @@ def main():
     ap.add_argument("--rounds", type=int, default=3)
     ap.add_argument("--only", default="")
     ap.add_argument("--ways-in", default="preload",
-                    help="preload, layer or preload,layer: how `coex run` loads coex (each a setup of its own); "
-                         "layer: `coex run` alone, which loads coex as a layer, through the system's loader in the "
-                         "place of one that cannot load layers")
+                    help="preload, layer or preload,layer: how `coex run` loads coex (each a setup of its own)")
     ap.add_argument("--home", choices=("cpu", "gpu"), default="cpu",
                     help="the app's device; with gpu the programs run at their gpu sizes")
     ap.add_argument("--against-coex", default="")
@@ -75,8 +73,6 @@ def main():
     ap.add_argument("--preparation", action="store_true", help="print each coex run's one-time work from its trace")
     ap.add_argument("--history-runs", type=int, default=1,
                     help="coex runs in a row with one History; the last one counts (1: first runs)")
-    ap.add_argument("--app-ld-library-path", default=None,
-                    help="LD_LIBRARY_PATH for the programs' runs (--app-loader own); default: this process's")
     ap.add_argument("--command", default="scripts/bench-cpu-home")
     a = ap.parse_args()
     coex = os.path.join(a.build_dir, "coex")
@@ -123,8 +119,6 @@ def main():
                 # Beside a CPU home, the GPU builds a program it never saw, as on a user's first run; as
                 # home, the GPU's driver keeps what the bare runs compiled, as a user's own runs would.
                 env = dict(os.environ, **settings)
-                if a.app_ld_library_path is not None:
-                    env["LD_LIBRARY_PATH"] = a.app_ld_library_path
                 if a.home == "cpu":
                     env["CUDA_CACHE_DISABLE"] = "1"
                 if launcher is None:

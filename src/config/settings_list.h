@@ -96,13 +96,6 @@ COEX_SETTING(Path, binary_cache, "", (),
              "an #include, or options with -I, is never kept. The folder keeps the 256 most recently used. "
              "Empty: `binaries` beside the history file (setting cache); `off`: nothing kept or read.")
 
-COEX_SETTING(Path, loader, "", (),
-             "`coex run`: the OpenCL loader put in the place of an app's own where that one cannot load layers "
-             "(CUDA's libOpenCL.so.1 reads no OPENCL_LAYERS): preloaded (LD_PRELOAD), it stands for the app's "
-             "libOpenCL.so.1, and coex runs as its layer, which costs a program of many small launches less "
-             "than coex preloaded (docs/gpu.md). Empty: the first of the system's libOpenCL.so.1 that can "
-             "(ocl-icd's, in /usr/lib/<arch>, /usr/lib64 or /usr/lib); `none`, or a loader that cannot load "
-             "layers or that the app cannot load: coex itself is preloaded into the app instead.")
 COEX_SETTING(Bool, analysis_process, true, (),
              "The kernel analysis (libclang) runs in a process of its own, `coex analysis-process`, which "
              "libcoex.so starts from the `coex` program beside it (or in the install's program directory): "

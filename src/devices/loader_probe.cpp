@@ -9,7 +9,6 @@
 #include <unistd.h>
 
 #include <cerrno>
-#include <climits>
 #include <cstring>
 #include <fstream>
 #include <iterator>
@@ -66,13 +65,7 @@ std::string opencl_loader_in_ldd_output(const std::string& ldd_output) {
     // (0x00007f...)"
     size_t name = line.find("libOpenCL.so");
     size_t arrow = line.find("=> ");
-    if (name == std::string::npos) continue;
-    if (arrow == std::string::npos) {  // "\t/usr/lib/x86_64-linux-gnu/libOpenCL.so.1 (0x...)": preloaded
-      const size_t begin = line.find('/');
-      if (begin == std::string::npos || begin > name || line.find('/', name) != std::string::npos) continue;
-      return line.substr(begin, line.find(" (", begin) - begin);
-    }
-    if (arrow < name) continue;
+    if (name == std::string::npos || arrow == std::string::npos || arrow < name) continue;
     size_t begin = arrow + 3;
     size_t end = line.find(" (", begin);
     std::string path = line.substr(begin, end == std::string::npos ? std::string::npos : end - begin);
@@ -97,7 +90,7 @@ std::string elf_interpreter(const std::string& path) {
   return {};
 }
 
-std::string opencl_loader_of(const std::string& app, const std::string& preloaded) {
+std::string opencl_loader_of(const std::string& app) {
   std::string path = resolve_in_path(app);
   if (path.empty() || !is_executable_file(path)) return {};
   // The app's own dynamic linker lists what the app would load (`ld.so --list`, what ldd runs
@@ -129,8 +122,6 @@ std::string opencl_loader_of(const std::string& app, const std::string& preloade
   std::vector<char*> env;
   for (char** e = environ; *e; ++e)
     if (std::strncmp(*e, "LD_PRELOAD=", 11) != 0 && std::strncmp(*e, "OPENCL_LAYERS=", 14) != 0) env.push_back(*e);
-  std::string preload = "LD_PRELOAD=" + preloaded;
-  if (!preloaded.empty()) env.push_back(preload.data());
   env.push_back(nullptr);
   std::string list_flag = "--list";
   char* argv[] = {const_cast<char*>(interpreter.c_str()), list_flag.data(), path.data(), nullptr};
@@ -148,17 +139,6 @@ std::string opencl_loader_of(const std::string& app, const std::string& preloade
   while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
   }
   return opencl_loader_in_ldd_output(output);
-}
-
-std::string system_loader_with_layers() {
-  for (const char* dir : {"/usr/lib/x86_64-linux-gnu", "/usr/lib/aarch64-linux-gnu", "/usr/lib/powerpc64le-linux-gnu",
-                          "/usr/lib64", "/usr/lib", "/usr/local/lib"}) {
-    const std::string path = std::string(dir) + "/libOpenCL.so.1";
-    char resolved[PATH_MAX];
-    if (access(path.c_str(), R_OK) != 0 || !realpath(path.c_str(), resolved)) continue;
-    if (file_contains(resolved, "OPENCL_LAYERS").value_or(false)) return resolved;
-  }
-  return {};
 }
 
 }  // namespace coex::devices

@@ -11,8 +11,7 @@
 namespace coex::devices {
 
 // The path ldd (or `ld.so --list`) printed for libOpenCL.so.1 in `ldd_output`, or "" when the app
-// does not link it. A loader preloaded (LD_PRELOAD) is listed by its path alone, and its soname
-// then stands for the app's libOpenCL.so.1, which is not listed again.
+// does not link it.
 std::string opencl_loader_in_ldd_output(const std::string& ldd_output);
 
 // Whether the file holds `text` (a loader with layer support names its
@@ -25,11 +24,6 @@ std::string elf_interpreter(const std::string& path);
 // The loader `app` (a path or a name looked up in PATH) links, as its dynamic
 // linker lists it (`ld.so --list`, what ldd prints); "" when unknown (not an
 // ELF program with a dynamic linker, or libOpenCL loaded later by dlopen).
-// With `preloaded` (a loader's path), the one the app would load with that loader preloaded.
-std::string opencl_loader_of(const std::string& app, const std::string& preloaded = "");
-
-// The first of the system's libOpenCL.so.1 that reads OPENCL_LAYERS (ocl-icd's), looked for where
-// distributions install it (/usr/lib/<arch>, /usr/lib64, /usr/lib, /usr/local/lib); "" when none does.
-std::string system_loader_with_layers();
+std::string opencl_loader_of(const std::string& app);
 
 }  // namespace coex::devices
