@@ -305,16 +305,17 @@ struct SplitAgainstHome {
   std::optional<History::MeasuredSplit> within;  // the hopeless set within that the times are of
   std::optional<History::SplitAbove> above;      // the larger size and set that the times are of
 };
+// `alone`: home_alone_seconds, which the caller may have at hand (a fit through home's chunks).
 std::optional<SplitAgainstHome> split_against_home(const History& history, const LaunchShape& shape,
-                                                   const std::vector<int>& devices) {
+                                                   const std::vector<int>& devices,
+                                                   const std::optional<double>& alone) {
   const auto split = history.split_launch_seconds(shape.kernel_key, shape.global_size, devices);
   if (!split) {
     if (auto above = history.split_above(shape.kernel_key, shape.global_size, devices)) {
-      const double seconds = above->seconds, alone = above->alone;
-      return SplitAgainstHome{seconds, alone, std::nullopt, std::move(above)};
+      const double seconds = above->seconds, above_alone = above->alone;
+      return SplitAgainstHome{seconds, above_alone, std::nullopt, std::move(above)};
     }
   }
-  const auto alone = home_alone_seconds(history, shape);
   if (!alone) return std::nullopt;
   if (split) return SplitAgainstHome{*split, *alone, std::nullopt, std::nullopt};
   // Not measured at all, but a set within it was, hopelessly: no more is hoped of this one.
@@ -330,11 +331,12 @@ std::optional<SplitAgainstHome> split_against_home(const History& history, const
 // no verdict (nullopt), the split is made (and then measured).
 std::optional<SplitAgainstHome> split_measured_not_to_pay(const History& history, const LaunchShape& shape,
                                                           const std::vector<int>& devices,
-                                                          const std::vector<int>& paying, const PolicyParams& params) {
+                                                          const std::vector<int>& paying, const PolicyParams& params,
+                                                          const std::optional<double>& alone) {
   const int home = shape.home;
   if (home < 0 || std::find(devices.begin(), devices.end(), home) == devices.end()) return std::nullopt;
   if (paying.size() == 1 && paying.front() == home) return std::nullopt;  // not a split
-  auto measured = split_against_home(history, shape, paying);
+  auto measured = split_against_home(history, shape, paying, alone);
   if (measured && measured->split > (1 - params.auto_min_gain) * measured->alone) return measured;
   return std::nullopt;
 }
@@ -350,7 +352,7 @@ std::optional<SplitAgainstHome> split_measured_not_to_pay(const History& history
 bool probe_costs_too_much(const History& history, const LaunchShape& shape, const std::vector<int>& probed,
                           const PolicyParams& params) {
   if (shape.home < 0 || (probed.size() == 1 && probed.front() == shape.home)) return false;
-  const auto measured = split_against_home(history, shape, probed);
+  const auto measured = split_against_home(history, shape, probed, home_alone_seconds(history, shape));
   if (!measured) return false;
   const double split = measured->split, alone = measured->alone;
   const double since =
@@ -371,13 +373,15 @@ GateEvidence gate_evidence(const History& history, const LaunchShape& shape, con
                            const PolicyParams& params) {
   GateEvidence evidence;
   evidence.paying = paying_by_models(history, shape, devices, params);
-  const auto against = split_measured_not_to_pay(history, shape, devices, evidence.paying, params);
+  // Home alone once: a fit through home's chunks, which the verdict and the evidence both read.
+  evidence.home_seconds = home_alone_seconds(history, shape);
+  const auto against =
+      split_measured_not_to_pay(history, shape, devices, evidence.paying, params, evidence.home_seconds);
   evidence.not_worth_it = against.has_value();
   evidence.measured = evidence.paying;
   evidence.split_seconds = history.split_launch_seconds(shape.kernel_key, shape.global_size, evidence.paying);
   evidence.steady_splits = history.steady_splits_measured(shape.kernel_key, shape.global_size, evidence.paying);
   evidence.splits = history.splits_measured(shape.kernel_key, shape.global_size, evidence.paying);
-  evidence.home_seconds = home_alone_seconds(history, shape);
   // The verdict came from a hopeless set within `paying`: its figures are the evidence (and, as for
   // a set measured hopeless itself, no first split is made again: auto_gate).
   if (against && against->within) {
