@@ -112,8 +112,9 @@ COEX_SETTING(Path, report, "", (),
              "Write the JSON report to this path when the program exits; empty: no report. `%p` in the path "
              "is the process id (as in LLVM_PROFILE_FILE), so that each process of a script keeps its own "
              "report: `r.%p.json`. `coex report FILE` prints it as tables, `coex report --html OUT FILE` as a "
-             "page. With a report or a trace, each launch coex does not split is timed on the app's device (an "
-             "event and a callback per launch).")
+             "page. With a report, launches coex does not split are timed on the app's device (an event and a "
+             "callback each): the first 8 of each kernel, then one in 512, whose time stands for the others; "
+             "with a trace, every one.")
 COEX_SETTING(Path, trace, "", (),
              "Write a Chrome trace-event JSON file here when the program exits (open it in "
              "https://ui.perfetto.dev): one track per device (`d<index> <name>`) with its builds, transfers, "
