@@ -86,8 +86,6 @@ void HomeLaunchTimes::time(const std::string& key, cl_event event, std::chrono::
   if (cl_.clRetainEvent(event) == CL_SUCCESS) {
     std::lock_guard lock(pending_mutex_);
     pending_[key].push_back({event, enqueued, recorded, round, start});
-    std::lock_guard measured_lock(mutex_);
-    ++measured_[key].pending;
   }
   auto* timing = new Timing{this, key, enqueued, alive_, recorded, round, start};
   if (cl_.clSetEventCallback(event, CL_COMPLETE, on_complete, timing) != CL_SUCCESS) {
@@ -220,34 +218,18 @@ HomeLaunchTimes::PendingByKey::iterator HomeLaunchTimes::drop_recorded_pending(P
   auto recorded = [](const Pending& p) { return p.recorded->load(); };
   auto kept = std::find_if(pending.begin(), pending.end(), recorded);
   if (kept == pending.end()) return std::next(of_key);
-  int dropped = 0;
   for (auto it = kept; it != pending.end(); ++it) {
-    if (recorded(*it)) {
+    if (recorded(*it))
       cl_.clReleaseEvent(it->event);
-      ++dropped;
-    } else {
+    else
       *kept++ = std::move(*it);
-    }
   }
   pending.erase(kept, pending.end());
-  {
-    std::lock_guard lock(mutex_);
-    measured_[of_key->first].pending -= dropped;
-  }
   return pending.empty() ? pending_.erase(of_key) : std::next(of_key);
 }
 
 std::optional<double> HomeLaunchTimes::settled_seconds(const std::string& key, int at_least) {
-  {
-    std::lock_guard lock(mutex_);
-    auto it = measured_.find(key);
-    if (it == measured_.end()) return std::nullopt;  // never timed: nothing to settle
-    const Measured& m = it->second;
-    if (m.count > 0 && m.count >= at_least) return m.shortest;
-    // None of its launches pending (a program's launches are enqueued far ahead of the device, and a
-    // look through theirs for none cost benchmarks/lu a tenth of coex's instructions a launch).
-    if (m.pending == 0) return std::nullopt;
-  }
+  if (auto known = seconds(key, at_least)) return known;
   settle(key);
   return seconds(key, at_least);
 }

@@ -92,7 +92,6 @@ class HomeLaunchTimes {
     int fresh_count = 0;  // since the last renew(), while renewing
     double fresh_shortest = 0;
     bool renewing = false;
-    int pending = 0;  // of them, in pending_ (settle() looks there only for a key with some)
   };
   // A launch being timed, with a reference to its event of its own (released by the app's threads):
   // settle() asks the event its status. `recorded`: its time is in (by settle or the callback).
