@@ -447,10 +447,11 @@ GateVerdict auto_gate(const History& history, const LaunchShape& shape, const st
       verdict.probe = true;
     }
   }
-  // Kept on home by a split measured at a larger size: the report and the trace give its figures and
-  // size (without them a verdict at each smaller size read "not measured"). Only then: a verdict that
-  // splits hands its figures' devices to the launch's policy (LaunchShape::gate_devices).
-  if (evidence.above && !verdict.probe && verdict.devices.size() == 1 && verdict.devices.front() == shape.home) {
+  // Kept on home by a split measured at a larger size (`above` is only set where it did not pay): the
+  // report and the trace give its figures and size (without them a verdict at each smaller size read
+  // "not measured"). Not a probe: a verdict that splits hands its figures' devices to the launch's
+  // policy (LaunchShape::gate_devices).
+  if (evidence.above && !verdict.probe) {
     verdict.measured_devices = evidence.above->devices;
     verdict.split_seconds = evidence.above->seconds;
     verdict.home_seconds = evidence.above->alone;
