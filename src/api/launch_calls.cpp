@@ -132,10 +132,34 @@ bool home_runs_it_first(int home, cl_kernel kernel, cl_uint work_dim, const size
   return exec::first_run_of(home, kernel, geometry);
 }
 
+// The decision's list of written buffers takes its memory from the app thread's launch before and
+// gives it back, emptied, when the handler returns: a launch that repeats an earlier plan then
+// allocates nothing for it (docs/performance.md, "Launches left on home").
+class WrittenBuffersSpare {
+ public:
+  explicit WrittenBuffersSpare(exec::LaunchDecision& decision) : decision_(decision) {
+    decision_.written_buffers.swap(spare());
+  }
+  WrittenBuffersSpare(const WrittenBuffersSpare&) = delete;
+  WrittenBuffersSpare& operator=(const WrittenBuffersSpare&) = delete;
+  ~WrittenBuffersSpare() {
+    decision_.written_buffers.clear();
+    spare().swap(decision_.written_buffers);
+  }
+
+ private:
+  static std::vector<std::shared_ptr<model::BufferRecord>>& spare() {
+    thread_local std::vector<std::shared_ptr<model::BufferRecord>> vector;
+    return vector;
+  }
+  exec::LaunchDecision& decision_;
+};
+
 cl_int CL_API_CALL enqueue_ndrange(cl_command_queue queue, cl_kernel kernel, cl_uint work_dim, const size_t* offset,
                                    const size_t* global, const size_t* local, cl_uint num_wait,
                                    const cl_event* wait_list, cl_event* event) {
   exec::LaunchDecision decision;
+  const WrittenBuffersSpare spare(decision);
   exec::arm_exit_guard();  // a split may leave a device's thread running (exec/exit_guard.h)
   try {
     // After coex's shutdown (docs/design.md, "Exit": an atexit handler's launch) nothing is split.

@@ -54,7 +54,7 @@ void IntervalSet::add(ByteRange range) {
 }
 
 void IntervalSet::subtract(ByteRange range) {
-  if (range.empty()) return;
+  if (range.empty() || ranges_.empty()) return;  // the usual case of a launch left on home (app_wrote)
   const size_t first = first_ending_after(ranges_, range.begin);
   size_t last = first;  // one past the last range that shares a byte with `range`
   while (last < ranges_.size() && ranges_[last].begin < range.end) ++last;
@@ -107,7 +107,10 @@ void IntervalSet::intersect(const IntervalSet& other) {
     ByteRange both{std::max(a.begin, b.begin), std::min(a.end, b.end)};
     if (!both.empty()) common.push_back(both);
     // Pieces of two normalised sets are separated by gaps, so `common` needs no merging.
-    if (a.end < b.end) ++i; else ++j;
+    if (a.end < b.end)
+      ++i;
+    else
+      ++j;
   }
   ranges_ = std::move(common);
 }
@@ -136,8 +139,7 @@ IntervalSet IntervalSet::missing(ByteRange range) const {
   IntervalSet gaps;
   if (range.empty()) return gaps;
   uint64_t cursor = range.begin;
-  for (size_t i = first_ending_after(ranges_, range.begin); i < ranges_.size() && ranges_[i].begin < range.end;
-       ++i) {
+  for (size_t i = first_ending_after(ranges_, range.begin); i < ranges_.size() && ranges_[i].begin < range.end; ++i) {
     if (ranges_[i].begin > cursor) gaps.ranges_.push_back({cursor, ranges_[i].begin});
     cursor = ranges_[i].end;
   }
@@ -148,8 +150,7 @@ IntervalSet IntervalSet::missing(ByteRange range) const {
 IntervalSet IntervalSet::present(ByteRange range) const {
   IntervalSet inside;
   if (range.empty()) return inside;
-  for (size_t i = first_ending_after(ranges_, range.begin); i < ranges_.size() && ranges_[i].begin < range.end;
-       ++i) {
+  for (size_t i = first_ending_after(ranges_, range.begin); i < ranges_.size() && ranges_[i].begin < range.end; ++i) {
     inside.ranges_.push_back({std::max(ranges_[i].begin, range.begin), std::min(ranges_[i].end, range.end)});
   }
   return inside;

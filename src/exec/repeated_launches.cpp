@@ -85,24 +85,22 @@ bool RepeatedLaunches::Geometry::operator==(const Geometry& o) const {
          offset == o.offset && global == o.global && local == o.local;
 }
 
-std::vector<std::shared_ptr<model::BufferRecord>> RepeatedLaunches::written_buffers_of(Services& services,
-                                                                                       Entry& e) {
+void RepeatedLaunches::written_buffers_of(Services& services, Entry& e,
+                                          std::vector<std::shared_ptr<model::BufferRecord>>& out) {
   const uint64_t version = services.registries().buffers.version();
-  std::vector<std::shared_ptr<model::BufferRecord>> out;
+  out.clear();
   if (e.buffers_version == version) {
-    out.reserve(e.written_records.size());
     bool all = true;
     for (const auto& weak : e.written_records) {
       auto record = weak.lock();
       all = all && record;
       if (record) out.push_back(std::move(record));
     }
-    if (all) return out;  // else a record went between the version and the locks: look them up
+    if (all) return;  // else a record went between the version and the locks: look them up
   }
   out = written_buffers(services, e.args, e.written);
   e.written_records.assign(out.begin(), out.end());
   e.buffers_version = version;  // read before the lookups: a change during them makes the next look again
-  return out;
 }
 
 bool RepeatedLaunches::find(Services& services, const std::shared_ptr<model::KernelRecord>& kernel,
@@ -114,7 +112,9 @@ bool RepeatedLaunches::find(Services& services, const std::shared_ptr<model::Ker
   std::lock_guard lock(mutex_);
   auto it = kernels_.find(kernel.get());
   if (it == kernels_.end()) return false;
-  if (it->second.kernel.lock() != kernel) {
+  // Expired: a released record's entries, at the address of the record now made there. Alive, the
+  // entries' record is `kernel` (two live records cannot share an address), at no reference counting.
+  if (it->second.kernel.expired()) {
     kernels_.erase(it);
     return false;
   }
@@ -140,7 +140,7 @@ bool RepeatedLaunches::find(Services& services, const std::shared_ptr<model::Ker
     decision.not_split_reason = e.reason;
     decision.kernel_name = e.kernel_name;
     decision.home = e.home;
-    decision.written_buffers = written_buffers_of(services, e);
+    written_buffers_of(services, e, decision.written_buffers);
     return true;
   }
   return false;

@@ -71,7 +71,7 @@ struct RepeatableDecision {
   // "preparing": the History's kernel key and the launch's work-items, which each launch taking the
   // plan over counts (History::note_launch), for kPreparingHold at most.
   std::optional<std::pair<std::string, uint64_t>> counts_launch;
-  std::vector<bool> written;   // per argument: whether the launch may write it
+  std::vector<bool> written;  // per argument: whether the launch may write it
 };
 
 // The tracked buffers among `args` that the launch may write: `written[i]` false leaves argument i
@@ -142,8 +142,9 @@ class RepeatedLaunches {
     std::vector<std::pair<Geometry, uint64_t>> seen;
   };
 
-  // The entry's written buffers, from its cached records while the buffers' registry is unchanged.
-  static std::vector<std::shared_ptr<model::BufferRecord>> written_buffers_of(Services& services, Entry& e);
+  // The entry's written buffers into `out` (emptied first; its capacity kept, so that a repeat does
+  // not allocate), from the entry's cached records while the buffers' registry is unchanged.
+  static void written_buffers_of(Services& services, Entry& e, std::vector<std::shared_ptr<model::BufferRecord>>& out);
 
   std::mutex mutex_;
   std::map<const model::KernelRecord*, PerKernel> kernels_;

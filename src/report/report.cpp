@@ -203,7 +203,10 @@ void ReportRecorder::keep_latest_gate(KernelTotals& totals, const GateRecord& ga
 }
 
 void ReportRecorder::count_not_split(KernelTotals& totals, const std::string& reason) {
-  count_in(totals.not_split, reason.empty() ? kUnspecifiedReason : reason);
+  // Both sides strings: with kUnspecifiedReason as the other, the choice made a copy of `reason` at
+  // every launch left on home.
+  static const std::string unspecified = kUnspecifiedReason;
+  count_in(totals.not_split, reason.empty() ? unspecified : reason);
 }
 
 void ReportRecorder::add_launch(const std::string& kernel, const LaunchRecord& launch) {
