@@ -118,9 +118,16 @@ bool RepeatedLaunches::find(Services& services, const std::shared_ptr<model::Ker
     kernels_.erase(it);
     return false;
   }
-  for (Entry& e : it->second.entries) {
+  // At most one entry matches (remember keeps one per geometry and arguments): the search starts at
+  // the one after the last match, which a program that alternates launches (ping-pong buffers) hits.
+  PerKernel& per = it->second;
+  const size_t count = per.entries.size();
+  for (size_t k = 0; k < count; ++k) {
+    const size_t index = (per.next_guess + k) % count;
+    Entry& e = per.entries[index];
     if (!e.geometry.matches(request) || e.exec_info_set != kernel->exec_info_set || !same_args(e.args, kernel->args))
       continue;
+    per.next_guess = index + 1;
     if (e.versions.evidence != now.evidence || e.versions.left_out != now.left_out || e.versions.queues != now.queues ||
         (e.by_home_times && e.versions.home_times != now.home_times))
       return false;
@@ -155,7 +162,7 @@ void RepeatedLaunches::remember(const std::shared_ptr<model::KernelRecord>& kern
   std::lock_guard lock(mutex_);
   if (kernels_.size() >= kKernels && !kernels_.count(kernel.get())) kernels_.clear();
   PerKernel& per = kernels_[kernel.get()];
-  if (per.kernel.lock() != kernel) per = PerKernel{kernel, {}, {}};
+  if (per.kernel.lock() != kernel) per = PerKernel{kernel, {}, 0, {}};
   auto& entries = per.entries;
   // An entry of this launch whose versions went stale (find gave nothing) is replaced at once.
   auto stale = std::remove_if(entries.begin(), entries.end(),

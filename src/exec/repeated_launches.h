@@ -137,6 +137,7 @@ class RepeatedLaunches {
   struct PerKernel {
     std::weak_ptr<model::KernelRecord> kernel;  // the entries are of this record, not of a later one at its address
     std::vector<Entry> entries;                 // newest first
+    size_t next_guess = 0;                      // where find starts looking (modulo the entries)
     // Launches planned once and not kept (remember), by geometry and a hash of their arguments: a
     // plan is kept from the second launch with both on. Newest first, at most kPerKernel.
     std::vector<std::pair<Geometry, uint64_t>> seen;

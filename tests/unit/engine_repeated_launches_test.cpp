@@ -170,6 +170,37 @@ TEST_F(RepeatedLaunchesTest, ALaunchWhoseArgumentsChangedDoesNotTakeThePlanOver)
   EXPECT_FALSE(taken_over(request(queues_[0])));
 }
 
+// The search starts at the entry after the last one taken over (ping-pong buffers alternate between
+// two): whatever the order of the launches, each takes its own plan over, and the decision's list of
+// written buffers (the app thread's, passed on from its launch before) holds only this launch's.
+TEST_F(RepeatedLaunchesTest, LaunchesInAnyOrderTakeTheirOwnPlansOver) {
+  auto plan_with_home = [&](int value, int home) {
+    kernel_->args[0] = int_arg(value);
+    LaunchDecision decision;
+    decision.not_split_reason = "too_small";
+    decision.kernel_name = kernel_->name;
+    decision.home = home;
+    RepeatableDecision repeatable;
+    repeatable.keep = true;
+    repeatable.versions = PlanVersions::now(services_);
+    repeatable.written = {false, false};
+    for (int i = 0; i < 2; ++i) repeated_.remember(kernel_, request(queues_[0]), kernel_->args, decision, repeatable);
+  };
+  plan_with_home(10, 0);
+  plan_with_home(11, 1);
+  plan_with_home(12, 2);
+  auto home_taken_over = [&](int value) {
+    kernel_->args[0] = int_arg(value);
+    LaunchDecision decision;
+    decision.written_buffers.push_back(std::make_shared<model::BufferRecord>());  // left from a launch before
+    if (!repeated_.find(services_, kernel_, request(queues_[0]), decision)) return -1;
+    EXPECT_TRUE(decision.written_buffers.empty());
+    return decision.home;
+  };
+  for (int value : {10, 11, 10, 11, 12, 12, 11, 10, 12, 10, 11, 12}) EXPECT_EQ(home_taken_over(value), value - 10);
+  EXPECT_EQ(home_taken_over(13), -1);  // never planned
+}
+
 TEST_F(RepeatedLaunchesTest, AnEntryGoneStaleIsReplacedAtOnce) {
   planned(request(queues_[0]));
   planned(request(queues_[0]));
@@ -258,7 +289,7 @@ TEST_F(RepeatedLaunchesTest, HomesTimeRenewedIsTheNextLaunchesOwn) {
   EXPECT_NEAR(*times.seconds(key), 0.020, 0.005);  // of the round before: not counted
   complete(enqueue(60));
   EXPECT_NEAR(*times.seconds(key), 0.020, 0.005);  // one new time alone does not raise it
-  times.renew(key);  // still being timed again: no change
+  times.renew(key);                                // still being timed again: no change
   complete(enqueue(50));
   EXPECT_NEAR(*times.seconds(key), 0.050, 0.005);  // the shortest of the two new ones
   complete(enqueue(55));
