@@ -12,8 +12,9 @@ namespace coex::report {
 
 namespace {
 
-// Reasons are counted as given; an empty one would be an empty JSON key.
-const char* const kUnspecifiedReason = "unspecified";
+// Reasons are counted as given; an empty one would be an empty JSON key. A string: count_not_split's
+// choice between it and the reason then copies neither (it runs at every launch left on home).
+const std::string kUnspecifiedReason = "unspecified";
 
 // Tiers from best to worst: a kernel whose launches used different tiers shows the worst.
 int tier_rank(const std::string& tier) {
@@ -203,10 +204,7 @@ void ReportRecorder::keep_latest_gate(KernelTotals& totals, const GateRecord& ga
 }
 
 void ReportRecorder::count_not_split(KernelTotals& totals, const std::string& reason) {
-  // Both sides strings: with kUnspecifiedReason as the other, the choice made a copy of `reason` at
-  // every launch left on home.
-  static const std::string unspecified = kUnspecifiedReason;
-  count_in(totals.not_split, reason.empty() ? unspecified : reason);
+  count_in(totals.not_split, reason.empty() ? kUnspecifiedReason : reason);
 }
 
 void ReportRecorder::add_launch(const std::string& kernel, const LaunchRecord& launch) {

@@ -98,12 +98,14 @@ class RepeatedLaunchesTest : public ::testing::Test {
 
   // The planner's side: a launch of the kernel with its current arguments, planned unsplit as too small
   // (a reason that lasts), with the versions as they are now.
-  // With `preparing`, kept on home as "preparing" instead, counting each launch under that History key.
+  // With `preparing`, kept on home as "preparing" instead, counting each launch under that History key;
+  // `home`, the decision's home (a mark of which plan a repeat took over).
   void planned(const LaunchRequest& launch, bool by_home_times = false, std::vector<bool> written = {false, false},
-               const char* preparing = nullptr) {
+               const char* preparing = nullptr, int home = -1) {
     LaunchDecision decision;
     decision.not_split_reason = preparing ? "preparing" : "too_small";
     decision.kernel_name = kernel_->name;
+    decision.home = home;
     RepeatableDecision repeatable;
     repeatable.keep = true;
     repeatable.versions = PlanVersions::now(services_);
@@ -176,15 +178,7 @@ TEST_F(RepeatedLaunchesTest, ALaunchWhoseArgumentsChangedDoesNotTakeThePlanOver)
 TEST_F(RepeatedLaunchesTest, LaunchesInAnyOrderTakeTheirOwnPlansOver) {
   auto plan_with_home = [&](int value, int home) {
     kernel_->args[0] = int_arg(value);
-    LaunchDecision decision;
-    decision.not_split_reason = "too_small";
-    decision.kernel_name = kernel_->name;
-    decision.home = home;
-    RepeatableDecision repeatable;
-    repeatable.keep = true;
-    repeatable.versions = PlanVersions::now(services_);
-    repeatable.written = {false, false};
-    for (int i = 0; i < 2; ++i) repeated_.remember(kernel_, request(queues_[0]), kernel_->args, decision, repeatable);
+    for (int i = 0; i < 2; ++i) planned(request(queues_[0]), false, {false, false}, nullptr, home);
   };
   plan_with_home(10, 0);
   plan_with_home(11, 1);
