@@ -34,7 +34,7 @@ void run_unsplit_bookkeeping(exec::LaunchDecision&& decision, cl_command_queue q
   if (home >= 0) rt().note_home(home);
   static const std::string kUntracked = "(untracked)";
   rt().report().record_unsplit(decision.kernel_name.empty() ? kUntracked : decision.kernel_name,
-                               decision.not_split_reason, decision.gate.get(), decision.gate_launch, home, work_items,
+                               decision.not_split_reason, decision.gate, decision.gate_launch, home, work_items,
                                unsplit_launch_observed());
 }
 

@@ -60,6 +60,13 @@ void add_steps(BytesByStep& into, const BytesByStep& from) {
   into.host_to_home += from.host_to_home;
 }
 
+// The kept verdict as of the launch number it was kept for (keep_latest_gate).
+nlohmann::json last_verdict_json(const GateRecord& gate, uint64_t launch) {
+  nlohmann::json out = gate_json(gate);
+  out["launch"] = launch;
+  return out;
+}
+
 }  // namespace
 
 nlohmann::json gate_json(const GateRecord& gate) {
@@ -160,14 +167,15 @@ void ReportRecorder::set_launch_observer(LaunchObserver observer) {
   has_launch_observer_ = static_cast<bool>(launch_observer_);
 }
 
-void ReportRecorder::record_unsplit(const std::string& kernel, const std::string& reason, const GateRecord* gate,
-                                    uint64_t gate_launch, int home, uint64_t work_items, bool observed) {
+void ReportRecorder::record_unsplit(const std::string& kernel, const std::string& reason,
+                                    const std::shared_ptr<const GateRecord>& gate, uint64_t gate_launch, int home,
+                                    uint64_t work_items, bool observed) {
   {
     std::lock_guard<std::mutex> lock(mutex_);
     if (!has_launch_observer_ || !observed) {
       KernelTotals& totals = totals_of(kernel);
       ++totals.launches;
-      if (gate) keep_latest_gate(totals, *gate, gate_launch);
+      if (gate) keep_latest_gate(totals, gate, gate_launch);
       count_not_split(totals, reason);
       if (home >= 0) add_device_work(totals, home, work_items, 0);
       return;
@@ -194,13 +202,14 @@ void ReportRecorder::record_launch(const std::string& kernel, const LaunchRecord
 }
 
 // Split launches are recorded when they end, later than launches enqueued after them that ran on
-// home: the verdict kept is the one of the highest launch number.
-// Assigned over the one kept (an engaged optional copy-assigns its value): its strings and vectors
-// keep their memory (this runs at every launch left on home).
-void ReportRecorder::keep_latest_gate(KernelTotals& totals, const GateRecord& gate, uint64_t launch) {
-  if (totals.last_gate && launch < totals.last_gate->launch) return;
-  totals.last_gate = gate;
-  totals.last_gate->launch = launch;
+// home: the verdict kept is the one of the highest launch number. The record kept is shared: held,
+// its address cannot be another record's, so that a launch repeating the last one's plan (this runs
+// at every launch left on home) changes no reference count.
+void ReportRecorder::keep_latest_gate(KernelTotals& totals, const std::shared_ptr<const GateRecord>& gate,
+                                      uint64_t launch) {
+  if (totals.last_gate && launch < totals.last_gate_launch) return;
+  if (totals.last_gate != gate) totals.last_gate = gate;
+  totals.last_gate_launch = launch;
 }
 
 void ReportRecorder::count_not_split(KernelTotals& totals, const std::string& reason) {
@@ -210,7 +219,9 @@ void ReportRecorder::count_not_split(KernelTotals& totals, const std::string& re
 void ReportRecorder::add_launch(const std::string& kernel, const LaunchRecord& launch) {
   KernelTotals& totals = totals_of(kernel);
   ++totals.launches;
-  if (launch.gate) keep_latest_gate(totals, *launch.gate, launch.gate->launch);
+  // A split launch's record (or one the launch observer saw) is copied once, where it is the latest.
+  if (launch.gate && (!totals.last_gate || launch.gate->launch >= totals.last_gate_launch))
+    keep_latest_gate(totals, std::make_shared<const GateRecord>(*launch.gate), launch.gate->launch);
   if (launch.regularity) totals.last_regularity = launch.regularity;
   if (launch.split) {
     ++totals.split_launches;
@@ -265,6 +276,7 @@ nlohmann::json ReportRecorder::to_json() const {
       args.push_back(std::move(entry));
     }
     const BytesByStep& steps = k.bytes_by_step;
+    nlohmann::json last_verdict = k.last_gate ? last_verdict_json(*k.last_gate, k.last_gate_launch) : nlohmann::json();
     kernels.push_back({{"name", k.name},
                        {"launches", k.launches},
                        {"split_launches", k.split_launches},
@@ -272,7 +284,7 @@ nlohmann::json ReportRecorder::to_json() const {
                        {"not_split", std::move(not_split)},
                        {"planned_by", counts_json(k.planned_by)},
                        {"probes", k.probes},
-                       {"last_verdict", k.last_gate ? gate_json(*k.last_gate) : nlohmann::json()},
+                       {"last_verdict", std::move(last_verdict)},
                        {"regularity", k.last_regularity ? regularity_json(*k.last_regularity) : nlohmann::json()},
                        {"bytes_moved", k.bytes_moved},
                        {"per_device", std::move(per_device)},

@@ -50,6 +50,7 @@
 #include <functional>
 #include <iosfwd>
 #include <map>
+#include <memory>
 #include <mutex>
 #include <nlohmann/json.hpp>
 #include <optional>
@@ -150,9 +151,11 @@ class ReportRecorder {
   // LaunchRecord to make and take apart at every launch left on home (the record is made only for
   // the launch observer, when there is one and `observed` says it wants this launch: with a report
   // alone it times one launch in hundreds). `gate` (may be null) is what the policy's gate saw, of
-  // launch number `gate_launch`.
-  void record_unsplit(const std::string& kernel, const std::string& reason, const GateRecord* gate,
-                      uint64_t gate_launch, int home, uint64_t work_items, bool observed = true);
+  // launch number `gate_launch`: kept shared, not copied (launches that repeat one left on home share
+  // its record, and a copy of it at each was the larger part of this call).
+  void record_unsplit(const std::string& kernel, const std::string& reason,
+                      const std::shared_ptr<const GateRecord>& gate, uint64_t gate_launch, int home,
+                      uint64_t work_items, bool observed = true);
   // Busy time of a launch not split, measured when it completed (after record_launch counted it).
   void add_device_seconds(const std::string& kernel, int device, double seconds);
   // The names of the kernel's arguments in its source, by index: shown beside the tiers.
@@ -192,7 +195,8 @@ class ReportRecorder {
     uint64_t probes = 0;                                       // split launches that were auto's probes
     std::vector<std::pair<std::string, uint64_t>> not_split;   // reason -> count, first-seen order
     std::vector<std::pair<std::string, uint64_t>> planned_by;  // split launches by planner, first-seen order
-    std::optional<GateRecord> last_gate;                       // the last launch's verdict
+    std::shared_ptr<const GateRecord> last_gate;               // the last launch's verdict,
+    uint64_t last_gate_launch = 0;                             // of this launch number (not last_gate's)
     std::optional<RegularityRecord> last_regularity;           // the last judgement of regularity
     uint64_t bytes_moved = 0;
     std::vector<std::pair<int, DeviceTotals>> per_device;  // sorted by device index
@@ -225,7 +229,7 @@ class ReportRecorder {
   bool has_launch_observer_ = false;                   // under mutex_, as launch_observer_
   KernelTotals& totals_of(const std::string& kernel);  // under mutex_
   static void add_device_work(KernelTotals& totals, int device, uint64_t work_items, double seconds);
-  static void keep_latest_gate(KernelTotals& totals, const GateRecord& gate, uint64_t launch);
+  static void keep_latest_gate(KernelTotals& totals, const std::shared_ptr<const GateRecord>& gate, uint64_t launch);
   static void count_not_split(KernelTotals& totals, const std::string& reason);
 };
 

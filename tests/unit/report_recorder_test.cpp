@@ -202,16 +202,16 @@ TEST(ReportRecorder, TheLastJudgementOfRegularity) {
 }
 
 TEST(ReportRecorder, AnUnsplitLaunchCountsAsItsLaunchRecordWould) {
-  const GateRecord gate{4, "one_device_pays", {0}, false, {0, 1}, 0.5, 0.3};
+  const auto gate = std::make_shared<const GateRecord>(GateRecord{4, "one_device_pays", {0}, false, {0, 1}, 0.5, 0.3});
   auto by_record = [&](ReportRecorder& recorder) {
     LaunchRecord home = unsplit_launch("one_device_pays", {{1, 4096, 0}});
-    home.gate = gate;
+    home.gate = *gate;
     recorder.record_launch("k", home);
     recorder.record_launch("k", unsplit_launch("too_small", {{1, 64, 0}}));
     recorder.record_launch("k", unsplit_launch("", {}));
   };
   auto by_count = [&](ReportRecorder& recorder) {
-    recorder.record_unsplit("k", "one_device_pays", &gate, gate.launch, 1, 4096);
+    recorder.record_unsplit("k", "one_device_pays", gate, gate->launch, 1, 4096);
     recorder.record_unsplit("k", "too_small", nullptr, 0, 1, 64);
     recorder.record_unsplit("k", "", nullptr, 0, -1, 0);  // home unknown
   };
@@ -231,7 +231,7 @@ TEST(ReportRecorder, AnUnsplitLaunchCountsAsItsLaunchRecordWould) {
   // and the observer does not see it.
   ReportRecorder unwanted;
   unwanted.set_launch_observer([&](const std::string& kernel, const LaunchRecord&) { seen.push_back(kernel); });
-  unwanted.record_unsplit("k", "one_device_pays", &gate, gate.launch, 1, 4096, false);
+  unwanted.record_unsplit("k", "one_device_pays", gate, gate->launch, 1, 4096, false);
   unwanted.record_unsplit("k", "too_small", nullptr, 0, 1, 64, false);
   unwanted.record_unsplit("k", "", nullptr, 0, -1, 0, true);
   EXPECT_EQ(unwanted.to_json(), recorded.to_json());
@@ -242,15 +242,30 @@ TEST(ReportRecorder, AnUnsplitLaunchCountsAsItsLaunchRecordWould) {
 // Launches that repeat one kept on home share its gate record, each with a number of its own: the
 // report keeps the verdict of the highest number, whatever order the launches are counted in.
 TEST(ReportRecorder, AnUnsplitLaunchKeepsTheVerdictOfTheHighestLaunchNumber) {
-  const GateRecord gate{4, "one_device_pays", {0}, false, {0, 1}, 0.5, 0.3};
+  const auto gate = std::make_shared<const GateRecord>(GateRecord{4, "one_device_pays", {0}, false, {0, 1}, 0.5, 0.3});
   ReportRecorder recorder;
-  recorder.record_unsplit("k", "one_device_pays", &gate, 9, 0, 64);
-  recorder.record_unsplit("k", "one_device_pays", &gate, 7, 0, 64);  // an earlier launch, counted late
+  recorder.record_unsplit("k", "one_device_pays", gate, 9, 0, 64);
+  recorder.record_unsplit("k", "one_device_pays", gate, 7, 0, 64);  // an earlier launch, counted late
   const json verdict = recorder.to_json().at("kernels").at(0).at("last_verdict");
   EXPECT_EQ(verdict.at("launch"), 9);
   EXPECT_EQ(verdict.at("decision"), "one_device_pays");
   EXPECT_EQ(verdict.at("measured_devices"), json::array({0, 1}));
-  EXPECT_EQ(gate.launch, 4u);  // the shared record itself is left as it was
+  EXPECT_EQ(gate->launch, 4u);  // the shared record itself is left as it was
+  // A split launch's verdict of a lower number does not replace it; one of a higher number does, and a
+  // later repeat of the earlier record with a higher number takes its place again.
+  LaunchRecord split;
+  split.split = true;
+  split.gate = GateRecord{8, "split", {0, 1}, true, {0, 1}, 0.2, 0.3};
+  recorder.record_launch("k", split);
+  EXPECT_EQ(recorder.to_json().at("kernels").at(0).at("last_verdict").at("launch"), 9);
+  split.gate->launch = 10;
+  recorder.record_launch("k", split);
+  EXPECT_EQ(recorder.to_json().at("kernels").at(0).at("last_verdict").at("decision"), "split");
+  EXPECT_EQ(recorder.to_json().at("kernels").at(0).at("last_verdict").at("launch"), 10);
+  recorder.record_unsplit("k", "one_device_pays", gate, 11, 0, 64);
+  const json last = recorder.to_json().at("kernels").at(0).at("last_verdict");
+  EXPECT_EQ(last.at("decision"), "one_device_pays");
+  EXPECT_EQ(last.at("launch"), 11);
 }
 
 // coex's builds per device: a one-time cost the report names with its device.
