@@ -53,6 +53,7 @@ const char* policy_keeps_on_home(Services& services, const std::string& kernel_k
     gate->split_seconds = verdict.split_seconds.value_or(-1);
     gate->home_seconds = verdict.home_seconds.value_or(-1);
     gate->measured_size = verdict.measured_size;
+    gate->cold_transfers = verdict.cold_transfers;
   }
   if (reason) return reason;
   job.launch_number = shape.launch_number;

@@ -77,7 +77,8 @@ nlohmann::json gate_json(const GateRecord& gate) {
           {"measured_devices", gate.measured_devices},
           {"split_seconds", seconds_or_null(gate.split_seconds)},
           {"home_seconds", seconds_or_null(gate.home_seconds)},
-          {"measured_size", gate.measured_size ? nlohmann::json(gate.measured_size) : nlohmann::json()}};
+          {"measured_size", gate.measured_size ? nlohmann::json(gate.measured_size) : nlohmann::json()},
+          {"cold_transfers", gate.cold_transfers}};
 }
 
 nlohmann::json regularity_json(const RegularityRecord& r) {

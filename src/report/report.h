@@ -7,7 +7,7 @@
 //     "kernels": [{"name", "launches", "split_launches", "cold_splits", "not_split": {"<reason>": count},
 //                  "planned_by": {"<policy>": count}, "probes",
 //                  "last_verdict": {"launch", "decision", "devices", "probe", "measured_devices",
-//                                   "split_seconds", "home_seconds", "measured_size"},
+//                                   "split_seconds", "home_seconds", "measured_size", "cold_transfers"},
 //                  "regularity": {"irregular", "window_spread", "packages", "spread", "range_ratio"},
 //                  "bytes_moved", "per_device": [{"index", "work_items", "seconds"}],
 //                  "bytes_minimal", "bytes_by_step": {"home_to_host", "host_to_devices",
@@ -104,6 +104,7 @@ struct GateRecord {
   double split_seconds = -1;          // a whole split launch over measured_devices; -1: not measured
   double home_seconds = -1;           // the launch on home alone, measured or estimated; -1: unknown
   uint64_t measured_size = 0;         // the larger global size the two times are of; 0: this launch's
+  bool cold_transfers = false;        // split_seconds: a cold split's wait for its data (sched::GateVerdict)
 };
 
 // A gate's record as the report's `last_verdict` and the trace's launch slices write it.

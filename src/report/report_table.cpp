@@ -182,12 +182,17 @@ std::string planned_and_verdict(const json& kernel) {
       return text;
     };
     auto seconds = [](const json& v) { return v.is_number() ? format("%.3g s", v.get<double>()) : "not measured"; };
+    auto flag = [&](const char* key) { return member(verdict, key).is_boolean() && member(verdict, key).get<bool>(); };
+    // A verdict from a cold split's wait for its data (the gate's cold_transfers) names it so.
+    const std::string measured = flag("cold_transfers")
+                                     ? "a cold split over " + devices(member(verdict, "measured_devices")) +
+                                           " waited " + seconds(member(verdict, "split_seconds")) + " for its data"
+                                     : "measured split over " + devices(member(verdict, "measured_devices")) + " " +
+                                           seconds(member(verdict, "split_seconds"));
     out += (out.empty() ? "" : "; ") + std::string("last verdict (launch ") +
            std::to_string(count_of(member(verdict, "launch"))) + "): " + text_of(member(verdict, "decision")) +
-           " over " + devices(member(verdict, "devices")) +
-           (member(verdict, "probe").is_boolean() && member(verdict, "probe").get<bool>() ? " (probe)" : "") +
-           "; measured split over " + devices(member(verdict, "measured_devices")) + " " +
-           seconds(member(verdict, "split_seconds")) + ", home alone " + seconds(member(verdict, "home_seconds"));
+           " over " + devices(member(verdict, "devices")) + (flag("probe") ? " (probe)" : "") + "; " + measured +
+           ", home alone " + seconds(member(verdict, "home_seconds"));
     const json& size = member(verdict, "measured_size");
     if (size.is_number()) out += " (at a larger size, " + std::to_string(count_of(size)) + " work-items)";
   }

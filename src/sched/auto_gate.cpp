@@ -326,6 +326,23 @@ std::optional<SplitAgainstHome> split_against_home(const History& history, const
   return std::nullopt;
 }
 
+// Where the only split over `paying` at this size was cold (a device's first run of the kernel: its
+// time is not the set's verdict) and the app wrote the launch's buffers since, so that the next split
+// moves the data again as that one did: that split's wait for its data (History::ColdTransfers), where
+// that alone was kHopelessSwitch times home alone or more. A wait for data recurs where a first run's
+// compile does not: benchmarks/saxpy over two basic PoCL devices, its inputs written before each of
+// three launches of 12 ms on home, waited 176 ms for them in its cold first split; the second split,
+// made to measure the set, took 102 ms, and only then did home keep the third.
+std::optional<History::ColdTransfers> hopeless_by_cold_transfers(const History& history, const LaunchShape& shape,
+                                                                 std::vector<int> paying, double alone) {
+  if (shape.home < 0 || !(alone > 0) || shape.buffer_writes == 0) return std::nullopt;
+  auto cold = history.cold_transfers(shape.kernel_key, shape.global_size);
+  if (!cold || cold->buffer_writes == shape.buffer_writes) return std::nullopt;
+  std::sort(paying.begin(), paying.end());
+  if (cold->devices != paying || cold->seconds < kHopelessSwitch * alone) return std::nullopt;
+  return cold;
+}
+
 // The measurement of the split launches over exactly `paying`, where it says they were, whole, no faster
 // than (1 - auto_min_gain) x home alone (split_against_home). Not measured yet, or nothing known of home:
 // no verdict (nullopt), the split is made (and then measured).
@@ -394,6 +411,15 @@ GateEvidence gate_evidence(const History& history, const LaunchShape& shape, con
   // The verdict came from a larger size: its figures say why (auto_gate gives them to a verdict for
   // home), and this size's stay for the rules, which take none of them as this size's own.
   if (against && against->above) evidence.above = against->above;
+  // Nothing measured but a cold split whose wait for data alone was hopeless: its wait is the evidence,
+  // beyond the probe rule's reach (auto_gate: no split hopeless by switches is made again to measure).
+  if (!against && !evidence.split_seconds && evidence.home_seconds)
+    if (auto cold = hopeless_by_cold_transfers(history, shape, evidence.paying, *evidence.home_seconds)) {
+      evidence.not_worth_it = true;
+      evidence.measured = cold->devices;
+      evidence.split_seconds = cold->seconds;
+      evidence.cold_transfers = true;
+    }
   return evidence;
 }
 
@@ -457,6 +483,7 @@ GateVerdict auto_gate(const History& history, const LaunchShape& shape, const st
     verdict.home_seconds = evidence.above->alone;
     verdict.measured_size = evidence.above->global_size;
   }
+  verdict.cold_transfers = evidence.cold_transfers;
   return verdict;
 }
 

@@ -166,6 +166,7 @@ void AutoPolicy::begin_launch(const LaunchShape& launch, const std::vector<int>&
   finish_.clear();
   cold_ = false;
   away_seconds_ = away_transfer_seconds_ = 0;
+  transfers_by_device_.clear();
   dropped_.clear();
   for (int d : devices)
     if (std::find(paying.begin(), paying.end(), d) == paying.end()) dropped_.push_back(d);
@@ -210,6 +211,7 @@ void AutoPolicy::chunk_done(const ChunkTiming& timing) {
   if (timing.chunk.device != home_) {
     away_seconds_ += std::max(0.0, timing.end - timing.start);
     away_transfer_seconds_ += timing.transfer_seconds;
+    transfers_by_device_[timing.chunk.device] += std::max(0.0, timing.transfer_seconds);
   }
   active_->chunk_done(timing);
 }
@@ -217,7 +219,12 @@ void AutoPolicy::chunk_done(const ChunkTiming& timing) {
 void AutoPolicy::end_launch(double now) {
   if (!active_) return;
   active_->end_launch(now);
-  if (cold_ && shape_.launch_number) history_->note_cold_split(key_.first, key_.second, *shape_.launch_number);
+  if (cold_ && shape_.launch_number) {
+    history_->note_cold_split(key_.first, key_.second, *shape_.launch_number);
+    History::ColdTransfers transfers{paying_, 0.0, shape_.buffer_writes};
+    for (const auto& [device, seconds] : transfers_by_device_) transfers.seconds = std::max(transfers.seconds, seconds);
+    history_->note_cold_transfers(key_.first, key_.second, std::move(transfers));
+  }
   if (!splits_by_shares(choice_) || finish_.empty()) return;
   double first = finish_.begin()->second, last = first;
   for (const auto& [device, end] : finish_) {

@@ -94,6 +94,10 @@ struct GateEvidence {
   std::vector<int> measured;
   // Where `paying` was measured not to pay at a larger size alone (History::split_above): that split.
   std::optional<History::SplitAbove> above;
+  // Where `paying` was measured by a cold split alone, whose devices waited for their data at least
+  // kHopelessSwitch times home alone, and the app wrote the launch's buffers since (History::
+  // ColdTransfers): split_seconds is that wait, a bound from below of the next split.
+  bool cold_transfers = false;
 };
 GateEvidence gate_evidence(const History& history, const LaunchShape& shape, const std::vector<int>& devices,
                            const PolicyParams& params);
@@ -175,11 +179,12 @@ class AutoPolicy : public Policy {
   LaunchShape shape_;              // this launch's
   int home_ = -1;
   std::pair<std::string, uint64_t> key_;
-  std::map<int, double> finish_;      // per device, end of its last chunk in this launch
-  bool cold_ = false;                 // some chunk was a device's first run of the kernel (compiled then)
-  bool same_layout_ = false;          // the last split of the kernel and size was planned by the same choice
-  double away_seconds_ = 0;           // this launch's chunks on devices other than home: their time
-  double away_transfer_seconds_ = 0;  // and the part of it spent moving data
+  std::map<int, double> finish_;               // per device, end of its last chunk in this launch
+  bool cold_ = false;                          // some chunk was a device's first run of the kernel (compiled then)
+  bool same_layout_ = false;                   // the last split of the kernel and size was planned by the same choice
+  double away_seconds_ = 0;                    // this launch's chunks on devices other than home: their time
+  double away_transfer_seconds_ = 0;           // and the part of it spent moving data
+  std::map<int, double> transfers_by_device_;  // that part by device (History::ColdTransfers)
 };
 
 }  // namespace coex::sched

@@ -33,7 +33,7 @@ History::Entry& History::touch(const std::string& kernel_key, uint64_t global_si
 bool History::holds_evidence(const Entry& e) {
   return !e.devices.empty() || !e.shares.empty() || !e.splits.empty() || e.auto_track.wp_launches ||
          e.auto_track.remeasure || !e.auto_track.shares_choice.empty() || e.plbhec_track.reprofile ||
-         !e.plbhec_track.models.empty();
+         !e.plbhec_track.models.empty() || e.cold_transfers.has_value();
 }
 
 // The least recently used entry goes, one with launch counts only before any with evidence: a program
@@ -173,6 +173,22 @@ bool History::cold_split(const std::string& kernel_key, uint64_t global_size, ui
   std::lock_guard<std::mutex> lock(mutex_);
   auto e = entries_.find(KeyRef{kernel_key, global_size});
   return e != entries_.end() && e->second.last_cold_split == number;
+}
+
+void History::note_cold_transfers(const std::string& kernel_key, uint64_t global_size, ColdTransfers transfers) {
+  if (!(transfers.seconds >= 0) || !std::isfinite(transfers.seconds)) return;
+  std::sort(transfers.devices.begin(), transfers.devices.end());
+  std::lock_guard<std::mutex> lock(mutex_);
+  touch(kernel_key, global_size).cold_transfers = std::move(transfers);
+  ++evidence_;  // the gate reads it: a memoized verdict is fitted again
+}
+
+std::optional<History::ColdTransfers> History::cold_transfers(const std::string& kernel_key,
+                                                              uint64_t global_size) const {
+  std::lock_guard<std::mutex> lock(mutex_);
+  auto e = entries_.find(KeyRef{kernel_key, global_size});
+  if (e == entries_.end()) return std::nullopt;
+  return e->second.cold_transfers;
 }
 
 void History::record_split_launch(const std::string& kernel_key, uint64_t global_size, std::vector<int> devices,

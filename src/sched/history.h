@@ -102,6 +102,18 @@ class History {
   // kernel); cold_split says whether it did (in memory only, the last one marked).
   void note_cold_split(const std::string& kernel_key, uint64_t global_size, uint64_t number);
   bool cold_split(const std::string& kernel_key, uint64_t global_size, uint64_t number) const;
+  // What a cold split's time says beyond its one-time costs: the seconds the device that waited longest
+  // for its chunks' data spent waiting (ChunkTiming::transfer_seconds summed by device, home left
+  // out), over `devices`, with the launch's buffer writes (LaunchShape::buffer_writes). A split after
+  // the app wrote those buffers moves the data again, a switch, and takes at least that long
+  // (auto_gate). In memory only; the last cold split's.
+  struct ColdTransfers {
+    std::vector<int> devices;  // sorted
+    double seconds = 0;
+    uint64_t buffer_writes = 0;
+  };
+  void note_cold_transfers(const std::string& kernel_key, uint64_t global_size, ColdTransfers transfers);
+  std::optional<ColdTransfers> cold_transfers(const std::string& kernel_key, uint64_t global_size) const;
   // The wall time of one whole split launch in which `devices` took part (any order), and what the
   // launch would have taken on home alone by the policy's estimate then, when it had one.
   // `follows_split`: the launch before it of the kernel and size was split over the same set
@@ -293,11 +305,12 @@ class History {
     std::vector<int> last_split_devices;
     bool last_split_probe = false;
     uint64_t last_split_writes = 0;
-    uint64_t probe_origin = 0;                // the launches at load, or restart_probes'; not in the file
-    std::optional<uint64_t> last_cold_split;  // note_cold_split's; not in the file
-    AutoTrack auto_track;                     // not in the file
-    LayoutTrack layout_track;                 // not in the file
-    PlbhecTrack plbhec_track;                 // not in the file
+    uint64_t probe_origin = 0;                    // the launches at load, or restart_probes'; not in the file
+    std::optional<uint64_t> last_cold_split;      // note_cold_split's; not in the file
+    std::optional<ColdTransfers> cold_transfers;  // note_cold_transfers'; not in the file
+    AutoTrack auto_track;                         // not in the file
+    LayoutTrack layout_track;                     // not in the file
+    PlbhecTrack plbhec_track;                     // not in the file
     uint64_t last_use = 0;
   };
   using Key = std::pair<std::string, uint64_t>;

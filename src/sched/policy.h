@@ -85,6 +85,9 @@ struct GateVerdict {
   std::optional<double> split_seconds;  // a whole split launch over measured_devices (History's median)
   std::optional<double> home_seconds;   // the launch on home alone, estimated from home's chunks
   uint64_t measured_size = 0;           // the larger global size those figures are of; 0: this size
+  // split_seconds is not a split's time but what a cold split's devices waited for their data, which a
+  // split after the app's writes pays again (auto_gate, GateEvidence::cold_transfers).
+  bool cold_transfers = false;
 };
 
 // Work-groups [begin, end) of the split dimension, on one device.

@@ -178,7 +178,8 @@ TEST(ReportRecorder, PlannersProbesAndTheLastVerdict) {
                                         {"measured_devices", {0, 1}},
                                         {"split_seconds", 0.5},
                                         {"home_seconds", 0.3},
-                                        {"measured_size", 4096}}));
+                                        {"measured_size", 4096},
+                                        {"cold_transfers", false}}));
   ReportRecorder none;
   none.record_launch("k", split_launch(0, {}));
   EXPECT_TRUE(none.to_json().at("kernels").at(0).at("last_verdict").is_null());

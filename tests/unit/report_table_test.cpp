@@ -93,6 +93,14 @@ TEST(ReportTable, SaysWhoPlannedAndWhyAutoDecided) {
                       "kept irregular"),
             std::string::npos)
       << format_report_table(report);
+  // A verdict from a cold split's wait for its data says so.
+  report["kernels"][0]["last_verdict"]["measured_size"] = nullptr;
+  report["kernels"][0]["last_verdict"]["cold_transfers"] = true;
+  EXPECT_NE(
+      line_of(format_report_table(report), "planned by")
+          .find("one_device_pays over d0; a cold split over d0,d1 waited 0.51 s for its data, home alone 0.12 s;"),
+      std::string::npos)
+      << format_report_table(report);
 }
 
 TEST(ReportTable, NamesCoexsBuildsPerDevice) {

@@ -189,6 +189,56 @@ TEST(AutoGate, ColdHistorySplitsAndNumbersTheLaunch) {
   history->split_ended("k", s.global_size);
 }
 
+// A cold split (its devices' first runs of the kernel) is not the set's verdict, but what its devices
+// waited for their data recurs at the next split where the app wrote the launch's buffers since. Home
+// alone takes 10 ms; device 1 waited `transfer` seconds in all for its chunks' data in the cold split.
+TEST(AutoGate, AColdSplitsWaitForDataTheAppWroteAgainKeepsTheNextLaunchOnHome) {
+  auto second_launch = [](double transfer, uint64_t writes_since, GateVerdict* verdict) {
+    auto history = std::make_shared<History>();
+    record_line(*history, "k", 10000 * 64, 0, 0, 1e-6);  // home's chunks: 10 ms for the whole launch
+    AutoPolicy policy(PolicyParams{}, history, two_profiles());
+    LaunchShape first = home_shape();
+    first.buffer_writes = 5;
+    EXPECT_EQ(policy.unsplit_reason(first, {0, 1}), nullptr);
+    policy.begin_launch(first, {0, 1}, 0);
+    bool waited = false;
+    for (bool handed = true; handed;) {
+      handed = false;
+      for (int device : {0, 1})
+        if (auto chunk = policy.next_chunk(device, 0)) {
+          handed = true;
+          ChunkTiming timing;
+          timing.chunk = *chunk;
+          timing.first_run = true;
+          timing.transfer_seconds = device == 1 && !waited ? transfer : 0;
+          waited = waited || device == 1;
+          timing.end = 0.005 + timing.transfer_seconds;
+          policy.chunk_done(timing);
+        }
+    }
+    policy.end_launch(transfer + 0.01);
+    LaunchShape next = home_shape();
+    next.buffer_writes = 5 + writes_since;
+    return policy.unsplit_reason(next, {0, 1}, verdict);
+  };
+  // Fifteen times home alone, the inputs written again: home keeps the launch, no split made to measure.
+  GateVerdict verdict;
+  EXPECT_STREQ(second_launch(0.15, 2, &verdict), "one_device_pays");
+  EXPECT_TRUE(verdict.cold_transfers);
+  EXPECT_FALSE(verdict.probe);
+  EXPECT_EQ(verdict.measured_devices, (std::vector<int>{0, 1}));
+  ASSERT_TRUE(verdict.split_seconds && verdict.home_seconds);
+  EXPECT_DOUBLE_EQ(*verdict.split_seconds, 0.15);
+  EXPECT_NEAR(*verdict.home_seconds, 0.010, 1e-9);
+  // Nothing written since: each device's part lies where the cold split left it. Five times home
+  // alone: not hopeless by a switch, the split is made and measured.
+  GateVerdict resident, shorter;
+  EXPECT_EQ(second_launch(0.15, 0, &resident), nullptr);
+  EXPECT_FALSE(resident.cold_transfers);
+  EXPECT_EQ(second_launch(0.05, 2, &shorter), nullptr);
+  EXPECT_FALSE(shorter.cold_transfers);
+}
+
 TEST(AutoGate, WarmHistoryWhereOnlyHomePaysRunsOnHome) {
   auto history = history_where_only_home_pays();
   AutoPolicy policy(PolicyParams{}, history, {});
