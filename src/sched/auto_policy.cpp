@@ -165,7 +165,7 @@ void AutoPolicy::begin_launch(const LaunchShape& launch, const std::vector<int>&
   if (splits_by_shares(choice_)) track.shares_choice = choice_;
   finish_.clear();
   cold_ = false;
-  away_seconds_ = away_transfer_seconds_ = 0;
+  away_seconds_ = 0;
   transfers_by_device_.clear();
   dropped_.clear();
   for (int d : devices)
@@ -210,8 +210,7 @@ void AutoPolicy::chunk_done(const ChunkTiming& timing) {
   cold_ |= timing.first_run;
   if (timing.chunk.device != home_) {
     away_seconds_ += std::max(0.0, timing.end - timing.start);
-    away_transfer_seconds_ += timing.transfer_seconds;
-    transfers_by_device_[timing.chunk.device] += std::max(0.0, timing.transfer_seconds);
+    transfers_by_device_[timing.chunk.device] += timing.transfer_seconds;
   }
   active_->chunk_done(timing);
 }
@@ -219,12 +218,14 @@ void AutoPolicy::chunk_done(const ChunkTiming& timing) {
 void AutoPolicy::end_launch(double now) {
   if (!active_) return;
   active_->end_launch(now);
-  if (cold_ && shape_.launch_number) {
-    history_->note_cold_split(key_.first, key_.second, *shape_.launch_number);
-    History::ColdTransfers transfers{paying_, 0.0, shape_.buffer_writes};
-    for (const auto& [device, seconds] : transfers_by_device_) transfers.seconds = std::max(transfers.seconds, seconds);
-    history_->note_cold_transfers(key_.first, key_.second, std::move(transfers));
+  double away_transfer_seconds = 0, longest_wait = 0;
+  for (const auto& [device, seconds] : transfers_by_device_) {
+    away_transfer_seconds += seconds;
+    longest_wait = std::max(longest_wait, seconds);
   }
+  if (cold_ && shape_.launch_number)
+    history_->note_cold_split(key_.first, key_.second, *shape_.launch_number,
+                              {paying_, longest_wait, shape_.buffer_writes});
   if (!splits_by_shares(choice_) || finish_.empty()) return;
   double first = finish_.begin()->second, last = first;
   for (const auto& [device, end] : finish_) {
@@ -261,7 +262,7 @@ void AutoPolicy::end_launch(double now) {
   // static). wp's fixed shares move only what changed at their edges. Kept for the run.
   constexpr double kTailTransferShare = 0.5;
   if (choice_ == "wp+tail" && !cold_ && !track.tail_weighed &&
-      away_transfer_seconds_ > kTailTransferShare * away_seconds_) {
+      away_transfer_seconds > kTailTransferShare * away_seconds_) {
     track.shares_choice = "wp";
     track.tail_moves_data = true;
   }

@@ -183,8 +183,7 @@ class AutoPolicy : public Policy {
   bool cold_ = false;                          // some chunk was a device's first run of the kernel (compiled then)
   bool same_layout_ = false;                   // the last split of the kernel and size was planned by the same choice
   double away_seconds_ = 0;                    // this launch's chunks on devices other than home: their time
-  double away_transfer_seconds_ = 0;           // and the part of it spent moving data
-  std::map<int, double> transfers_by_device_;  // that part by device (History::ColdTransfers)
+  std::map<int, double> transfers_by_device_;  // and the part of it spent moving data, by device
 };
 
 }  // namespace coex::sched

@@ -164,23 +164,22 @@ uint64_t History::probe_origin(const std::string& kernel_key, uint64_t global_si
   return e == entries_.end() ? 0 : e->second.probe_origin;
 }
 
-void History::note_cold_split(const std::string& kernel_key, uint64_t global_size, uint64_t number) {
+void History::note_cold_split(const std::string& kernel_key, uint64_t global_size, uint64_t number,
+                              ColdTransfers transfers) {
+  std::sort(transfers.devices.begin(), transfers.devices.end());
+  const bool timed = transfers.seconds >= 0 && std::isfinite(transfers.seconds);
   std::lock_guard<std::mutex> lock(mutex_);
-  touch(kernel_key, global_size).last_cold_split = number;
+  Entry& e = touch(kernel_key, global_size);
+  e.last_cold_split = number;
+  if (!timed) return;
+  e.cold_transfers = std::move(transfers);
+  ++evidence_;  // the gate reads it: a memoized verdict is fitted again
 }
 
 bool History::cold_split(const std::string& kernel_key, uint64_t global_size, uint64_t number) const {
   std::lock_guard<std::mutex> lock(mutex_);
   auto e = entries_.find(KeyRef{kernel_key, global_size});
   return e != entries_.end() && e->second.last_cold_split == number;
-}
-
-void History::note_cold_transfers(const std::string& kernel_key, uint64_t global_size, ColdTransfers transfers) {
-  if (!(transfers.seconds >= 0) || !std::isfinite(transfers.seconds)) return;
-  std::sort(transfers.devices.begin(), transfers.devices.end());
-  std::lock_guard<std::mutex> lock(mutex_);
-  touch(kernel_key, global_size).cold_transfers = std::move(transfers);
-  ++evidence_;  // the gate reads it: a memoized verdict is fitted again
 }
 
 std::optional<History::ColdTransfers> History::cold_transfers(const std::string& kernel_key,

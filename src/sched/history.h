@@ -98,21 +98,21 @@ class History {
   // The launch number auto's probes are counted from: the launches the file held at load (0 without
   // one), or the last restart_probes that took.
   uint64_t probe_origin(const std::string& kernel_key, uint64_t global_size) const;
-  // Split launch `number` of that kernel and size paid one-time costs (a device's first run of the
-  // kernel); cold_split says whether it did (in memory only, the last one marked).
-  void note_cold_split(const std::string& kernel_key, uint64_t global_size, uint64_t number);
-  bool cold_split(const std::string& kernel_key, uint64_t global_size, uint64_t number) const;
   // What a cold split's time says beyond its one-time costs: the seconds the device that waited longest
   // for its chunks' data spent waiting (ChunkTiming::transfer_seconds summed by device, home left
   // out), over `devices`, with the launch's buffer writes (LaunchShape::buffer_writes). A split after
   // the app wrote those buffers moves the data again, a switch, and takes at least that long
-  // (auto_gate). In memory only; the last cold split's.
+  // (auto_gate).
   struct ColdTransfers {
     std::vector<int> devices;  // sorted
     double seconds = 0;
     uint64_t buffer_writes = 0;
   };
-  void note_cold_transfers(const std::string& kernel_key, uint64_t global_size, ColdTransfers transfers);
+  // Split launch `number` of that kernel and size paid one-time costs (a device's first run of the
+  // kernel), and its devices waited `transfers` for their data; cold_split says whether a launch was
+  // that one, cold_transfers what it waited (in memory only, the last one marked).
+  void note_cold_split(const std::string& kernel_key, uint64_t global_size, uint64_t number, ColdTransfers transfers);
+  bool cold_split(const std::string& kernel_key, uint64_t global_size, uint64_t number) const;
   std::optional<ColdTransfers> cold_transfers(const std::string& kernel_key, uint64_t global_size) const;
   // The wall time of one whole split launch in which `devices` took part (any order), and what the
   // launch would have taken on home alone by the policy's estimate then, when it had one.
@@ -307,7 +307,7 @@ class History {
     uint64_t last_split_writes = 0;
     uint64_t probe_origin = 0;                    // the launches at load, or restart_probes'; not in the file
     std::optional<uint64_t> last_cold_split;      // note_cold_split's; not in the file
-    std::optional<ColdTransfers> cold_transfers;  // note_cold_transfers'; not in the file
+    std::optional<ColdTransfers> cold_transfers;  // note_cold_split's; not in the file
     AutoTrack auto_track;                         // not in the file
     LayoutTrack layout_track;                     // not in the file
     PlbhecTrack plbhec_track;                     // not in the file
