@@ -272,8 +272,7 @@ COEX_SETTING(Double, auto_analysis_wait, 0.1, (0.0, kNoLimit),
 COEX_SETTING(Double, auto_home_build_wait, 0.1, (0.0, kNoLimit),
              "auto: a launch coex would split, whose kernel needs coex's rewritten program, waits up to this many "
              "seconds, or twice as long as the app's own clBuildProgram of the program took (at most 1 s) where that "
-             "is longer (twice that build and the read of its binary, where coex's build reads its binary for other "
-             "devices of the app's device's kind), "
+             "is longer, "
              "for coex's build of it on the app's device once the analysis is done (the other devices join the "
              "split as their builds end); beyond, it runs unsplit on the app's device (`not_split: preparing`).")
 COEX_SETTING(

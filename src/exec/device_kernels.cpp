@@ -456,11 +456,8 @@ bool use_app_program_on_home(Services& services, model::ProgramRecord& program, 
   return true;
 }
 
-double home_build_wait(double setting_seconds, const model::ProgramRecord& program, bool reads_binary) {
-  const double build = program.app_build_seconds.load();
-  const double read_measured = program.app_binary_read_seconds.load();
-  const double read = !reads_binary ? 0.0 : read_measured > 0 ? read_measured : build;
-  return std::max(setting_seconds, std::min(kLongestBuildWait, 2 * (build + read)));
+double home_build_wait(double setting_seconds, const model::ProgramRecord& program) {
+  return std::max(setting_seconds, std::min(kLongestBuildWait, 2 * program.app_build_seconds.load()));
 }
 
 bool wait_for_build(model::ProgramRecord& program, int device, bool in_app_context, double seconds) {

@@ -86,14 +86,8 @@ bool use_app_program_on_home(Services& services, model::ProgramRecord& program, 
 // same source for the same device: on the device machine it took 40 to 77 ms where the app's took 39 to 76
 // (benchmarks/binomial over eight single-threaded PoCL devices), and a first launch that gave up at 0.1 s ran on home
 // alone, 2.14x over one device where hguided made 5.80x (docs/testbed.md).
-// Where home's build ends with the read of its binary for the devices of its kind (`reads_binary`),
-// twice the two: the build and the read, which with PoCL's cache cold compiles each kernel's generic
-// work-group function, as the read of the app's program did (its time where it was read, else the
-// app's build's). benchmarks/binomial's first launch over eight `cpu-minimal` devices with a cold
-// cache ran on home alone, home's build and read outlasting twice the app's build (89 ms, its read
-// 132 ms more; docs/testbed.md, "A user's first coex run").
 inline constexpr double kLongestBuildWait = 1.0;
-double home_build_wait(double setting_seconds, const model::ProgramRecord& program, bool reads_binary);
+double home_build_wait(double setting_seconds, const model::ProgramRecord& program);
 
 // Waits up to `seconds` for `device`'s build of the program (in the app's context or not) to finish,
 // built or failed; true when it has.

@@ -17,7 +17,6 @@
 #include "exec/policy_gate.h"
 #include "exec/program_analysis.h"
 #include "exec/repeated_launches.h"
-#include "exec/shared_binaries.h"
 #include "exec/split_safety.h"
 #include "model/registries.h"
 #include "report/report.h"
@@ -545,9 +544,8 @@ LaunchDecision plan(Services& services, const std::shared_ptr<model::KernelRecor
   // and takes about as long as the app's own: a launch worth splitting waits for it, up to
   // home_build_wait, where the whole launch on home alone could take much longer (docs/design.md,
   // "One-time costs").
-  if (home_building && !wait_for_build(*program, home, true,
-                                       home_build_wait(services.settings().auto_home_build_wait, *program,
-                                                       another_of_kind(services, home, services.devices().selected()))))
+  if (home_building &&
+      !wait_for_build(*program, home, true, home_build_wait(services.settings().auto_home_build_wait, *program)))
     return preparing_on_home();
 
   // Capture: from here on the job owns retained buffers and must run. Begun before the first capture:

@@ -60,7 +60,6 @@ void read_app_program_binary(Services& services, model::ProgramRecord& program, 
   if (analysis_ready(program) && !program.rewritten_source.empty()) return;
   const auto started = std::chrono::steady_clock::now();
   std::vector<unsigned char> binary = program_binary(services.next(), program.handle, services.devices().at(home).id);
-  program.app_binary_read_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
   {
     std::lock_guard lock(program.mutex);
     if (binary.empty() || !program.app_binary.empty()) return;

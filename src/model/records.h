@@ -99,10 +99,6 @@ struct ProgramRecord {
   // How long the app's last clBuildProgram of it took, seconds (0: not built by the app): coex's
   // build of the rewritten source for the same device takes about as long (exec/device_kernels.h).
   std::atomic<double> app_build_seconds{0};
-  // How long the read of the app's program's binary took there, seconds (0: not read): where PoCL's
-  // cache is cold a compile of its own, which home's build of the rewrite repeats when it reads its
-  // binary for the devices of its kind (exec/shared_binaries.h).
-  std::atomic<double> app_binary_read_seconds{0};
   uint64_t source_hash = 0;
   // The analysis and the rewritten source, made once (exec/program_analysis.cpp): `analysed` claims
   // it under `mutex`; once analysis_done, `info` and `rewritten_source` are final and read without it.
