@@ -159,8 +159,8 @@ class AutoChecks(layer_checks.Checks):
         # the bare one. With the setting alone (no wait), every first launch would run on home.
         # The two devices are of two kinds (PoCL's pthread and basic): beside one of its own kind, home's
         # build ends only once its binary was read for the other to build from (exec/shared_binaries.h),
-        # a second compile on PoCL where its cache is cold, which the app's build does not include: 0.4 to
-        # 1.1 s under AddressSanitizer on a loaded machine, where the app's build took 0.13 to 0.4 s.
+        # a second compile on PoCL where its cache is cold, which the app's build does not include: 0.33 to
+        # 1.1 s under AddressSanitizer (idle to loaded), where the app's build took 0.13 to 0.44 s.
         app = os.path.join(self.build, "tests", "apps", "group_reduce")
         devices = {"POCL_DEVICES": "pthread basic"}
         rc, bare, _ = run([app], devices)
