@@ -293,8 +293,10 @@ LaunchDecision plan(Services& services, const std::shared_ptr<model::KernelRecor
   auto preparing_on_home = [&] {
     if (auto history = services.executor().history()) history->note_launch(kernel_key, launch_items);
     if (services.executor().home_launch_times().wants_timing(home_key)) decision.time_on_home_key = home_key;
-    // Kept a moment, each launch that takes it over counted alike (RepeatedLaunches::kPreparingHold).
+    // Kept a moment, each launch that takes it over counted alike (RepeatedLaunches::kPreparingHold),
+    // whatever its plain values: the preparation reads none.
     repeat.keep = true;
+    repeat.any_values = true;
     repeat.counts_launch.emplace(kernel_key, launch_items);
     return not_split("preparing");
   };
@@ -306,6 +308,7 @@ LaunchDecision plan(Services& services, const std::shared_ptr<model::KernelRecor
   auto too_small = [&] {
     if (services.executor().home_launch_times().wants_timing(home_key)) decision.time_on_home_key = home_key;
     repeat.by_home_times = true;
+    repeat.any_values = true;  // the size, home's times of it, the devices held back: no value read
     return lasting("too_small");
   };
   // A launch too short to let late devices in, with none but them to take it: too small, held like
@@ -586,7 +589,7 @@ LaunchDecision plan_launch(Services& services, cl_command_queue queue, cl_kernel
   repeat.versions = PlanVersions::now(services);
   std::vector<model::KernelArgValue> args;
   LaunchDecision decision = plan(services, kernel, request, repeat, args);
-  services.executor().repeated_launches().remember(kernel, request, args, decision, repeat);
+  services.executor().repeated_launches().remember(services, kernel, request, args, decision, repeat);
   return decision;
 }
 

@@ -18,16 +18,34 @@ bool same_args(const std::vector<model::KernelArgValue>& a, const std::vector<mo
   return true;
 }
 
-// FNV-1a over the arguments' values: which launches were seen once (RepeatedLaunches::remember).
-uint64_t args_hash(const std::vector<model::KernelArgValue>& args) {
+// FNV-1a over the arguments' values, less those of the arguments `plain_values` marks: which launches
+// were seen once (RepeatedLaunches::remember).
+uint64_t args_hash(const std::vector<model::KernelArgValue>& args, const std::vector<bool>& plain_values) {
   uint64_t h = 14695981039346656037ull;
   auto mix = [&h](uint64_t byte) { h = (h ^ byte) * 1099511628211ull; };
-  for (const auto& arg : args) {
+  for (size_t i = 0; i < args.size(); ++i) {
+    const auto& arg = args[i];
     mix(uint64_t(arg.set) | uint64_t(arg.local) << 1 | uint64_t(arg.svm) << 2);
     mix(arg.size);
+    if (i < plain_values.size() && plain_values[i]) continue;
     for (uint8_t byte : arg.bytes) mix(byte);
   }
   return h;
+}
+
+// Whether `arg` holds a buffer the registry tracks (a handle's bytes); such an argument is no plain
+// value, whatever the reason read.
+bool tracked_buffer(Services& services, const model::KernelArgValue& arg) {
+  return arg.bytes.size() == sizeof(cl_mem) &&
+         services.registries().buffers.find(*reinterpret_cast<const cl_mem*>(arg.bytes.data())) != nullptr;
+}
+
+// Per argument: whether it is a plain value (set, not __local, not SVM, not a tracked buffer).
+std::vector<bool> plain_values_of(Services& services, const std::vector<model::KernelArgValue>& args) {
+  std::vector<bool> out(args.size());
+  for (size_t i = 0; i < args.size(); ++i)
+    out[i] = args[i].set && !args[i].local && !args[i].svm && !tracked_buffer(services, args[i]);
+  return out;
 }
 
 // The request's sizes along its dimensions (zeros beyond them); `given` says whether the app passed any.
@@ -103,6 +121,20 @@ void RepeatedLaunches::written_buffers_of(Services& services, Entry& e,
   e.buffers_version = version;  // read before the lookups: a change during them makes the next look again
 }
 
+bool RepeatedLaunches::args_match(Services& services, const Entry& e, const std::vector<model::KernelArgValue>& args) {
+  if (e.args.size() != args.size()) return false;
+  for (size_t i = 0; i < args.size(); ++i) {
+    const model::KernelArgValue &was = e.args[i], &now = args[i];
+    if (was.set != now.set || was.local != now.local || was.svm != now.svm || was.size != now.size) return false;
+    if (was.bytes == now.bytes) continue;
+    // Another value: only of a plain value, where the reason reads none, and not one that is now a
+    // tracked buffer (whose writes the launch's bookkeeping must see).
+    if (!e.any_values || i >= e.plain_values.size() || !e.plain_values[i] || tracked_buffer(services, now))
+      return false;
+  }
+  return true;
+}
+
 bool RepeatedLaunches::find(Services& services, const std::shared_ptr<model::KernelRecord>& kernel,
                             const LaunchRequest& request, LaunchDecision& decision) {
   if (!kernel || !request.global) return false;
@@ -125,7 +157,8 @@ bool RepeatedLaunches::find(Services& services, const std::shared_ptr<model::Ker
   for (size_t k = 0; k < count; ++k) {
     const size_t index = (per.next_guess + k) % count;
     Entry& e = per.entries[index];
-    if (!e.geometry.matches(request) || e.exec_info_set != kernel->exec_info_set || !same_args(e.args, kernel->args))
+    if (!e.geometry.matches(request) || e.exec_info_set != kernel->exec_info_set ||
+        !args_match(services, e, kernel->args))
       continue;
     per.next_guess = index + 1;
     if (e.versions.evidence != now.evidence || e.versions.left_out != now.left_out || e.versions.queues != now.queues ||
@@ -153,20 +186,25 @@ bool RepeatedLaunches::find(Services& services, const std::shared_ptr<model::Ker
   return false;
 }
 
-void RepeatedLaunches::remember(const std::shared_ptr<model::KernelRecord>& kernel, const LaunchRequest& request,
-                                const std::vector<model::KernelArgValue>& args, const LaunchDecision& decision,
-                                const RepeatableDecision& repeatable) {
+void RepeatedLaunches::remember(Services& services, const std::shared_ptr<model::KernelRecord>& kernel,
+                                const LaunchRequest& request, const std::vector<model::KernelArgValue>& args,
+                                const LaunchDecision& decision, const RepeatableDecision& repeatable) {
   if (!kernel || !request.global || decision.job || !repeatable.keep || !decision.time_on_home_key.empty()) return;
   const Geometry geometry = Geometry::of(request);
-  const std::pair<Geometry, uint64_t> launch{geometry, args_hash(args)};
+  std::vector<bool> plain_values;
+  if (repeatable.any_values) plain_values = plain_values_of(services, args);
+  const std::pair<Geometry, uint64_t> launch{geometry, args_hash(args, plain_values)};
   std::lock_guard lock(mutex_);
   if (kernels_.size() >= kKernels && !kernels_.count(kernel.get())) kernels_.clear();
   PerKernel& per = kernels_[kernel.get()];
   if (per.kernel.lock() != kernel) per = PerKernel{kernel, {}, 0, {}};
   auto& entries = per.entries;
   // An entry of this launch whose versions went stale (find gave nothing) is replaced at once.
-  auto stale = std::remove_if(entries.begin(), entries.end(),
-                              [&](const Entry& old) { return old.geometry == geometry && same_args(old.args, args); });
+  // So is one that differs from it in plain values alone, where both reasons read none.
+  auto stale = std::remove_if(entries.begin(), entries.end(), [&](const Entry& old) {
+    return old.geometry == geometry &&
+           (same_args(old.args, args) || (repeatable.any_values && args_match(services, old, args)));
+  });
   const bool kept_before = stale != entries.end();
   entries.erase(stale, entries.end());
   auto seen = std::find(per.seen.begin(), per.seen.end(), launch);
@@ -179,6 +217,8 @@ void RepeatedLaunches::remember(const std::shared_ptr<model::KernelRecord>& kern
   Entry e;
   e.geometry = geometry;
   e.args = args;
+  e.any_values = repeatable.any_values;
+  e.plain_values = std::move(plain_values);
   e.exec_info_set = repeatable.exec_info_set;
   e.versions = repeatable.versions;
   e.by_home_times = repeatable.by_home_times;

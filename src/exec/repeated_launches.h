@@ -72,6 +72,12 @@ struct RepeatableDecision {
   // plan over counts (History::note_launch), for kPreparingHold at most.
   std::optional<std::pair<std::string, uint64_t>> counts_launch;
   std::vector<bool> written;  // per argument: whether the launch may write it
+  // The reason holds whatever the values of the arguments that are plain values (not a buffer the
+  // registry tracks, nor __local, nor SVM): "too_small" (by the launch's size, home's times of that
+  // size, the devices held back) and "preparing" read none of them. A launch whose values alone
+  // changed takes such a plan over (a factorization's column index: benchmarks/lu's updates keep one
+  // size for 16 launches, each with its own index, and every one of them was planned in full).
+  bool any_values = false;
 };
 
 // The tracked buffers among `args` that the launch may write: `written[i]` false leaves argument i
@@ -83,16 +89,17 @@ std::vector<std::shared_ptr<model::BufferRecord>> written_buffers(Services& serv
 class RepeatedLaunches {
  public:
   // The decision for this launch, into `decision` (left as it was when false), when an earlier launch
-  // of `kernel` with the same queue, geometry and argument values was kept on home for a reason that
-  // still holds. Not an optional: at every repeated launch its moves and destructions were a tenth of
-  // coex's instructions.
+  // of `kernel` with the same queue, geometry and argument values (the plain values aside where the
+  // reason reads none: RepeatableDecision::any_values) was kept on home for a reason that still holds.
+  // Not an optional: at every repeated launch its moves and destructions were a tenth of coex's
+  // instructions.
   bool find(Services& services, const std::shared_ptr<model::KernelRecord>& kernel, const LaunchRequest& request,
             LaunchDecision& decision);
   // Keeps `decision` (made for `request` with `args`) for the launches that repeat it, from the second
   // launch with its queue, geometry and arguments on: a factorization's launches change size or
-  // arguments at every launch (benchmarks/gram_schmidt: a column index) and repeat none, and keeping
-  // each of their plans cost about 5,000 instructions a launch.
-  void remember(const std::shared_ptr<model::KernelRecord>& kernel, const LaunchRequest& request,
+  // arguments at every launch (benchmarks/gram_schmidt: a column index) and repeat none where the
+  // reason reads the values, and keeping each of their plans cost about 5,000 instructions a launch.
+  void remember(Services& services, const std::shared_ptr<model::KernelRecord>& kernel, const LaunchRequest& request,
                 const std::vector<model::KernelArgValue>& args, const LaunchDecision& decision,
                 const RepeatableDecision& repeatable);
 
@@ -117,6 +124,10 @@ class RepeatedLaunches {
   struct Entry {
     Geometry geometry;
     std::vector<model::KernelArgValue> args;
+    bool any_values = false;  // RepeatableDecision's
+    // Per argument, with any_values: whether it was a plain value (not a tracked buffer, nor __local,
+    // nor SVM), which a launch may change.
+    std::vector<bool> plain_values;
     bool exec_info_set = false;
     PlanVersions versions;
     bool by_home_times = false;  // the decision read home's timings: their version counts too
@@ -138,14 +149,18 @@ class RepeatedLaunches {
     std::weak_ptr<model::KernelRecord> kernel;  // the entries are of this record, not of a later one at its address
     std::vector<Entry> entries;                 // newest first
     size_t next_guess = 0;                      // where find starts looking (modulo the entries)
-    // Launches planned once and not kept (remember), by geometry and a hash of their arguments: a
-    // plan is kept from the second launch with both on. Newest first, at most kPerKernel.
+    // Launches planned once and not kept (remember), by geometry and a hash of their arguments (of
+    // their plain values' sizes alone where the reason reads none of them): a plan is kept from the
+    // second launch with both on. Newest first, at most kPerKernel.
     std::vector<std::pair<Geometry, uint64_t>> seen;
   };
 
   // The entry's written buffers into `out` (emptied first; its capacity kept, so that a repeat does
   // not allocate), from the entry's cached records while the buffers' registry is unchanged.
   static void written_buffers_of(Services& services, Entry& e, std::vector<std::shared_ptr<model::BufferRecord>>& out);
+  // Whether `args` are the entry's, or differ from them only in the values of its plain-value arguments
+  // (where the entry's reason reads none) and none of those is now a buffer the registry tracks.
+  static bool args_match(Services& services, const Entry& e, const std::vector<model::KernelArgValue>& args);
 
   std::mutex mutex_;
   std::map<const model::KernelRecord*, PerKernel> kernels_;

@@ -61,7 +61,9 @@ class LocalServices final : public Services {
   std::unique_ptr<Executor> executor_;
 };
 
-model::KernelArgValue int_arg(int value) {
+// An argument set to `value`'s bytes (a memory object's handle needs no driver object behind it).
+template <typename T>
+model::KernelArgValue value_arg(T value) {
   model::KernelArgValue arg;
   arg.set = true;
   arg.size = sizeof value;
@@ -85,7 +87,7 @@ class RepeatedLaunchesTest : public ::testing::Test {
       ASSERT_EQ(err, CL_SUCCESS);
     }
     kernel_->name = "step";
-    kernel_->args = {int_arg(7), int_arg(8)};
+    kernel_->args = {value_arg(7), value_arg(8)};
   }
   void TearDown() override {
     const cl_icd_dispatch& cl = services_.next();
@@ -100,8 +102,9 @@ class RepeatedLaunchesTest : public ::testing::Test {
   // (a reason that lasts), with the versions as they are now.
   // With `preparing`, kept on home as "preparing" instead, counting each launch under that History key;
   // `home`, the decision's home (a mark of which plan a repeat took over).
+  // `any_values`: the reason reads none of the plain values (RepeatableDecision::any_values).
   void planned(const LaunchRequest& launch, bool by_home_times = false, std::vector<bool> written = {false, false},
-               const char* preparing = nullptr, int home = -1) {
+               const char* preparing = nullptr, int home = -1, bool any_values = false) {
     LaunchDecision decision;
     decision.not_split_reason = preparing ? "preparing" : "too_small";
     decision.kernel_name = kernel_->name;
@@ -111,8 +114,9 @@ class RepeatedLaunchesTest : public ::testing::Test {
     repeatable.versions = PlanVersions::now(services_);
     repeatable.by_home_times = by_home_times;
     repeatable.written = std::move(written);
+    repeatable.any_values = any_values;
     if (preparing) repeatable.counts_launch.emplace(preparing, global_);
-    repeated_.remember(kernel_, launch, kernel_->args, decision, repeatable);
+    repeated_.remember(services_, kernel_, launch, kernel_->args, decision, repeatable);
   }
   bool taken_over(const LaunchRequest& launch) {
     LaunchDecision decision;
@@ -157,7 +161,7 @@ TEST_F(RepeatedLaunchesTest, ALaunchWhoseArgumentsChangedDoesNotTakeThePlanOver)
   planned(request(queues_[0]));
   planned(request(queues_[0]));
   ASSERT_TRUE(taken_over(request(queues_[0])));
-  kernel_->args[1] = int_arg(9);  // clSetKernelArg: a column index, say
+  kernel_->args[1] = value_arg(9);  // clSetKernelArg: a column index, say
   EXPECT_FALSE(taken_over(request(queues_[0])));
   // Its own first launch is only noted, though the queue and geometry were kept before.
   planned(request(queues_[0]));
@@ -165,11 +169,62 @@ TEST_F(RepeatedLaunchesTest, ALaunchWhoseArgumentsChangedDoesNotTakeThePlanOver)
   planned(request(queues_[0]));
   EXPECT_TRUE(taken_over(request(queues_[0])));
   // The earlier arguments' plan is still there (ping-pong buffers alternate between two).
-  kernel_->args[1] = int_arg(8);
+  kernel_->args[1] = value_arg(8);
   EXPECT_TRUE(taken_over(request(queues_[0])));
   // An argument the same in its bytes but set another way (a __local size) is another launch.
   kernel_->args[1].local = true;
   EXPECT_FALSE(taken_over(request(queues_[0])));
+}
+
+// A plan whose reason reads no plain value ("too_small" by size, "preparing") serves the launches that
+// differ from it in those values alone (a factorization's column index), from the second launch with
+// its geometry on, whatever the values; not one whose argument became a buffer coex tracks (its writes
+// must be seen), nor one whose __local size changed, nor a plan whose reason read the values.
+TEST_F(RepeatedLaunchesTest, APlanThatReadsNoValueServesLaunchesWithOtherValues) {
+  auto plan_at = [&](int column) {
+    kernel_->args[1] = value_arg(column);
+    planned(request(queues_[0]), false, {false, false}, nullptr, -1, true);
+  };
+  plan_at(1);
+  kernel_->args[1] = value_arg(2);
+  EXPECT_FALSE(taken_over(request(queues_[0])));  // the first launch is only noted
+  plan_at(2);                                     // another value, the same launch otherwise
+  for (int column : {2, 3, 4, 1000}) {
+    kernel_->args[1] = value_arg(column);
+    EXPECT_TRUE(taken_over(request(queues_[0]))) << "column " << column;
+  }
+  // Another geometry is another launch still.
+  size_t other_global = 2048;
+  EXPECT_FALSE(taken_over(LaunchRequest{queues_[0], 1, nullptr, &other_global, &local_}));
+  // A value of another size is another launch.
+  const cl_mem handle = reinterpret_cast<cl_mem>(uintptr_t{0x2000});
+  kernel_->args[1] = value_arg(handle);
+  EXPECT_FALSE(taken_over(request(queues_[0]))) << "another size";
+  // A value of a handle's size: plain while no tracked buffer has it.
+  kernel_->args[0] = value_arg(handle);
+  kernel_->args[1] = value_arg(5);
+  for (int i = 0; i < 2; ++i) planned(request(queues_[0]), false, {false, false}, nullptr, -1, true);
+  uintptr_t other_bits = 0x3000;
+  std::memcpy(kernel_->args[0].bytes.data(), &other_bits, sizeof other_bits);
+  EXPECT_TRUE(taken_over(request(queues_[0]))) << "an untracked value of a handle's size";
+  services_.registries().buffers.insert(reinterpret_cast<cl_mem>(other_bits), std::make_shared<model::BufferRecord>());
+  EXPECT_FALSE(taken_over(request(queues_[0]))) << "a buffer now";
+  services_.registries().buffers.erase(reinterpret_cast<cl_mem>(other_bits));
+  // A __local size is no plain value.
+  kernel_->args[0] = value_arg(7);
+  kernel_->args[1].local = true;
+  kernel_->args[1].bytes.clear();
+  for (int i = 0; i < 2; ++i) planned(request(queues_[0]), false, {false, false}, nullptr, -1, true);
+  ASSERT_TRUE(taken_over(request(queues_[0])));
+  kernel_->args[1].size = 2 * kernel_->args[1].size;
+  EXPECT_FALSE(taken_over(request(queues_[0]))) << "another __local size";
+  // A plan whose reason read the values serves its own values alone (on the other queue: the plans
+  // above serve the first whatever the values).
+  kernel_->args[1] = value_arg(8);
+  for (int i = 0; i < 2; ++i) planned(request(queues_[1]));
+  ASSERT_TRUE(taken_over(request(queues_[1])));
+  kernel_->args[1] = value_arg(9);
+  EXPECT_FALSE(taken_over(request(queues_[1])));
 }
 
 // The search starts at the entry after the last one taken over (ping-pong buffers alternate between
@@ -177,14 +232,14 @@ TEST_F(RepeatedLaunchesTest, ALaunchWhoseArgumentsChangedDoesNotTakeThePlanOver)
 // written buffers (the app thread's, passed on from its launch before) holds only this launch's.
 TEST_F(RepeatedLaunchesTest, LaunchesInAnyOrderTakeTheirOwnPlansOver) {
   auto plan_with_home = [&](int value, int home) {
-    kernel_->args[0] = int_arg(value);
+    kernel_->args[0] = value_arg(value);
     for (int i = 0; i < 2; ++i) planned(request(queues_[0]), false, {false, false}, nullptr, home);
   };
   plan_with_home(10, 0);
   plan_with_home(11, 1);
   plan_with_home(12, 2);
   auto home_taken_over = [&](int value) {
-    kernel_->args[0] = int_arg(value);
+    kernel_->args[0] = value_arg(value);
     LaunchDecision decision;
     decision.written_buffers.push_back(std::make_shared<model::BufferRecord>());  // left from a launch before
     if (!repeated_.find(services_, kernel_, request(queues_[0]), decision)) return -1;
@@ -369,14 +424,9 @@ TEST_F(RepeatedLaunchesTest, AQueueMadeOrReleasedMakesEveryEntryStale) {
 }
 
 TEST_F(RepeatedLaunchesTest, ARepeatsWrittenBuffersFollowTheBufferRegistry) {
-  // The kernel's second argument is a buffer it writes; the handle needs no driver object behind it.
+  // The kernel's second argument is a buffer it writes.
   cl_mem handle = reinterpret_cast<cl_mem>(uintptr_t{0x1000});
-  model::KernelArgValue buffer_arg;
-  buffer_arg.set = true;
-  buffer_arg.size = sizeof handle;
-  buffer_arg.bytes.resize(sizeof handle);
-  std::memcpy(buffer_arg.bytes.data(), &handle, sizeof handle);
-  kernel_->args[1] = buffer_arg;
+  kernel_->args[1] = value_arg(handle);
   auto first = std::make_shared<model::BufferRecord>();
   first->handle = handle;
   services_.registries().buffers.insert(handle, first);
