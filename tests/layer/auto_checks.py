@@ -16,12 +16,13 @@ from layer_checks import expect, run
 
 def expect_first_launch(first, not_split, when):
     """The first launch's trace args `first` show it split (`not_split` None) or run on home for the
-    reason `not_split`."""
+    reason `not_split` (or one of a tuple of reasons)."""
     if not_split is None:
         expect(first.get("split"), "%s the first launch was not split: %s" % (when, first))
     else:
-        expect(first.get("not_split") == not_split,
-               "%s the first launch did not run on home (%s): %s" % (when, not_split, first))
+        reasons = not_split if isinstance(not_split, tuple) else (not_split,)
+        expect(first.get("not_split") in reasons,
+               "%s the first launch did not run on home (%s): %s" % (when, " or ".join(reasons), first))
 
 
 class AutoChecks(layer_checks.Checks):
@@ -187,11 +188,15 @@ class AutoChecks(layer_checks.Checks):
         # Under auto a launch whose read data the other devices would take longer to receive (at
         # kNominalTransferGBs) than min_split_seconds runs on home first and is timed (docs/design.md,
         # "Size by time"): vector_add's first launch (8 MiB read) with min_split_seconds at 0.1 ms.
-        # Under static, which does not time first, it is split.
+        # Under static, which does not time first, it is split. Under auto the rule keeps it on home
+        # whether the analysis ended before it (`too_small`) or not (`preparing`: the launch then does
+        # not wait for the analysis, and is timed all the same; with COEX_FAULT=slow_analysis every
+        # time, on a loaded 2-core machine either way); without the rule it waits for the analysis and
+        # is split.
         for policy, splits in (("auto", False), ("static", True)):
             first = self.vector_add_first_launch("data-first-" + policy, {
                 "COEX_POLICY": policy, "COEX_MIN_SPLIT_SECONDS": "0.0001", "COEX_AUTO_ANALYSIS_WAIT": "30"})
-            expect_first_launch(first, None if splits else "too_small", "under " + policy)
+            expect_first_launch(first, None if splits else ("too_small", "preparing"), "under " + policy)
 
     def check_first_run_untimed(self):
         # Home's first run of a kernel pays the driver's one-time work, which is not the launch's time
