@@ -9,11 +9,11 @@
 
 #include <atomic>
 #include <chrono>
-#include <map>
 #include <memory>
 #include <mutex>
 #include <optional>
 #include <string>
+#include <unordered_map>
 #include <vector>
 
 namespace coex::exec {
@@ -109,7 +109,7 @@ class HomeLaunchTimes {
                                     std::chrono::steady_clock::time_point end);
   void record(const std::string& key, std::optional<double> seconds, cl_event event, uint64_t round);
   void record_time(const std::string& key, double seconds, uint64_t round);
-  using PendingByKey = std::map<std::string, std::vector<Pending>>;
+  using PendingByKey = std::unordered_map<std::string, std::vector<Pending>>;
   // Releases the references of the key's pending launches whose time is in, and the key's entry once it
   // has none; pending_mutex_ held. Returns the entry after it.
   PendingByKey::iterator drop_recorded_pending(PendingByKey::iterator of_key);
@@ -117,8 +117,11 @@ class HomeLaunchTimes {
   const cl_icd_dispatch& cl_;
   const std::shared_ptr<const std::atomic<bool>> alive_;
   mutable std::mutex mutex_;
-  std::map<std::string, Measured> measured_;
-  std::map<std::string, double> pace_;  // by kernel key: seconds per work-item
+  // Hashed, not ordered: a program of many sizes (benchmarks/lu: a key for each) asks them at every
+  // launch it plans in full, and the keys share their kernel's long prefix, which an ordered map
+  // compared again at each step of its search.
+  std::unordered_map<std::string, Measured> measured_;
+  std::unordered_map<std::string, double> pace_;  // by kernel key: seconds per work-item
   std::vector<cl_event> done_;
   std::atomic<uint64_t> version_{0};
   // Taken by the app's threads alone, never in the driver's callback: driver calls (status, release)
