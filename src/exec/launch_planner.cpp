@@ -1,7 +1,5 @@
 #include "exec/launch_planner.h"
 
-#include <spdlog/spdlog.h>
-
 #include <algorithm>
 #include <functional>
 #include <memory>
@@ -20,7 +18,6 @@
 #include "exec/split_safety.h"
 #include "model/registries.h"
 #include "report/report.h"
-#include "sched/auto_policy.h"
 #include "sched/split_math.h"
 
 namespace coex::exec {
@@ -293,10 +290,9 @@ LaunchDecision plan(Services& services, const std::shared_ptr<model::KernelRecor
   auto preparing_on_home = [&] {
     if (auto history = services.executor().history()) history->note_launch(kernel_key, launch_items);
     if (services.executor().home_launch_times().wants_timing(home_key)) decision.time_on_home_key = home_key;
-    // Kept a moment, each launch that takes it over counted alike (RepeatedLaunches::kPreparingHold),
-    // whatever its plain values: the preparation reads none.
+    // Kept a moment, each launch that takes it over counted alike (RepeatedLaunches::kPreparingHold).
     repeat.keep = true;
-    repeat.any_values = true;
+    repeat.any_values = true;  // the preparation reads no value
     repeat.counts_launch.emplace(kernel_key, launch_items);
     return not_split("preparing");
   };
