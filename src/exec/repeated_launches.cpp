@@ -129,8 +129,7 @@ bool RepeatedLaunches::args_match(Services& services, const Entry& e, const std:
     if (was.bytes == now.bytes) continue;
     // Another value: only of a plain value, where the reason reads none, and not one that is now a
     // tracked buffer (whose writes the launch's bookkeeping must see).
-    if (!e.any_values || i >= e.plain_values.size() || !e.plain_values[i] || tracked_buffer(services, now))
-      return false;
+    if (i >= e.plain_values.size() || !e.plain_values[i] || tracked_buffer(services, now)) return false;
   }
   return true;
 }
@@ -217,7 +216,6 @@ void RepeatedLaunches::remember(Services& services, const std::shared_ptr<model:
   Entry e;
   e.geometry = geometry;
   e.args = args;
-  e.any_values = repeatable.any_values;
   e.plain_values = std::move(plain_values);
   e.exec_info_set = repeatable.exec_info_set;
   e.versions = repeatable.versions;

@@ -124,9 +124,8 @@ class RepeatedLaunches {
   struct Entry {
     Geometry geometry;
     std::vector<model::KernelArgValue> args;
-    bool any_values = false;  // RepeatableDecision's
-    // Per argument, with any_values: whether it was a plain value (not a tracked buffer, nor __local,
-    // nor SVM), which a launch may change.
+    // Per argument, where the reason reads no value (RepeatableDecision::any_values; empty otherwise):
+    // whether it was a plain value (not a tracked buffer, nor __local, nor SVM), which a launch may change.
     std::vector<bool> plain_values;
     bool exec_info_set = false;
     PlanVersions versions;
