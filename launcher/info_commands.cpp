@@ -1,10 +1,12 @@
 #include <unistd.h>
 
+#include <chrono>
 #include <cstdio>
 #include <cstdlib>
 #include <iostream>
 
 #include "commands.h"
+#include "config/fault_spec.h"
 #include "config/settings.h"
 #include "kernel/analysis_process.h"
 #include "sched/sim_doc_tables.h"
@@ -56,7 +58,12 @@ int serve_analyses(const Args& args) {
                  kernel::analysis_process::kCommand);
     return 2;
   }
-  _exit(kernel::analysis_process::detach_and_serve());
+  // COEX_FAULT=slow_libclang (a testing aid): a slow start, libclang loaded three seconds late. From
+  // the environment the app's process handed down (a config file's fault is the app's alone).
+  const char* fault = std::getenv("COEX_FAULT");
+  const auto spec = config::parse_fault_spec(fault ? fault : "", nullptr);
+  const bool slow = spec && spec->kind == config::FaultSpec::Kind::SlowLibclang;
+  _exit(kernel::analysis_process::detach_and_serve(std::chrono::milliseconds(slow ? 3000 : 0)));
 }
 
 }  // namespace coex::launcher

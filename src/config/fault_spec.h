@@ -14,10 +14,11 @@
 // coex's build of a program for that device fail; "slow_build:<index>" makes each of those builds
 // begin a second late (a device still building when launches come); "slow_analysis" (no index) makes
 // each program's analysis begin a second after its first launch that waits for it (launches that come
-// meanwhile); "merge_write:<index>" makes a merge that writes home at once (an app write queued behind
-// the launch) fail to write home what that device changed, as a driver error would. "fail:<index>@<n>" and
-// "stall:<index>@<n>": from the device's n-th sub-launch on (the earlier ones leave results on the device,
-// resident_results.h); "throw_late" takes "@<n>" too. Empty: no fault.
+// meanwhile); "slow_libclang" (no index) makes the analysis process load libclang three seconds late
+// (a slow start: analyses asked for meanwhile wait for it); "merge_write:<index>" makes a merge that writes home at
+// once (an app write queued behind the launch) fail to write home what that device changed, as a driver error would.
+// "fail:<index>@<n>" and "stall:<index>@<n>": from the device's n-th sub-launch on (the earlier ones leave results on
+// the device, resident_results.h); "throw_late" takes "@<n>" too. Empty: no fault.
 #pragma once
 
 #include <cstdint>
@@ -32,8 +33,8 @@ struct FaultSpec {
   // driver only once taken over and the process exiting; ThrowLate: their thread throws once taken over;
   // Build: coex's build
   // of the program for that device fails; SlowBuild: it begins a second late; SlowAnalysis: the
-  // analysis of each program begins a second late; MergeWrite: a merge's write home of what the device
-  // changed fails.
+  // analysis of each program begins a second late; SlowLibclang: the analysis process loads libclang
+  // three seconds late; MergeWrite: a merge's write home of what the device changed fails.
   enum class Kind {
     None,
     Fail,
@@ -45,10 +46,11 @@ struct FaultSpec {
     Build,
     SlowBuild,
     SlowAnalysis,
+    SlowLibclang,
     MergeWrite
   };
   Kind kind = Kind::None;
-  int64_t device = -1;           // coex device index; -1 with Kind::None and Kind::SlowAnalysis
+  int64_t device = -1;           // coex device index; -1 with Kind::None, SlowAnalysis and SlowLibclang
   uint64_t from_sub_launch = 1;  // the first of the device's sub-launches that the fault hits
 };
 

@@ -54,11 +54,14 @@ void analyse_once(model::ProgramRecord& program, const std::function<void()>& be
   kernel::ProgramInfo info = analysed ? std::move(*analysed) : kernel::analyze_program(source, options);
   if (!info.parse_error.empty())
     spdlog::info("program {}: kernel analysis failed: {}", static_cast<void*>(program.handle), info.parse_error);
-  // The first launch's notice says so where libclang was loaded before it; an analysis first asked
-  // for by a later launch (every other device held back until then) says it here, once, as a notice
-  // (a line of its own on stderr, shown at the default level, warn).
+  // The first launch's notice says so where it was known then that libclang cannot be loaded; an
+  // analysis that ended later (or was first asked for by a later launch: every other device held back
+  // until then) says it here, once, as a notice (a line of its own on stderr, shown at the default
+  // level, warn). Made here, the analysis loaded libclang here.
   std::string why_no_libclang;
-  if (!libclang_available(&why_no_libclang) && kernel::libclang::claim_missing_notice() &&
+  const std::optional<bool> libclang =
+      analysed ? libclang_known(&why_no_libclang) : kernel::libclang::load(&why_no_libclang);
+  if (!libclang.value_or(true) && kernel::libclang::claim_missing_notice() &&
       spdlog::default_logger()->should_log(spdlog::level::warn))
     std::fprintf(stderr, "%s\n", kernel::libclang::missing_notice(why_no_libclang).c_str());
   bool needs_rewrite = false;
@@ -78,9 +81,19 @@ void analyse_once(model::ProgramRecord& program, const std::function<void()>& be
 
 }  // namespace
 
-bool libclang_available(std::string* why_not) {
-  if (std::optional<bool> there = kernel::analysis_process::libclang_loaded(why_not)) return *there;
-  return kernel::libclang::load(why_not);
+std::optional<bool> libclang_known(std::string* why_not) {
+  using kernel::analysis_process::LibclangStatus;
+  switch (kernel::analysis_process::libclang_status(why_not)) {
+    case LibclangStatus::loaded:
+      return true;
+    case LibclangStatus::missing:
+      return false;
+    case LibclangStatus::not_said_yet:
+      return std::nullopt;
+    case LibclangStatus::none_runs:
+      break;
+  }
+  return kernel::libclang::loaded_without_waiting(why_not);
 }
 
 bool analyse_program(model::ProgramRecord& program, const std::function<void()>& before_parse) {

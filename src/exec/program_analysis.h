@@ -1,6 +1,7 @@
 #pragma once
 
 #include <functional>
+#include <optional>
 #include <string>
 
 #include "kernel/kernel_analysis.h"
@@ -17,9 +18,11 @@ bool analyse_program(model::ProgramRecord& program, const std::function<void()>&
 // when the kernel is not in the analysis.
 const kernel::KernelInfo* analysed_kernel(model::ProgramRecord& program, const std::string& kernel_name);
 
-// Whether the analyses can load libclang: the analysis process's answer where one runs
-// (kernel/analysis_process.h), else the load here. False with the reason when they cannot.
-bool libclang_available(std::string* why_not);
+// Whether the analyses can load libclang (false with the reason when they cannot): the analysis
+// process's answer where one runs (kernel/analysis_process.h), else the load here, where known
+// without waiting: nullopt while the process (or the load posted here) has not said yet. The first
+// launch's notice asks this: it must not wait for an analysis under way.
+std::optional<bool> libclang_known(std::string* why_not);
 
 // Whether the analysis has run (without waiting for one under way, as analysed_kernel would).
 bool analysis_ready(const model::ProgramRecord& program);

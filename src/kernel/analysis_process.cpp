@@ -48,9 +48,14 @@ struct State {
   int starts = 0;
   bool start_failed = false;  // no hello ever came: analyses stay in this process
   std::mutex status_mutex;
-  bool said = false;  // some analysis process said hello (analyses never come back to this process)
+  bool started = false;  // some analysis process was started (its hello may not have come yet)
+  bool said = false;     // some analysis process said hello (analyses never come back to this process)
   bool libclang_ok = false;
   std::string libclang_why;
+  // stop_for_exit's: `fd` as it is open (set and cleared with it), which the exit shuts down to end a
+  // read under way; no process is started nor analysis made after it.
+  int live_fd = -1;
+  bool exiting = false;
 };
 
 State& state() {
@@ -128,8 +133,17 @@ std::vector<std::string> child_environment() {
 
 // Closing the socket ends the analysis process: it watches for that even while it parses (serve()).
 void end_locked(State& s) {
+  {
+    std::lock_guard status(s.status_mutex);
+    s.live_fd = -1;
+  }
   if (s.fd >= 0) ::close(s.fd);
   s.fd = -1;
+}
+
+bool exiting(State& s) {
+  std::lock_guard status(s.status_mutex);
+  return s.exiting;
 }
 
 // The process started is the launcher's `analysis-process`, which forks once and exits (so that it
@@ -194,6 +208,10 @@ bool spawn_locked(State& s) {
     return false;
   }
   s.fd = ends[0];
+  {
+    std::lock_guard status(s.status_mutex);
+    s.live_fd = s.fd;
+  }
   s.hello_read = false;
   ++s.starts;
   return true;
@@ -206,20 +224,21 @@ void forget_in_forked_child() {
   new (&s.status_mutex) std::mutex;
   if (s.fd >= 0) ::close(s.fd);
   s.fd = -1;
+  s.live_fd = -1;
   s.starts = 0;
+  s.started = false;
 }
 
 bool start_locked(State& s) {
   if (s.fd >= 0) return true;
-  if (s.executable.empty() || s.start_failed || s.starts >= kMostStarts) return false;
+  if (s.executable.empty() || s.start_failed || s.starts >= kMostStarts || exiting(s)) return false;
   static std::once_flag at_fork;
   std::call_once(at_fork, [] { ::pthread_atfork(nullptr, nullptr, forget_in_forked_child); });
-  if (!spawn_locked(s)) {
-    std::lock_guard status(s.status_mutex);
-    if (!s.said) s.start_failed = true;
-    return false;
-  }
-  return true;
+  const bool spawned = spawn_locked(s);
+  std::lock_guard status(s.status_mutex);
+  if (spawned) s.started = true;
+  if (!spawned && !s.said) s.start_failed = true;
+  return spawned;
 }
 
 bool said_hello(State& s) {
@@ -278,8 +297,9 @@ void set_executable(const std::string& path) {
   end_locked(s);
   s.executable = path;
   s.starts = 0;
-  s.start_failed = false;
   std::lock_guard status(s.status_mutex);
+  s.start_failed = false;  // written with both locks held: libclang_status reads it under status_mutex
+  s.started = false;
   s.said = false;
 }
 
@@ -292,7 +312,8 @@ bool start() {
 std::optional<bool> libclang_loaded(std::string* why_not) {
   State& s = state();
   if (!said_hello(s)) {
-    // No hello yet, so no analysis is under way: the lock is held at most for the hello itself.
+    // No hello yet: an analysis under way holds the lock while it waits for the hello, and then for
+    // its answer (what libclang_status does not wait for).
     std::lock_guard lock(s.mutex);
     if (!said_hello(s) && !ready_locked(s)) return std::nullopt;
   }
@@ -301,14 +322,33 @@ std::optional<bool> libclang_loaded(std::string* why_not) {
   return s.libclang_ok;
 }
 
+LibclangStatus libclang_status(std::string* why_not) {
+  State& s = state();
+  std::lock_guard status(s.status_mutex);
+  if (!s.said) return s.started && !s.start_failed ? LibclangStatus::not_said_yet : LibclangStatus::none_runs;
+  if (s.libclang_ok) return LibclangStatus::loaded;
+  if (why_not) *why_not = s.libclang_why;
+  return LibclangStatus::missing;
+}
+
+void stop_for_exit() {
+  State& s = state();
+  std::lock_guard status(s.status_mutex);
+  s.exiting = true;
+  if (s.live_fd >= 0) ::shutdown(s.live_fd, SHUT_RDWR);  // the fd stays open: end_locked closes it
+}
+
 std::optional<ProgramInfo> analyze(const std::string& source, const std::string& build_options) {
   State& s = state();
+  const std::string at_exit = "the app began to exit before the analysis ended";
+  if (exiting(s)) return unanalysed(at_exit);
   std::lock_guard lock(s.mutex);
   try {
     // A process ended while idle (the socket says so only at the request): one new start, then the
     // request again.
     for (int attempt = 0; attempt < 2; ++attempt) {
       if (!ready_locked(s)) {
+        if (exiting(s)) return unanalysed(at_exit);  // not in this process either
         // Once some process has analysed here, a program never comes back to this process: what
         // ended the others (libclang crashing on the app's programs) would end the app.
         if (!said_hello(s)) return std::nullopt;
@@ -324,6 +364,7 @@ std::optional<ProgramInfo> analyze(const std::string& source, const std::string&
     if (!read_message(s.fd, answer, kAnswerTimeoutMs)) {
       // libclang crashed or hung on this program: it is not split; the next analysis starts anew.
       end_locked(s);
+      if (exiting(s)) return unanalysed(at_exit);
       return unanalysed("the analysis process (" + s.executable + " " + kCommand +
                         ") ended or stalled on this program");
     }
@@ -373,7 +414,8 @@ std::string analysis_while_watching(int fd, const std::string& source, const std
 
 }  // namespace
 
-int serve(int fd) {
+int serve(int fd, std::chrono::milliseconds load_delay) {
+  std::this_thread::sleep_for(load_delay);
   std::string why;
   const bool loaded = libclang::load(&why);
   if (!write_message(fd, {{"libclang", loaded}, {"why", why}})) return 0;
@@ -383,11 +425,11 @@ int serve(int fd) {
   return 0;
 }
 
-int detach_and_serve() {
+int detach_and_serve(std::chrono::milliseconds load_delay) {
   const pid_t served_by = ::fork();
   if (served_by != 0) return served_by > 0 ? 0 : 1;  // the app's process reaps this one at once
   ::setsid();
-  return serve(kServedFd);
+  return serve(kServedFd, load_delay);
 }
 
 }  // namespace coex::kernel::analysis_process

@@ -11,6 +11,7 @@
 // analysis runs in the app's process as before.
 #pragma once
 
+#include <chrono>
 #include <optional>
 #include <string>
 
@@ -27,19 +28,36 @@ void set_executable(const std::string& path);
 // Starts the analysis process, once per process (later calls return whether it runs); it begins by
 // loading libclang. False when no executable was set or it could not start.
 bool start();
-// What the analysis process said of libclang, waiting for it to say (it loads it first): true when
-// loaded. nullopt when no analysis process runs: ask libclang::load.
+// What the analysis process said of libclang, waiting for it to say (it loads it first; an analysis
+// under way is waited for too): true when loaded. nullopt when no analysis process runs: ask
+// libclang::load.
 std::optional<bool> libclang_loaded(std::string* why_not);
+// What the analysis process said of libclang, without waiting for it to say: the first launch's notice
+// asks this while an analysis may hold the socket for tens of milliseconds (it waited for the whole
+// analysis, 92 ms on the development machine, every launch of a short program stalled behind it).
+enum class LibclangStatus {
+  none_runs,     // no analysis process runs: ask libclang::load
+  not_said_yet,  // one was started and is still loading it
+  loaded,
+  missing,  // with the reason in why_not
+};
+LibclangStatus libclang_status(std::string* why_not);
 // The analysis of a program made there; nullopt when no analysis process runs (analyse in this
 // process). When the process ends or stalls before its answer, the analysis says so in parse_error.
 std::optional<ProgramInfo> analyze(const std::string& source, const std::string& build_options);
 
-// The analysis process's side: loads libclang, says how that went, then answers each request read
-// from `fd` until the other end closes it (also while it parses). Returns the exit status.
-int serve(int fd);
+// The app's exit began: an analysis under way ends at once, unanalysed (its read of the process's
+// answer, or hello, is cut short: the exit waited for it, 2.5 s behind a slow start), and none is made
+// after, here or there. Nothing would read their results.
+void stop_for_exit();
+
+// The analysis process's side: loads libclang (`load_delay` late: COEX_FAULT=slow_libclang, a testing
+// aid), says how that went, then answers each request read from `fd` until the other end closes it
+// (also while it parses). Returns the exit status.
+int serve(int fd, std::chrono::milliseconds load_delay = {});
 // What `coex analysis-process` runs: forks, and the child serves kServedFd in a session of its own
 // while this process returns at once (the app's process waits for it: spawn_locked).
-int detach_and_serve();
+int detach_and_serve(std::chrono::milliseconds load_delay = {});
 
 inline constexpr int kServedFd = 3;  // where the analysis process finds its end of the socket
 inline constexpr const char* kCommand = "analysis-process";

@@ -144,6 +144,13 @@ bool load(std::string* why_not) {
   return g_loaded;
 }
 
+std::optional<bool> loaded_without_waiting(std::string* why_not) {
+  std::unique_lock lock(g_mutex, std::try_to_lock);
+  if (!lock || !g_tried) return std::nullopt;
+  if (!g_loaded && why_not) *why_not = g_failure;
+  return g_loaded;
+}
+
 // One long-lived thread runs every parse: a thread that has used the second namespace's C library
 // leaves its per-thread malloc cache there when it exits (that library never sees the exit), about
 // 50 kB per parse when each had a thread of its own.

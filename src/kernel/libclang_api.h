@@ -14,6 +14,7 @@
 #include <clang-c/Index.h>
 
 #include <functional>
+#include <optional>
 #include <string>
 
 #define COEX_LIBCLANG_FUNCTIONS(X)                                                                              \
@@ -47,8 +48,11 @@ COEX_LIBCLANG_FUNCTIONS(COEX_LIBCLANG_DECLARE)
 // libclang-N.so.1 (N = 14..24) the dynamic linker finds, else /usr/lib/llvm-N/lib/libclang.so.1,
 // else libclang.so.1. False, with the reason, when none has every function listed above.
 bool load(std::string* why_not = nullptr);
-// Said when a load is posted to run in the background (exec/device_kernels.cpp): the first launch's
-// notice then waits for it, to tell the user when no kernel can be analysed. Where nothing asked for
+// What load() found, without waiting for a load under way: nullopt while none has ended.
+std::optional<bool> loaded_without_waiting(std::string* why_not = nullptr);
+// Said when a load is posted to run in the background (exec/device_kernels.cpp) or the analysis process
+// loads it: the first launch's notice then tells the user when no kernel can be analysed, where that
+// is known by then (it waits for nothing; the analysis tells it otherwise). Where nothing asked for
 // libclang yet (every device but home held back) the notice loads nothing: a load on the app's thread
 // would hold the dynamic linker's lock there for tens of milliseconds.
 void load_wanted();
