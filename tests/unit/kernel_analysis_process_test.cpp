@@ -5,9 +5,12 @@
 #include <gtest/gtest.h>
 #include <unistd.h>
 
+#include <atomic>
+#include <chrono>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <thread>
 
 #include "kernel/analysis_codec.h"
 #include "kernel/analysis_process.h"
@@ -127,9 +130,10 @@ TEST_F(AnalysisProcess, TakesASourceThatIsNotUtf8) {
   expect_same_analysis(*there, analyze_program(source, ""), source, "latin-1 comment");
 }
 
-// A stand-in for the analysis process: detaches as the real one does, says hello, then ends at the
-// first request (having read the first bytes of it).
-std::string process_that_ends_mid_analysis() {
+// A stand-in for the analysis process: detaches as the real one does, says hello (`hello_delay`
+// seconds late: a slow load of libclang), then ends at the first request (having read the first bytes
+// of it).
+std::string process_that_ends_mid_analysis(int hello_delay = 0) {
   const std::string hello = R"({"libclang":true,"why":""})";
   std::string frame;
   uint64_t size = hello.size();
@@ -139,7 +143,7 @@ std::string process_that_ends_mid_analysis() {
     frame += octal;
   }
   const auto path = std::filesystem::temp_directory_path() / ("coex-ends-" + std::to_string(::getpid()) + ".sh");
-  std::ofstream(path) << "#!/bin/sh\n( printf '" << frame << hello
+  std::ofstream(path) << "#!/bin/sh\n( sleep " << hello_delay << "; printf '" << frame << hello
                       << "' >&3; head -c 8 <&3 >/dev/null; exit 1 ) &\nexit 0\n";
   std::filesystem::permissions(path, std::filesystem::perms::owner_all);
   return path.string();
@@ -164,9 +168,31 @@ TEST_F(AnalysisProcess, OneThatEndsMidAnalysisLeavesTheProgramUnanalysedAndIsSta
   std::filesystem::remove(script);
 }
 
+// What the process said of libclang is told without waiting: the first launch's notice asks it while an
+// analysis may hold the socket, waiting for the hello and then for its answer.
+TEST_F(AnalysisProcess, ItsWordOnLibclangIsToldWithoutWaitingForAnAnalysisUnderWay) {
+  using analysis_process::LibclangStatus;
+  const std::string script = process_that_ends_mid_analysis(2);
+  analysis_process::set_executable(script);
+  EXPECT_EQ(analysis_process::libclang_status(nullptr), LibclangStatus::none_runs);
+  ASSERT_TRUE(analysis_process::start());
+  std::atomic<bool> analysed{false};
+  std::thread analysis([&] {
+    analysis_process::analyze("__kernel void k(__global int* a) { a[0] = 1; }", "");
+    analysed = true;
+  });
+  std::this_thread::sleep_for(std::chrono::milliseconds(200));  // the analysis holds the socket by now
+  EXPECT_EQ(analysis_process::libclang_status(nullptr), LibclangStatus::not_said_yet);
+  EXPECT_FALSE(analysed);  // told while the analysis still waited for the hello
+  analysis.join();
+  EXPECT_EQ(analysis_process::libclang_status(nullptr), LibclangStatus::loaded);
+  std::filesystem::remove(script);
+}
+
 TEST_F(AnalysisProcess, OneThatCannotStartLeavesTheAnalysisHere) {
   analysis_process::set_executable("/bin/false");
   EXPECT_FALSE(analysis_process::libclang_loaded(nullptr));
+  EXPECT_EQ(analysis_process::libclang_status(nullptr), analysis_process::LibclangStatus::none_runs);
   EXPECT_FALSE(analysis_process::analyze("__kernel void k(__global int* a) { a[0] = 1; }", ""));
   analysis_process::set_executable(std::filesystem::temp_directory_path() / "coex-no-such-program");
   EXPECT_FALSE(analysis_process::start());
