@@ -168,9 +168,9 @@ void Runtime::note_home(int device) {
   bool splits = false;
   std::string line = start_notice(set, device, settings_, "", splits);
   // Whether libclang could be loaded, where that is known: asked of the analysis process while it
-  // analysed, the question waited for the whole analysis, and every launch behind it (benchmarks/
-  // stencil1d over two basic devices: 92 ms of a 0.2 s run). Not known yet, the analysis that learns it
-  // tells the user (exec/program_analysis.cpp), once.
+  // analysed, the question waited for the whole analysis, and every launch behind it (docs/
+  // kernel-analysis.md, "The analysis process"). Not known yet, the analysis that learns it tells the
+  // user (exec/program_analysis.cpp), once.
   std::string why;
   if (splits && kernel::libclang::is_load_wanted() && !exec::libclang_known(&why).value_or(true)) {
     line = start_notice(set, device, settings_, why, splits);

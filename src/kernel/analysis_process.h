@@ -33,8 +33,8 @@ bool start();
 // libclang::load.
 std::optional<bool> libclang_loaded(std::string* why_not);
 // What the analysis process said of libclang, without waiting for it to say: the first launch's notice
-// asks this while an analysis may hold the socket for tens of milliseconds (it waited for the whole
-// analysis, 92 ms on the development machine, every launch of a short program stalled behind it).
+// asks this while an analysis may hold the socket for tens of milliseconds (asking libclang_loaded,
+// it waited for the whole analysis, and every launch behind it: docs/kernel-analysis.md).
 enum class LibclangStatus {
   none_runs,     // no analysis process runs: ask libclang::load
   not_said_yet,  // one was started and is still loading it
