@@ -174,7 +174,7 @@ void Runtime::note_home(int device) {
   std::string why;
   if (splits && kernel::libclang::is_load_wanted() && !exec::libclang_known(&why).value_or(true)) {
     line = start_notice(set, device, settings_, why, splits);
-    kernel::libclang::claim_missing_notice();
+    if (!kernel::libclang::claim_missing_notice()) line.clear();  // the analysis that learnt it told it
   }
   announced_split_ = splits;
   notice(spdlog::level::warn, line);

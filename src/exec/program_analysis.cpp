@@ -49,9 +49,17 @@ void analyse_once(model::ProgramRecord& program, const std::function<void()>& be
     return;
   }
   if (before_parse) before_parse();
-  // In the analysis process where one runs (kernel/analysis_process.h), else here.
+  // In the analysis process where one runs (kernel/analysis_process.h), else here; not here once the
+  // exit began (libclang's load and the parse would only hold it: docs/design.md, "Exit").
   std::optional<kernel::ProgramInfo> analysed = kernel::analysis_process::analyze(source, options);
-  kernel::ProgramInfo info = analysed ? std::move(*analysed) : kernel::analyze_program(source, options);
+  const bool here = !analysed && !exit_begun();
+  kernel::ProgramInfo info;
+  if (analysed)
+    info = std::move(*analysed);
+  else if (here)
+    info = kernel::analyze_program(source, options);
+  else
+    info.parse_error = "the app began to exit before the analysis";
   if (!info.parse_error.empty())
     spdlog::info("program {}: kernel analysis failed: {}", static_cast<void*>(program.handle), info.parse_error);
   // The first launch's notice says so where it was known then that libclang cannot be loaded; an
@@ -60,7 +68,7 @@ void analyse_once(model::ProgramRecord& program, const std::function<void()>& be
   // level, warn). Made here, the analysis loaded libclang here.
   std::string why_no_libclang;
   const std::optional<bool> libclang =
-      analysed ? libclang_known(&why_no_libclang) : kernel::libclang::load(&why_no_libclang);
+      here ? kernel::libclang::load(&why_no_libclang) : libclang_known(&why_no_libclang);
   if (!libclang.value_or(true) && kernel::libclang::claim_missing_notice() &&
       spdlog::default_logger()->should_log(spdlog::level::warn))
     std::fprintf(stderr, "%s\n", kernel::libclang::missing_notice(why_no_libclang).c_str());

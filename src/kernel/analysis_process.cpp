@@ -211,6 +211,9 @@ bool spawn_locked(State& s) {
   {
     std::lock_guard status(s.status_mutex);
     s.live_fd = s.fd;
+    // The exit began while this process started (the start waits for the launcher's own exit, up to
+    // kDetachTimeoutMs): stop_for_exit found no socket to shut down, so it is done here.
+    if (s.exiting) ::shutdown(s.fd, SHUT_RDWR);
   }
   s.hello_read = false;
   ++s.starts;

@@ -30,7 +30,7 @@ void set_executable(const std::string& path);
 bool start();
 // What the analysis process said of libclang, waiting for it to say (it loads it first; an analysis
 // under way is waited for too): true when loaded. nullopt when no analysis process runs: ask
-// libclang::load.
+// libclang::load. For tests: the app's paths ask libclang_status, which never waits.
 std::optional<bool> libclang_loaded(std::string* why_not);
 // What the analysis process said of libclang, without waiting for it to say: the first launch's notice
 // asks this while an analysis may hold the socket for tens of milliseconds (asking libclang_loaded,

@@ -141,7 +141,9 @@ class AutoChecks(layer_checks.Checks):
             launches = [e for e in slices if e.get("cat") == "launch"]
             start = min(e["ts"] for e in launches)
             span = (max(e["ts"] + e.get("dur", 0) for e in launches) - start) / 1e6
-            exit_waits = sum(e.get("dur", 0) for e in slices if e.get("name") == "exit waits") / 1e6
+            exits = [e for e in slices if e.get("name") == "exit waits"]
+            expect(exits, "no exit waits slice in the trace")
+            exit_waits = sum(e.get("dur", 0) for e in exits) / 1e6
             if span < 1.5 and exit_waits < 1.5:
                 break
         expect(span < 1.5 and all(e["args"].get("not_split") == "preparing" for e in launches),

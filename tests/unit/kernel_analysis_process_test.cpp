@@ -130,10 +130,10 @@ TEST_F(AnalysisProcess, TakesASourceThatIsNotUtf8) {
   expect_same_analysis(*there, analyze_program(source, ""), source, "latin-1 comment");
 }
 
-// A stand-in for the analysis process: detaches as the real one does, says hello (`hello_delay`
-// seconds late: a slow load of libclang), then ends at the first request (having read the first bytes
-// of it).
-std::string process_that_ends_mid_analysis(int hello_delay = 0) {
+// A stand-in for the analysis process: detaches as the real one does (its launcher exiting
+// `detach_delay` seconds late: a slow start), says hello (`hello_delay` seconds late: a slow load of
+// libclang), then ends at the first request (having read the first bytes of it).
+std::string process_that_ends_mid_analysis(int hello_delay = 0, int detach_delay = 0) {
   const std::string hello = R"({"libclang":true,"why":""})";
   std::string frame;
   uint64_t size = hello.size();
@@ -144,7 +144,7 @@ std::string process_that_ends_mid_analysis(int hello_delay = 0) {
   }
   const auto path = std::filesystem::temp_directory_path() / ("coex-ends-" + std::to_string(::getpid()) + ".sh");
   std::ofstream(path) << "#!/bin/sh\n( sleep " << hello_delay << "; printf '" << frame << hello
-                      << "' >&3; head -c 8 <&3 >/dev/null; exit 1 ) &\nexit 0\n";
+                      << "' >&3; head -c 8 <&3 >/dev/null; exit 1 ) &\nsleep " << detach_delay << "\nexit 0\n";
   std::filesystem::permissions(path, std::filesystem::perms::owner_all);
   return path.string();
 }
@@ -186,6 +186,36 @@ TEST_F(AnalysisProcess, ItsWordOnLibclangIsToldWithoutWaitingForAnAnalysisUnderW
   EXPECT_FALSE(analysed);  // told while the analysis still waited for the hello
   analysis.join();
   EXPECT_EQ(analysis_process::libclang_status(nullptr), LibclangStatus::loaded);
+  std::filesystem::remove(script);
+}
+
+// The app's exit (stop_for_exit) ends an analysis under way at once, one whose process was still
+// starting included (stop_for_exit then found no socket to shut down), and none is made after it,
+// neither there nor in this process. In a child process: the exit holds for the rest of the process.
+TEST_F(AnalysisProcess, TheExitEndsAnAnalysisUnderWayAtOnce) {
+  GTEST_FLAG_SET(death_test_style, "threadsafe");
+  const std::string script = process_that_ends_mid_analysis(3, 1);
+  const std::string source = "__kernel void k(__global int* a) { a[0] = 1; }";
+  auto ended_at_exit = [](const std::optional<ProgramInfo>& info) {
+    return info && info->kernels.empty() && info->parse_error.find("began to exit") != std::string::npos;
+  };
+  EXPECT_EXIT(
+      {
+        analysis_process::set_executable(script);
+        const auto began = std::chrono::steady_clock::now();
+        std::optional<ProgramInfo> info;
+        std::thread analysis([&] { info = analysis_process::analyze(source, ""); });
+        std::this_thread::sleep_for(std::chrono::milliseconds(300));  // its process is starting (1 s)
+        analysis_process::stop_for_exit();
+        analysis.join();
+        const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - began).count();
+        // Not the hello's 3 s, nor a process started or an analysis made here afterwards.
+        const bool ok = ended_at_exit(info) && seconds < 2.5 && !analysis_process::start() &&
+                        ended_at_exit(analysis_process::analyze(source, ""));
+        if (!ok) std::fprintf(stderr, "%.2f s: %s\n", seconds, info ? info->parse_error.c_str() : "nothing");
+        std::exit(ok ? 0 : 1);
+      },
+      ::testing::ExitedWithCode(0), "");
   std::filesystem::remove(script);
 }
 
