@@ -312,8 +312,8 @@ COEX_SETTING(Grammar, fault, "", (kFaultGrammar, &check_fault_spec),
              "analysis begin a second after its first launch that "
              "waits for it (ten seconds late where none does), `slow_libclang` the analysis process load "
              "libclang three seconds late (read from the environment it inherits), so that error paths "
-             "can be tested on real drivers. A stalled device that is not the home device is taken over and left out. Empty in "
-             "normal use.")
+             "can be tested on real drivers. A stalled device that is not the home device is taken over "
+             "and left out. Empty in normal use.")
 
 #ifdef COEX_POLICY_PARAM_AS_SETTING
 #undef COEX_POLICY_PARAM

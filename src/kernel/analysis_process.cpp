@@ -35,6 +35,7 @@ using nlohmann::json;
 constexpr int kHelloTimeoutMs = 10000;
 constexpr int kAnswerTimeoutMs = 60000;
 constexpr int kDetachTimeoutMs = 5000;
+constexpr const char* kAtExit = "the app began to exit before the analysis ended";  // stop_for_exit's
 constexpr int kMostStarts = 3;  // a process that keeps ending is not started again and again
 
 // The socket and its process, under `mutex` (held across a request and its answer: one at a time).
@@ -343,15 +344,14 @@ void stop_for_exit() {
 
 std::optional<ProgramInfo> analyze(const std::string& source, const std::string& build_options) {
   State& s = state();
-  const std::string at_exit = "the app began to exit before the analysis ended";
-  if (exiting(s)) return unanalysed(at_exit);
+  if (exiting(s)) return unanalysed(kAtExit);
   std::lock_guard lock(s.mutex);
   try {
     // A process ended while idle (the socket says so only at the request): one new start, then the
     // request again.
     for (int attempt = 0; attempt < 2; ++attempt) {
       if (!ready_locked(s)) {
-        if (exiting(s)) return unanalysed(at_exit);  // not in this process either
+        if (exiting(s)) return unanalysed(kAtExit);  // not in this process either
         // Once some process has analysed here, a program never comes back to this process: what
         // ended the others (libclang crashing on the app's programs) would end the app.
         if (!said_hello(s)) return std::nullopt;
@@ -367,7 +367,7 @@ std::optional<ProgramInfo> analyze(const std::string& source, const std::string&
     if (!read_message(s.fd, answer, kAnswerTimeoutMs)) {
       // libclang crashed or hung on this program: it is not split; the next analysis starts anew.
       end_locked(s);
-      if (exiting(s)) return unanalysed(at_exit);
+      if (exiting(s)) return unanalysed(kAtExit);
       return unanalysed("the analysis process (" + s.executable + " " + kCommand +
                         ") ended or stalled on this program");
     }
