@@ -16,6 +16,8 @@
 #include "devices/device_set.h"
 #include "exec/executor.h"
 #include "exec/exit_guard.h"
+#include "exec/kept_analyses.h"
+#include "exec/kept_binaries.h"
 #include "exec/policy_binding.h"
 #include "exec/program_analysis.h"
 #include "kernel/analysis_process.h"
@@ -99,6 +101,7 @@ void Runtime::init(LoadMode mode, const cl_icd_dispatch& next) {
     return;
   }
   if (settings_.analysis_process) kernel::analysis_process::set_executable(kernel::analysis_process::find_executable());
+  exec::keep_analyses_in(exec::kept_binaries_folder(settings_.binary_cache, exec::history_path(settings_)));
   if (!settings_.trace.empty()) {
     trace_ = std::make_unique<report::TraceRecorder>();
     trace_->set_track_name(report::kLaunchTrack, "launches");

@@ -94,6 +94,8 @@ COEX_SETTING(Path, binary_cache, "", (),
              "its kernel cache warm, in turn, and the first split launch waits for them). A binary is used "
              "only for the same platform, device name, driver version, build options and source; a source with "
              "an #include, or options with -I, is never kept. The folder keeps the 256 most recently used. "
+             "coex's kernel analyses of the programs go in its `analyses` folder, read only by the same build "
+             "of coex for the same source and options: a later run's first launch does not wait for libclang. "
              "Empty: `binaries` beside the history file (setting cache); `off`: nothing kept or read.")
 
 COEX_SETTING(Bool, analysis_process, true, (),

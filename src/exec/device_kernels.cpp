@@ -509,9 +509,13 @@ bool analyse_traced(Services& services, model::ProgramRecord& program, int track
     started = std::chrono::steady_clock::now();
     if (!app_thread) slow_analysis_fault(services, program);  // a fault of the background analysis
   });
-  if (auto* t = services.trace(); t && started)
+  if (auto* t = services.trace(); t && started) {
+    nlohmann::json args = nlohmann::json::object();
+    if (app_thread) args["app_thread"] = true;
+    if (program.analysis_done.load(std::memory_order_acquire) && program.analysis_kept) args["kept"] = true;
     t->record("analysis", "build", track, *started, std::chrono::steady_clock::now(),
-              app_thread ? nlohmann::json{{"app_thread", true}} : nlohmann::json());
+              args.empty() ? nlohmann::json() : std::move(args));
+  }
   return splittable;
 }
 

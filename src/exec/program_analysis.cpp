@@ -10,6 +10,7 @@
 #include <optional>
 
 #include "exec/exit_guard.h"
+#include "exec/kept_analyses.h"
 #include "kernel/analysis_process.h"
 #include "kernel/libclang_api.h"
 
@@ -26,6 +27,36 @@ std::mutex& done_mutex() {
 std::condition_variable& done_signal() {
   static auto* cv = new std::condition_variable;
   return *cv;
+}
+
+// The analysis of `source`: kept by an earlier run (`kept`: exec/kept_analyses.h), else made in the
+// analysis process where one runs (kernel/analysis_process.h), else here; not here once the exit began
+// (libclang's load and the parse would only hold it: docs/design.md, "Exit").
+kernel::ProgramInfo analysis_of(const std::string& source, const std::string& options, bool& kept) {
+  if (std::optional<kernel::ProgramInfo> earlier = read_kept_analysis(source, options)) {
+    kept = true;  // libclang is not asked: whether it loads says nothing of this analysis
+    return std::move(*earlier);
+  }
+  std::optional<kernel::ProgramInfo> analysed = kernel::analysis_process::analyze(source, options);
+  const bool here = !analysed && !exit_begun();
+  kernel::ProgramInfo info;
+  if (analysed)
+    info = std::move(*analysed);
+  else if (here)
+    info = kernel::analyze_program(source, options);
+  else
+    info.parse_error = "the app began to exit before the analysis";
+  // The first launch's notice says so where it was known then that libclang cannot be loaded; an
+  // analysis that ended later (or was first asked for by a later launch: every other device held back
+  // until then) says it here, once, as a notice (a line of its own on stderr, shown at the default
+  // level, warn). Made here, the analysis loaded libclang here.
+  std::string why_no_libclang;
+  const std::optional<bool> libclang =
+      here ? kernel::libclang::load(&why_no_libclang) : libclang_known(&why_no_libclang);
+  if (!libclang.value_or(true) && kernel::libclang::claim_missing_notice() &&
+      spdlog::default_logger()->should_log(spdlog::level::warn))
+    std::fprintf(stderr, "%s\n", kernel::libclang::missing_notice(why_no_libclang).c_str());
+  return info;
 }
 
 // The libclang parse runs without program.mutex held: the app's threads take it at every launch
@@ -49,34 +80,17 @@ void analyse_once(model::ProgramRecord& program, const std::function<void()>& be
     return;
   }
   if (before_parse) before_parse();
-  // In the analysis process where one runs (kernel/analysis_process.h), else here; not here once the
-  // exit began (libclang's load and the parse would only hold it: docs/design.md, "Exit").
-  std::optional<kernel::ProgramInfo> analysed = kernel::analysis_process::analyze(source, options);
-  const bool here = !analysed && !exit_begun();
-  kernel::ProgramInfo info;
-  if (analysed)
-    info = std::move(*analysed);
-  else if (here)
-    info = kernel::analyze_program(source, options);
-  else
-    info.parse_error = "the app began to exit before the analysis";
+  bool kept = false;
+  kernel::ProgramInfo info = analysis_of(source, options, kept);
   if (!info.parse_error.empty())
     spdlog::info("program {}: kernel analysis failed: {}", static_cast<void*>(program.handle), info.parse_error);
-  // The first launch's notice says so where it was known then that libclang cannot be loaded; an
-  // analysis that ended later (or was first asked for by a later launch: every other device held back
-  // until then) says it here, once, as a notice (a line of its own on stderr, shown at the default
-  // level, warn). Made here, the analysis loaded libclang here.
-  std::string why_no_libclang;
-  const std::optional<bool> libclang =
-      here ? kernel::libclang::load(&why_no_libclang) : libclang_known(&why_no_libclang);
-  if (!libclang.value_or(true) && kernel::libclang::claim_missing_notice() &&
-      spdlog::default_logger()->should_log(spdlog::level::warn))
-    std::fprintf(stderr, "%s\n", kernel::libclang::missing_notice(why_no_libclang).c_str());
+  if (!kept && !exit_begun()) keep_analysis(source, options, info);
   bool needs_rewrite = false;
   for (const auto& k : info.kernels) needs_rewrite |= k.uses_launch_builtins && k.not_split_reason.empty();
   std::string rewritten = needs_rewrite ? kernel::rewrite_for_split(source, info) : std::string();
   {
     std::lock_guard lock(program.mutex);
+    program.analysis_kept = kept;
     program.info = std::move(info);
     program.rewritten_source = std::move(rewritten);
   }

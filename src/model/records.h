@@ -105,6 +105,7 @@ struct ProgramRecord {
   std::mutex mutex;
   bool analysed = false;
   std::atomic<bool> analysis_done{false};
+  bool analysis_kept = false;  // read from an earlier run's (exec/kept_analyses.h), not made
   // A launch has waited for the analysis (auto_analysis_wait): the later ones of the program do not.
   std::atomic<bool> analysis_waited{false};
   // The History remembers the program as one whose run let late devices in: they are let in once its

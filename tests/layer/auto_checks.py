@@ -151,15 +151,45 @@ class AutoChecks(layer_checks.Checks):
                (span, [e["args"] for e in launches]))
         expect(exit_waits < 1.5, "the exit waited %.2f s (libclang loaded 3 s late)" % exit_waits)
 
+    def check_kept_analysis(self):
+        # A program's analysis is kept beside the kept binaries and read by its later runs
+        # (docs/kernel-analysis.md, "Kept analyses"): their first launch does not wait for libclang.
+        # A first run makes vector_add's analysis and keeps it; a second run, with a History of its
+        # own and libclang loaded three seconds late (COEX_FAULT=slow_libclang), splits its first
+        # launch all the same, from the kept analysis; with binary_cache off the same run finds none,
+        # and its first launch runs on home (`preparing`) after auto_analysis_wait.
+        def analysis_slices(tag):
+            with open(os.path.join(self.tmp, "%s-trace.json" % tag)) as f:
+                return [e for e in json.load(f)["traceEvents"] if e.get("ph") == "X" and e.get("name") == "analysis"]
+
+        kept = os.path.join(self.tmp, "kept")  # the checks keep nothing unless they name a folder
+        first = self.vector_add_first_launch("kept-analysis-made", {
+            "COEX_POLICY": "auto", "COEX_AUTO_ANALYSIS_WAIT": "30", "COEX_BINARY_CACHE": kept})
+        expect_first_launch(first, None, "in the run that makes the analysis")
+        made = analysis_slices("kept-analysis-made")
+        expect(made and not made[0].get("args", {}).get("kept"), "the first run's analysis: %s" % made)
+        folder = os.path.join(kept, "analyses")
+        expect(os.path.isdir(folder) and os.listdir(folder), "nothing kept in %s" % folder)
+        late = {"COEX_POLICY": "auto", "COEX_AUTO_ANALYSIS_WAIT": "0.2", "COEX_FAULT": "slow_libclang",
+                "COEX_BINARY_CACHE": kept}
+        first = self.vector_add_first_launch("kept-analysis-read", late)
+        expect_first_launch(first, None, "with the analysis kept and libclang loaded late")
+        read = analysis_slices("kept-analysis-read")
+        expect(read and read[0].get("args", {}).get("kept") and read[0].get("dur", 0) < 100000,
+               "the second run's analysis was not the kept one, or took 0.1 s or more: %s" % read)
+        first = self.vector_add_first_launch("kept-analysis-off", dict(late, COEX_BINARY_CACHE="off"))
+        expect_first_launch(first, "preparing", "with binary_cache off and libclang loaded late")
+
     def check_analysis_process(self):
         # The kernel analysis runs in a process of its own (docs/kernel-analysis.md, "The analysis
         # process"): the app's process never loads libclang (the dynamic linker's list of the files
         # each process loads, LD_DEBUG=files), another process does, and vector_add's first launch is
-        # split all the same. With analysis_process false, the app's process loads it.
+        # split all the same. With analysis_process false, the app's process loads it. Nothing is
+        # kept (binary_cache off): the second run would read the first one's analysis.
         for in_process in (False, True):
             tag = "analysis-in-app" if in_process else "analysis-process"
             env = {"COEX_POLICY": "auto", "COEX_AUTO_ANALYSIS_WAIT": "30", "LD_DEBUG": "files",
-                   "COEX_ANALYSIS_PROCESS": "false" if in_process else "true"}
+                   "COEX_ANALYSIS_PROCESS": "false" if in_process else "true", "COEX_BINARY_CACHE": "off"}
             app = os.path.join(self.build, "tests", "apps", "vector_add")
             rc, bare, _ = run([app])
             trace = os.path.join(self.tmp, "%s-trace.json" % tag)

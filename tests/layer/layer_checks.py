@@ -376,8 +376,10 @@ class Checks:
                 slices = [e for e in json.load(f)["traceEvents"] if e.get("ph") == "X" and e.get("name") == "build"]
             return {e["tid"]: (e["args"].get("from_binary"), e["args"].get("kept_binary")) for e in slices}
 
-        def files(folder):
-            return sorted(os.listdir(folder)) if os.path.isdir(folder) else []
+        def files(folder):  # the binaries (the kept analyses have a folder of their own there)
+            if not os.path.isdir(folder):
+                return []
+            return sorted(f for f in os.listdir(folder) if os.path.isfile(os.path.join(folder, f)))
 
         shared = os.path.join(self.tmp, "kept-shared")
         for what, folder, share, expected in (

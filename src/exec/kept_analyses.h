@@ -1,0 +1,37 @@
+// Kernel analyses kept on disk across runs, in the kept binaries' folder (setting binary_cache;
+// docs/kernel-analysis.md, "Kept analyses"). A program's analysis needs libclang, which the analysis
+// process loads first: 70 ms on an idle core, twice that beside the app's own start on two cores,
+// then about 20 ms for its first parse. A program's first launch waits for the analysis (auto:
+// auto_analysis_wait), so on a small machine every run paid for it, the tenth as the first. A later
+// run reads the analysis an earlier one made (under a millisecond) and asks libclang nothing.
+//
+// The key is the source, the build options and the build of coex that made the analysis (the GNU
+// build ID of the file holding this code): a changed analyser never reads an older one's analyses.
+// Only an analysis that ran to its end is kept (no parse_error: not one cut short by a missing
+// libclang, a crashed or stalled analysis process, or the exit), and never one of a source with an
+// #include or options with -I (exec/kept_binaries.h: files the key does not see).
+#pragma once
+
+#include <optional>
+#include <string>
+
+#include "kernel/kernel_analysis.h"
+
+namespace coex::exec {
+
+// Where analyses are kept: `analyses` in the folder of kept binaries (kept_binaries_folder), none
+// for "" (the default). Set once the settings are read.
+void keep_analyses_in(const std::string& binaries_folder);
+
+// The analysis an earlier run kept for `source` and `options`; nullopt where none is (or nothing is
+// kept, or the file does not decode as an analysis of this build).
+std::optional<kernel::ProgramInfo> read_kept_analysis(const std::string& source, const std::string& options);
+
+// Keeps `info` for later runs where it may be (see above). Whether it was written.
+bool keep_analysis(const std::string& source, const std::string& options, const kernel::ProgramInfo& info);
+
+// The GNU build ID of the ELF file that holds coex's code (libcoex.so, or the program a test links it
+// into), in hexadecimal; "" where it has none (then nothing is kept).
+std::string own_build_id();
+
+}  // namespace coex::exec

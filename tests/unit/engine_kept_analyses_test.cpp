@@ -1,0 +1,129 @@
+// Kernel analyses kept on disk across runs (exec/kept_analyses.h): an analysis is read back only for
+// the same source, options and build of coex, and only one that ran to its end is kept.
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
+#include <iterator>
+#include <string>
+
+#include "exec/kept_analyses.h"
+#include "kernel/analysis_codec.h"
+#include "kernel/libclang_api.h"
+
+using coex::exec::keep_analyses_in;
+using coex::exec::keep_analysis;
+using coex::exec::own_build_id;
+using coex::exec::read_kept_analysis;
+using coex::kernel::ProgramInfo;
+
+namespace {
+
+const char* const kSource =
+    "__kernel void scale(__global const float* in, __global float* out, float k) {\n"
+    "  size_t i = get_global_id(0);\n"
+    "  out[i] = k * in[i + 1];\n"
+    "}\n";
+
+std::string file_text(const std::filesystem::path& path) {
+  std::ifstream in(path, std::ios::binary);
+  return std::string(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
+}
+
+class KeptAnalyses : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    folder_ =
+        std::filesystem::temp_directory_path() / ("coex-kept-analyses-" + std::to_string(::getpid()) + "-" +
+                                                  ::testing::UnitTest::GetInstance()->current_test_info()->name());
+    std::filesystem::remove_all(folder_);
+    keep_analyses_in(folder_.string());
+  }
+  void TearDown() override {
+    keep_analyses_in("");
+    std::filesystem::remove_all(folder_);
+  }
+  // A real analysis (footprints and all), so that the round trip covers what a launch plans with.
+  static ProgramInfo analysis() {
+    ProgramInfo info = coex::kernel::analyze_program(kSource, "-DUNUSED=1");
+    return info;
+  }
+  size_t files() const {
+    if (!std::filesystem::exists(kept())) return 0;
+    return static_cast<size_t>(
+        std::distance(std::filesystem::directory_iterator(kept()), std::filesystem::directory_iterator()));
+  }
+  // Where the analyses go: a folder of their own in the binaries' one.
+  std::filesystem::path kept() const { return folder_ / "analyses"; }
+  std::filesystem::path folder_;
+};
+
+TEST(OwnBuildId, IsTheGnuBuildIdNoteOfTheFileHoldingTheCode) {
+  // This test program holds coex's code: its file must carry a note "GNU" with these bytes.
+  const std::string hex = own_build_id();
+  ASSERT_FALSE(hex.empty()) << "the test program has no GNU build ID (linked without --build-id?)";
+  ASSERT_EQ(hex.size() % 2, 0u);
+  std::string id;
+  for (size_t i = 0; i < hex.size(); i += 2) id += static_cast<char>(std::stoi(hex.substr(i, 2), nullptr, 16));
+  const std::string exe = file_text("/proc/self/exe");
+  EXPECT_NE(exe.find(std::string("GNU\0", 4) + id), std::string::npos) << hex;
+}
+
+TEST_F(KeptAnalyses, WhatWasKeptIsReadBackWhole) {
+  if (!coex::kernel::libclang::load(nullptr)) GTEST_SKIP() << "no libclang to analyse with";
+  const ProgramInfo made = analysis();
+  ASSERT_TRUE(made.parse_error.empty()) << made.parse_error;
+  EXPECT_FALSE(read_kept_analysis(kSource, "-DUNUSED=1"));  // nothing kept yet, no folder
+  ASSERT_TRUE(keep_analysis(kSource, "-DUNUSED=1", made));
+  const auto read = read_kept_analysis(kSource, "-DUNUSED=1");
+  ASSERT_TRUE(read);
+  EXPECT_EQ(coex::kernel::program_info_to_json(*read), coex::kernel::program_info_to_json(made));
+  ASSERT_EQ(read->kernels.size(), 1u);
+  EXPECT_EQ(read->kernels[0].name, "scale");
+  // Another source or other options: another program, not this analysis.
+  EXPECT_FALSE(read_kept_analysis(std::string(kSource) + "\n", "-DUNUSED=1"));
+  EXPECT_FALSE(read_kept_analysis(kSource, "-DUNUSED=2"));
+}
+
+TEST_F(KeptAnalyses, AnotherBuildsAnalysisIsNotRead) {
+  if (!coex::kernel::libclang::load(nullptr)) GTEST_SKIP() << "no libclang to analyse with";
+  ASSERT_TRUE(keep_analysis(kSource, "", analysis()));
+  ASSERT_EQ(files(), 1u);
+  const std::filesystem::path file = std::filesystem::directory_iterator(kept())->path();
+  std::string text = file_text(file);
+  const std::string build = own_build_id();
+  const size_t at = text.find(build);
+  ASSERT_NE(at, std::string::npos) << "the key does not hold the build ID";
+  text[at] = text[at] == '0' ? '1' : '0';  // the same file, made by another build of coex
+  std::ofstream(file, std::ios::binary | std::ios::trunc) << text;
+  EXPECT_FALSE(read_kept_analysis(kSource, ""));
+}
+
+TEST_F(KeptAnalyses, OnlyAnAnalysisThatRanToItsEndIsKept) {
+  ProgramInfo failed;
+  failed.parse_error = "libclang could not be loaded";
+  EXPECT_FALSE(keep_analysis(kSource, "", failed));
+  EXPECT_EQ(files(), 0u);
+  if (!coex::kernel::libclang::load(nullptr)) GTEST_SKIP() << "no libclang to analyse with";
+  // A source with an #include, or options with -I: files the key does not see.
+  const std::string including = std::string("#include \"scale.h\"\n") + kSource;
+  EXPECT_FALSE(keep_analysis(including, "", analysis()));
+  EXPECT_FALSE(keep_analysis(kSource, "-I include", analysis()));
+  EXPECT_EQ(files(), 0u);
+  // Nothing kept where no folder is set (binary_cache off, or no History file).
+  keep_analyses_in("");
+  EXPECT_FALSE(keep_analysis(kSource, "", analysis()));
+  EXPECT_EQ(files(), 0u);
+}
+
+TEST_F(KeptAnalyses, AFileCutShortIsNotRead) {
+  if (!coex::kernel::libclang::load(nullptr)) GTEST_SKIP() << "no libclang to analyse with";
+  ASSERT_TRUE(keep_analysis(kSource, "", analysis()));
+  const std::filesystem::path file = std::filesystem::directory_iterator(kept())->path();
+  const std::string text = file_text(file);
+  std::ofstream(file, std::ios::binary | std::ios::trunc) << text.substr(0, text.size() - 10);
+  EXPECT_FALSE(read_kept_analysis(kSource, ""));
+}
+
+}  // namespace
