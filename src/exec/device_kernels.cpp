@@ -16,6 +16,7 @@
 #include "exec/background_tasks.h"
 #include "exec/executor.h"
 #include "exec/exit_guard.h"
+#include "exec/kept_analyses.h"
 #include "exec/kept_binaries.h"
 #include "exec/late_devices.h"
 #include "exec/pocl_compiles.h"
@@ -393,6 +394,12 @@ void prepare_other_devices(Services& services, const std::vector<cl_device_id>& 
   static std::once_flag posted;  // once per process: later contexts find it loaded
   std::call_once(posted, [&] {
     kernel::libclang::load_wanted();
+    // Where this build of coex kept analyses, the run is likely a later one, whose programs' analyses
+    // are read (exec/kept_analyses.h): libclang is loaded only for an analysis not kept, by the
+    // analysis process that analysis starts (kernel/analysis_process.h) or by the analysis itself. A
+    // process started now would load it for nothing beside the app's start: 30 ms of the wall time of
+    // a later run of benchmarks/stencil1d on two cores (docs/kernel-analysis.md, "Kept analyses").
+    if (analyses_kept()) return;
     // The analysis process loads it instead, where one starts (kernel/analysis_process.h).
     if (kernel::analysis_process::start()) return;
     const int loader = home;

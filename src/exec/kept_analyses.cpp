@@ -3,12 +3,14 @@
 #include <elf.h>
 #include <link.h>
 
+#include <algorithm>
 #include <cstdint>
 #include <cstring>
 #include <exception>
 #include <filesystem>
 #include <mutex>
 #include <nlohmann/json.hpp>
+#include <utility>
 #include <vector>
 
 #include "exec/kept_binaries.h"
@@ -93,10 +95,42 @@ int search_object(dl_phdr_info* info, size_t, void* data) {
 }  // namespace
 
 void keep_analyses_in(const std::string& binaries_folder) {
+  static const std::string build = own_build_id();
   std::lock_guard lock(folder_mutex());
-  // A folder of their own inside the binaries' one: trimmed apart, so that analyses and binaries do not
-  // push each other out.
-  folder_setting() = binaries_folder.empty() ? "" : (std::filesystem::path(binaries_folder) / "analyses").string();
+  // A folder of their own inside the binaries' one, trimmed apart (analyses and binaries do not push
+  // each other out), and in it one per build of coex: whether this build kept any is one look.
+  folder_setting() = binaries_folder.empty() || build.empty()
+                         ? ""
+                         : (std::filesystem::path(binaries_folder) / "analyses" / build).string();
+}
+
+bool analyses_kept() {
+  const std::string folder = kept_folder();
+  if (folder.empty()) return false;
+  std::error_code error;
+  for (auto it = std::filesystem::directory_iterator(folder, error);
+       !error && it != std::filesystem::directory_iterator(); it.increment(error))
+    if (it->path().extension() == ".bin") return true;
+  return false;
+}
+
+void trim_build_folders(const std::string& analyses_folder, size_t at_most) {
+  using Entry = std::pair<std::filesystem::file_time_type, std::filesystem::path>;
+  std::vector<Entry> builds;
+  std::error_code error;
+  for (auto it = std::filesystem::directory_iterator(analyses_folder, error);
+       !error && it != std::filesystem::directory_iterator(); it.increment(error)) {
+    std::error_code ignored;
+    if (!it->is_directory(ignored)) continue;
+    const auto written = std::filesystem::last_write_time(it->path(), ignored);
+    if (!ignored) builds.emplace_back(written, it->path());
+  }
+  if (builds.size() <= at_most) return;
+  std::sort(builds.begin(), builds.end(), [](const Entry& a, const Entry& b) { return a.first > b.first; });
+  for (size_t i = at_most; i < builds.size(); ++i) {
+    std::error_code ignored;
+    std::filesystem::remove_all(builds[i].second, ignored);
+  }
 }
 
 std::string own_build_id() {
@@ -135,7 +169,12 @@ bool keep_analysis(const std::string& source, const std::string& options, const 
   } catch (const std::exception&) {  // dump() refuses strings that are not UTF-8: not kept
     return false;
   }
-  return write_kept_binary(folder, *key, std::vector<unsigned char>(text.begin(), text.end()));
+  if (!write_kept_binary(folder, *key, std::vector<unsigned char>(text.begin(), text.end()))) return false;
+  // The folder's time is its last file's: earlier builds' folders go, beyond the latest few.
+  std::error_code ignored;
+  std::filesystem::last_write_time(folder, std::filesystem::file_time_type::clock::now(), ignored);
+  trim_build_folders(std::filesystem::path(folder).parent_path().string());
+  return true;
 }
 
 }  // namespace coex::exec

@@ -12,6 +12,7 @@
 // #include or options with -I (exec/kept_binaries.h: files the key does not see).
 #pragma once
 
+#include <cstddef>
 #include <optional>
 #include <string>
 
@@ -19,9 +20,19 @@
 
 namespace coex::exec {
 
-// Where analyses are kept: `analyses` in the folder of kept binaries (kept_binaries_folder), none
-// for "" (the default). Set once the settings are read.
+// Where analyses are kept: `analyses/<build ID>` in the folder of kept binaries (kept_binaries_folder),
+// none for "" (the default) or where this build has no ID. Set once the settings are read.
 void keep_analyses_in(const std::string& binaries_folder);
+
+// Whether this build of coex kept some analysis there: then a program's run is likely a later one,
+// and the analysis process is started only for an analysis not kept (exec/device_kernels.h,
+// prepare_other_devices), not at clCreateContext.
+bool analyses_kept();
+
+// The most builds' folders `analyses` keeps: beyond them, those written to least recently go (a
+// developer's rebuilds each make one).
+constexpr size_t kKeptAnalysisBuildsAtMost = 4;
+void trim_build_folders(const std::string& analyses_folder, size_t at_most = kKeptAnalysisBuildsAtMost);
 
 // The analysis an earlier run kept for `source` and `options`; nullopt where none is (or nothing is
 // kept, or the file does not decode as an analysis of this build).

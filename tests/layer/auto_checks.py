@@ -169,7 +169,8 @@ class AutoChecks(layer_checks.Checks):
         made = analysis_slices("kept-analysis-made")
         expect(made and not made[0].get("args", {}).get("kept"), "the first run's analysis: %s" % made)
         folder = os.path.join(kept, "analyses")
-        expect(os.path.isdir(folder) and os.listdir(folder), "nothing kept in %s" % folder)
+        expect([f for _, _, files in os.walk(folder) for f in files if f.endswith(".bin")],
+               "nothing kept in %s" % folder)
         late = {"COEX_POLICY": "auto", "COEX_AUTO_ANALYSIS_WAIT": "0.2", "COEX_FAULT": "slow_libclang",
                 "COEX_BINARY_CACHE": kept}
         first = self.vector_add_first_launch("kept-analysis-read", late)
@@ -179,6 +180,14 @@ class AutoChecks(layer_checks.Checks):
                "the second run's analysis was not the kept one, or took 0.1 s or more: %s" % read)
         first = self.vector_add_first_launch("kept-analysis-off", dict(late, COEX_BINARY_CACHE="off"))
         expect_first_launch(first, "preparing", "with binary_cache off and libclang loaded late")
+        # Where this build kept analyses, no analysis process starts at clCreateContext: a run whose
+        # analysis is kept loads libclang in no process (the dynamic linker's list, LD_DEBUG=files).
+        app = os.path.join(self.build, "tests", "apps", "vector_add")
+        rc, out, err = run([app], dict(late, LD_DEBUG="files", COEX_CACHE=os.path.join(self.tmp, "kept-analysis-ld.json")),
+                           self.layer)
+        expect(rc == 0 and out.strip().endswith("PASS"), "exit %d, output:\n%s" % (rc, out))
+        clang = sorted(set(m.group(1) for m in re.finditer(r"^\s*(\d+):\s+file=\S*libclang(-\d+)?\.so", err, re.M)))
+        expect(not clang, "processes %s loaded libclang in a run whose analysis was kept" % clang)
 
     def check_analysis_process(self):
         # The kernel analysis runs in a process of its own (docs/kernel-analysis.md, "The analysis

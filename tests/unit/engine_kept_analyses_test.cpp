@@ -3,15 +3,18 @@
 #include <gtest/gtest.h>
 #include <unistd.h>
 
+#include <chrono>
 #include <filesystem>
 #include <fstream>
 #include <iterator>
+#include <set>
 #include <string>
 
 #include "exec/kept_analyses.h"
 #include "kernel/analysis_codec.h"
 #include "kernel/libclang_api.h"
 
+using coex::exec::analyses_kept;
 using coex::exec::keep_analyses_in;
 using coex::exec::keep_analysis;
 using coex::exec::own_build_id;
@@ -54,8 +57,8 @@ class KeptAnalyses : public ::testing::Test {
     return static_cast<size_t>(
         std::distance(std::filesystem::directory_iterator(kept()), std::filesystem::directory_iterator()));
   }
-  // Where the analyses go: a folder of their own in the binaries' one.
-  std::filesystem::path kept() const { return folder_ / "analyses"; }
+  // Where the analyses go: a folder of their own in the binaries' one, and in it this build's.
+  std::filesystem::path kept() const { return folder_ / "analyses" / own_build_id(); }
   std::filesystem::path folder_;
 };
 
@@ -115,6 +118,37 @@ TEST_F(KeptAnalyses, OnlyAnAnalysisThatRanToItsEndIsKept) {
   keep_analyses_in("");
   EXPECT_FALSE(keep_analysis(kSource, "", analysis()));
   EXPECT_EQ(files(), 0u);
+}
+
+TEST_F(KeptAnalyses, WhetherThisBuildKeptAnyIsOneLook) {
+  if (!coex::kernel::libclang::load(nullptr)) GTEST_SKIP() << "no libclang to analyse with";
+  EXPECT_FALSE(analyses_kept());
+  // Another build's analyses say nothing of this build's.
+  const std::filesystem::path other = folder_ / "analyses" / "0123456789abcdef";
+  std::filesystem::create_directories(other);
+  std::ofstream(other / "5b9ca6416dc8e081-522.bin") << "an analysis of another build";
+  EXPECT_FALSE(analyses_kept());
+  ASSERT_TRUE(keep_analysis(kSource, "", analysis()));
+  EXPECT_TRUE(analyses_kept());
+  keep_analyses_in("");
+  EXPECT_FALSE(analyses_kept());
+}
+
+TEST_F(KeptAnalyses, EarlierBuildsFoldersGoBeyondTheLatestFew) {
+  if (!coex::kernel::libclang::load(nullptr)) GTEST_SKIP() << "no libclang to analyse with";
+  // Six earlier builds' folders, the older the lower their number.
+  const auto now = std::filesystem::file_time_type::clock::now();
+  for (int i = 0; i < 6; ++i) {
+    const std::filesystem::path build = folder_ / "analyses" / ("build" + std::to_string(i));
+    std::filesystem::create_directories(build);
+    std::ofstream(build / "a.bin") << i;
+    std::filesystem::last_write_time(build, now - std::chrono::hours(10 - i));
+  }
+  ASSERT_TRUE(keep_analysis(kSource, "", analysis()));
+  std::set<std::string> left;
+  for (const auto& entry : std::filesystem::directory_iterator(folder_ / "analyses"))
+    left.insert(entry.path().filename().string());
+  EXPECT_EQ(left, (std::set<std::string>{own_build_id(), "build3", "build4", "build5"}));
 }
 
 TEST_F(KeptAnalyses, AFileCutShortIsNotRead) {
