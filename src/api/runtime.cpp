@@ -21,6 +21,7 @@
 #include "exec/policy_binding.h"
 #include "exec/program_analysis.h"
 #include "kernel/analysis_process.h"
+#include "kernel/build_id.h"
 #include "kernel/libclang_api.h"
 #include "model/registries.h"
 #include "report/report.h"
@@ -100,8 +101,11 @@ void Runtime::init(LoadMode mode, const cl_icd_dispatch& next) {
     spdlog::info("COEX_DISABLE is set: pure pass-through");
     return;
   }
-  if (settings_.analysis_process) kernel::analysis_process::set_executable(kernel::analysis_process::find_executable());
-  exec::keep_analyses_in(exec::kept_binaries_folder(settings_.binary_cache, exec::history_path(settings_)));
+  const std::string analyser = settings_.analysis_process ? kernel::analysis_process::find_executable() : "";
+  if (!analyser.empty()) kernel::analysis_process::set_executable(analyser);
+  // Keyed by this library's build and the analyser's (exec/kept_analyses.h).
+  exec::keep_analyses_in(exec::kept_binaries_folder(settings_.binary_cache, exec::history_path(settings_)),
+                         !analyser.empty(), analyser.empty() ? "" : kernel::file_build_id(analyser));
   if (!settings_.trace.empty()) {
     trace_ = std::make_unique<report::TraceRecorder>();
     trace_->set_track_name(report::kLaunchTrack, "launches");

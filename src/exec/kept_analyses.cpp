@@ -1,9 +1,7 @@
 #include "exec/kept_analyses.h"
 
-#include <elf.h>
-#include <link.h>
-
 #include <algorithm>
+#include <atomic>
 #include <cstdint>
 #include <cstring>
 #include <exception>
@@ -15,6 +13,7 @@
 
 #include "exec/kept_binaries.h"
 #include "kernel/analysis_codec.h"
+#include "kernel/build_id.h"
 
 namespace coex::exec {
 namespace {
@@ -30,79 +29,59 @@ std::string& folder_setting() {
   static auto* folder = new std::string;
   return *folder;
 }
+std::string& key_build() {  // the build IDs an analysis is kept under: the library's, and the analyser's
+  static auto* build = new std::string;
+  return *build;
+}
+std::string& analyser_setting() {
+  static auto* build = new std::string;
+  return *build;
+}
 
-std::string kept_folder() {
+// Never destroyed: an analysis on a worker may read it while the process exits.
+const std::string& this_build() {
+  static const auto* build = new std::string(kernel::own_build_id());
+  return *build;
+}
+
+std::atomic<bool> g_read{false};  // some analysis was read from the folder in this process
+
+std::string kept_folder(std::string* build = nullptr) {
   std::lock_guard lock(folder_mutex());
+  if (build) *build = key_build();
   return folder_setting();
 }
 
 // The key of an analysis; none where this build has no identity.
-std::optional<KeptBinaryKey> analysis_key(const std::string& source, const std::string& options) {
-  static const std::string build = own_build_id();
+std::optional<KeptBinaryKey> analysis_key(const std::string& build, const std::string& source,
+                                          const std::string& options) {
   if (build.empty()) return std::nullopt;
   KeptBinaryKey key{kAnalysisPlatform, build, "", options, source};
   if (!keepable(key)) return std::nullopt;
   return key;
 }
 
-struct BuildIdSearch {
-  const void* address;  // an address inside the file sought
-  std::string hex;
-};
-
-// The GNU build ID note of one PT_NOTE segment, or "" (notes are 4-aligned: ELF gABI, "Note Section").
-std::string build_id_in_notes(const unsigned char* at, size_t size) {
-  const unsigned char* end = at + size;
-  auto aligned = [](size_t n) { return (n + 3) & ~size_t{3}; };
-  while (static_cast<size_t>(end - at) >= sizeof(ElfW(Nhdr))) {
-    ElfW(Nhdr) note;
-    std::memcpy(&note, at, sizeof note);
-    const unsigned char* name = at + sizeof note;
-    const unsigned char* desc = name + aligned(note.n_namesz);
-    if (desc > end || static_cast<size_t>(end - desc) < note.n_descsz) return "";
-    if (note.n_type == NT_GNU_BUILD_ID && note.n_namesz == 4 && std::memcmp(name, "GNU", 4) == 0) {
-      static const char digits[] = "0123456789abcdef";
-      std::string hex;
-      for (size_t i = 0; i < note.n_descsz; ++i) {
-        hex += digits[desc[i] >> 4];
-        hex += digits[desc[i] & 15];
-      }
-      return hex;
-    }
-    at = desc + aligned(note.n_descsz);
-  }
-  return "";
-}
-
-int search_object(dl_phdr_info* info, size_t, void* data) {
-  auto* search = static_cast<BuildIdSearch*>(data);
-  const auto address = reinterpret_cast<uintptr_t>(search->address);
-  bool holds = false;
-  for (int i = 0; i < info->dlpi_phnum && !holds; ++i) {
-    const ElfW(Phdr)& p = info->dlpi_phdr[i];
-    const uintptr_t start = info->dlpi_addr + p.p_vaddr;
-    holds = p.p_type == PT_LOAD && address >= start && address < start + p.p_memsz;
-  }
-  if (!holds) return 0;
-  for (int i = 0; i < info->dlpi_phnum && search->hex.empty(); ++i) {
-    const ElfW(Phdr)& p = info->dlpi_phdr[i];
-    if (p.p_type == PT_NOTE)
-      search->hex = build_id_in_notes(reinterpret_cast<const unsigned char*>(info->dlpi_addr + p.p_vaddr), p.p_memsz);
-  }
-  return 1;
-}
-
 }  // namespace
 
-void keep_analyses_in(const std::string& binaries_folder) {
-  static const std::string build = own_build_id();
+void keep_analyses_in(const std::string& binaries_folder, bool analyser, const std::string& analyser_build) {
+  const std::string& library = this_build();
+  const bool known = !library.empty() && (!analyser || !analyser_build.empty());
   std::lock_guard lock(folder_mutex());
   // A folder of their own inside the binaries' one, trimmed apart (analyses and binaries do not push
   // each other out), and in it one per build of coex: whether this build kept any is one look.
-  folder_setting() = binaries_folder.empty() || build.empty()
+  key_build() = analyser ? library + "-" + analyser_build : library;
+  analyser_setting() = analyser ? analyser_build : "";
+  folder_setting() = binaries_folder.empty() || !known
                          ? ""
-                         : (std::filesystem::path(binaries_folder) / "analyses" / build).string();
+                         : (std::filesystem::path(binaries_folder) / "analyses" / key_build()).string();
 }
+
+bool keyed_analyser_made(bool made_here, const std::string& served_build) {
+  std::lock_guard lock(folder_mutex());
+  return analyser_setting().empty() ? made_here : !made_here && served_build == analyser_setting();
+}
+
+bool analyses_read() { return g_read.load(std::memory_order_relaxed); }
 
 bool analyses_kept() {
   const std::string folder = kept_folder();
@@ -133,16 +112,11 @@ void trim_build_folders(const std::string& analyses_folder, size_t at_most) {
   }
 }
 
-std::string own_build_id() {
-  BuildIdSearch search{reinterpret_cast<const void*>(&own_build_id), ""};
-  dl_iterate_phdr(search_object, &search);
-  return search.hex;
-}
-
 std::optional<kernel::ProgramInfo> read_kept_analysis(const std::string& source, const std::string& options) {
-  const std::string folder = kept_folder();
+  std::string build;
+  const std::string folder = kept_folder(&build);
   if (folder.empty()) return std::nullopt;
-  const std::optional<KeptBinaryKey> key = analysis_key(source, options);
+  const std::optional<KeptBinaryKey> key = analysis_key(build, source, options);
   if (!key) return std::nullopt;
   const std::vector<unsigned char> bytes = read_kept_binary(folder, *key);
   if (bytes.empty()) return std::nullopt;
@@ -154,14 +128,18 @@ std::optional<kernel::ProgramInfo> read_kept_analysis(const std::string& source,
   } catch (const std::exception&) {  // a field of another type than this build's: not its analysis
     return std::nullopt;
   }
+  g_read.store(true, std::memory_order_relaxed);
   return info;
 }
 
 bool keep_analysis(const std::string& source, const std::string& options, const kernel::ProgramInfo& info) {
-  if (!info.parse_error.empty()) return false;
-  const std::string folder = kept_folder();
+  // Not one made with coex's own declarations of the builtins (no clang headers found, or the probe
+  // parse failed once): a later run with the headers may analyse more of it.
+  if (!info.parse_error.empty() || info.builtins_mode != "clang") return false;
+  std::string build;
+  const std::string folder = kept_folder(&build);
   if (folder.empty()) return false;
-  const std::optional<KeptBinaryKey> key = analysis_key(source, options);
+  const std::optional<KeptBinaryKey> key = analysis_key(build, source, options);
   if (!key) return false;
   std::string text;
   try {

@@ -20,14 +20,24 @@
 
 namespace coex::exec {
 
-// Where analyses are kept: `analyses/<build ID>` in the folder of kept binaries (kept_binaries_folder),
-// none for "" (the default) or where this build has no ID. Set once the settings are read.
-void keep_analyses_in(const std::string& binaries_folder);
+// Where analyses are kept: `analyses/<build>` in the folder of kept binaries (kept_binaries_folder),
+// where <build> is this library's build ID and, with `analyser` (the `coex` program whose analysis
+// process makes them, `analyser_build` its file's build ID), that one's too. Nothing is kept for ""
+// (the default), nor where either has no ID. Set once the settings are read.
+void keep_analyses_in(const std::string& binaries_folder, bool analyser, const std::string& analyser_build);
+
+// Whether an analysis may be kept under the key set: made in this process where no analyser was
+// named, or by the analysis process whose hello gave the analyser's build ID (`served_build`).
+bool keyed_analyser_made(bool made_here, const std::string& served_build);
 
 // Whether this build of coex kept some analysis there: then a program's run is likely a later one,
 // and the analysis process is started only for an analysis not kept (exec/device_kernels.h,
 // prepare_other_devices), not at clCreateContext.
 bool analyses_kept();
+
+// Whether this process read some analysis from the folder (the missing-libclang notice then says
+// that only the other programs go unsplit).
+bool analyses_read();
 
 // The most builds' folders `analyses` keeps: beyond them, those written to least recently go (a
 // developer's rebuilds each make one).
@@ -38,11 +48,8 @@ void trim_build_folders(const std::string& analyses_folder, size_t at_most = kKe
 // kept, or the file does not decode as an analysis of this build).
 std::optional<kernel::ProgramInfo> read_kept_analysis(const std::string& source, const std::string& options);
 
-// Keeps `info` for later runs where it may be (see above). Whether it was written.
+// Keeps `info` for later runs where it may be (see above; and only an analysis made with clang's
+// declarations of the builtins, builtins_mode "clang"). Whether it was written.
 bool keep_analysis(const std::string& source, const std::string& options, const kernel::ProgramInfo& info);
-
-// The GNU build ID of the ELF file that holds coex's code (libcoex.so, or the program a test links it
-// into), in hexadecimal; "" where it has none (then nothing is kept).
-std::string own_build_id();
 
 }  // namespace coex::exec

@@ -36,12 +36,42 @@ std::string header_of(const KeptBinaryKey& key, const std::vector<unsigned char>
   return std::string(kMagic) + key.text() + model::binary_key(bytes_of(binary)) + "\n";
 }
 
-// A preprocessor #include, blanks allowed after the '#' (a '#' in a comment or string counts too:
-// a source is then not kept, which costs only time).
+// A preprocessor directive that reads another file (#include, #include_next, #import), spelt any way
+// the preprocessor reads one: its '#' as the digraph "%:" or the trigraph "??=" too, blanks, comments and
+// line splices before the name, splices inside it (C99 5.1.1.2, 6.4.6). A '#' in a comment or a
+// string counts too: that source is then not kept, which costs only time.
 bool has_include_directive(const std::string& source) {
-  for (size_t hash = source.find('#'); hash != std::string::npos; hash = source.find('#', hash + 1)) {
-    size_t at = source.find_first_not_of(" \t", hash + 1);
-    if (at != std::string::npos && source.compare(at, 7, "include") == 0) return true;
+  std::string text;  // the source with its line splices joined, as translation phase 2 does
+  text.reserve(source.size());
+  for (size_t i = 0; i < source.size(); ++i) {
+    if (source[i] == '\\') {
+      size_t next = i + 1;
+      if (next < source.size() && source[next] == '\r') ++next;
+      if (next < source.size() && source[next] == '\n') {
+        i = next;
+        continue;
+      }
+    }
+    text += source[i];
+  }
+  for (size_t at = 0; at < text.size(); ++at) {
+    size_t name = std::string::npos;
+    if (text[at] == '#')
+      name = at + 1;
+    else if (text.compare(at, 2, "%:") == 0)
+      name = at + 2;
+    else if (text.compare(at, 3, "?\?=") == 0)
+      name = at + 3;
+    if (name == std::string::npos) continue;
+    for (;;) {  // blanks and comments between the '#' and the name
+      name = text.find_first_not_of(" \t\v\f", name);
+      if (name == std::string::npos || text.compare(name, 2, "/*") != 0) break;
+      const size_t end = text.find("*/", name + 2);
+      if (end == std::string::npos) return true;  // an unterminated comment: not kept
+      name = end + 2;
+    }
+    if (name != std::string::npos && (text.compare(name, 7, "include") == 0 || text.compare(name, 6, "import") == 0))
+      return true;
   }
   return false;
 }

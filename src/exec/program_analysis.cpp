@@ -32,13 +32,16 @@ std::condition_variable& done_signal() {
 // The analysis of `source`: kept by an earlier run (`kept`: exec/kept_analyses.h), else made in the
 // analysis process where one runs (kernel/analysis_process.h), else here; not here once the exit began
 // (libclang's load and the parse would only hold it: docs/design.md, "Exit").
-kernel::ProgramInfo analysis_of(const std::string& source, const std::string& options, bool& kept) {
+// `may_keep`: made by the analyser the kept analyses are keyed by (exec/kept_analyses.h: here, or by
+// the analysis process of the `coex` program whose build ID was read at start).
+kernel::ProgramInfo analysis_of(const std::string& source, const std::string& options, bool& kept, bool& may_keep) {
   if (std::optional<kernel::ProgramInfo> earlier = read_kept_analysis(source, options)) {
     kept = true;  // libclang is not asked: whether it loads says nothing of this analysis
     return std::move(*earlier);
   }
   std::optional<kernel::ProgramInfo> analysed = kernel::analysis_process::analyze(source, options);
   const bool here = !analysed && !exit_begun();
+  may_keep = (here || analysed) && keyed_analyser_made(here, here ? "" : kernel::analysis_process::served_build());
   kernel::ProgramInfo info;
   if (analysed)
     info = std::move(*analysed);
@@ -55,7 +58,7 @@ kernel::ProgramInfo analysis_of(const std::string& source, const std::string& op
       here ? kernel::libclang::load(&why_no_libclang) : libclang_known(&why_no_libclang);
   if (!libclang.value_or(true) && kernel::libclang::claim_missing_notice() &&
       spdlog::default_logger()->should_log(spdlog::level::warn))
-    std::fprintf(stderr, "%s\n", kernel::libclang::missing_notice(why_no_libclang).c_str());
+    std::fprintf(stderr, "%s\n", kernel::libclang::missing_notice(why_no_libclang, analyses_read()).c_str());
   return info;
 }
 
@@ -80,11 +83,10 @@ void analyse_once(model::ProgramRecord& program, const std::function<void()>& be
     return;
   }
   if (before_parse) before_parse();
-  bool kept = false;
-  kernel::ProgramInfo info = analysis_of(source, options, kept);
+  bool kept = false, may_keep = false;
+  kernel::ProgramInfo info = analysis_of(source, options, kept, may_keep);
   if (!info.parse_error.empty())
     spdlog::info("program {}: kernel analysis failed: {}", static_cast<void*>(program.handle), info.parse_error);
-  if (!kept && !exit_begun()) keep_analysis(source, options, info);
   bool needs_rewrite = false;
   for (const auto& k : info.kernels) needs_rewrite |= k.uses_launch_builtins && k.not_split_reason.empty();
   std::string rewritten = needs_rewrite ? kernel::rewrite_for_split(source, info) : std::string();
@@ -99,6 +101,8 @@ void analyse_once(model::ProgramRecord& program, const std::function<void()>& be
     program.analysis_done.store(true, std::memory_order_release);
   }
   done_signal().notify_all();
+  // Once the launches waiting for it have it: the write, and the folder's trim, are off their path.
+  if (may_keep && !exit_begun()) keep_analysis(source, options, program.info);
 }
 
 }  // namespace

@@ -21,6 +21,7 @@
 #include <vector>
 
 #include "kernel/analysis_codec.h"
+#include "kernel/build_id.h"
 #include "kernel/libclang_api.h"
 
 extern char** environ;
@@ -53,6 +54,7 @@ struct State {
   bool said = false;     // some analysis process said hello (analyses never come back to this process)
   bool libclang_ok = false;
   std::string libclang_why;
+  std::string served_build;  // the build ID the last hello gave: "" for none (kernel/build_id.h)
   // stop_for_exit's: `fd` as it is open (set and cleared with it), which the exit shuts down to end a
   // read under way; no process is started nor analysis made after it.
   int live_fd = -1;
@@ -262,6 +264,8 @@ bool hello_locked(State& s) {
   }
   s.hello_read = true;
   std::lock_guard status(s.status_mutex);
+  const json* build = hello.contains("build") && hello["build"].is_string() ? &hello["build"] : nullptr;
+  s.served_build = build ? build->get<std::string>() : "";
   if (!s.said) {
     s.said = true;
     s.libclang_ok = hello.value("libclang", false);
@@ -333,6 +337,12 @@ LibclangStatus libclang_status(std::string* why_not) {
   if (s.libclang_ok) return LibclangStatus::loaded;
   if (why_not) *why_not = s.libclang_why;
   return LibclangStatus::missing;
+}
+
+std::string served_build() {
+  State& s = state();
+  std::lock_guard status(s.status_mutex);
+  return s.served_build;
 }
 
 void stop_for_exit() {
@@ -421,7 +431,7 @@ int serve(int fd, std::chrono::milliseconds load_delay) {
   std::this_thread::sleep_for(load_delay);
   std::string why;
   const bool loaded = libclang::load(&why);
-  if (!write_message(fd, {{"libclang", loaded}, {"why", why}})) return 0;
+  if (!write_message(fd, {{"libclang", loaded}, {"why", why}, {"build", own_build_id()}})) return 0;
   std::string source, options;
   while (read_frame(fd, source, -1) && read_frame(fd, options, -1))
     if (!write_frame(fd, analysis_while_watching(fd, source, options))) break;

@@ -46,14 +46,19 @@ LibclangStatus libclang_status(std::string* why_not);
 // process). When the process ends or stalls before its answer, the analysis says so in parse_error.
 std::optional<ProgramInfo> analyze(const std::string& source, const std::string& build_options);
 
+// The build ID the answering analysis process gave in its hello (kernel/build_id.h), "" for none:
+// an analysis it made is kept only under the build ID of the `coex` program keyed beforehand
+// (exec/kept_analyses.h), since a partial rebuild or install can leave another beside libcoex.so.
+std::string served_build();
+
 // The app's exit began: an analysis under way ends at once, unanalysed (its read of the process's
 // answer, or hello, is cut short: the exit waited for it, 2.5 s behind a slow start), and none is made
 // after, here or there. Nothing would read their results.
 void stop_for_exit();
 
 // The analysis process's side: loads libclang (`load_delay` late: COEX_FAULT=slow_libclang, a testing
-// aid), says how that went, then answers each request read from `fd` until the other end closes it
-// (also while it parses). Returns the exit status.
+// aid), says how that went and which build it is, then answers each request read from `fd` until the other end closes
+// it (also while it parses). Returns the exit status.
 int serve(int fd, std::chrono::milliseconds load_delay = {});
 // What `coex analysis-process` runs: forks, and the child serves kServedFd in a session of its own
 // while this process returns at once (the app's process waits for it: spawn_locked).

@@ -109,9 +109,10 @@ bool is_load_wanted() { return g_wanted.load(std::memory_order_acquire); }
 
 bool claim_missing_notice() { return !g_missing_told.exchange(true); }
 
-std::string missing_notice(const std::string& why) {
-  return "coex: no kernel can be analysed, so nothing is split (" + why +
-         "); install libclang 14 or newer (Debian: libclang1-14)";
+std::string missing_notice(const std::string& why, bool some_kept) {
+  return std::string(some_kept ? "coex: no kernel can be analysed, so only programs an earlier run analysed are split ("
+                               : "coex: no kernel can be analysed, so nothing is split (") +
+         why + "); install libclang 14 or newer (Debian: libclang1-14)";
 }
 
 void set_preferred_path(const std::string& path) {

@@ -58,7 +58,9 @@ std::optional<bool> loaded_without_waiting(std::string* why_not = nullptr);
 void load_wanted();
 bool is_load_wanted();
 // What the user is told when no libclang could be loaded (`why`: load()'s reason).
-std::string missing_notice(const std::string& why);
+// With `some_kept`: programs whose analyses earlier runs kept (exec/kept_analyses.h) are split all
+// the same, and the line says that only the others are not.
+std::string missing_notice(const std::string& why, bool some_kept = false);
 // True for the first caller only: whoever tells the user that libclang is missing (the first launch's
 // notice, or the first analysis asked for later) claims it, so that it is told once.
 bool claim_missing_notice();

@@ -12,13 +12,16 @@
 
 #include "exec/kept_analyses.h"
 #include "kernel/analysis_codec.h"
+#include "kernel/build_id.h"
 #include "kernel/libclang_api.h"
 
 using coex::exec::analyses_kept;
 using coex::exec::keep_analyses_in;
 using coex::exec::keep_analysis;
-using coex::exec::own_build_id;
+using coex::exec::keyed_analyser_made;
 using coex::exec::read_kept_analysis;
+using coex::kernel::file_build_id;
+using coex::kernel::own_build_id;
 using coex::kernel::ProgramInfo;
 
 namespace {
@@ -41,10 +44,10 @@ class KeptAnalyses : public ::testing::Test {
         std::filesystem::temp_directory_path() / ("coex-kept-analyses-" + std::to_string(::getpid()) + "-" +
                                                   ::testing::UnitTest::GetInstance()->current_test_info()->name());
     std::filesystem::remove_all(folder_);
-    keep_analyses_in(folder_.string());
+    keep_analyses_in(folder_.string(), false, "");
   }
   void TearDown() override {
-    keep_analyses_in("");
+    keep_analyses_in("", false, "");
     std::filesystem::remove_all(folder_);
   }
   // A real analysis (footprints and all), so that the round trip covers what a launch plans with.
@@ -71,6 +74,36 @@ TEST(OwnBuildId, IsTheGnuBuildIdNoteOfTheFileHoldingTheCode) {
   for (size_t i = 0; i < hex.size(); i += 2) id += static_cast<char>(std::stoi(hex.substr(i, 2), nullptr, 16));
   const std::string exe = file_text("/proc/self/exe");
   EXPECT_NE(exe.find(std::string("GNU\0", 4) + id), std::string::npos) << hex;
+}
+
+TEST(OwnBuildId, IsReadFromTheFileAsFromTheRunningCode) {
+  EXPECT_EQ(file_build_id("/proc/self/exe"), own_build_id());
+  EXPECT_EQ(file_build_id("/nonexistent/coex"), "");
+  EXPECT_EQ(file_build_id("/proc/self/status"), "");  // not an ELF file
+}
+
+TEST_F(KeptAnalyses, AnalysesOfAnAnalysisProcessAreKeyedByItsBuildToo) {
+  // Made by the analysis process of a `coex` program of build "abc": kept in a folder of the
+  // library's and its build, and only an analysis its hello vouches for.
+  keep_analyses_in(folder_.string(), true, "abc");
+  EXPECT_FALSE(keyed_analyser_made(true, ""));  // made here, not by the analyser keyed
+  EXPECT_FALSE(keyed_analyser_made(false, "abd"));
+  EXPECT_FALSE(keyed_analyser_made(false, ""));  // a process that gave no build ID
+  EXPECT_TRUE(keyed_analyser_made(false, "abc"));
+  if (!coex::kernel::libclang::load(nullptr)) GTEST_SKIP() << "no libclang to analyse with";
+  ASSERT_TRUE(keep_analysis(kSource, "", analysis()));
+  EXPECT_TRUE(std::filesystem::is_directory(folder_ / "analyses" / (own_build_id() + "-abc")));
+  EXPECT_TRUE(read_kept_analysis(kSource, ""));
+  // Another `coex` beside the library (rebuilt, or installed apart): none of the old one's analyses.
+  keep_analyses_in(folder_.string(), true, "abd");
+  EXPECT_FALSE(read_kept_analysis(kSource, ""));
+  // An analyser without a build ID: nothing kept.
+  keep_analyses_in(folder_.string(), true, "");
+  EXPECT_FALSE(keep_analysis(kSource, "", analysis()));
+  // In this process (no analyser named): made here only.
+  keep_analyses_in(folder_.string(), false, "");
+  EXPECT_TRUE(keyed_analyser_made(true, ""));
+  EXPECT_FALSE(keyed_analyser_made(false, "abc"));
 }
 
 TEST_F(KeptAnalyses, WhatWasKeptIsReadBackWhole) {
@@ -115,7 +148,7 @@ TEST_F(KeptAnalyses, OnlyAnAnalysisThatRanToItsEndIsKept) {
   EXPECT_FALSE(keep_analysis(kSource, "-I include", analysis()));
   EXPECT_EQ(files(), 0u);
   // Nothing kept where no folder is set (binary_cache off, or no History file).
-  keep_analyses_in("");
+  keep_analyses_in("", false, "");
   EXPECT_FALSE(keep_analysis(kSource, "", analysis()));
   EXPECT_EQ(files(), 0u);
 }
@@ -130,7 +163,7 @@ TEST_F(KeptAnalyses, WhetherThisBuildKeptAnyIsOneLook) {
   EXPECT_FALSE(analyses_kept());
   ASSERT_TRUE(keep_analysis(kSource, "", analysis()));
   EXPECT_TRUE(analyses_kept());
-  keep_analyses_in("");
+  keep_analyses_in("", false, "");
   EXPECT_FALSE(analyses_kept());
 }
 

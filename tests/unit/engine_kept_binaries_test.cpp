@@ -112,7 +112,10 @@ TEST(KeptBinariesKeepable, NotWhenTheSourceIncludesFiles) {
   KeptBinaryKey key{"p", "d", "v", "-DN=4 -cl-fast-relaxed-math", "__kernel void k() {}"};
   EXPECT_TRUE(keepable(key));
   for (const char* source :
-       {"#include \"common.h\"\n__kernel void k() {}", "  #  include <x.h>\n", "#\tinclude \"y\"\n"}) {
+       {"#include \"common.h\"\n__kernel void k() {}", "  #  include <x.h>\n", "#\tinclude \"y\"\n",
+        // Other spellings of the same directives (digraph, trigraph, comments, line splices).
+        "#/**/include \"h.h\"\n", "# /* a */ /* b */ include <x.h>\n", "%:include \"h.h\"\n", "?\?=include \"h.h\"\n",
+        "#import \"h.h\"\n", "#include_next <x.h>\n", "#inc\\\nlude \"h.h\"\n", "#\\\r\ninclude \"h.h\"\n"}) {
     KeptBinaryKey with = key;
     with.source = source;
     EXPECT_FALSE(keepable(with)) << source;
