@@ -5,8 +5,9 @@
 // auto_analysis_wait), so on a small machine every run paid for it, the tenth as the first. A later
 // run reads the analysis an earlier one made (under a millisecond) and asks libclang nothing.
 //
-// The key is the source, the build options and the build of coex that made the analysis (the GNU
-// build ID of the file holding this code): a changed analyser never reads an older one's analyses.
+// The key is the source, the build options and the builds of coex that made the analysis (the GNU
+// build IDs of the library and of the `coex` program whose analysis process made it,
+// kernel/build_id.h): a changed analyser never reads an older one's analyses.
 // Only an analysis that ran to its end is kept (no parse_error: not one cut short by a missing
 // libclang, a crashed or stalled analysis process, or the exit), and never one of a source with an
 // #include or options with -I (exec/kept_binaries.h: files the key does not see).
