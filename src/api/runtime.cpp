@@ -103,9 +103,11 @@ void Runtime::init(LoadMode mode, const cl_icd_dispatch& next) {
   }
   const std::string analyser = settings_.analysis_process ? kernel::analysis_process::find_executable() : "";
   if (!analyser.empty()) kernel::analysis_process::set_executable(analyser);
-  // Keyed by this library's build and the analyser's (exec/kept_analyses.h).
-  exec::keep_analyses_in(exec::kept_binaries_folder(settings_.binary_cache, exec::history_path(settings_)),
-                         !analyser.empty(), analyser.empty() ? "" : kernel::file_build_id(analyser));
+  // Keyed by this library's build and the analyser's (exec/kept_analyses.h): its file read only
+  // where something is kept.
+  const std::string kept = exec::kept_binaries_folder(settings_.binary_cache, exec::history_path(settings_));
+  exec::keep_analyses_in(kept, !analyser.empty(),
+                         analyser.empty() || kept.empty() ? "" : kernel::file_build_id(analyser));
   if (!settings_.trace.empty()) {
     trace_ = std::make_unique<report::TraceRecorder>();
     trace_->set_track_name(report::kLaunchTrack, "launches");

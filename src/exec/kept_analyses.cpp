@@ -1,6 +1,5 @@
 #include "exec/kept_analyses.h"
 
-#include <algorithm>
 #include <atomic>
 #include <exception>
 #include <filesystem>
@@ -19,21 +18,16 @@ namespace {
 // The key's platform field: no driver's platform is named so, so an analysis never reads as a binary.
 constexpr char kAnalysisPlatform[] = "coex kernel analysis";
 
-std::mutex& folder_mutex() {
-  static auto* m = new std::mutex;  // never destroyed: an analysis may end while the process exits
-  return *m;
-}
-std::string& folder_setting() {
-  static auto* folder = new std::string;
-  return *folder;
-}
-std::string& key_build() {  // the build IDs an analysis is kept under: the library's, and the analyser's
-  static auto* build = new std::string;
-  return *build;
-}
-std::string& analyser_setting() {
-  static auto* build = new std::string;
-  return *build;
+// Where and under which builds analyses are kept (keep_analyses_in), under `mutex`.
+struct Keeping {
+  std::mutex mutex;
+  std::string folder;    // "" for none
+  std::string build;     // the key's build IDs: the library's, then the analyser's
+  std::string analyser;  // the analyser's build ID; "" where analyses are made in this process
+};
+Keeping& keeping() {
+  static auto* k = new Keeping;  // never destroyed: an analysis may end while the process exits
+  return *k;
 }
 
 // Never destroyed: an analysis on a worker may read it while the process exits.
@@ -45,9 +39,10 @@ const std::string& this_build() {
 std::atomic<bool> g_read{false};  // some analysis was read from the folder in this process
 
 std::string kept_folder(std::string* build = nullptr) {
-  std::lock_guard lock(folder_mutex());
-  if (build) *build = key_build();
-  return folder_setting();
+  Keeping& k = keeping();
+  std::lock_guard lock(k.mutex);
+  if (build) *build = k.build;
+  return k.folder;
 }
 
 // The key of an analysis; none where this build has no identity.
@@ -64,19 +59,20 @@ std::optional<KeptBinaryKey> analysis_key(const std::string& build, const std::s
 void keep_analyses_in(const std::string& binaries_folder, bool analyser, const std::string& analyser_build) {
   const std::string& library = this_build();
   const bool known = !library.empty() && (!analyser || !analyser_build.empty());
-  std::lock_guard lock(folder_mutex());
+  Keeping& k = keeping();
+  std::lock_guard lock(k.mutex);
   // A folder of their own inside the binaries' one, trimmed apart (analyses and binaries do not push
   // each other out), and in it one per build of coex: whether this build kept any is one look.
-  key_build() = analyser ? library + "-" + analyser_build : library;
-  analyser_setting() = analyser ? analyser_build : "";
-  folder_setting() = binaries_folder.empty() || !known
-                         ? ""
-                         : (std::filesystem::path(binaries_folder) / "analyses" / key_build()).string();
+  k.build = analyser ? library + "-" + analyser_build : library;
+  k.analyser = analyser ? analyser_build : "";
+  k.folder =
+      binaries_folder.empty() || !known ? "" : (std::filesystem::path(binaries_folder) / "analyses" / k.build).string();
 }
 
 bool keyed_analyser_made(bool made_here, const std::string& served_build) {
-  std::lock_guard lock(folder_mutex());
-  return analyser_setting().empty() ? made_here : !made_here && served_build == analyser_setting();
+  Keeping& k = keeping();
+  std::lock_guard lock(k.mutex);
+  return k.analyser.empty() ? made_here : !made_here && served_build == k.analyser;
 }
 
 bool analyses_read() { return g_read.load(std::memory_order_relaxed); }
@@ -102,12 +98,7 @@ void trim_build_folders(const std::string& analyses_folder, size_t at_most) {
     const auto written = std::filesystem::last_write_time(it->path(), ignored);
     if (!ignored) builds.emplace_back(written, it->path());
   }
-  if (builds.size() <= at_most) return;
-  std::sort(builds.begin(), builds.end(), [](const Entry& a, const Entry& b) { return a.first > b.first; });
-  for (size_t i = at_most; i < builds.size(); ++i) {
-    std::error_code ignored;
-    std::filesystem::remove_all(builds[i].second, ignored);
-  }
+  remove_all_but_latest(std::move(builds), at_most);
 }
 
 std::optional<kernel::ProgramInfo> read_kept_analysis(const std::string& source, const std::string& options) {

@@ -181,11 +181,16 @@ void trim_kept_binaries(const std::string& folder, size_t at_most) {
       binaries.emplace_back(written, path);
     }
   }
-  if (binaries.size() <= at_most) return;
-  std::sort(binaries.begin(), binaries.end(), [](const auto& a, const auto& b) { return a.first > b.first; });
-  for (size_t i = at_most; i < binaries.size(); ++i) {
+  remove_all_but_latest(std::move(binaries), at_most);
+}
+
+void remove_all_but_latest(std::vector<std::pair<std::filesystem::file_time_type, std::filesystem::path>> entries,
+                           size_t at_most) {
+  if (entries.size() <= at_most) return;
+  std::sort(entries.begin(), entries.end(), [](const auto& a, const auto& b) { return a.first > b.first; });
+  for (size_t i = at_most; i < entries.size(); ++i) {
     std::error_code ignored;
-    std::filesystem::remove(binaries[i].second, ignored);
+    std::filesystem::remove_all(entries[i].second, ignored);
   }
 }
 

@@ -12,7 +12,9 @@
 // may change between runs, unseen by the key.
 #pragma once
 
+#include <filesystem>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace coex::exec {
@@ -56,5 +58,10 @@ constexpr size_t kKeptBinariesAtMost = 256;
 // Removes from `folder` the kept binaries beyond the `at_most` most recently used (a read marks a file
 // used), and temporary files an interrupted write left more than a minute ago.
 void trim_kept_binaries(const std::string& folder, size_t at_most = kKeptBinariesAtMost);
+
+// Removes the files or folders of `entries` (each with its last write time) beyond the `at_most` most
+// recently written: the trim of kept binaries, and of kept analyses' folders (exec/kept_analyses.h).
+void remove_all_but_latest(std::vector<std::pair<std::filesystem::file_time_type, std::filesystem::path>> entries,
+                           size_t at_most);
 
 }  // namespace coex::exec

@@ -41,7 +41,7 @@ kernel::ProgramInfo analysis_of(const std::string& source, const std::string& op
   }
   std::optional<kernel::ProgramInfo> analysed = kernel::analysis_process::analyze(source, options);
   const bool here = !analysed && !exit_begun();
-  may_keep = (here || analysed) && keyed_analyser_made(here, here ? "" : kernel::analysis_process::served_build());
+  may_keep = keyed_analyser_made(here, analysed ? kernel::analysis_process::served_build() : "");
   kernel::ProgramInfo info;
   if (analysed)
     info = std::move(*analysed);
