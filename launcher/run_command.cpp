@@ -3,23 +3,33 @@
 #include <unistd.h>
 
 #include <cstdio>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "commands.h"
 #include "devices/loader_probe.h"
+#include "exec/kept_analyses.h"
+#include "exec/kept_binaries.h"
+#include "exec/policy_binding.h"
+#include "kernel/analysis_process.h"
+#include "kernel/build_id.h"
 #include "options.h"
 
 namespace coex::launcher {
 namespace {
 
-std::string directory_of_executable() {
+std::string own_executable() {
   char path[PATH_MAX];
   ssize_t n = readlink("/proc/self/exe", path, sizeof(path) - 1);
-  if (n <= 0) return ".";
+  if (n <= 0) return {};
   path[n] = '\0';
-  std::string s(path);
-  return s.substr(0, s.rfind('/'));
+  return path;
+}
+
+std::string directory_of_executable() {
+  const std::string self = own_executable();
+  return self.empty() ? "." : self.substr(0, self.rfind('/'));
 }
 
 // libcoex.so beside the launcher (the build tree), or where the install puts it relative to the
@@ -46,6 +56,22 @@ bool loader_ignores_layers(const std::string& app) {
                "with LD_PRELOAD instead\n",
                app.c_str(), loader.c_str());
   return true;
+}
+
+// The analysis process, started now for the app (kernel/analysis_process.h, start_for_exec): libclang
+// loads while the app starts, and the app's first launch that could be split waits less for the
+// analysis or not at all. Not where the library would start none (settings analysis_process,
+// disable), nor where this build of coex kept analyses: the run is then likely a later one, which
+// reads its programs' analyses and asks libclang nothing (exec/kept_analyses.h, analyses_kept).
+void start_analysis_process(const config::Settings& settings, const std::string& layer) {
+  if (settings.disable || !settings.analysis_process) return;
+  const std::string self = own_executable();
+  if (self.empty()) return;
+  const std::string kept = exec::kept_binaries_folder(settings.binary_cache, exec::history_path(settings));
+  exec::keep_analyses_in(kept, true, kernel::own_build_id(), kernel::file_build_id(layer));
+  if (exec::analyses_kept()) return;
+  const std::string socket = kernel::analysis_process::start_for_exec(self);
+  if (!socket.empty()) setenv(kernel::analysis_process::kInheritedVar, socket.c_str(), 1);
 }
 
 }  // namespace
@@ -80,7 +106,8 @@ int run_app(const Args& args) {
     if (name == "trace") setenv("COEX_TRACE", absolute_path(value).c_str(), 1);
   }
   const std::string& app = parsed.operands.front();
-  if (!checked_settings("coex run: " + app + " not started")) return 2;
+  const std::optional<config::LoadResult> loaded = checked_settings("coex run: " + app + " not started");
+  if (!loaded) return 2;
   std::string layer = find_layer();
   if (layer.empty()) {
     std::fprintf(stderr, "coex run: cannot find libcoex.so beside %s or in %s/%s\n", directory_of_executable().c_str(),
@@ -92,6 +119,7 @@ int run_app(const Args& args) {
   const char* existing = getenv(var);
   std::string value = existing && *existing ? layer + ":" + existing : layer;
   setenv(var, value.c_str(), 1);
+  start_analysis_process(loaded->settings, layer);
   std::vector<char*> argv;
   for (const std::string& word : parsed.operands) argv.push_back(const_cast<char*>(word.c_str()));
   argv.push_back(nullptr);

@@ -103,6 +103,8 @@ void Runtime::init(LoadMode mode, const cl_icd_dispatch& next) {
   }
   const std::string analyser = settings_.analysis_process ? kernel::analysis_process::find_executable() : "";
   if (!analyser.empty()) kernel::analysis_process::set_executable(analyser);
+  // The one `coex run` started for this process, if any: libclang may be loaded already.
+  kernel::analysis_process::adopt_inherited();
   // Keyed by this library's build and the analyser's (exec/kept_analyses.h): its file read only
   // where something is kept.
   const std::string kept = exec::kept_binaries_folder(settings_.binary_cache, exec::history_path(settings_));

@@ -519,7 +519,10 @@ bool analyse_traced(Services& services, model::ProgramRecord& program, int track
   if (auto* t = services.trace(); t && started) {
     nlohmann::json args = nlohmann::json::object();
     if (app_thread) args["app_thread"] = true;
-    if (program.analysis_done.load(std::memory_order_acquire) && program.analysis_kept) args["kept"] = true;
+    if (program.analysis_done.load(std::memory_order_acquire) && program.analysis_kept)
+      args["kept"] = true;
+    else if (kernel::analysis_process::started_by_launcher())
+      args["process_from"] = "coex run";  // libclang loaded while the app started
     t->record("analysis", "build", track, *started, std::chrono::steady_clock::now(),
               args.empty() ? nlohmann::json() : std::move(args));
   }

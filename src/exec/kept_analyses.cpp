@@ -56,8 +56,9 @@ std::optional<KeptBinaryKey> analysis_key(const std::string& build, const std::s
 
 }  // namespace
 
-void keep_analyses_in(const std::string& binaries_folder, bool analyser, const std::string& analyser_build) {
-  const std::string& library = this_build();
+void keep_analyses_in(const std::string& binaries_folder, bool analyser, const std::string& analyser_build,
+                      const std::optional<std::string>& library_build) {
+  const std::string& library = library_build ? *library_build : this_build();
   const bool known = !library.empty() && (!analyser || !analyser_build.empty());
   Keeping& k = keeping();
   std::lock_guard lock(k.mutex);

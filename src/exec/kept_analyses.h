@@ -24,8 +24,11 @@ namespace coex::exec {
 // Where analyses are kept: `analyses/<build>` in the folder of kept binaries (kept_binaries_folder),
 // where <build> is this library's build ID and, with `analyser` (the `coex` program whose analysis
 // process makes them, `analyser_build` its file's build ID), that one's too. Nothing is kept for ""
-// (the default), nor where either has no ID. Set once the settings are read.
-void keep_analyses_in(const std::string& binaries_folder, bool analyser, const std::string& analyser_build);
+// (the default), nor where either has no ID. Set once the settings are read. `library_build`: the
+// library's build ID where this process is not the library's (the `coex run` launcher asks
+// analyses_kept for the library it loads into the app); this code's own by default.
+void keep_analyses_in(const std::string& binaries_folder, bool analyser, const std::string& analyser_build,
+                      const std::optional<std::string>& library_build = std::nullopt);
 
 // Whether an analysis may be kept under the key set: made in this process where no analyser was
 // named, or by the analysis process whose hello gave the analyser's build ID (`served_build`).

@@ -7,12 +7,15 @@
 #include <signal.h>
 #include <spawn.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include <cerrno>
 #include <chrono>
 #include <cstdint>
+#include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <mutex>
 #include <new>
@@ -59,6 +62,7 @@ struct State {
   // read under way; no process is started nor analysis made after it.
   int live_fd = -1;
   bool exiting = false;
+  bool adopted = false;  // the process was started by `coex run` (adopt_inherited)
 };
 
 State& state() {
@@ -164,16 +168,17 @@ bool reaped(pid_t pid) {
   }
 }
 
-bool spawn_locked(State& s) {
+// Starts `executable`'s analysis process; the other end of its socket (close-on-exec), or -1.
+int spawn_served(const std::string& executable_path) {
   int ends[2];
-  if (::socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, ends) != 0) return false;
+  if (::socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, ends) != 0) return -1;
   // The child's end moves to kServedFd in the child; kept above it here, so that dup2 always copies it
   // (a dup2 onto itself would leave FD_CLOEXEC set and close it at exec).
   int child_end = ::fcntl(ends[1], F_DUPFD_CLOEXEC, kServedFd + 1);
   ::close(ends[1]);
   if (child_end < 0) {
     ::close(ends[0]);
-    return false;
+    return -1;
   }
   posix_spawn_file_actions_t actions;
   posix_spawn_file_actions_init(&actions);
@@ -193,7 +198,7 @@ bool spawn_locked(State& s) {
   posix_spawnattr_setsigmask(&attributes, &none);
   posix_spawnattr_setsigdefault(&attributes, &defaults);
   posix_spawnattr_setflags(&attributes, POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF);
-  std::string executable = s.executable;
+  std::string executable = executable_path;
   std::string command = kCommand;
   std::vector<char*> argv{executable.data(), command.data(), nullptr};
   std::vector<std::string> env = child_environment();
@@ -208,9 +213,14 @@ bool spawn_locked(State& s) {
   if (err != 0 || !reaped(pid)) {
     if (err == 0 && ::kill(pid, SIGKILL) == 0) ::waitpid(pid, nullptr, 0);  // not reaped yet: still ours
     ::close(ends[0]);
-    return false;
+    return -1;
   }
-  s.fd = ends[0];
+  return ends[0];
+}
+
+// Takes `fd`, the socket of an analysis process that has not said hello yet, as this process's.
+void use_socket_locked(State& s, int fd) {
+  s.fd = fd;
   {
     std::lock_guard status(s.status_mutex);
     s.live_fd = s.fd;
@@ -220,6 +230,12 @@ bool spawn_locked(State& s) {
   }
   s.hello_read = false;
   ++s.starts;
+}
+
+bool spawn_locked(State& s) {
+  const int fd = spawn_served(s.executable);
+  if (fd < 0) return false;
+  use_socket_locked(s, fd);
   return true;
 }
 
@@ -233,13 +249,18 @@ void forget_in_forked_child() {
   s.live_fd = -1;
   s.starts = 0;
   s.started = false;
+  s.adopted = false;
+}
+
+void forget_in_forked_children() {
+  static std::once_flag at_fork;
+  std::call_once(at_fork, [] { ::pthread_atfork(nullptr, nullptr, forget_in_forked_child); });
 }
 
 bool start_locked(State& s) {
   if (s.fd >= 0) return true;
   if (s.executable.empty() || s.start_failed || s.starts >= kMostStarts || exiting(s)) return false;
-  static std::once_flag at_fork;
-  std::call_once(at_fork, [] { ::pthread_atfork(nullptr, nullptr, forget_in_forked_child); });
+  forget_in_forked_children();
   const bool spawned = spawn_locked(s);
   std::lock_guard status(s.status_mutex);
   if (spawned) s.started = true;
@@ -309,6 +330,51 @@ void set_executable(const std::string& path) {
   s.start_failed = false;  // written with both locks held: libclang_status reads it under status_mutex
   s.started = false;
   s.said = false;
+  s.adopted = false;
+}
+
+std::string start_for_exec(const std::string& executable) {
+  const int fd = spawn_served(executable);
+  struct stat socket {};
+  if (fd < 0 || ::fstat(fd, &socket) != 0 || ::fcntl(fd, F_SETFD, 0) != 0) {
+    if (fd >= 0) ::close(fd);
+    return {};
+  }
+  return std::to_string(fd) + ":" + std::to_string(uint64_t(socket.st_ino)) + ":" + std::to_string(::getpid());
+}
+
+bool adopt_inherited() {
+  const char* value = std::getenv(kInheritedVar);
+  int fd = -1;
+  unsigned long long inode = 0;
+  long pid = 0;
+  char end = 0;
+  if (!value || std::sscanf(value, "%d:%llu:%ld%c", &fd, &inode, &pid, &end) != 3 || fd < 0) return false;
+  // Only the socket the launcher made: the app may have closed that descriptor and opened another.
+  struct stat socket {};
+  if (::fstat(fd, &socket) != 0 || !S_ISSOCK(socket.st_mode) || uint64_t(socket.st_ino) != inode) return false;
+  State& s = state();
+  std::lock_guard lock(s.mutex);
+  // Another process than the one `coex run` started (a child of a shell script it ran) inherited it:
+  // closed here, so that the analysis process ends with the processes that hold it. Closed as well
+  // where no analysis process is wanted, or one runs already.
+  if (pid != long(::getpid()) || s.executable.empty() || s.fd >= 0 || exiting(s)) {
+    ::close(fd);
+    return false;
+  }
+  ::fcntl(fd, F_SETFD, FD_CLOEXEC);
+  forget_in_forked_children();
+  use_socket_locked(s, fd);
+  std::lock_guard status(s.status_mutex);
+  s.started = true;
+  s.adopted = true;
+  return true;
+}
+
+bool started_by_launcher() {
+  State& s = state();
+  std::lock_guard status(s.status_mutex);
+  return s.adopted;
 }
 
 bool start() {

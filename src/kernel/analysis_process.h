@@ -28,6 +28,21 @@ void set_executable(const std::string& path);
 // Starts the analysis process, once per process (later calls return whether it runs); it begins by
 // loading libclang. False when no executable was set or it could not start.
 bool start();
+// `coex run`'s head start (docs/kernel-analysis.md, "Started by coex run"): the launcher starts the
+// analysis process just before it execs the app, so that libclang loads while the app starts (the app
+// loads its driver and sets it up: 100 ms or more), not from its clCreateContext on.
+// start_for_exec starts it with `executable` and leaves the other end of its socket open across exec;
+// it returns what kInheritedVar is to say ("" when it could not start).
+std::string start_for_exec(const std::string& executable);
+// The library's side, after set_executable: takes that socket as this process's analysis process,
+// where kInheritedVar names it (descriptor, inode, and the process it was started for: this one).
+// Inherited by another process (a child of a script `coex run` ran), or where no analysis process is
+// wanted (no executable set), it is closed: the analysis process ends when no process holds it.
+bool adopt_inherited();
+inline constexpr const char* kInheritedVar = "COEX_ANALYSIS_SOCKET";
+// Whether this process's analysis process was started by `coex run` (adopted; the trace says so).
+bool started_by_launcher();
+
 // What the analysis process said of libclang, waiting for it to say (it loads it first; an analysis
 // under way is waited for too): true when loaded. nullopt when no analysis process runs: ask
 // libclang::load. For tests: the app's paths ask libclang_status, which never waits.

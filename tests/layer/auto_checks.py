@@ -220,6 +220,35 @@ class AutoChecks(layer_checks.Checks):
                                   key=lambda e: e["ts"])
             expect(launches and launches[0]["args"].get("split"), "%s: first launch %s" % (tag, launches[:1]))
 
+    def check_analysis_process_from_run(self):
+        # `coex run` starts the analysis process before it execs the app (docs/kernel-analysis.md,
+        # "Started by coex run"): libclang loads while the app starts. Here any analysis process loads
+        # it three seconds late (COEX_FAULT=slow_libclang), and the app starts four seconds after the
+        # launcher, from a shell that sleeps and then execs it (the same process): its first launch
+        # is split, from the analysis made by the process `coex run` started; one started at the
+        # app's clCreateContext would still be loading libclang when auto_analysis_wait (1 s) ends.
+        # Run as a child of that shell (another process), the app does not take that process: its
+        # own is three seconds late, and the first launch runs on home (`preparing`). Both outputs
+        # are the bare one.
+        app = os.path.join(self.build, "tests", "apps", "vector_add")
+        rc, bare, _ = run([app])
+        expect(rc == 0, "vector_add fails bare")
+        env = {"COEX_POLICY": "auto", "COEX_AUTO_ANALYSIS_WAIT": "1", "COEX_FAULT": "slow_libclang"}
+        for tag, script, not_split in (("from-run", 'sleep 4; exec "$0"', None),
+                                       ("from-run-child", 'sleep 4; "$0"; exit $?', "preparing")):
+            trace = os.path.join(self.tmp, "%s-trace.json" % tag)
+            rc, out, err = run([self.coex, "run", "--trace", trace, "sh", "-c", script, app],
+                               dict(env, COEX_CACHE=os.path.join(self.tmp, tag + ".json")))
+            expect(rc == 0 and out == bare, "%s: exit %d, output:\n%s\nstderr:\n%s" % (tag, rc, out, err))
+            with open(trace) as f:
+                events = [e for e in json.load(f)["traceEvents"] if e.get("ph") == "X"]
+            launches = sorted((e for e in events if e.get("cat") == "launch"), key=lambda e: e["ts"])
+            expect(launches, "%s: no launch in the trace" % tag)
+            expect_first_launch(launches[0]["args"], not_split, "%s:" % tag)
+            analyses = [e for e in events if e.get("name") == "analysis"]
+            from_run = [e for e in analyses if e.get("args", {}).get("process_from") == "coex run"]
+            expect(bool(from_run) == (not_split is None), "%s: analysis slices %s" % (tag, analyses))
+
     def check_home_build_wait(self):
         # group_reduce's kernels read get_group_id: a split needs coex's rewritten program, whose
         # build on home starts as the app's clBuildProgram returns. Its first launch waits for that

@@ -2,7 +2,10 @@
 // (kernel/analysis_codec.h): over the corpus (tests/unit/kernels), what comes back is what the
 // analysis in this process makes, footprints included; a process that ends mid-analysis leaves the
 // program unanalysed, and one that cannot start leaves the analysis to this process.
+#include <fcntl.h>
 #include <gtest/gtest.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <atomic>
@@ -226,6 +229,57 @@ TEST_F(AnalysisProcess, OneThatCannotStartLeavesTheAnalysisHere) {
   EXPECT_FALSE(analysis_process::analyze("__kernel void k(__global int* a) { a[0] = 1; }", ""));
   analysis_process::set_executable(std::filesystem::temp_directory_path() / "coex-no-such-program");
   EXPECT_FALSE(analysis_process::start());
+}
+
+// `coex run`'s head start (analysis_process::start_for_exec): the process the launcher started is
+// this process's where kInheritedVar names its socket and this process, and answers as one started
+// here does; the variable is what a process exec'd by the launcher finds.
+TEST_F(AnalysisProcess, TakesTheOneStartedForThisProcess) {
+  ASSERT_TRUE(libclang::load());
+  const std::string inherited = analysis_process::start_for_exec(COEX_LAUNCHER);
+  ASSERT_FALSE(inherited.empty());
+  const int fd = std::stoi(inherited);
+  EXPECT_EQ(::fcntl(fd, F_GETFD) & FD_CLOEXEC, 0) << "the socket must stay open across exec";
+  ::setenv(analysis_process::kInheritedVar, inherited.c_str(), 1);
+  analysis_process::set_executable(COEX_LAUNCHER);
+  EXPECT_TRUE(analysis_process::adopt_inherited());
+  ::unsetenv(analysis_process::kInheritedVar);
+  EXPECT_TRUE(analysis_process::started_by_launcher());
+  EXPECT_NE(::fcntl(fd, F_GETFD) & FD_CLOEXEC, 0) << "taken, it is not handed to the app's own children";
+  const std::string source = "__kernel void k(__global int* a) { a[get_global_id(0)] = 1; }";
+  std::optional<ProgramInfo> there = analysis_process::analyze(source, "");
+  ASSERT_TRUE(there);
+  expect_same_analysis(*there, analyze_program(source, ""), source, "from the launcher");
+}
+
+// Inherited by another process than the one it was started for (a child of a script `coex run`
+// ran), the socket is closed there and not taken; a descriptor that is not that socket (the app
+// closed it and opened another) is left alone; without an executable set, it is closed.
+TEST_F(AnalysisProcess, TakesNoOtherProcessesOne) {
+  analysis_process::set_executable(COEX_LAUNCHER);
+  int ends[2];
+  ASSERT_EQ(::socketpair(AF_UNIX, SOCK_STREAM, 0, ends), 0);
+  struct stat socket {};
+  ASSERT_EQ(::fstat(ends[0], &socket), 0);
+  const std::string inode = std::to_string(uint64_t(socket.st_ino));
+  auto inherited = [&](int fd, const std::string& ino, long pid) {
+    ::setenv(analysis_process::kInheritedVar, (std::to_string(fd) + ":" + ino + ":" + std::to_string(pid)).c_str(), 1);
+    const bool taken = analysis_process::adopt_inherited();
+    ::unsetenv(analysis_process::kInheritedVar);
+    return taken;
+  };
+  EXPECT_FALSE(inherited(ends[1], inode, long(::getpid())));  // another socket than the one named
+  EXPECT_EQ(::fcntl(ends[1], F_GETFD), 0) << "a descriptor not named is left open";
+  EXPECT_FALSE(inherited(ends[0], inode, long(::getpid()) + 1));
+  EXPECT_EQ(::fcntl(ends[0], F_GETFD), -1) << "inherited by another process: closed";
+  EXPECT_FALSE(analysis_process::started_by_launcher());
+  ::close(ends[1]);
+  ASSERT_EQ(::socketpair(AF_UNIX, SOCK_STREAM, 0, ends), 0);
+  ASSERT_EQ(::fstat(ends[0], &socket), 0);
+  analysis_process::set_executable("");
+  EXPECT_FALSE(inherited(ends[0], std::to_string(uint64_t(socket.st_ino)), long(::getpid())));
+  EXPECT_EQ(::fcntl(ends[0], F_GETFD), -1) << "no analysis process wanted: closed";
+  ::close(ends[1]);
 }
 
 }  // namespace
