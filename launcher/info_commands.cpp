@@ -9,6 +9,7 @@
 #include "config/fault_spec.h"
 #include "config/settings.h"
 #include "kernel/analysis_process.h"
+#include "kernel/libclang_api.h"
 #include "sched/sim_doc_tables.h"
 #include "sched/simulator.h"
 
@@ -58,11 +59,14 @@ int serve_analyses(const Args& args) {
                  kernel::analysis_process::kCommand);
     return 2;
   }
-  // COEX_FAULT=slow_libclang (a testing aid): a slow start, libclang loaded three seconds late. From
-  // the environment the app's process handed down (a config file's fault is the app's alone).
+  // COEX_FAULT=slow_libclang (a testing aid): a slow start, libclang loaded three seconds late;
+  // no_libclang: none loaded. From the environment the app's process handed down (a config file's
+  // fault is the app's alone).
   const char* fault = std::getenv("COEX_FAULT");
   const auto spec = config::parse_fault_spec(fault ? fault : "", nullptr);
   const bool slow = spec && spec->kind == config::FaultSpec::Kind::SlowLibclang;
+  if (spec && spec->kind == config::FaultSpec::Kind::NoLibclang)
+    kernel::libclang::refuse_loads(kernel::libclang::kRefusedByFault);
   _exit(kernel::analysis_process::detach_and_serve(std::chrono::milliseconds(slow ? 3000 : 0)));
 }
 

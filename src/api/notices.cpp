@@ -6,7 +6,7 @@
 
 #include "config/settings.h"
 #include "devices/device_set.h"
-#include "kernel/libclang_api.h"
+#include "exec/program_analysis.h"
 #include "report/report.h"
 
 namespace coex::api {
@@ -16,9 +16,7 @@ std::string device_label(const devices::Device& device) {
   return "d" + std::to_string(device.index) + " " + device.name;
 }
 
-std::string selector_text(const config::Settings& settings) {
-  return "COEX_DEVICES \"" + settings.devices + "\"";
-}
+std::string selector_text(const config::Settings& settings) { return "COEX_DEVICES \"" + settings.devices + "\""; }
 
 }  // namespace
 
@@ -53,15 +51,15 @@ std::string start_notice(const devices::DeviceSet& devices, int home, const conf
     return "coex: " + selector_text(settings) + " leaves out the app's device (" + device_label(app_device) +
            "): launches are not split; add its index, e.g. COEX_DEVICES=\"" + with_home + "\" (" + listing + ")";
   }
-  if (!why_no_analysis.empty()) return kernel::libclang::missing_notice(why_no_analysis);
+  if (!why_no_analysis.empty()) return exec::missing_libclang_notice(why_no_analysis);
   splits = true;
   std::string names;
   for (int index : selected) {
     names += (names.empty() ? "" : ", ") + device_label(all[size_t(index)]);
     if (index == home) names += " (home)";
   }
-  return "coex: splitting launches across " + std::to_string(selected.size()) + " devices (policy " +
-         settings.policy + "): " + names;
+  return "coex: splitting launches across " + std::to_string(selected.size()) + " devices (policy " + settings.policy +
+         "): " + names;
 }
 
 namespace {

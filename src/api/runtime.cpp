@@ -13,6 +13,7 @@
 #include "api/libopencl_table.h"
 #include "api/notices.h"
 #include "api/signal_reports.h"
+#include "config/fault_spec.h"
 #include "devices/device_set.h"
 #include "exec/executor.h"
 #include "exec/exit_guard.h"
@@ -101,6 +102,10 @@ void Runtime::init(LoadMode mode, const cl_icd_dispatch& next) {
     spdlog::info("COEX_DISABLE is set: pure pass-through");
     return;
   }
+  // COEX_FAULT=no_libclang: the analysis process reads it from the environment it inherits.
+  if (const auto fault = config::parse_fault_spec(settings_.fault, nullptr);
+      fault && fault->kind == config::FaultSpec::Kind::NoLibclang)
+    kernel::libclang::refuse_loads(kernel::libclang::kRefusedByFault);
   const std::string analyser = settings_.analysis_process ? kernel::analysis_process::find_executable() : "";
   if (!analyser.empty()) kernel::analysis_process::set_executable(analyser);
   // The one `coex run` started for this process, if any: libclang may be loaded already.

@@ -9,8 +9,8 @@ namespace coex::config {
 const char* const kFaultGrammar =
     "empty, fail:<device index>, stall:<device index>, stall_upload:<device index>, late_start:<device index>, "
     "throw_late:<device index>, build:<device index>, slow_build:<device index>, hung_upload:<device index>, "
-    "merge_write:<device index>, slow_analysis or slow_libclang; fail, stall, stall_upload, hung_upload, late_start "
-    "and throw_late take an optional @<n>: from the device's n-th sub-launch on";
+    "merge_write:<device index>, slow_analysis, slow_libclang or no_libclang; fail, stall, stall_upload, hung_upload, "
+    "late_start and throw_late take an optional @<n>: from the device's n-th sub-launch on";
 
 std::optional<FaultSpec> parse_fault_spec(const std::string& text, std::string* error) {
   const std::string spec = trim(text);
@@ -19,12 +19,14 @@ std::optional<FaultSpec> parse_fault_spec(const std::string& text, std::string* 
   const size_t colon = spec.find(':');
   const std::string kind = to_lower(trim(spec.substr(0, colon)));
   std::string index = colon == std::string::npos ? "" : trim(spec.substr(colon + 1));
-  if (kind == "slow_analysis" || kind == "slow_libclang") {  // not a device's: the analyses'
+  if (kind == "slow_analysis" || kind == "slow_libclang" || kind == "no_libclang") {  // the analyses'
     if (colon != std::string::npos) {
       if (error) *error = kind + " takes no device index";
       return std::nullopt;
     }
-    fault.kind = kind == "slow_analysis" ? FaultSpec::Kind::SlowAnalysis : FaultSpec::Kind::SlowLibclang;
+    fault.kind = kind == "slow_analysis"   ? FaultSpec::Kind::SlowAnalysis
+                 : kind == "slow_libclang" ? FaultSpec::Kind::SlowLibclang
+                                           : FaultSpec::Kind::NoLibclang;
     return fault;
   }
   std::string from;
@@ -62,7 +64,7 @@ std::optional<FaultSpec> parse_fault_spec(const std::string& text, std::string* 
     if (error)
       *error =
           "the fault kind must be fail, stall, stall_upload, hung_upload, late_start, throw_late, build, "
-          "slow_build, merge_write, slow_analysis or slow_libclang";
+          "slow_build, merge_write, slow_analysis, slow_libclang or no_libclang";
     return std::nullopt;
   }
   bool digits = !index.empty() && index.size() <= 6;

@@ -15,10 +15,11 @@
 // begin a second late (a device still building when launches come); "slow_analysis" (no index) makes
 // each program's analysis begin a second after its first launch that waits for it (launches that come
 // meanwhile); "slow_libclang" (no index) makes the analysis process load libclang three seconds late
-// (a slow start: analyses asked for meanwhile wait for it); "merge_write:<index>" makes a merge that writes home at
-// once (an app write queued behind the launch) fail to write home what that device changed, as a driver error would.
-// "fail:<index>@<n>" and "stall:<index>@<n>": from the device's n-th sub-launch on (the earlier ones leave results on
-// the device, resident_results.h); "throw_late" takes "@<n>" too. Empty: no fault.
+// (a slow start: analyses asked for meanwhile wait for it); "no_libclang" (no index) makes every load of
+// libclang fail, in the analysis process and in the app's (a machine without it); "merge_write:<index>" makes a merge
+// that writes home at once (an app write queued behind the launch) fail to write home what that device changed, as a
+// driver error would. "fail:<index>@<n>" and "stall:<index>@<n>": from the device's n-th sub-launch on (the earlier
+// ones leave results on the device, resident_results.h); "throw_late" takes "@<n>" too. Empty: no fault.
 #pragma once
 
 #include <cstdint>
@@ -34,7 +35,8 @@ struct FaultSpec {
   // Build: coex's build
   // of the program for that device fails; SlowBuild: it begins a second late; SlowAnalysis: the
   // analysis of each program begins a second late; SlowLibclang: the analysis process loads libclang
-  // three seconds late; MergeWrite: a merge's write home of what the device changed fails.
+  // three seconds late; NoLibclang: no load of libclang succeeds; MergeWrite: a merge's write home of what the device
+  // changed fails.
   enum class Kind {
     None,
     Fail,
@@ -47,10 +49,11 @@ struct FaultSpec {
     SlowBuild,
     SlowAnalysis,
     SlowLibclang,
+    NoLibclang,
     MergeWrite
   };
   Kind kind = Kind::None;
-  int64_t device = -1;           // coex device index; -1 with Kind::None, SlowAnalysis and SlowLibclang
+  int64_t device = -1;           // coex device index; -1 with Kind::None and the analyses' kinds
   uint64_t from_sub_launch = 1;  // the first of the device's sub-launches that the fault hits
 };
 

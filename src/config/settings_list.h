@@ -313,7 +313,8 @@ COEX_SETTING(Grammar, fault, "", (kFaultGrammar, &check_fault_spec),
              "behind the launch) fail to write home what that device changed, `slow_analysis` each program's "
              "analysis begin a second after its first launch that "
              "waits for it (ten seconds late where none does), `slow_libclang` the analysis process load "
-             "libclang three seconds late (read from the environment it inherits), so that error paths "
+             "libclang three seconds late (read from the environment it inherits), `no_libclang` every load of "
+             "libclang fail (in the analysis process and the app's: a machine without it), so that error paths "
              "can be tested on real drivers. A stalled device that is not the home device is taken over "
              "and left out. Empty in normal use.")
 

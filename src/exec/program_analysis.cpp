@@ -58,7 +58,7 @@ kernel::ProgramInfo analysis_of(const std::string& source, const std::string& op
       here ? kernel::libclang::load(&why_no_libclang) : libclang_known(&why_no_libclang);
   if (!libclang.value_or(true) && kernel::libclang::claim_missing_notice() &&
       spdlog::default_logger()->should_log(spdlog::level::warn))
-    std::fprintf(stderr, "%s\n", kernel::libclang::missing_notice(why_no_libclang, analyses_read()).c_str());
+    std::fprintf(stderr, "%s\n", missing_libclang_notice(why_no_libclang).c_str());
   return info;
 }
 
@@ -120,6 +120,10 @@ std::optional<bool> libclang_known(std::string* why_not) {
       break;
   }
   return kernel::libclang::loaded_without_waiting(why_not);
+}
+
+std::string missing_libclang_notice(const std::string& why) {
+  return kernel::libclang::missing_notice(why, analyses_read() || analyses_kept());
 }
 
 bool analyse_program(model::ProgramRecord& program, const std::function<void()>& before_parse) {

@@ -24,6 +24,11 @@ const kernel::KernelInfo* analysed_kernel(model::ProgramRecord& program, const s
 // launch's notice asks this: it must not wait for an analysis under way.
 std::optional<bool> libclang_known(std::string* why_not);
 
+// The line that says no kernel can be analysed (`why`: libclang's load failed so). Where this build of
+// coex kept analyses, or this run read one (exec/kept_analyses.h), it says that only programs an earlier
+// run analysed are split: a program whose analysis is read later in the run is split all the same.
+std::string missing_libclang_notice(const std::string& why);
+
 // Whether the analysis has run (without waiting for one under way, as analysed_kernel would).
 bool analysis_ready(const model::ProgramRecord& program);
 

@@ -21,6 +21,7 @@ namespace {
 
 std::mutex g_mutex;
 std::string g_preferred;
+std::string g_refused;  // refuse_loads's reason: every load fails with it
 bool g_tried = false;
 bool g_loaded = false;
 std::string g_failure;
@@ -120,12 +121,17 @@ void set_preferred_path(const std::string& path) {
   g_preferred = path;
 }
 
+void refuse_loads(const std::string& why) {
+  std::lock_guard lock(g_mutex);
+  g_refused = why;
+}
+
 bool load(std::string* why_not) {
   std::lock_guard lock(g_mutex);
   if (!g_tried) {
     g_tried = true;
     std::string tried;
-    for (const std::string& name : candidates()) {
+    for (const std::string& name : g_refused.empty() ? candidates() : std::vector<std::string>{}) {
       void* handle = open_library(name);
       if (!handle) continue;
       std::string missing;
@@ -139,7 +145,8 @@ bool load(std::string* why_not) {
       tried += " " + name + " (no " + missing + ")";
       dlclose(handle);
     }
-    if (!g_loaded) g_failure = "no usable libclang (libclang-N.so.1, N >= 14) found" + tried;
+    if (!g_loaded)
+      g_failure = g_refused.empty() ? "no usable libclang (libclang-N.so.1, N >= 14) found" + tried : g_refused;
   }
   if (!g_loaded && why_not) *why_not = g_failure;
   return g_loaded;

@@ -66,6 +66,10 @@ std::string missing_notice(const std::string& why, bool some_kept = false);
 bool claim_missing_notice();
 // A path tried first (a setting may point at a libclang of its own); before the first load().
 void set_preferred_path(const std::string& path);
+// Every load() from now on fails with `why` (COEX_FAULT=no_libclang: a machine without libclang),
+// when it is tried, as on such a machine; before the first load().
+void refuse_loads(const std::string& why);
+inline constexpr const char* kRefusedByFault = "no libclang loaded: COEX_FAULT=no_libclang, a testing aid";
 // "clang version 16.0.6 ..." of the loaded library; "" before load() succeeded.
 std::string version();
 // Runs work (which must not throw) on coex's parser thread, which has an 8 MiB stack, and waits

@@ -51,6 +51,46 @@ class ReportChecks(layer_checks.Checks):
         lines, err = self.notice_lines({**UNSPLIT, "COEX_LOG": "off"})
         expect(not lines, "COEX_LOG=off did not silence the notices:\n" + err)
 
+    def check_no_libclang(self):
+        # Where libclang cannot be loaded (COEX_FAULT=no_libclang: every load fails, in the analysis
+        # process and in the app's) no program can be analysed: one line says so and why, each launch
+        # runs whole on home (`unanalysable`) and the output is the bare one, whether the analysis runs
+        # in a process of its own or in the app's (analysis_process false). Where an earlier run kept
+        # one of the two programs' analyses (docs/kernel-analysis.md, "Kept analyses": the second
+        # program's build options differ), the line says that only programs an earlier run analysed
+        # are split, and that program's launch is split.
+        app = os.path.join(self.build, "tests", "layer", "two_programs")
+        def under_coex(tag, env):
+            factor = env.pop("factor", "3")
+            rc, bare, _ = run([app, factor])
+            expect(rc == 0, "two_programs fails bare")
+            report = os.path.join(self.tmp, "%s.report.json" % tag)
+            rc, out, err = run([app, factor],
+                               dict(env, COEX_REPORT=report, COEX_CACHE=os.path.join(self.tmp, tag + ".json")),
+                               self.layer)
+            expect(rc == 0 and out == bare, "%s: exit %d, output:\n%s\nstderr:\n%s" % (tag, rc, out, err))
+            lines = [l for l in err.splitlines() if "no kernel can be analysed" in l]
+            with open(report) as f:
+                kernels = {k["name"]: k for k in json.load(f)["kernels"]}
+            return lines, kernels, err
+
+        for in_process in ("false", "true"):
+            tag = "no-libclang-%s" % ("in-app" if in_process == "false" else "process")
+            lines, kernels, err = under_coex(tag, {"COEX_FAULT": "no_libclang", "COEX_ANALYSIS_PROCESS": in_process})
+            expect(len(lines) == 1 and "so nothing is split (" in lines[0] and "COEX_FAULT=no_libclang" in lines[0],
+                   "%s: expected one line saying nothing is split, and why; stderr:\n%s" % (tag, err))
+            for name in ("offset_by_index", "times_factor"):
+                expect(kernels.get(name, {}).get("not_split") == {"unanalysable": 1},
+                       "%s: %s: %s" % (tag, name, kernels.get(name)))
+        kept = os.path.join(self.tmp, "no-libclang-kept")
+        under_coex("no-libclang-keeps", {"COEX_BINARY_CACHE": kept, "factor": "2"})
+        lines, kernels, err = under_coex("no-libclang-kept", {"COEX_FAULT": "no_libclang", "COEX_BINARY_CACHE": kept})
+        expect(len(lines) == 1 and "so only programs an earlier run analysed are split (" in lines[0],
+               "with one program's analysis kept: stderr:\n%s" % err)
+        expect(kernels.get("offset_by_index", {}).get("split_launches") == 1, "the kept program: %s" % kernels.get("offset_by_index"))
+        expect(kernels.get("times_factor", {}).get("not_split") == {"unanalysable": 1},
+               "the program not kept: %s" % kernels.get("times_factor"))
+
     def check_report_per_process(self):
         # %p in the report and trace paths is the process id: two processes of one command line keep two
         # reports (without it, the second replaced the first).

@@ -230,12 +230,14 @@ TEST(Settings, BadFaultSpec) {
   EXPECT_FALSE(load({{"COEX_FAULT", "slow_analysis:0"}}).errors.empty());  // every program's, not a device's
   EXPECT_TRUE(load({{"COEX_FAULT", "slow_libclang"}}).errors.empty());
   EXPECT_FALSE(load({{"COEX_FAULT", "slow_libclang:1"}}).errors.empty());
+  EXPECT_TRUE(load({{"COEX_FAULT", "no_libclang"}}).errors.empty());
+  EXPECT_FALSE(load({{"COEX_FAULT", "no_libclang:0"}}).errors.empty());
   const LoadResult result = load({{"COEX_FAULT", "crash:1"}});
   ASSERT_EQ(result.errors.size(), 1u);
   EXPECT_NE(result.errors[0].find("is not empty, fail:<device index>, stall:<device index>, stall_upload:<device "
                                   "index>, late_start:<device index>, throw_late:<device index>, build:<device "
                                   "index>, slow_build:<device index>, hung_upload:<device index>, merge_write:<device "
-                                  "index>, slow_analysis or slow_libclang"),
+                                  "index>, slow_analysis, slow_libclang or no_libclang"),
             std::string::npos)
       << result.errors[0];
 }
