@@ -63,8 +63,10 @@ bool loader_ignores_layers(const std::string& app) {
 // analysis or not at all. Not where the library would start none (settings analysis_process,
 // disable), nor where this build of coex kept analyses: the run is then likely a later one, which
 // reads its programs' analyses and asks libclang nothing (exec/kept_analyses.h, analyses_kept).
+// Not on a machine of one core either: the load (70 ms and more) would hold up the app's start there, and
+// the app may use one device (nothing to analyse), which the launcher cannot know.
 void start_analysis_process(const config::Settings& settings, const std::string& layer) {
-  if (settings.disable || !settings.analysis_process) return;
+  if (settings.disable || !settings.analysis_process || sysconf(_SC_NPROCESSORS_ONLN) < 2) return;
   const std::string self = own_executable();
   if (self.empty()) return;
   const std::string kept = exec::kept_binaries_folder(settings.binary_cache, exec::history_path(settings));
