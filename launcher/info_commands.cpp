@@ -55,7 +55,7 @@ int simulate(const Args& args) {
 // print into the app's stderr.
 int serve_analyses(const Args& args) {
   if (!args.empty()) {
-    std::fprintf(stderr, "coex %s: started by libcoex.so only; it takes no arguments\n",
+    std::fprintf(stderr, "coex %s: started by libcoex.so and coex run only; it takes no arguments\n",
                  kernel::analysis_process::kCommand);
     return 2;
   }

@@ -1,4 +1,5 @@
 #include <limits.h>
+#include <sched.h>
 #include <stdlib.h>
 #include <unistd.h>
 
@@ -63,17 +64,24 @@ bool loader_ignores_layers(const std::string& app) {
 // analysis or not at all. Not where the library would start none (settings analysis_process,
 // disable), nor where this build of coex kept analyses: the run is then likely a later one, which
 // reads its programs' analyses and asks libclang nothing (exec/kept_analyses.h, analyses_kept).
-// Not on a machine of one core either: the load (70 ms and more) would hold up the app's start there, and
+// Not where the process may run on one core either: the load (15 ms from cached files, 170 ms from the
+// disk, on the development machine: docs/kernel-analysis.md) would hold up the app's start there, and
 // the app may use one device (nothing to analyse), which the launcher cannot know.
 void start_analysis_process(const config::Settings& settings, const std::string& layer) {
-  if (settings.disable || !settings.analysis_process || sysconf(_SC_NPROCESSORS_ONLN) < 2) return;
+  cpu_set_t cores;
+  CPU_ZERO(&cores);
+  const bool one_core = sched_getaffinity(0, sizeof cores, &cores) == 0 && CPU_COUNT(&cores) < 2;
+  if (settings.disable || !settings.analysis_process || one_core) return;
   const std::string self = own_executable();
   if (self.empty()) return;
   const std::string kept = exec::kept_binaries_folder(settings.binary_cache, exec::history_path(settings));
   exec::keep_analyses_in(kept, true, kernel::own_build_id(), kernel::file_build_id(layer));
   if (exec::analyses_kept()) return;
   const std::string socket = kernel::analysis_process::start_for_exec(self);
-  if (!socket.empty()) setenv(kernel::analysis_process::kInheritedVar, socket.c_str(), 1);
+  if (!socket.empty())
+    setenv(kernel::analysis_process::kInheritedVar, socket.c_str(), 1);
+  else
+    unsetenv(kernel::analysis_process::kInheritedVar);  // one this launcher inherited is closed
 }
 
 }  // namespace

@@ -97,8 +97,13 @@ void Runtime::init(LoadMode mode, const cl_icd_dispatch& next) {
   report_ = std::make_unique<report::ReportRecorder>();
   report_->set_mode(mode == LoadMode::Layer ? "layer" : "preload");
   report_->set_policy(settings_.policy);
-  if (!loaded.errors.empty()) return;
+  // Off, coex closes the analysis process `coex run` may have started for it (no executable is set).
+  if (!loaded.errors.empty()) {
+    kernel::analysis_process::adopt_inherited();
+    return;
+  }
   if (settings_.disable) {
+    kernel::analysis_process::adopt_inherited();
     spdlog::info("COEX_DISABLE is set: pure pass-through");
     return;
   }

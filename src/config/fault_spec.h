@@ -16,7 +16,8 @@
 // each program's analysis begin a second after its first launch that waits for it (launches that come
 // meanwhile); "slow_libclang" (no index) makes the analysis process load libclang three seconds late
 // (a slow start: analyses asked for meanwhile wait for it); "no_libclang" (no index) makes every load of
-// libclang fail, in the analysis process and in the app's (a machine without it); "merge_write:<index>" makes a merge
+// libclang fail (a machine without it), in the app's process and, where COEX_FAULT says so, in the analysis
+// process (it reads the environment only); "merge_write:<index>" makes a merge
 // that writes home at once (an app write queued behind the launch) fail to write home what that device changed, as a
 // driver error would. "fail:<index>@<n>" and "stall:<index>@<n>": from the device's n-th sub-launch on (the earlier
 // ones leave results on the device, resident_results.h); "throw_late" takes "@<n>" too. Empty: no fault.

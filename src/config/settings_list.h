@@ -314,7 +314,8 @@ COEX_SETTING(Grammar, fault, "", (kFaultGrammar, &check_fault_spec),
              "analysis begin a second after its first launch that "
              "waits for it (ten seconds late where none does), `slow_libclang` the analysis process load "
              "libclang three seconds late (read from the environment it inherits), `no_libclang` every load of "
-             "libclang fail (in the analysis process and the app's: a machine without it), so that error paths "
+             "libclang fail (in the app's process, and in the analysis process where the environment says so), "
+             "so that error paths "
              "can be tested on real drivers. A stalled device that is not the home device is taken over "
              "and left out. Empty in normal use.")
 

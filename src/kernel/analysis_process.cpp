@@ -8,13 +8,15 @@
 #include <spawn.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <cctype>
 #include <cerrno>
 #include <chrono>
+#include <climits>
 #include <cstdint>
-#include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <mutex>
@@ -169,7 +171,8 @@ bool reaped(pid_t pid) {
 }
 
 // Starts `executable`'s analysis process; the other end of its socket (close-on-exec), or -1.
-int spawn_served(const std::string& executable_path) {
+// `extra_env`: entries added to the app's environment there.
+int spawn_served(const std::string& executable_path, const std::vector<std::string>& extra_env = {}) {
   int ends[2];
   if (::socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, ends) != 0) return -1;
   // The child's end moves to kServedFd in the child; kept above it here, so that dup2 always copies it
@@ -202,6 +205,7 @@ int spawn_served(const std::string& executable_path) {
   std::string command = kCommand;
   std::vector<char*> argv{executable.data(), command.data(), nullptr};
   std::vector<std::string> env = child_environment();
+  env.insert(env.end(), extra_env.begin(), extra_env.end());
   std::vector<char*> envp;
   for (std::string& entry : env) envp.push_back(entry.data());
   envp.push_back(nullptr);
@@ -236,6 +240,8 @@ bool spawn_locked(State& s) {
   const int fd = spawn_served(s.executable);
   if (fd < 0) return false;
   use_socket_locked(s, fd);
+  std::lock_guard status(s.status_mutex);
+  s.adopted = false;  // the analyses are this one's from now on
   return true;
 }
 
@@ -281,6 +287,7 @@ bool hello_locked(State& s) {
     end_locked(s);
     std::lock_guard status(s.status_mutex);
     if (!s.said) s.start_failed = true;
+    s.adopted = false;
     return false;
   }
   s.hello_read = true;
@@ -334,9 +341,15 @@ void set_executable(const std::string& path) {
 }
 
 std::string start_for_exec(const std::string& executable) {
-  const int fd = spawn_served(executable);
+  // Whatever inherited socket this process holds (a `coex run` under another's app) is closed: its
+  // analysis process would wait for the ones holding it.
+  adopt_inherited();
+  const int spawned = spawn_served(executable, {std::string(kForProcessVar) + "=" + std::to_string(::getpid())});
+  // Not at 0, 1 or 2 (a launcher started with one of them closed): the app would read it as a stream.
+  const int fd = spawned < 0 ? -1 : ::fcntl(spawned, F_DUPFD, kServedFd);
+  if (spawned >= 0) ::close(spawned);
   struct stat socket {};
-  if (fd < 0 || ::fstat(fd, &socket) != 0 || ::fcntl(fd, F_SETFD, 0) != 0) {
+  if (fd < 0 || ::fstat(fd, &socket) != 0) {
     if (fd >= 0) ::close(fd);
     return {};
   }
@@ -345,16 +358,26 @@ std::string start_for_exec(const std::string& executable) {
 
 bool adopt_inherited() {
   const char* value = std::getenv(kInheritedVar);
-  int fd = -1;
-  unsigned long long inode = 0;
-  long pid = 0;
-  char end = 0;
-  if (!value || std::sscanf(value, "%d:%llu:%ld%c", &fd, &inode, &pid, &end) != 3 || fd < 0) return false;
-  // Only the socket the launcher made: the app may have closed that descriptor and opened another.
-  struct stat socket {};
-  if (::fstat(fd, &socket) != 0 || !S_ISSOCK(socket.st_mode) || uint64_t(socket.st_ino) != inode) return false;
+  if (!value) return false;
+  // "fd:inode:pid", three decimal numbers.
+  uint64_t fields[3] = {};
+  const char* at = value;
+  for (int i = 0; i < 3; ++i) {
+    char* end = nullptr;
+    errno = 0;
+    fields[i] = std::strtoull(at, &end, 10);
+    if (end == at || errno != 0 || *end != (i < 2 ? ':' : '\0') || !std::isdigit(static_cast<unsigned char>(*at)))
+      return false;
+    at = end + 1;
+  }
+  if (fields[0] > uint64_t(INT_MAX) || fields[2] > uint64_t(INT_MAX)) return false;
+  const int fd = int(fields[0]);
   State& s = state();
   std::lock_guard lock(s.mutex);
+  // Only the socket the launcher made: the app may have closed that descriptor and opened another.
+  struct stat socket {};
+  if (::fstat(fd, &socket) != 0 || !S_ISSOCK(socket.st_mode) || uint64_t(socket.st_ino) != fields[1]) return false;
+  const long pid = long(fields[2]);
   // Another process than the one `coex run` started (a child of a shell script it ran) inherited it:
   // closed here, so that the analysis process ends with the processes that hold it. Closed as well
   // where no analysis process is wanted, or one runs already.
@@ -459,11 +482,35 @@ std::optional<ProgramInfo> analyze(const std::string& source, const std::string&
 
 namespace {
 
+// A descriptor that turns readable when the app's process ends (kForProcessVar, for a process `coex
+// run` started), or -1: pidfd_open (Linux 5.3) refers to the process across its exec.
+int app_process_watch() {
+  errno = 0;
+  const char* pid = std::getenv(kForProcessVar);
+  if (!pid || !std::isdigit(static_cast<unsigned char>(*pid))) return -1;
+#ifdef SYS_pidfd_open
+  return int(::syscall(SYS_pidfd_open, std::atoi(pid), 0));
+#else
+  return -1;
+#endif
+}
+
+// Waits for a request on `fd`; false when the app's process ended first (`app`, -1 for none).
+bool request_comes(int fd, int app) {
+  for (;;) {
+    pollfd p[2] = {{fd, POLLIN, 0}, {app, POLLIN, 0}};
+    const int ready = ::poll(p, app >= 0 ? 2 : 1, -1);
+    if (ready < 0 && errno == EINTR) continue;
+    if (ready < 0 || p[0].revents) return true;  // a request, or the end of the socket: read_frame says
+    if (p[1].revents) return false;
+  }
+}
+
 // The analysis of one program as the text to send, made on a thread of its own while this one
 // watches the socket: the app sends nothing until it has the answer, so a socket that turns readable
 // meanwhile has been closed (the app ended, or gave up waiting), and the process ends at once, even
-// with libclang stuck in a parse.
-std::string analysis_while_watching(int fd, const std::string& source, const std::string& options) {
+// with libclang stuck in a parse. So does the end of the app's process (`app`, -1 for none).
+std::string analysis_while_watching(int fd, int app, const std::string& source, const std::string& options) {
   int done[2];
   if (::pipe2(done, O_CLOEXEC) != 0) ::_exit(1);
   std::string text;
@@ -479,10 +526,10 @@ std::string analysis_while_watching(int fd, const std::string& source, const std
     }
   });
   for (;;) {
-    pollfd p[2] = {{fd, POLLIN, 0}, {done[0], POLLIN, 0}};
-    const int ready = ::poll(p, 2, -1);
+    pollfd p[3] = {{fd, POLLIN, 0}, {done[0], POLLIN, 0}, {app, POLLIN, 0}};
+    const int ready = ::poll(p, app >= 0 ? 3 : 2, -1);
     if (ready < 0 && errno == EINTR) continue;
-    if (ready < 0 || p[0].revents) ::_exit(0);
+    if (ready < 0 || p[0].revents || p[2].revents) ::_exit(0);
     if (p[1].revents) break;
   }
   worker.join();
@@ -493,22 +540,26 @@ std::string analysis_while_watching(int fd, const std::string& source, const std
 
 }  // namespace
 
-int serve(int fd, std::chrono::milliseconds load_delay) {
+int serve(int fd, std::chrono::milliseconds load_delay, int app) {
   std::this_thread::sleep_for(load_delay);
   std::string why;
   const bool loaded = libclang::load(&why);
   if (!write_message(fd, {{"libclang", loaded}, {"why", why}, {"build", own_build_id()}})) return 0;
   std::string source, options;
-  while (read_frame(fd, source, -1) && read_frame(fd, options, -1))
-    if (!write_frame(fd, analysis_while_watching(fd, source, options))) break;
+  while (request_comes(fd, app) && read_frame(fd, source, -1) && read_frame(fd, options, -1))
+    if (!write_frame(fd, analysis_while_watching(fd, app, source, options))) break;
   return 0;
 }
 
 int detach_and_serve(std::chrono::milliseconds load_delay) {
+  // Opened here, while the launcher that started this process waits for its end: the app's process
+  // is alive (and it is the launcher's until its exec).
+  const int app = app_process_watch();
+  if (app < 0 && errno == ESRCH) return 0;  // the app is gone already
   const pid_t served_by = ::fork();
   if (served_by != 0) return served_by > 0 ? 0 : 1;  // the app's process reaps this one at once
   ::setsid();
-  return serve(kServedFd, load_delay);
+  return serve(kServedFd, load_delay, app);
 }
 
 }  // namespace coex::kernel::analysis_process

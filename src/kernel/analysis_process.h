@@ -40,6 +40,10 @@ std::string start_for_exec(const std::string& executable);
 // wanted (no executable set), it is closed: the analysis process ends when no process holds it.
 bool adopt_inherited();
 inline constexpr const char* kInheritedVar = "COEX_ANALYSIS_SOCKET";
+// In the environment of an analysis process start_for_exec started: the process ID of the app it
+// serves. It ends when that process does, even while other processes (the app's children started
+// before coex took the socket) still hold the socket.
+inline constexpr const char* kForProcessVar = "COEX_ANALYSIS_FOR_PROCESS";
 // Whether this process's analysis process was started by `coex run` (adopted; the trace says so).
 bool started_by_launcher();
 
@@ -73,8 +77,8 @@ void stop_for_exit();
 
 // The analysis process's side: loads libclang (`load_delay` late: COEX_FAULT=slow_libclang, a testing
 // aid), says how that went and which build it is, then answers each request read from `fd` until the other end closes
-// it (also while it parses). Returns the exit status.
-int serve(int fd, std::chrono::milliseconds load_delay = {});
+// it (also while it parses) or the process `app` watches ends (a pidfd; -1: none). Returns the exit status.
+int serve(int fd, std::chrono::milliseconds load_delay = {}, int app = -1);
 // What `coex analysis-process` runs: forks, and the child serves kServedFd in a session of its own
 // while this process returns at once (the app's process waits for it: spawn_locked).
 int detach_and_serve(std::chrono::milliseconds load_delay = {});

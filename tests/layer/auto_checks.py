@@ -8,7 +8,9 @@ Usage: auto_checks.py --build DIR --source DIR CHECK
 import json
 import os
 import re
+import subprocess
 import sys
+import time
 
 import layer_checks
 from layer_checks import expect, run
@@ -223,7 +225,7 @@ class AutoChecks(layer_checks.Checks):
     def check_analysis_process_from_run(self):
         # `coex run` starts the analysis process before it execs the app (docs/kernel-analysis.md,
         # "Started by coex run"): libclang loads while the app starts. Here any analysis process loads
-        # it three seconds late (COEX_FAULT=slow_libclang), and the app starts four seconds after the
+        # it three seconds late (COEX_FAULT=slow_libclang), and the app starts five seconds after the
         # launcher, from a shell that sleeps and then execs it (the same process): its first launch
         # is split, from the analysis made by the process `coex run` started; one started at the
         # app's clCreateContext would still be loading libclang when auto_analysis_wait (1 s) ends.
@@ -234,9 +236,9 @@ class AutoChecks(layer_checks.Checks):
         rc, bare, _ = run([app])
         expect(rc == 0, "vector_add fails bare")
         env = {"COEX_POLICY": "auto", "COEX_AUTO_ANALYSIS_WAIT": "1", "COEX_FAULT": "slow_libclang"}
-        early = os.sysconf("SC_NPROCESSORS_ONLN") >= 2
-        for tag, script, not_split in (("from-run", 'sleep 4; exec "$0"', None if early else "preparing"),
-                                       ("from-run-child", 'sleep 4; "$0"; exit $?', "preparing")):
+        early = len(os.sched_getaffinity(0)) >= 2
+        for tag, script, not_split in (("from-run", 'sleep 5; exec "$0"', None if early else "preparing"),
+                                       ("from-run-child", 'sleep 5; "$0"; exit $?', "preparing")):
             trace = os.path.join(self.tmp, "%s-trace.json" % tag)
             rc, out, err = run([self.coex, "run", "--trace", trace, "sh", "-c", script, app],
                                dict(env, COEX_CACHE=os.path.join(self.tmp, tag + ".json")))
@@ -249,6 +251,37 @@ class AutoChecks(layer_checks.Checks):
             analyses = [e for e in events if e.get("name") == "analysis"]
             from_run = [e for e in analyses if e.get("args", {}).get("process_from") == "coex run"]
             expect(bool(from_run) == (not_split is None), "%s: analysis slices %s" % (tag, analyses))
+        if not early:
+            return
+        # An app that never calls OpenCL (`true`: coex never takes the socket, nor shuts it down at
+        # its exit) leaves it to its children (`sleep 30 &`): the analysis process `coex run` started
+        # ends with the app all the same (it watches the app's process, COEX_ANALYSIS_FOR_PROCESS),
+        # not with the child.
+        env = layer_checks.coex_env({"COEX_POLICY": "auto", "COEX_CACHE": os.path.join(self.tmp, "from-run-held.json")})
+        # Its standard error not read here: the analysis process holds the app's.
+        p = subprocess.Popen([self.coex, "run", "sh", "-c", 'sleep 30 >/dev/null 2>&1 & echo "$!"; exec true'],
+                             env=env, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
+        out, _ = p.communicate(timeout=60)
+        child = int(out.split()[0])
+        try:
+            expect(p.returncode == 0, "held: exit %d" % p.returncode)
+            marker = "%s=%d" % ("COEX_ANALYSIS_FOR_PROCESS", p.pid)
+            serving = []
+            for _ in range(50):  # up to 5 s
+                serving = []
+                for pid in filter(str.isdigit, os.listdir("/proc")):
+                    try:
+                        with open("/proc/%s/environ" % pid, "rb") as f:
+                            if marker.encode() in f.read().split(b"\0"):
+                                serving.append(pid)
+                    except OSError:
+                        pass
+                if not serving:
+                    break
+                time.sleep(0.1)
+            expect(not serving, "analysis processes %s outlived the app (its child %d holds the socket)" % (serving, child))
+        finally:
+            os.kill(child, 9)
 
     def check_home_build_wait(self):
         # group_reduce's kernels read get_group_id: a split needs coex's rewritten program, whose

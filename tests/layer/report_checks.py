@@ -58,14 +58,15 @@ class ReportChecks(layer_checks.Checks):
         # in a process of its own or in the app's (analysis_process false). Where an earlier run kept
         # one of the two programs' analyses (docs/kernel-analysis.md, "Kept analyses": the second
         # program's build options differ), the line says that only programs an earlier run analysed
-        # are split, and that program's launch is split.
+        # are split, and that program's launch is split; so does the line of a run of the second
+        # program alone, which reads no kept analysis (this build of coex kept some).
         app = os.path.join(self.build, "tests", "layer", "two_programs")
         def under_coex(tag, env):
-            factor = env.pop("factor", "3")
-            rc, bare, _ = run([app, factor])
+            args = env.pop("args", ["3"])
+            rc, bare, _ = run([app] + args)
             expect(rc == 0, "two_programs fails bare")
             report = os.path.join(self.tmp, "%s.report.json" % tag)
-            rc, out, err = run([app, factor],
+            rc, out, err = run([app] + args,
                                dict(env, COEX_REPORT=report, COEX_CACHE=os.path.join(self.tmp, tag + ".json")),
                                self.layer)
             expect(rc == 0 and out == bare, "%s: exit %d, output:\n%s\nstderr:\n%s" % (tag, rc, out, err))
@@ -83,13 +84,19 @@ class ReportChecks(layer_checks.Checks):
                 expect(kernels.get(name, {}).get("not_split") == {"unanalysable": 1},
                        "%s: %s: %s" % (tag, name, kernels.get(name)))
         kept = os.path.join(self.tmp, "no-libclang-kept")
-        under_coex("no-libclang-keeps", {"COEX_BINARY_CACHE": kept, "factor": "2"})
+        under_coex("no-libclang-keeps", {"COEX_BINARY_CACHE": kept, "args": ["2"]})
         lines, kernels, err = under_coex("no-libclang-kept", {"COEX_FAULT": "no_libclang", "COEX_BINARY_CACHE": kept})
         expect(len(lines) == 1 and "so only programs an earlier run analysed are split (" in lines[0],
                "with one program's analysis kept: stderr:\n%s" % err)
         expect(kernels.get("offset_by_index", {}).get("split_launches") == 1, "the kept program: %s" % kernels.get("offset_by_index"))
         expect(kernels.get("times_factor", {}).get("not_split") == {"unanalysable": 1},
                "the program not kept: %s" % kernels.get("times_factor"))
+        lines, kernels, err = under_coex("no-libclang-none-read", {"COEX_FAULT": "no_libclang",
+                                                                   "COEX_BINARY_CACHE": kept, "args": ["3", "second"]})
+        expect(len(lines) == 1 and "so only programs an earlier run analysed are split (" in lines[0],
+               "with analyses kept, none read: stderr:\n%s" % err)
+        expect(set(kernels) == {"times_factor"} and kernels["times_factor"].get("not_split") == {"unanalysable": 1},
+               "the second program alone: %s" % kernels)
 
     def check_report_per_process(self):
         # %p in the report and trace paths is the process id: two processes of one command line keep two
