@@ -75,8 +75,8 @@ void start_analysis_process(const config::Settings& settings, const std::string&
   const std::string self = own_executable();
   if (self.empty()) return;
   const std::string kept = exec::kept_binaries_folder(settings.binary_cache, exec::history_path(settings));
-  exec::keep_analyses_in(kept, true, kernel::own_build_id(), kernel::file_build_id(layer));
-  if (exec::analyses_kept()) return;
+  if (exec::analyses_kept_in(exec::analyses_folder(kept, kernel::file_build_id(layer), true, kernel::own_build_id())))
+    return;
   const std::string socket = kernel::analysis_process::start_for_exec(self);
   if (!socket.empty())
     setenv(kernel::analysis_process::kInheritedVar, socket.c_str(), 1);

@@ -54,20 +54,30 @@ std::optional<KeptBinaryKey> analysis_key(const std::string& build, const std::s
   return key;
 }
 
+// The key's build IDs: the library's, then the analyser's where one is named.
+std::string builds_key(const std::string& library, bool analyser, const std::string& analyser_build) {
+  return analyser ? library + "-" + analyser_build : library;
+}
+
 }  // namespace
 
-void keep_analyses_in(const std::string& binaries_folder, bool analyser, const std::string& analyser_build,
-                      const std::optional<std::string>& library_build) {
-  const std::string& library = library_build ? *library_build : this_build();
-  const bool known = !library.empty() && (!analyser || !analyser_build.empty());
-  Keeping& k = keeping();
-  std::lock_guard lock(k.mutex);
+std::string analyses_folder(const std::string& binaries_folder, const std::string& library_build, bool analyser,
+                            const std::string& analyser_build) {
+  const bool known = !library_build.empty() && (!analyser || !analyser_build.empty());
+  if (binaries_folder.empty() || !known) return "";
   // A folder of their own inside the binaries' one, trimmed apart (analyses and binaries do not push
   // each other out), and in it one per build of coex: whether this build kept any is one look.
-  k.build = analyser ? library + "-" + analyser_build : library;
+  const std::string build = builds_key(library_build, analyser, analyser_build);
+  return (std::filesystem::path(binaries_folder) / "analyses" / build).string();
+}
+
+void keep_analyses_in(const std::string& binaries_folder, bool analyser, const std::string& analyser_build) {
+  const std::string& library = this_build();
+  Keeping& k = keeping();
+  std::lock_guard lock(k.mutex);
+  k.build = builds_key(library, analyser, analyser_build);
   k.analyser = analyser ? analyser_build : "";
-  k.folder =
-      binaries_folder.empty() || !known ? "" : (std::filesystem::path(binaries_folder) / "analyses" / k.build).string();
+  k.folder = analyses_folder(binaries_folder, library, analyser, analyser_build);
 }
 
 bool keyed_analyser_made(bool made_here, const std::string& served_build) {
@@ -78,8 +88,9 @@ bool keyed_analyser_made(bool made_here, const std::string& served_build) {
 
 bool analyses_read() { return g_read.load(std::memory_order_relaxed); }
 
-bool analyses_kept() {
-  const std::string folder = kept_folder();
+bool analyses_kept() { return analyses_kept_in(kept_folder()); }
+
+bool analyses_kept_in(const std::string& folder) {
   if (folder.empty()) return false;
   std::error_code error;
   for (auto it = std::filesystem::directory_iterator(folder, error);

@@ -24,11 +24,12 @@ namespace coex::exec {
 // Where analyses are kept: `analyses/<build>` in the folder of kept binaries (kept_binaries_folder),
 // where <build> is this library's build ID and, with `analyser` (the `coex` program whose analysis
 // process makes them, `analyser_build` its file's build ID), that one's too. Nothing is kept for ""
-// (the default), nor where either has no ID. Set once the settings are read. `library_build`: the
-// library's build ID where this process is not the library's (the `coex run` launcher asks
-// analyses_kept for the library it loads into the app); this code's own by default.
-void keep_analyses_in(const std::string& binaries_folder, bool analyser, const std::string& analyser_build,
-                      const std::optional<std::string>& library_build = std::nullopt);
+// (the default), nor where either has no ID. Set once the settings are read.
+void keep_analyses_in(const std::string& binaries_folder, bool analyser, const std::string& analyser_build);
+// That folder for the library of build ID `library_build` ("" where nothing is kept): the `coex run`
+// launcher asks analyses_kept_in of the library it loads into the app.
+std::string analyses_folder(const std::string& binaries_folder, const std::string& library_build, bool analyser,
+                            const std::string& analyser_build);
 
 // Whether an analysis may be kept under the key set: made in this process where no analyser was
 // named, or by the analysis process whose hello gave the analyser's build ID (`served_build`).
@@ -38,6 +39,8 @@ bool keyed_analyser_made(bool made_here, const std::string& served_build);
 // and the analysis process is started only for an analysis not kept (exec/device_kernels.h,
 // prepare_other_devices), not at clCreateContext.
 bool analyses_kept();
+// The same of the analyses folder `folder` (analyses_folder).
+bool analyses_kept_in(const std::string& folder);
 
 // Whether this process read some analysis from the folder (the missing-libclang notice then says
 // that only the other programs go unsplit).
