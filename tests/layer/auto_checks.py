@@ -265,7 +265,7 @@ class AutoChecks(layer_checks.Checks):
         child = int(out.split()[0])
         try:
             expect(p.returncode == 0, "held: exit %d" % p.returncode)
-            marker = "%s=%d" % ("COEX_ANALYSIS_FOR_PROCESS", p.pid)
+            marker = "COEX_ANALYSIS_FOR_PROCESS=%d" % p.pid
             serving = []
             for _ in range(50):  # up to 5 s
                 serving = []
