@@ -181,9 +181,7 @@ model::DeviceBuild& device_build(Services& services, model::ProgramRecord& progr
     // Looked for after the wait for the platform's build lock (PoCL's): the build that held it may be
     // of the same kind.
     int built_by = -1;
-    std::pair<int, bool> donor_build{-1, false};
-    std::vector<unsigned char> binary =
-        binary_of_same_kind(services, program, device, rewritten, &built_by, &donor_build);
+    std::vector<unsigned char> binary = binary_of_same_kind(services, program, device, rewritten, &built_by);
     if (built_by == kept.keeper && !kept.folder.empty()) to_keep = binary;  // before its hash is shifted
     if (binary.empty()) {
       binary = read_kept_binary(kept.folder, kept.key);
@@ -198,10 +196,11 @@ model::DeviceBuild& device_build(Services& services, model::ProgramRecord& progr
       build.program = build_from_binary(cl, context, d.id, binary, options);
     build.from_binary = build.program != nullptr;
     build.from_kept_binary = build.from_kept_binary && build.from_binary;
-    if (build.from_binary && !family.empty()) {  // the hashes a first run's sharing goes by (shared_first_runs.h)
+    // The hashes a first run's sharing goes by (shared_first_runs.h); the donor's were noted when its
+    // binary was read (note_donor_hash).
+    if (build.from_binary && !family.empty()) {
       std::lock_guard lock(program.mutex);
       program.pocl_hashes[{device, in_app_context}] = {pocl_kernel_cache::binary_hash(binary), family};
-      if (donor_build.first >= 0 && !build.from_kept_binary) program.pocl_hashes[donor_build] = {family, family};
     }
     if (!build.program) {
       const char* text = source.c_str();
@@ -226,8 +225,11 @@ model::DeviceBuild& device_build(Services& services, model::ProgramRecord& progr
   }
   // Others of its kind build from this one (exec/shared_binaries.h, "When is a binary read"): its binary
   // is read now, while no launch can run the program.
-  if (!build.failed && !build.from_binary && another_of_kind(services, device, services.devices().selected()))
+  if (!build.failed && !build.from_binary && another_of_kind(services, device, services.devices().selected())) {
     build.binary = read_build_binary(services, build.program, device);
+    std::lock_guard lock(program.mutex);
+    note_donor_hash(program, {device, in_app_context}, build.binary);
+  }
   build.finished.store(true, std::memory_order_release);
   // The keeper's build from source (none kept yet, or one the driver refused or that was no binary of
   // coex's) is kept, as read for this device's build from it, or by the keeper itself where no other

@@ -65,6 +65,7 @@ void read_app_program_binary(Services& services, model::ProgramRecord& program, 
     if (binary.empty() || !program.app_binary.empty()) return;
     program.app_binary = std::move(binary);
     program.app_binary_device = home;
+    note_donor_hash(program, {home, true}, program.app_binary);
   }
   if (auto* t = services.trace())
     t->record("read binary", "build", home, started, std::chrono::steady_clock::now(), {{"app_program", true}});
@@ -81,15 +82,20 @@ std::vector<unsigned char> read_build_binary(Services& services, cl_program prog
   return binary;
 }
 
+void note_donor_hash(model::ProgramRecord& program, std::pair<int, bool> build,
+                     const std::vector<unsigned char>& binary) {
+  const std::string hash = pocl_kernel_cache::binary_hash(binary);
+  if (!hash.empty()) program.pocl_hashes[build] = {hash, hash};
+}
+
 std::vector<unsigned char> binary_of_same_kind(Services& services, model::ProgramRecord& program, int device,
-                                               bool rewritten, int* built_by, std::pair<int, bool>* donor_build) {
+                                               bool rewritten, int* built_by) {
   if (built_by) *built_by = -1;
   if (!services.settings().share_device_binaries) return {};
   const devices::DeviceSet& devices = services.devices();
   const devices::Device& d = devices.at(device);
   std::lock_guard lock(program.mutex);
   if (!rewritten && !program.app_binary.empty() && devices.at(program.app_binary_device).same_kind(d)) {
-    if (donor_build) *donor_build = {program.app_binary_device, true};
     return program.app_binary;
   }
   // coex's own builds of the same source: every build of a program builds the rewrite when there is
@@ -103,7 +109,6 @@ std::vector<unsigned char> binary_of_same_kind(Services& services, model::Progra
         !devices.at(key.first).same_kind(d))
       continue;
     if (built_by) *built_by = key.first;
-    if (donor_build) *donor_build = key;
     return build.binary;
   }
   return {};

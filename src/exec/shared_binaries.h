@@ -50,15 +50,24 @@ void read_app_program_binary(Services& services, model::ProgramRecord& program, 
 // exit. Traced as "read binary" on the device's track.
 std::vector<unsigned char> read_build_binary(Services& services, cl_program program, int device);
 
+// Once a binary others of its kind build from was read from `build` (a key of ProgramRecord::builds):
+// its hash in ProgramRecord::pocl_hashes, as the family of every build from it, under program.mutex.
+// The donor shares its first runs (exec/shared_first_runs.h) from the read on, not from the first
+// other build's end: home splits a program's first launch while the others still build, and its
+// compile of a function for a nonzero offset is then the family's, where another device would compile
+// it again (PoCL's lock holding every device of the process meanwhile: tiny_steps' first launch over
+// two `basic` devices, 25 ms instead of 65 for device 1's first chunk). Nothing where the binary
+// carries no PoCL hash.
+void note_donor_hash(model::ProgramRecord& program, std::pair<int, bool> build,
+                     const std::vector<unsigned char>& binary);
+
 // A binary another device of `device`'s kind has built of the source `device` is about to build
 // (the app's own, or the rewrite when `rewritten`): a copy of the one read at the app's build or at
 // that device's build; empty when there is none yet, or when the setting is off. Under program.mutex.
 // `built_by`, when given, is set to the device whose build from source of coex's gave the binary, or
-// -1 (none, or the app's own program). `donor_build`, when given, is set to the key of the build in
-// ProgramRecord::builds whose binary it is (the app's program: home's, in the app's context).
+// -1 (none, or the app's own program).
 std::vector<unsigned char> binary_of_same_kind(Services& services, model::ProgramRecord& program, int device,
-                                               bool rewritten, int* built_by = nullptr,
-                                               std::pair<int, bool>* donor_build = nullptr);
+                                               bool rewritten, int* built_by = nullptr);
 
 // PoCL keys the work-group functions it has loaded by the program's build hash and the local size
 // alone when it releases them (pocl_release_dlhandle_cache, PoCL 3.1 and 5.0), so that two devices

@@ -353,6 +353,29 @@ class Checks:
             copied = sum(a.get("copied", 0) for a in shared)
             expect(copied >= 1 if share == "true" else not shared,
                    "share %s: %d work-group functions copied: %s" % (share, copied, shared))
+        # Home's first run at a nonzero offset is the family's too: the app's program, whose binary
+        # device 1 builds from, is a member from the read of that binary on (note_donor_hash), not
+        # from device 1's build. tiny_steps' first launch under auto over two devices: home runs a
+        # chunk at offset zero (the bare run compiled it), then one at a nonzero offset while device 1
+        # still builds; device 1's chunk then waits for home's compile and copies it (or home copies
+        # device 1's): one compile of the function, not two.
+        app = os.path.join(self.build, "tests", "layer", "tiny_steps")
+        devices = {"POCL_DEVICES": "basic basic", "POCL_CACHE_DIR": os.path.join(self.tmp, "pocl-cache-home")}
+        rc, bare, _ = run([app], devices)
+        expect(rc == 0, "tiny_steps fails bare")
+        env = dict(devices, COEX_TRACE=trace, COEX_POLICY="auto",
+                   COEX_CACHE=os.path.join(self.tmp, "shared-first-runs-home.json"))
+        rc, out, err = run([app], env, self.layer)
+        expect(rc == 0 and out == bare, "tiny_steps: exit %d, output:\n%s\nstderr:\n%s" % (rc, out, err))
+        with open(trace) as f:
+            slices = [e for e in json.load(f)["traceEvents"] if e.get("ph") == "X"]
+        first_runs = [(e["tid"], e["args"]["groups"]) for e in slices
+                      if e.get("args", {}).get("first_run") and "groups" in e["args"]]
+        copied = sum(e["args"].get("copied", 0) for e in slices if e.get("name") == "share first run")
+        nonzero = {tid for tid, groups in first_runs if groups[0] > 0}
+        expect(len(nonzero) < 2 or copied >= 1,
+               "tiny_steps: first runs at nonzero offsets on %s, %d copied; first runs %s"
+               % (sorted(nonzero), copied, first_runs))
 
     def check_kept_binaries(self):
         # A later run builds from the binaries an earlier run kept (exec/kept_binaries.h), with the
