@@ -144,6 +144,12 @@ bool analysis_ready(const model::ProgramRecord& program) {
   return program.analysis_done.load(std::memory_order_acquire);
 }
 
+bool analysed_unsplittable(const model::ProgramRecord& program) {
+  if (!analysis_ready(program)) return false;
+  return std::none_of(program.info.kernels.begin(), program.info.kernels.end(),
+                      [](const kernel::KernelInfo& k) { return k.not_split_reason.empty(); });
+}
+
 bool wait_for_analysis(const model::ProgramRecord& program, double seconds) {
   // In steps: an analysis skipped at exit never signals.
   const auto until = std::chrono::steady_clock::now() + std::chrono::duration_cast<std::chrono::steady_clock::duration>(

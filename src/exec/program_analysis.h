@@ -32,6 +32,10 @@ std::string missing_libclang_notice(const std::string& why);
 // Whether the analysis has run (without waiting for one under way, as analysed_kernel would).
 bool analysis_ready(const model::ProgramRecord& program);
 
+// Whether the analysis has run and says no kernel of the program may be split (a global atomic in
+// each, a source it could not parse, no libclang): then nothing of coex's is built for it.
+bool analysed_unsplittable(const model::ProgramRecord& program);
+
 // Waits up to `seconds` for the analysis to have run (posted to a worker); whether it has.
 bool wait_for_analysis(const model::ProgramRecord& program, double seconds);
 

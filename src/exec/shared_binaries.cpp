@@ -56,8 +56,9 @@ void read_app_program_binary(Services& services, model::ProgramRecord& program, 
                              const std::vector<int>& to_build) {
   if (!program.handle || !another_of_kind(services, home, to_build)) return;
   // The analysis runs beside the app's build and is often done by now: a program it rewrote is built
-  // from home's build of the rewrite instead (with a cold PoCL cache the read is a full compile).
-  if (analysis_ready(program) && !program.rewritten_source.empty()) return;
+  // from home's build of the rewrite instead, and one with no kernel to split is built nowhere else
+  // (with PoCL's cache cold for coex the read compiles a work-group function of every kernel).
+  if (analysis_ready(program) && (!program.rewritten_source.empty() || analysed_unsplittable(program))) return;
   const auto started = std::chrono::steady_clock::now();
   std::vector<unsigned char> binary = program_binary(services.next(), program.handle, services.devices().at(home).id);
   {

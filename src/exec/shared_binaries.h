@@ -41,7 +41,8 @@ bool another_of_kind(Services& services, int device, const std::vector<int>& amo
 // At the app's clBuildProgram of `program` for `home` alone, on the app's thread, once the driver has
 // built it: reads its binary for the devices of home's kind among `to_build` (ProgramRecord::app_binary),
 // unless the analysis, already done, rewrote the program (those devices then build from home's build
-// of the rewrite). Traced as "read binary" on home's track, `app_program`.
+// of the rewrite) or says no kernel of it may be split (nothing is built from it). Traced as "read
+// binary" on home's track, `app_program`.
 void read_app_program_binary(Services& services, model::ProgramRecord& program, int home,
                              const std::vector<int>& to_build);
 

@@ -329,6 +329,35 @@ class Checks:
                 expect(all(chunks and e["ts"] + e["dur"] <= min(chunks) for e in rewrite_reads),
                        "%s: home's rewrite read after a chunk began: %s, chunks %s" % (app, rewrite_reads, chunks))
 
+    def check_unsplittable_read(self):
+        # The app's program binary is read at its clBuildProgram for the other devices of home's kind
+        # to build from (exec/shared_binaries.h), a compile of every kernel's generic work-group
+        # function where PoCL's cache is cold for coex, unless the analysis, done by then, says no
+        # kernel of the program may be split: nothing is built from it then. An analysis kept by an
+        # earlier run (docs/kernel-analysis.md, "Kept analyses") is ready before the driver's build
+        # ends: long_items with its store a global atomic (never split) has no read, long_items as it
+        # is (split) has one; both give the bare output.
+        app = os.path.join(self.build, "tests", "layer", "long_items")
+        devices = {"POCL_DEVICES": "basic basic"}
+        trace = os.path.join(self.tmp, "unsplittable-read-trace.json")
+        kept = os.path.join(self.tmp, "unsplittable-read-kept")
+        for args, reads in ((["2", "atomic"], 0), (["2"], 1)):
+            rc, bare, _ = run([app] + args, devices)
+            expect(rc == 0, "long_items %s fails bare" % args)
+            for which in ("first", "second"):
+                env = dict(devices, COEX_TRACE=trace, COEX_POLICY="auto", COEX_BINARY_CACHE=kept,
+                           COEX_CACHE=os.path.join(self.tmp, "unsplittable-read-%s.json" % "-".join(args)))
+                rc, out, err = run([app] + args, env, self.layer)
+                expect(rc == 0 and out == bare, "long_items %s, %s run: exit %d, output:\n%s\nstderr:\n%s"
+                       % (args, which, rc, out, err))
+            with open(trace) as f:
+                slices = [e for e in json.load(f)["traceEvents"] if e.get("ph") == "X"]
+            got = [e for e in slices if e.get("name") == "read binary" and e.get("args", {}).get("app_program")]
+            kept_analysis = [e for e in slices if e.get("name") == "analysis" and e.get("args", {}).get("kept")]
+            expect(kept_analysis, "long_items %s: the second run read no kept analysis" % args)
+            expect(len(got) == reads, "long_items %s: %d reads of the app's binary, expected %d: %s"
+                   % (args, len(got), reads, got))
+
     def check_shared_first_runs(self):
         # Three devices of one kind built from one binary need the same work-group function at their
         # first runs of a kernel at a nonzero offset (exec/shared_first_runs.h): one compiles it, and
