@@ -52,7 +52,8 @@ void read_app_program_binary(Services& services, model::ProgramRecord& program, 
 std::vector<unsigned char> read_build_binary(Services& services, cl_program program, int device);
 
 // Once a binary others of its kind build from was read from `build` (a key of ProgramRecord::builds):
-// its hash in ProgramRecord::pocl_hashes, as the family of every build from it, under program.mutex.
+// its hash in ProgramRecord::pocl_hashes, as the family of every build from it. The caller holds
+// program.mutex.
 // The donor shares its first runs (exec/shared_first_runs.h) from the read on, not from the first
 // other build's end: home splits a program's first launch while the others still build, and its
 // compile of a function for a nonzero offset is then the family's, where another device would compile

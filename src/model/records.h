@@ -124,7 +124,9 @@ struct ProgramRecord {
   int app_binary_device = -1;
   // On PoCL, by the key of `builds`: the build hash of that build's program and of the binary it was
   // built from (its family: shared by every device built from one binary, its donor included), where
-  // a binary of it passed through coex (exec/shared_first_runs.h). Under mutex.
+  // a binary of it passed through coex (exec/shared_first_runs.h), noted at its read for the donor
+  // (exec/shared_binaries.h, note_donor_hash). {home, true} is first the app's program, read at its
+  // clBuildProgram, until home's build of a rewrite replaces it. Under mutex.
   struct PoclHash {
     std::string own, family;
   };
