@@ -97,19 +97,29 @@ int lowest_of_kind(Services& services, int device, bool& alone) {
 // coex's define in its PoCL builds from source for `device` (below, device_build).
 std::string build_define_for(int device) { return " -DCOEX_BUILD_FOR_DEVICE=" + std::to_string(device); }
 
+// The app's one device for `program` (its context's), or -1.
+int home_of(Services& services, const model::ProgramRecord& program) {
+  if (!program.context_record || program.context_record->devices.size() != 1) return -1;
+  return services.devices().index_of(program.context_record->devices.front());
+}
+
 // Where `device`'s build of `source` with the app's `options` is kept across runs
 // (exec/kept_binaries.h): nowhere for a device served by PoCL's remote driver, whose servers may
-// differ from run to run, nor for a source that includes files. The kind's lowest device keeps its
-// build; on PoCL the key holds that device's define, so that its binary, and the build hash in it,
+// differ from run to run, nor for a source that includes files. The kind's device that builds from
+// source keeps its build: `home` (given for a rewritten program) where it is of the kind, as its
+// build of the rewrite comes first and the others build from it (with the kind's lowest device as the
+// keeper instead, an app on device 1 of two `basic` devices never had a binary kept), else the kind's
+// lowest; on PoCL the key holds that device's define, so that its binary, and the build hash in it,
 // serves only a set in which the same device keeps it: in a set where another kind's device has that
 // index, and a driver that hashes builds alike (PoCL's basic and pthread), a build of that device
 // from source has the kept binary's hash, and two loaded builds of one hash abort PoCL.
 // Where other devices of the kind build from the keeper's binary (exec/shared_binaries.h), the first
 // of them to build from it writes it, with the bytes the keeper read at the end of its build.
-KeptBinary kept_binary_for(Services& services, const devices::Device& d, int device, const std::string& source,
-                           const std::string& options) {
+KeptBinary kept_binary_for(Services& services, const devices::Device& d, int device, int home,
+                           const std::string& source, const std::string& options) {
   bool alone = true;
-  const int keeper = lowest_of_kind(services, device, alone);
+  int keeper = lowest_of_kind(services, device, alone);
+  if (home >= 0 && services.devices().at(home).same_kind(d)) keeper = home;
   KeptBinary kept{
       "",
       {d.platform_name, d.name, d.driver_version, options + (d.is_pocl() ? build_define_for(keeper) : ""), source},
@@ -157,7 +167,9 @@ model::DeviceBuild& device_build(Services& services, model::ProgramRecord& progr
     source = rewritten ? program.rewritten_source : program.source;
     options = program.build_options;
   }
-  const KeptBinary kept = kept_binary_for(services, d, device, source, options);
+  // Home builds coex's own only where the analysis rewrote the program (else the app's program serves it).
+  const KeptBinary kept =
+      kept_binary_for(services, d, device, rewritten ? home_of(services, program) : -1, source, options);
   // On PoCL, a define of coex's own makes each of its builds from source differ from the app's and
   // from the other devices': PoCL 5.0 shares one loaded kernel library among identical builds (same
   // source, options and device model) and releases it once too often when they go (assertion

@@ -477,6 +477,15 @@ class Checks:
                                      ("basic pthread again", "basic pthread", {0: (True, True), 1: (True, True)})):
             got = builds(moved, what, pocl_devices={"POCL_DEVICES": pocl})
             expect(got == expected, "%s: builds %s, expected %s" % (what, got, expected))
+        # An app on device 1: home builds the rewrite from source and device 0 from its binary, so home
+        # keeps it (the kind's lowest device, which builds from no source, kept none before); the
+        # second run builds both from the kept binary.
+        on_one = os.path.join(self.tmp, "kept-home-1")
+        for what, expected in (("home 1, first run", {1: (False, False), 0: (True, False)}),
+                               ("home 1, second run", {0: (True, True), 1: (True, True)})):
+            got = builds(on_one, what, pocl_devices=dict(devices, APP_DEVICE="1"))
+            expect(got == expected, "%s: builds %s, expected %s" % (what, got, expected))
+            expect(len(files(on_one)) == 1, "%s: kept files %s, expected one" % (what, files(on_one)))
 
     def check_lazy_home(self):
         # What the other device wrote reaches the app's buffer when the app reads it (lazy home,
