@@ -18,6 +18,7 @@
 #include "exec/exit_guard.h"
 #include "exec/kept_analyses.h"
 #include "exec/kept_binaries.h"
+#include "exec/kept_binary_choice.h"
 #include "exec/late_devices.h"
 #include "exec/pocl_compiles.h"
 #include "exec/pocl_kernel_cache.h"
@@ -65,68 +66,6 @@ std::string build_log(const cl_icd_dispatch& cl, cl_program program, cl_device_i
 // COEX_FAULT=build:<index> (a testing aid): that device's builds fail, as a driver's would.
 bool build_fault_injected_on(const Services& services, int device) {
   return config::fault_injected(services.settings().fault, config::FaultSpec::Kind::Build, device);
-}
-
-// The folder of kept binaries (setting binary_cache), or "" for none.
-std::string kept_folder_of(Services& services) {
-  const config::Settings& settings = services.settings();
-  return kept_binaries_folder(settings.binary_cache, history_path(settings));
-}
-
-// Where a build's binary is kept across runs, and under which key.
-struct KeptBinary {
-  std::string folder;  // "" for none
-  KeptBinaryKey key;
-  int keeper = -1;     // the device of the kind whose build from source is kept
-  bool keeper_writes;  // the keeper writes it itself: no other device of its kind builds from it
-};
-
-// The lowest index among the selected devices of `device`'s kind, and whether it is the only one.
-int lowest_of_kind(Services& services, int device, bool& alone) {
-  const devices::DeviceSet& set = services.devices();
-  int lowest = device;
-  alone = true;
-  for (int other : set.selected()) {
-    if (other == device || !set.at(other).same_kind(set.at(device))) continue;
-    alone = false;
-    lowest = std::min(lowest, other);
-  }
-  return lowest;
-}
-
-// coex's define in its PoCL builds from source for `device` (below, device_build).
-std::string build_define_for(int device) { return " -DCOEX_BUILD_FOR_DEVICE=" + std::to_string(device); }
-
-// The app's one device for `program` (its context's), or -1.
-int home_of(Services& services, const model::ProgramRecord& program) {
-  if (!program.context_record || program.context_record->devices.size() != 1) return -1;
-  return services.devices().index_of(program.context_record->devices.front());
-}
-
-// Where `device`'s build of `source` with the app's `options` is kept across runs
-// (exec/kept_binaries.h): nowhere for a device served by PoCL's remote driver, whose servers may
-// differ from run to run, nor for a source that includes files. The kind's device that builds from
-// source keeps its build: `home` (given for a rewritten program) where it is of the kind, as its
-// build of the rewrite comes first and the others build from it (with the kind's lowest device as the
-// keeper instead, an app on device 1 of two `basic` devices never had a binary kept), else the kind's
-// lowest; on PoCL the key holds that device's define, so that its binary, and the build hash in it,
-// serves only a set in which the same device keeps it: in a set where another kind's device has that
-// index, and a driver that hashes builds alike (PoCL's basic and pthread), a build of that device
-// from source has the kept binary's hash, and two loaded builds of one hash abort PoCL.
-// Where other devices of the kind build from the keeper's binary (exec/shared_binaries.h), the first
-// of them to build from it writes it, with the bytes the keeper read at the end of its build.
-KeptBinary kept_binary_for(Services& services, const devices::Device& d, int device, int home,
-                           const std::string& source, const std::string& options) {
-  bool alone = true;
-  int keeper = lowest_of_kind(services, device, alone);
-  if (home >= 0 && services.devices().at(home).same_kind(d)) keeper = home;
-  KeptBinary kept{
-      "",
-      {d.platform_name, d.name, d.driver_version, options + (d.is_pocl() ? build_define_for(keeper) : ""), source},
-      keeper,
-      alone || !services.settings().share_device_binaries};
-  if (!d.remote && keepable(kept.key)) kept.folder = kept_folder_of(services);
-  return kept;
 }
 
 // The program built for `device` (in the app's context or in the device's shadow context), built on

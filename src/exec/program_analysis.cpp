@@ -18,6 +18,12 @@ namespace coex::exec {
 
 namespace {
 
+// Whether the analysis left some kernel of the program splittable (no not_split_reason).
+bool some_kernel_may_split(const kernel::ProgramInfo& info) {
+  return std::any_of(info.kernels.begin(), info.kernels.end(),
+                     [](const kernel::KernelInfo& k) { return k.not_split_reason.empty(); });
+}
+
 // Signalled at the end of every program's analysis: those waiting for one look whether it was theirs.
 // Analyses are few (one per program), so one condition serves them all.
 std::mutex& done_mutex() {
@@ -129,9 +135,7 @@ std::string missing_libclang_notice(const std::string& why) {
 bool analyse_program(model::ProgramRecord& program, const std::function<void()>& before_parse) {
   if (program.origin != model::ProgramOrigin::Source) return false;
   analyse_once(program, before_parse);
-  for (const auto& k : program.info.kernels)
-    if (k.not_split_reason.empty()) return true;
-  return false;
+  return some_kernel_may_split(program.info);
 }
 
 const kernel::KernelInfo* analysed_kernel(model::ProgramRecord& program, const std::string& kernel_name) {
@@ -145,9 +149,7 @@ bool analysis_ready(const model::ProgramRecord& program) {
 }
 
 bool analysed_unsplittable(const model::ProgramRecord& program) {
-  if (!analysis_ready(program)) return false;
-  return std::none_of(program.info.kernels.begin(), program.info.kernels.end(),
-                      [](const kernel::KernelInfo& k) { return k.not_split_reason.empty(); });
+  return analysis_ready(program) && !some_kernel_may_split(program.info);
 }
 
 bool wait_for_analysis(const model::ProgramRecord& program, double seconds) {

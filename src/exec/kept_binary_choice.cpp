@@ -1,0 +1,53 @@
+#include "exec/kept_binary_choice.h"
+
+#include <algorithm>
+
+#include "config/settings.h"
+#include "exec/policy_binding.h"
+
+namespace coex::exec {
+namespace {
+
+// The folder of kept binaries (setting binary_cache), or "" for none.
+std::string kept_folder_of(Services& services) {
+  const config::Settings& settings = services.settings();
+  return kept_binaries_folder(settings.binary_cache, history_path(settings));
+}
+
+// The lowest index among the selected devices of `device`'s kind, and whether it is the only one.
+int lowest_of_kind(Services& services, int device, bool& alone) {
+  const devices::DeviceSet& set = services.devices();
+  int lowest = device;
+  alone = true;
+  for (int other : set.selected()) {
+    if (other == device || !set.at(other).same_kind(set.at(device))) continue;
+    alone = false;
+    lowest = std::min(lowest, other);
+  }
+  return lowest;
+}
+
+}  // namespace
+
+std::string build_define_for(int device) { return " -DCOEX_BUILD_FOR_DEVICE=" + std::to_string(device); }
+
+int home_of(Services& services, const model::ProgramRecord& program) {
+  if (!program.context_record || program.context_record->devices.size() != 1) return -1;
+  return services.devices().index_of(program.context_record->devices.front());
+}
+
+KeptBinary kept_binary_for(Services& services, const devices::Device& d, int device, int home,
+                           const std::string& source, const std::string& options) {
+  bool alone = true;
+  int keeper = lowest_of_kind(services, device, alone);
+  if (home >= 0 && services.devices().at(home).same_kind(d)) keeper = home;
+  KeptBinary kept{
+      "",
+      {d.platform_name, d.name, d.driver_version, options + (d.is_pocl() ? build_define_for(keeper) : ""), source},
+      keeper,
+      alone || !services.settings().share_device_binaries};
+  if (!d.remote && keepable(kept.key)) kept.folder = kept_folder_of(services);
+  return kept;
+}
+
+}  // namespace coex::exec

@@ -1,0 +1,44 @@
+// Which device's build of a program is kept across runs, and under which key (exec/kept_binaries.h
+// keeps the files; docs/design.md, "Binaries are kept from run to run"): the kind's device that
+// builds from source, with coex's define for that device in the key on PoCL.
+#pragma once
+
+#include <string>
+
+#include "devices/device_set.h"
+#include "exec/kept_binaries.h"
+#include "exec/services.h"
+#include "model/records.h"
+
+namespace coex::exec {
+
+// Where a build's binary is kept across runs, and under which key.
+struct KeptBinary {
+  std::string folder;  // "" for none
+  KeptBinaryKey key;
+  int keeper = -1;     // the device of the kind whose build from source is kept
+  bool keeper_writes;  // the keeper writes it itself: no other device of its kind builds from it
+};
+
+// coex's define in its PoCL builds from source for `device` (exec/device_kernels.cpp, device_build).
+std::string build_define_for(int device);
+
+// The app's one device for `program` (its context's), or -1.
+int home_of(Services& services, const model::ProgramRecord& program);
+
+// Where `device`'s build of `source` with the app's `options` is kept across runs
+// (exec/kept_binaries.h): nowhere for a device served by PoCL's remote driver, whose servers may
+// differ from run to run, nor for a source that includes files. The kind's device that builds from
+// source keeps its build: `home` (given for a rewritten program) where it is of the kind, as its
+// build of the rewrite comes first and the others build from it (with the kind's lowest device as the
+// keeper instead, an app on device 1 of two `basic` devices never had a binary kept), else the kind's
+// lowest; on PoCL the key holds that device's define, so that its binary, and the build hash in it,
+// serves only a set in which the same device keeps it: in a set where another kind's device has that
+// index, and a driver that hashes builds alike (PoCL's basic and pthread), a build of that device
+// from source has the kept binary's hash, and two loaded builds of one hash abort PoCL.
+// Where other devices of the kind build from the keeper's binary (exec/shared_binaries.h), the first
+// of them to build from it writes it, with the bytes the keeper read at the end of its build.
+KeptBinary kept_binary_for(Services& services, const devices::Device& d, int device, int home,
+                           const std::string& source, const std::string& options);
+
+}  // namespace coex::exec
