@@ -9,6 +9,7 @@
 #include "api/handler_util.h"
 #include "api/launch_validation.h"
 #include "devices/device_set.h"
+#include "exec/deferred_app_binary.h"
 #include "exec/executor.h"
 #include "exec/exit_guard.h"
 #include "exec/home_sync.h"
@@ -223,8 +224,12 @@ cl_int CL_API_CALL enqueue_ndrange(cl_command_queue queue, cl_kernel kernel, cl_
   cl_event started = timed && !decision.time_drained ? start_marker(queue, decision.home) : nullptr;
   // Only a launch timed on home needs the time of its enqueue.
   const auto enqueued = timed ? std::chrono::steady_clock::now() : std::chrono::steady_clock::time_point{};
-  cl_int err =
-      cl().clEnqueueNDRangeKernel(queue, kernel, work_dim, offset, global, local, num_wait, wait_list, event_out);
+  cl_int err = CL_SUCCESS;
+  {
+    // No launch of a program begins while its binary is read (exec/deferred_app_binary.h).
+    const exec::LaunchGate gate = exec::launch_gate(rt(), kernel);
+    err = cl().clEnqueueNDRangeKernel(queue, kernel, work_dim, offset, global, local, num_wait, wait_list, event_out);
+  }
   if (err == CL_SUCCESS && timed && event_out && *event_out)
     record_safely("clEnqueueNDRangeKernel", [&] {
       if (event) cl().clRetainEvent(*event);
@@ -253,7 +258,11 @@ cl_int CL_API_CALL enqueue_task(cl_command_queue queue, cl_kernel kernel, cl_uin
     }
   });
   if (cl_int err = bring_arguments_home("clEnqueueTask", queue, kernel, decision.written_buffers)) return err;
-  cl_int err = cl().clEnqueueTask(queue, kernel, num_wait, wait_list, event);
+  cl_int err = CL_SUCCESS;
+  {
+    const exec::LaunchGate gate = exec::launch_gate(rt(), kernel);  // exec/deferred_app_binary.h
+    err = cl().clEnqueueTask(queue, kernel, num_wait, wait_list, event);
+  }
   if (err == CL_SUCCESS)
     record_safely("clEnqueueTask", [&] { run_unsplit_bookkeeping(std::move(decision), queue, 1); });
   return err;

@@ -14,6 +14,7 @@
 #include "config/settings.h"
 #include "devices/device_set.h"
 #include "exec/background_tasks.h"
+#include "exec/deferred_app_binary.h"
 #include "exec/executor.h"
 #include "exec/exit_guard.h"
 #include "exec/kept_analyses.h"
@@ -375,7 +376,9 @@ void prepare_program(Services& services, const std::shared_ptr<model::ProgramRec
   {
     std::lock_guard lock(program->mutex);
     for (int device : building)
-      if (program->builds_posted.insert({device, device == home}).second) to_post.push_back(device);
+      if (!waits_for_app_binary(services, *program, home, device) &&
+          program->builds_posted.insert({device, device == home}).second)
+        to_post.push_back(device);
   }
   if (to_post.empty()) return;
   // On the devices' own threads. The first to start runs the analysis
@@ -522,10 +525,11 @@ void prebuild_program(Services& services, std::shared_ptr<model::ProgramRecord> 
   }
   const std::vector<int> kept = others_not_held_back(services, home, others);
   if (kept.empty()) return;
+  // Read while the app's program is sure to be there (a late device of home's kind builds from it once
+  // let in), or at the first launch that may be split: decided before a task may let one in.
+  if (!defer_app_program_binary(services, *program, home, kept))
+    read_app_program_binary(services, *program, home, kept);
   let_in_if_remembered(services, program, app_context, home, kept);
-  // Read while the app's program is sure to be there: a late device of home's kind builds from it
-  // once let in.
-  read_app_program_binary(services, *program, home, kept);
   std::vector<int> to_build = without_waiting(services, home, kept);
   if (to_build.empty()) return;
   to_build.insert(to_build.begin(), home);
@@ -543,6 +547,7 @@ void release_device_builds(const cl_icd_dispatch& cl, model::ProgramRecord& prog
   }
   program.app_binary.clear();
   program.app_binary_device = -1;
+  end_app_binary_deferral(program);
   program.builds.clear();
   program.builds_posted.clear();
 }

@@ -8,6 +8,7 @@
 
 #include "config/settings.h"
 #include "devices/device_set.h"
+#include "exec/deferred_app_binary.h"
 #include "exec/device_kernels.h"
 #include "exec/executor.h"
 #include "exec/launch_shape.h"
@@ -348,6 +349,17 @@ LaunchDecision plan(Services& services, const std::shared_ptr<model::KernelRecor
     participants = devices_without(participants, held);
     repeat.by_home_times = true;  // a decision without them holds until home's times change
     if (fewer_than_two()) return too_small();
+  }
+  // The app's binary, its read put off from clBuildProgram (exec/deferred_app_binary.h), is read by the
+  // first launch that may be split by the size rule (below): the devices of home's kind build from it.
+  // Before, a launch is too small by that rule (none of benchmarks/gram_schmidt's 1,535: no read); nor
+  // may a split of the program run its chunks on home while the read waits for its launches to end.
+  if (program->app_binary_deferred.load(std::memory_order_acquire)) {
+    const std::optional<double> on_home = services.executor().home_launch_times().settled_seconds(home_key);
+    if (launch_items < min_split_items(services, home) &&
+        !(on_home && *on_home >= services.settings().min_split_seconds))
+      return too_small();
+    read_deferred_app_binary(services, program, queue_record->context, home, all_devices());
   }
   // Under a policy that does not wait for preparation (auto) a device other than home is never
   // waited for: one whose build has not finished joins the split when it has, if the policy hands

@@ -36,10 +36,12 @@ bool another_of_kind(Services& services, int device, const std::vector<int>& amo
 // app's launches ran). So a binary is read only while no launch can run its program: the app's
 // program on the app's thread in its clBuildProgram (read_app_program_binary), coex's builds from
 // source before they are marked finished (device_kernels.cpp). With PoCL's cache cold the read is a
-// full compile on the app's thread; with it warm, a few milliseconds.
+// full compile on the app's thread; with it warm, a few milliseconds. Under auto the app's program is
+// read at its first launch that may be split instead, while launches of it may run: safe where no
+// kernel has a reqd_work_group_size, else after they ended (exec/deferred_app_binary.h).
 
 // At the app's clBuildProgram of `program` for `home` alone, on the app's thread, once the driver has
-// built it: reads its binary for the devices of home's kind among `to_build` (ProgramRecord::app_binary),
+// built it, or at a launch of it (read_deferred_app_binary): reads its binary for the devices of home's kind among `to_build` (ProgramRecord::app_binary),
 // unless the analysis, already done, rewrote the program (those devices then build from home's build
 // of the rewrite) or says no kernel of it may be split (nothing is built from it). Traced as "read
 // binary" on home's track, `app_program`.

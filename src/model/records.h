@@ -117,11 +117,19 @@ struct ProgramRecord {
   // it runs on the app's buffers; other devices build in coex's shadow context of that device.
   std::map<std::pair<int, bool>, DeviceBuild> builds;
   // The binary of the app's own program for its one device (`app_binary_device`, a coex index), read
-  // at its clBuildProgram when another device of the same kind is to build it: while the analysis
-  // rewrites nothing, those devices build from it (exec/shared_binaries.h). Set under mutex, before
-  // any build is posted; cleared with coex's builds (release_device_builds).
+  // at its clBuildProgram (or at its first launch that may be split: app_binary_deferred) when another
+  // device of the same kind is to build it: while the analysis rewrites nothing, those devices build
+  // from it (exec/shared_binaries.h). Set under mutex, before any of their builds is posted; cleared
+  // with coex's builds (release_device_builds).
   std::vector<unsigned char> app_binary;
   int app_binary_device = -1;
+  // The read of app_binary is put off to the first launch that may be split (exec/deferred_app_binary.h):
+  // set at clBuildProgram before any build is posted, cleared under mutex once read; `app_binary_read`
+  // makes it once, and while it waits for the program's launches to end (`app_binary_needs_quiet`,
+  // set before app_binary_deferred) no launch of the program is enqueued.
+  std::atomic<bool> app_binary_deferred{false};
+  bool app_binary_needs_quiet = false;
+  std::mutex app_binary_read;
   // On PoCL, by the key of `builds`: the build hash of that build's program and of the binary it was
   // built from (its family: shared by every device built from one binary, its donor included), where
   // a binary of it passed through coex (exec/shared_first_runs.h), noted at its read for the donor

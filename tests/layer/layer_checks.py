@@ -331,10 +331,11 @@ class Checks:
                        "%s: home's rewrite read after a chunk began: %s, chunks %s" % (app, rewrite_reads, chunks))
 
     def check_unsplittable_read(self):
-        # The app's program binary is read at its clBuildProgram for the other devices of home's kind
-        # to build from (exec/shared_binaries.h), a compile of every kernel's generic work-group
-        # function where PoCL's cache is cold for coex, unless the analysis, done by then, says no
-        # kernel of the program may be split: nothing is built from it then. An analysis kept by an
+        # The app's program binary is read for the other devices of home's kind to build from
+        # (exec/shared_binaries.h; under auto at the first launch that may be split), a compile of
+        # every kernel's generic work-group function where PoCL's cache is cold for coex, unless the
+        # analysis, done by then, says no kernel of the program may be split: nothing is built from
+        # it then. An analysis kept by an
         # earlier run (docs/kernel-analysis.md, "Kept analyses") is ready before the driver's build
         # ends: long_items with its store a global atomic (never split) has no read, long_items as it
         # is (split) has one; both give the bare output.
@@ -358,6 +359,48 @@ class Checks:
             expect(kept_analysis, "long_items %s: the second run read no kept analysis" % args)
             expect(len(got) == reads, "long_items %s: %d reads of the app's binary, expected %d: %s"
                    % (args, len(got), reads, got))
+
+    def check_deferred_read(self):
+        # Under auto the app's program binary, which the other devices of home's kind build from, is
+        # read at the first launch that may be split, not at clBuildProgram (exec/deferred_app_binary.h):
+        # long_items' one launch of 1,024 items is too small (no read, no build on device 1); with
+        # three, the second, timed long on home, reads it and is split, device 1 built from it. For a
+        # kernel with a reqd_work_group_size the read first waits for the app's queues of home to be
+        # quiet (a running launch of it made PoCL abort): with a launch held by a user event on a
+        # second queue ("held", pthread devices: basic ones deadlock on user events) it gives up after
+        # kQuietWait, reads nothing, and device 1 builds from source. Every run gives the bare output.
+        app = os.path.join(self.build, "tests", "layer", "long_items")
+        trace = os.path.join(self.tmp, "deferred-read-trace.json")
+        cases = (("basic basic", ["1"], None), ("basic basic", ["3"], None),
+                 ("basic basic", ["3", "reqd"], True), ("pthread pthread", ["3", "held"], False))
+        for pocl_devices, args, quiet in cases:
+            devices = {"POCL_DEVICES": pocl_devices}
+            rc, bare, _ = run([app] + args, devices)
+            expect(rc == 0, "long_items %s fails bare" % args)
+            env = dict(devices, COEX_TRACE=trace, COEX_POLICY="auto",
+                       COEX_CACHE=os.path.join(self.tmp, "deferred-read-%s.json" % "-".join(args)))
+            rc, out, err = run([app] + args, env, self.layer)
+            expect(rc == 0 and out == bare, "long_items %s: exit %d, output:\n%s\nstderr:\n%s" % (args, rc, out, err))
+            with open(trace) as f:
+                slices = [e for e in json.load(f)["traceEvents"] if e.get("ph") == "X"]
+            what = "long_items %s: %s" % (args, [(e["name"], e["tid"], e.get("args")) for e in slices
+                                                  if e.get("cat") in ("build", "launch")])
+            reads = [e for e in slices if e["name"] == "read binary" and e.get("args", {}).get("app_program")]
+            builds = [e for e in slices if e["name"] == "build" and e["tid"] == 1]
+            waits = [e for e in slices if e["name"] == "wait for quiet"]
+            splits = [e for e in slices if e.get("cat") == "launch" and e.get("args", {}).get("split")]
+            app_build = [e for e in slices if e["name"] == "clBuildProgram"]
+            if args == ["1"]:
+                expect(not reads and not builds and not waits, "%s: a read or a build" % what)
+                continue
+            expect(len(app_build) == 1, "%s: clBuildProgram %s" % (what, app_build))
+            built_at = app_build[0]["ts"] + app_build[0]["dur"]
+            expect(len(builds) == 1 and splits, "%s: device 1 built %d times, %d splits" % (what, len(builds), len(splits)))
+            expect(builds[0]["args"].get("from_binary") == (quiet is not False), "%s: device 1's build" % what)
+            expect(len(waits) == (0 if quiet is None else 1) and all(e["args"].get("quiet") == quiet for e in waits),
+                   "%s: waits for quiet" % what)
+            expect(len(reads) == (0 if quiet is False else 1) and all(e["ts"] >= built_at for e in reads + waits),
+                   "%s: the app's binary read at its clBuildProgram, or not as often as expected" % what)
 
     def check_shared_first_runs(self):
         # Three devices of one kind built from one binary need the same work-group function at their

@@ -2,11 +2,18 @@
  * kernel), launched four times (or argv[1] times) with a read in between. Fewer items than
  * min_split_work_items, but each launch takes tens of milliseconds on one device: coex times the
  * first and splits the rest. argv[2] "atomic" makes its store a global atomic: a kernel coex never
- * splits. */
+ * splits; "reqd" gives the kernel a reqd_work_group_size; "held" does too, and first enqueues one
+ * launch on a second queue that waits for a user event, set only once the rounds are done (its
+ * output printed after theirs). */
 #include "common/app_util.h"
 
 static const char* kSource =
-    "__kernel void row_products(__global const uint* a, __global uint* out, uint n, uint round) {\n"
+    "#ifdef REQD_GROUP\n"
+    "#define GROUP_SIZE __attribute__((reqd_work_group_size(16, 1, 1)))\n"
+    "#else\n"
+    "#define GROUP_SIZE\n"
+    "#endif\n"
+    "__kernel GROUP_SIZE void row_products(__global const uint* a, __global uint* out, uint n, uint round) {\n"
     "  size_t i = get_global_id(0);\n"
     "  uint acc = round;\n"
     "  for (uint r = 0; r < 100; ++r)\n"
@@ -28,8 +35,13 @@ int main(int argc, char** argv) {
   cl_context ctx = app_create_context(platform, device);
   cl_command_queue q = app_create_queue(ctx, device, 0);
   /* argv[2] "atomic": the store is a global atomic, which coex never splits (global_atomics). */
-  const int atomic_store = argc > 2 && strcmp(argv[2], "atomic") == 0;
-  cl_program program = app_build_program(ctx, device, 1, &kSource, atomic_store ? "-DATOMIC_STORE" : "");
+  const char* variant = argc > 2 ? argv[2] : "";
+  const int atomic_store = strcmp(variant, "atomic") == 0, held = strcmp(variant, "held") == 0;
+  const int reqd = held || strcmp(variant, "reqd") == 0;
+  cl_program program = app_build_program(ctx, device, 1, &kSource,
+                                         atomic_store ? "-DATOMIC_STORE"
+                                         : reqd       ? "-DREQD_GROUP"
+                                                      : "");
   cl_kernel kernel = app_create_kernel(program, "row_products");
   uint32_t* a = (uint32_t*)app_alloc(N * 4);
   uint32_t* out = (uint32_t*)app_alloc(ITEMS * 4);
@@ -42,6 +54,23 @@ int main(int argc, char** argv) {
   APP_ARG(kernel, 1, out_buf);
   APP_ARG(kernel, 2, n);
   size_t global = ITEMS, local = 16;
+  /* "held": a launch of round `rounds` into its own buffer on a second queue, held by a user event. */
+  cl_command_queue held_q = NULL;
+  cl_mem held_buf = NULL;
+  cl_event gate = NULL;
+  if (held) {
+    cl_int err = CL_SUCCESS;
+    held_q = app_create_queue(ctx, device, 0);
+    held_buf = app_create_buffer(ctx, CL_MEM_WRITE_ONLY, ITEMS * 4, NULL);
+    gate = clCreateUserEvent(ctx, &err);
+    APP_CHECK(err);
+    const cl_uint held_round = rounds;
+    APP_ARG(kernel, 1, held_buf);
+    APP_ARG(kernel, 3, held_round);
+    APP_CHECK(clEnqueueNDRangeKernel(held_q, kernel, 1, NULL, &global, &local, 1, &gate, NULL));
+    APP_CHECK(clFlush(held_q));
+    APP_ARG(kernel, 1, out_buf);
+  }
   for (cl_uint round = 0; round < rounds; ++round) {
     APP_ARG(kernel, 3, round);
     APP_CHECK(clEnqueueNDRangeKernel(q, kernel, 1, NULL, &global, &local, 0, NULL, NULL));
@@ -53,6 +82,14 @@ int main(int argc, char** argv) {
       for (size_t k = 0; k < N; ++k) acc = acc * 31u + a[k] * (uint32_t)(i + r + 1);
     app_expect(out[i] == acc, "row_products matches the host at one item");
     app_print_checksum("out", out, ITEMS * 4);
+  }
+  if (held) {
+    APP_CHECK(clSetUserEventStatus(gate, CL_COMPLETE));
+    APP_CHECK(clEnqueueReadBuffer(held_q, held_buf, CL_TRUE, 0, ITEMS * 4, out, 0, NULL, NULL));
+    app_print_checksum("held", out, ITEMS * 4);
+    APP_CHECK(clReleaseEvent(gate));
+    APP_CHECK(clReleaseMemObject(held_buf));
+    APP_CHECK(clReleaseCommandQueue(held_q));
   }
   APP_CHECK(clReleaseMemObject(a_buf));
   APP_CHECK(clReleaseMemObject(out_buf));
