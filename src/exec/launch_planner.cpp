@@ -267,9 +267,16 @@ LaunchDecision plan(Services& services, const std::shared_ptr<model::KernelRecor
       // in for what it reads.
       uint64_t buffer_bytes = 0;
       for (const auto& record : written_buffers(services, args, {})) buffer_bytes += record->size;
-      preparing = !(launch_items >= min_split_items(services, home) &&
-                    !first_split_moves(services, home, to_build, buffer_bytes, split_seconds)) ||
-                  untimed_beside_late_only(waiting, others, on_home) ||
+      const bool large = launch_items >= min_split_items(services, home) &&
+                         !first_split_moves(services, home, to_build, buffer_bytes, split_seconds);
+      const bool beside_late_only = large && untimed_beside_late_only(waiting, others, on_home);
+      // The app's binary, its read put off to such a launch (below), is read before the wait: it
+      // overlaps the analysis, as it did inside clBuildProgram (serial, benchmarks/nbody's and
+      // mandel_uniform's single long launches over eight devices in a PoCL cache a bare run filled
+      // took 50 to 60 ms longer).
+      if (large && !beside_late_only && !late_only(waiting, others) && !program->analysis_waited.load())
+        read_deferred_app_binary(services, program, queue_record->context, home, to_build);
+      preparing = !large || beside_late_only ||
                   !(!program->analysis_waited.exchange(true) &&
                     wait_for_analysis(*program, services.settings().auto_analysis_wait));
       if (!preparing) info = analysed_kernel(*program, kernel->name);
