@@ -217,19 +217,22 @@ cl_int CL_API_CALL enqueue_ndrange(cl_command_queue queue, cl_kernel kernel, cl_
   // A launch to be timed on home needs an event: the app's (coex then holds a reference of its own),
   // or one coex asks for and keeps.
   const bool timed = !decision.time_on_home_key.empty();
+  // No launch of a program begins while its binary is read, and the read waits for those before
+  // (exec/deferred_app_binary.h): taken before the launch's time starts.
+  exec::LaunchGate gate = exec::launch_gate(rt(), kernel);
   cl_event own = nullptr;
-  cl_event* event_out = timed && !event ? &own : event;
+  cl_event* event_out = (timed || gate.program) && !event ? &own : event;
   if (timed) record_safely("clEnqueueNDRangeKernel", [] { rt().executor().home_launch_times().release_done(); });
   // A launch timed from a drained queue starts at its enqueue already.
   cl_event started = timed && !decision.time_drained ? start_marker(queue, decision.home) : nullptr;
   // Only a launch timed on home needs the time of its enqueue.
   const auto enqueued = timed ? std::chrono::steady_clock::now() : std::chrono::steady_clock::time_point{};
-  cl_int err = CL_SUCCESS;
-  {
-    // No launch of a program begins while its binary is read (exec/deferred_app_binary.h).
-    const exec::LaunchGate gate = exec::launch_gate(rt(), kernel);
-    err = cl().clEnqueueNDRangeKernel(queue, kernel, work_dim, offset, global, local, num_wait, wait_list, event_out);
-  }
+  cl_int err =
+      cl().clEnqueueNDRangeKernel(queue, kernel, work_dim, offset, global, local, num_wait, wait_list, event_out);
+  if (err == CL_SUCCESS && event_out && *event_out)
+    record_safely("clEnqueueNDRangeKernel", [&] { gate.note_launch(rt(), queue, *event_out); });
+  gate = {};
+  if (own && !timed) cl().clReleaseEvent(std::exchange(own, nullptr));  // asked for the gate alone
   if (err == CL_SUCCESS && timed && event_out && *event_out)
     record_safely("clEnqueueNDRangeKernel", [&] {
       if (event) cl().clRetainEvent(*event);
@@ -258,11 +261,13 @@ cl_int CL_API_CALL enqueue_task(cl_command_queue queue, cl_kernel kernel, cl_uin
     }
   });
   if (cl_int err = bring_arguments_home("clEnqueueTask", queue, kernel, decision.written_buffers)) return err;
-  cl_int err = CL_SUCCESS;
-  {
-    const exec::LaunchGate gate = exec::launch_gate(rt(), kernel);  // exec/deferred_app_binary.h
-    err = cl().clEnqueueTask(queue, kernel, num_wait, wait_list, event);
-  }
+  exec::LaunchGate gate = exec::launch_gate(rt(), kernel);  // exec/deferred_app_binary.h
+  cl_event own = nullptr;
+  cl_int err = cl().clEnqueueTask(queue, kernel, num_wait, wait_list, gate.program && !event ? &own : event);
+  if (err == CL_SUCCESS && gate.program)
+    record_safely("clEnqueueTask", [&] { gate.note_launch(rt(), queue, event ? *event : own); });
+  gate = {};
+  if (own) cl().clReleaseEvent(own);
   if (err == CL_SUCCESS)
     record_safely("clEnqueueTask", [&] { run_unsplit_bookkeeping(std::move(decision), queue, 1); });
   return err;

@@ -41,36 +41,44 @@ bool some_kernel_has_compiled_group_size(const cl_icd_dispatch& cl, cl_program p
   return any;
 }
 
-// Whether every command enqueued so far on the app's queues of `device` in `context` has ended, within
-// `seconds`: a marker on each (in an out-of-order queue it waits for every command before it), flushed
-// and polled, so that a command held by a user event the app sets later holds nothing but this wait.
-bool app_queues_quiet(Services& services, cl_context context, cl_device_id device, double seconds) {
+// Set on a thread while it reads a program's binary with app_binary_read held: a launch that a flush
+// of the read runs into (an event callback of PoCL's `basic`, which runs a flushed queue's commands on
+// the flushing thread) neither waits for the gate nor reads again.
+thread_local bool reading_app_binary = false;
+
+// Whether the app's launches noted in the program's gated_launches have all ended, within `seconds`:
+// their queues still in the registry flushed (a `basic` device runs nothing before), their events
+// polled, so that a launch held by a user event the app sets later holds nothing but this wait. The
+// events are released. Under program.app_binary_read.
+bool gated_launches_ended(Services& services, model::ProgramRecord& program, double seconds) {
   const cl_icd_dispatch& cl = services.next();
-  std::vector<cl_event> markers;
-  bool enqueued = true;
-  for (const auto& queue : services.registries().queues.snapshot()) {
-    if (queue->context != context || queue->device != device) continue;
-    cl_event marker = nullptr;
-    if (cl.clEnqueueMarkerWithWaitList(queue->handle, 0, nullptr, &marker) != CL_SUCCESS || !marker) {
-      enqueued = false;
-      break;
-    }
-    cl.clFlush(queue->handle);
-    markers.push_back(marker);
+  {
+    std::shared_lock lock(queue_release_lock());
+    for (const auto& [queue, events] : program.gated_launches)
+      if (services.registries().queues.find(queue)) cl.clFlush(queue);
   }
   const auto until = std::chrono::steady_clock::now() + std::chrono::duration<double>(seconds);
-  bool quiet = enqueued;
-  for (cl_event marker : markers) {
-    cl_int status = CL_QUEUED;
-    while (quiet &&
-           cl.clGetEventInfo(marker, CL_EVENT_COMMAND_EXECUTION_STATUS, sizeof status, &status, nullptr) ==
-               CL_SUCCESS &&
-           status > CL_COMPLETE && std::chrono::steady_clock::now() < until)
-      std::this_thread::sleep_for(std::chrono::microseconds(50));
-    quiet = quiet && status <= CL_COMPLETE;
-    cl.clReleaseEvent(marker);
-  }
-  return quiet;
+  bool ended = true;
+  for (auto& [queue, events] : program.gated_launches)
+    for (cl_event event : events) {
+      cl_int status = CL_QUEUED;
+      while (ended &&
+             cl.clGetEventInfo(event, CL_EVENT_COMMAND_EXECUTION_STATUS, sizeof status, &status, nullptr) ==
+                 CL_SUCCESS &&
+             status > CL_COMPLETE && std::chrono::steady_clock::now() < until)
+        std::this_thread::sleep_for(std::chrono::microseconds(50));
+      ended = ended && status <= CL_COMPLETE;
+      cl.clReleaseEvent(event);
+    }
+  program.gated_launches.clear();
+  return ended;
+}
+
+// Whether the event's command has ended (or cannot be asked).
+bool ended(const cl_icd_dispatch& cl, cl_event event) {
+  cl_int status = CL_QUEUED;
+  return cl.clGetEventInfo(event, CL_EVENT_COMMAND_EXECUTION_STATUS, sizeof status, &status, nullptr) != CL_SUCCESS ||
+         status <= CL_COMPLETE;
 }
 
 }  // namespace
@@ -93,7 +101,9 @@ bool defer_app_program_binary(Services& services, model::ProgramRecord& program,
                      [&](int d) { return devices.at(d).same_kind(devices.at(home)); }))
       return false;
   }
+  std::lock_guard read_lock(program.app_binary_read);
   std::lock_guard lock(program.mutex);
+  end_app_binary_deferral(program);  // of an earlier clBuildProgram of it that no launch followed
   program.app_binary_needs_quiet = needs_quiet;
   if (needs_quiet) quiet_reads_pending.fetch_add(1, std::memory_order_acq_rel);
   program.app_binary_deferred.store(true, std::memory_order_release);
@@ -109,22 +119,33 @@ bool waits_for_app_binary(Services& services, const model::ProgramRecord& progra
 
 void read_deferred_app_binary(Services& services, const std::shared_ptr<model::ProgramRecord>& program,
                               cl_context app_context, int home, const std::vector<int>& devices) {
-  if (!program->app_binary_deferred.load(std::memory_order_acquire)) return;
+  if (!program->app_binary_deferred.load(std::memory_order_acquire) || reading_app_binary) return;
   {
     // One read per program: PoCL fills a program's binaries without a lock of its own
     // (exec/device_kernels.cpp); and while it waits for quiet, no launch of the program is enqueued.
     std::lock_guard read_lock(program->app_binary_read);
     if (!program->app_binary_deferred.load(std::memory_order_acquire)) return;
+    reading_app_binary = true;
+    // The deferral ends however the read went (an exception of the driver's included).
+    struct Ending {
+      model::ProgramRecord& program;
+      ~Ending() {
+        reading_app_binary = false;
+        std::lock_guard lock(program.mutex);
+        end_app_binary_deferral(program);
+      }
+    } ending{*program};
+    const bool nothing_read =
+        analysis_ready(*program) && (!program->rewritten_source.empty() || analysed_unsplittable(*program));
     bool quiet = true;
-    if (program->app_binary_needs_quiet) {
+    if (program->app_binary_needs_quiet && !nothing_read) {
       const auto started = std::chrono::steady_clock::now();
-      quiet = app_queues_quiet(services, program->context, services.devices().at(home).id, kQuietWait);
+      quiet = gated_launches_ended(services, *program, kQuietWait);
       if (auto* t = services.trace())
         t->record("wait for quiet", "build", home, started, std::chrono::steady_clock::now(), {{"quiet", quiet}});
     }
-    if (quiet) read_app_program_binary(services, *program, home, devices);
-    std::lock_guard lock(program->mutex);
-    end_app_binary_deferral(*program);
+    // Every selected device for the kinds: `devices` may lack one left out of a split for now.
+    if (quiet && !nothing_read) read_app_program_binary(services, *program, home, services.devices().selected());
   }
   prepare_program(services, program, app_context, home, devices);
   const devices::DeviceSet& set = services.devices();
@@ -132,23 +153,48 @@ void read_deferred_app_binary(Services& services, const std::shared_ptr<model::P
       std::chrono::steady_clock::now() + std::chrono::duration<double>(services.settings().auto_wait_seconds);
   for (int device : devices) {
     if (device == home || !set.at(device).same_kind(set.at(home))) continue;
+    {
+      std::lock_guard lock(program->mutex);  // a late device not let in has no build posted
+      if (!program->builds_posted.count({device, false})) continue;
+    }
     const double left = std::chrono::duration<double>(deadline - std::chrono::steady_clock::now()).count();
     if (left <= 0 || !wait_for_build(*program, device, false, left)) break;
   }
 }
 
 LaunchGate launch_gate(Services& services, cl_kernel kernel) {
-  if (quiet_reads_pending.load(std::memory_order_acquire) == 0) return {};
+  if (quiet_reads_pending.load(std::memory_order_acquire) == 0 || reading_app_binary) return {};
   auto record = services.registries().kernels.find(kernel);
-  if (!record || !record->program) return {};
+  if (!record || !record->program || !record->program->app_binary_deferred.load(std::memory_order_acquire)) return {};
   LaunchGate gate;
-  gate.program = record->program;
-  model::ProgramRecord& program = *gate.program;
-  if (!program.app_binary_deferred.load(std::memory_order_acquire) || !program.app_binary_needs_quiet) return {};
-  gate.lock = std::unique_lock(program.app_binary_read);
+  gate.lock = std::unique_lock(record->program->app_binary_read);
   // Read meanwhile: nothing to hold off any more.
-  if (!program.app_binary_deferred.load(std::memory_order_acquire)) return {};
+  if (!record->program->app_binary_deferred.load(std::memory_order_acquire) || !record->program->app_binary_needs_quiet)
+    return {};
+  gate.program = record->program;
   return gate;
+}
+
+void LaunchGate::note_launch(Services& services, cl_command_queue queue, cl_event event) {
+  if (!program || !event) return;
+  const cl_icd_dispatch& cl = services.next();
+  if (cl.clRetainEvent(event) != CL_SUCCESS) return;
+  std::vector<cl_event>& events = program->gated_launches[queue];
+  // On an in-order queue the last launch ends after the others; elsewhere those ended are dropped.
+  auto record = services.registries().queues.find(queue);
+  const bool in_order = record && !record->out_of_order();
+  auto done = std::remove_if(events.begin(), events.end(), [&](cl_event e) {
+    if (!in_order && !ended(cl, e)) return false;
+    cl.clReleaseEvent(e);
+    return true;
+  });
+  events.erase(done, events.end());
+  events.push_back(event);
+}
+
+std::shared_mutex& queue_release_lock() {
+  static std::shared_mutex lock;
+  return lock;
 }
 
 }  // namespace coex::exec

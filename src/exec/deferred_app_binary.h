@@ -9,6 +9,7 @@
 
 #include <memory>
 #include <mutex>
+#include <shared_mutex>
 #include <vector>
 
 #include "exec/services.h"
@@ -36,14 +37,16 @@ bool defer_app_program_binary(Services& services, model::ProgramRecord& program,
 bool waits_for_app_binary(Services& services, const model::ProgramRecord& program, int home, int device);
 
 // On the app's thread, at a launch of the program's kernel that may be split (it has
-// min_split_work_items, or home's time of it reached min_split_seconds), the program analysed: the
-// deferred read, once, then the builds of `devices` are posted (prepare_program), and the launch
-// waits up to auto_wait_seconds for those from the binary (about a millisecond each), so that it
-// finds them ready. The app's kernel holds its program meanwhile. Where the read waits for the
-// program's launches, it first waits for every command enqueued on the app's queues of home to end
-// (a marker on each), up to kQuietWait; past that (a command waiting for a user event, a long
-// kernel) the binary is not read, and the devices of home's kind build from source. Nothing where
-// nothing was deferred.
+// min_split_work_items, or home's time of it reached min_split_seconds), or before its first such
+// launch waits for the analysis: the deferred read, once, then the builds of `devices` are posted
+// (prepare_program), and the launch waits up to auto_wait_seconds for those from the binary (about a
+// millisecond each), so that it finds them ready. The app's kernel holds its program meanwhile.
+// Where the read waits for the program's launches, it first waits for those the app enqueued
+// (gated_launches: their queues flushed, their events polled) up to kQuietWait; past that (a launch
+// held by a user event the app sets later, a long one) the binary is not read, and the devices of
+// home's kind build from source. No wait where the analysis says nothing will be read (a rewritten
+// or unsplittable program). Nothing where nothing was deferred, nor on a thread inside such a read
+// (an event callback a flush ran): a launch there is not split.
 inline constexpr double kQuietWait = 0.2;
 void read_deferred_app_binary(Services& services, const std::shared_ptr<model::ProgramRecord>& program,
                               cl_context app_context, int home, const std::vector<int>& devices);
@@ -52,14 +55,22 @@ void read_deferred_app_binary(Services& services, const std::shared_ptr<model::P
 // home's kind may build. The caller holds program.mutex.
 void end_app_binary_deferral(model::ProgramRecord& program);
 
-// Held by the app's launch of `kernel` around its enqueue to the driver while the read of its
-// program waits for the program's launches to end: the read holds program.app_binary_read from that
-// wait to its end, so that no launch of the program begins meanwhile. Empty otherwise: one atomic
-// load where no read waits so.
+// Held by the app's launch of `kernel` around its enqueue to the driver while the read of its program
+// is to wait for the program's launches (app_binary_needs_quiet): the read holds
+// program.app_binary_read from that wait to its end, so that no launch of the program begins
+// meanwhile, and waits for the launches noted (note_launch) before. Inactive otherwise: one atomic
+// load where no read is to wait so.
 struct LaunchGate {
-  std::shared_ptr<model::ProgramRecord> program;
+  std::shared_ptr<model::ProgramRecord> program;  // null: inactive
   std::unique_lock<std::mutex> lock;
+  // After the driver took the launch on `queue`: its event, retained, for the read to wait for.
+  void note_launch(Services& services, cl_command_queue queue, cl_event event);
 };
 LaunchGate launch_gate(Services& services, cl_kernel kernel);
+
+// Held exclusively by the app's clReleaseCommandQueue around the driver's release and the registry's
+// erase; shared by a read waiting for quiet while it flushes the queues of the launches it waits for,
+// each still in the registry: no flush of a queue the app released meanwhile.
+std::shared_mutex& queue_release_lock();
 
 }  // namespace coex::exec

@@ -260,13 +260,27 @@ model::KernelGroupInfo kernel_group_info(const cl_icd_dispatch& cl, cl_kernel ke
 }
 
 cl_kernel device_kernel(const LaunchJob& job, int device) {
-  model::DeviceBuild& build = device_build(*job.services, *job.program, device, device == job.home, job.app_context);
+  Services& services = *job.services;
+  // As its task posted to its worker would (prepare_program), a device of home's platform lets home's
+  // build, posted too, go first: a split's threads reach here in no set order, and the device that
+  // won the platform's build lock built from source, home from its binary, and no binary was kept
+  // (layer.kept_binaries with the app on device 1, under load).
+  if (device != job.home && services.devices().at(device).platform == services.devices().at(job.home).platform &&
+      !build_finished(*job.program, device, false)) {
+    bool home_posted = false;
+    {
+      std::lock_guard lock(job.program->mutex);
+      home_posted = job.program->builds_posted.count({job.home, true}) > 0;
+    }
+    if (home_posted) wait_for_build_of(services, *job.program, job.home, true);
+  }
+  model::DeviceBuild& build = device_build(services, *job.program, device, device == job.home, job.app_context);
   std::unique_lock lock(build.mutex);
   if (build.failed || !build.program) return nullptr;
   auto it = build.kernels.find(job.kernel_name);
   if (it != build.kernels.end()) return it->second;
   cl_int err = CL_SUCCESS;
-  cl_kernel kernel = job.services->next().clCreateKernel(build.program, job.kernel_name.c_str(), &err);
+  cl_kernel kernel = services.next().clCreateKernel(build.program, job.kernel_name.c_str(), &err);
   if (!kernel) {
     spdlog::warn("device {}: cannot create kernel {} (error {})", device, job.kernel_name, err);
     return nullptr;
@@ -537,6 +551,13 @@ void prebuild_program(Services& services, std::shared_ptr<model::ProgramRecord> 
 }
 
 void release_device_builds(const cl_icd_dispatch& cl, model::ProgramRecord& program) {
+  // The launches a deferred read was to wait for (exec/deferred_app_binary.h); not from inside that
+  // read (an event callback its flush ran), which releases them itself.
+  if (std::unique_lock read_lock(program.app_binary_read, std::try_to_lock); read_lock) {
+    for (auto& [queue, events] : program.gated_launches)
+      for (cl_event event : events) cl.clReleaseEvent(event);
+    program.gated_launches.clear();
+  }
   std::lock_guard lock(program.mutex);
   for (auto& [key, build] : program.builds) {
     for (auto& [name, kernel] : build.kernels) {

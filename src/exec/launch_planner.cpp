@@ -367,6 +367,9 @@ LaunchDecision plan(Services& services, const std::shared_ptr<model::KernelRecor
         !(on_home && *on_home >= services.settings().min_split_seconds))
       return too_small();
     read_deferred_app_binary(services, program, queue_record->context, home, all_devices());
+    // Still deferred on a thread inside a read (exec/deferred_app_binary.h): no split meanwhile.
+    if (program->app_binary_deferred.load(std::memory_order_acquire) && program->app_binary_needs_quiet)
+      return too_small();
   }
   // Under a policy that does not wait for preparation (auto) a device other than home is never
   // waited for: one whose build has not finished joins the split when it has, if the policy hands

@@ -130,6 +130,10 @@ struct ProgramRecord {
   std::atomic<bool> app_binary_deferred{false};
   bool app_binary_needs_quiet = false;
   std::mutex app_binary_read;
+  // While a read waits for quiet: the app's launches of the program enqueued since clBuildProgram that
+  // may not have ended, by queue (an in-order queue's last only), their events retained. Under
+  // app_binary_read.
+  std::map<cl_command_queue, std::vector<cl_event>> gated_launches;
   // On PoCL, by the key of `builds`: the build hash of that build's program and of the binary it was
   // built from (its family: shared by every device built from one binary, its donor included), where
   // a binary of it passed through coex (exec/shared_first_runs.h), noted at its read for the donor
