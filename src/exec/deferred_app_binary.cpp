@@ -20,6 +20,7 @@ namespace {
 // Programs whose deferred read waits for their launches to end: while none does, a launch takes no
 // gate (launch_gate).
 std::atomic<int> quiet_reads_pending{0};
+std::atomic<bool> command_buffers_used{false};  // note_command_buffers_used
 
 // Whether some kernel of the app's built `program` has a work-group size fixed at compile time on
 // `device` (reqd_work_group_size), by the driver's own word: kernel objects made and released at
@@ -96,6 +97,7 @@ bool defer_app_program_binary(Services& services, model::ProgramRecord& program,
   const devices::DeviceSet& devices = services.devices();
   const bool needs_quiet = some_kernel_has_compiled_group_size(services.next(), program.handle, devices.at(home).id);
   if (needs_quiet) {
+    if (command_buffers_used.load(std::memory_order_acquire)) return false;
     const std::vector<int> selected = devices.selected();
     if (!std::all_of(selected.begin(), selected.end(),
                      [&](int d) { return devices.at(d).same_kind(devices.at(home)); }))
@@ -140,7 +142,8 @@ void read_deferred_app_binary(Services& services, const std::shared_ptr<model::P
     bool quiet = true;
     if (program->app_binary_needs_quiet && !nothing_read) {
       const auto started = std::chrono::steady_clock::now();
-      quiet = gated_launches_ended(services, *program, kQuietWait);
+      quiet =
+          gated_launches_ended(services, *program, kQuietWait) && !command_buffers_used.load(std::memory_order_acquire);
       if (auto* t = services.trace())
         t->record("wait for quiet", "build", home, started, std::chrono::steady_clock::now(), {{"quiet", quiet}});
     }
@@ -191,6 +194,8 @@ void LaunchGate::note_launch(Services& services, cl_command_queue queue, cl_even
   events.erase(done, events.end());
   events.push_back(event);
 }
+
+void note_command_buffers_used() { command_buffers_used.store(true, std::memory_order_release); }
 
 std::shared_mutex& queue_release_lock() {
   static std::shared_mutex lock;

@@ -68,6 +68,11 @@ struct LaunchGate {
 };
 LaunchGate launch_gate(Services& services, cl_kernel kernel);
 
+// The app asked for a function of cl_khr_command_buffer: a kernel recorded in a command buffer runs
+// outside launch_gate, so no later read waits for quiet (it is given up, those devices build from
+// source), nor is one deferred so.
+void note_command_buffers_used();
+
 // Held exclusively by the app's clReleaseCommandQueue around the driver's release and the registry's
 // erase; shared by a read waiting for quiet while it flushes the queues of the launches it waits for,
 // each still in the registry: no flush of a queue the app released meanwhile.
