@@ -8,8 +8,10 @@
 #include <CL/cl_ext.h>
 #include <spdlog/spdlog.h>
 
+#include <algorithm>
 #include <cstring>
 #include <mutex>
+#include <vector>
 
 #include "api/handler_util.h"
 #include "exec/deferred_app_binary.h"
@@ -23,35 +25,47 @@ std::mutex functions_mutex;
 clEnqueueCommandBufferKHR_fn driver_enqueue = nullptr;  // the driver's, under functions_mutex once set
 clGetCommandBufferInfoKHR_fn driver_info = nullptr;
 
-// The queue the command buffer runs on: the app's first, else the one it was recorded for.
+// The queue the command buffer runs on: the app's first, else the first it was recorded for.
 cl_command_queue queue_of(cl_uint num_queues, const cl_command_queue* queues, cl_command_buffer_khr buffer) {
   if (num_queues && queues && queues[0]) return queues[0];
-  cl_command_queue queue = nullptr;
-  if (driver_info && driver_info(buffer, CL_COMMAND_BUFFER_QUEUES_KHR, sizeof queue, &queue, nullptr) == CL_SUCCESS)
-    return queue;
-  return nullptr;
+  cl_uint count = 0;
+  if (!driver_info ||
+      driver_info(buffer, CL_COMMAND_BUFFER_NUM_QUEUES_KHR, sizeof count, &count, nullptr) != CL_SUCCESS || !count)
+    return nullptr;
+  std::vector<cl_command_queue> recorded(count);
+  if (driver_info(buffer, CL_COMMAND_BUFFER_QUEUES_KHR, count * sizeof(cl_command_queue), recorded.data(), nullptr) !=
+      CL_SUCCESS)
+    return nullptr;
+  return recorded[0];
 }
 
 cl_int CL_API_CALL enqueue_command_buffer(cl_uint num_queues, cl_command_queue* queues, cl_command_buffer_khr buffer,
                                           cl_uint num_wait, const cl_event* wait_list, cl_event* event) {
   static const char* const kCall = "clEnqueueCommandBufferKHR";
+  // No queue known (a NULL platform gave no clGetCommandBufferInfoKHR): every tracked buffer, synced
+  // through coex's own queues.
   const cl_command_queue queue = queue_of(num_queues, queues, buffer);
-  std::vector<std::shared_ptr<model::BufferRecord>> roots;
-  if (queue)
-    record_safely(kCall, [&] {
-      const auto queue_record = rt().registries().queues.find(queue);
-      for (const auto& record : rt().registries().buffers.snapshot())
-        if (!record->root && record->state && (!queue_record || record->context == queue_record->context))
-          roots.push_back(record);
-    });
-  for (const auto& root : roots)
-    if (cl_int err = exec::app_will_write(rt(), kCall, queue, root->handle, 0, SIZE_MAX)) return err;
+  // The buffers the command buffer may touch: the roots of the queue's context, and a sub-buffer
+  // whose root the app released (its record left the registry; the sub-buffer keeps it alive).
+  std::vector<std::shared_ptr<model::BufferRecord>> buffers;
+  record_safely(kCall, [&] {
+    const auto queue_record = queue ? rt().registries().queues.find(queue) : nullptr;
+    const auto all = rt().registries().buffers.snapshot();
+    for (const auto& record : all) {
+      if (!record->state || (queue_record && record->context != queue_record->context)) continue;
+      if (record->root && std::any_of(all.begin(), all.end(), [&](const auto& r) { return r == record->root; }))
+        continue;  // its root, tracked, covers it
+      buffers.push_back(record);
+    }
+  });
+  for (const auto& record : buffers)
+    if (cl_int err = exec::app_will_write(rt(), kCall, queue, record->handle, 0, SIZE_MAX)) return err;
   const cl_int err = driver_enqueue(num_queues, queues, buffer, num_wait, wait_list, event);
   if (err == CL_SUCCESS)
     record_safely(kCall, [&] {
-      for (const auto& root : roots) {
-        std::lock_guard lock(root->state->mutex());
-        root->state->app_wrote(0, root->size);
+      for (const auto& record : buffers) {
+        std::lock_guard lock(record->state->mutex());
+        record->state->app_wrote(record->origin, record->origin + record->size);
       }
     });
   return err;
