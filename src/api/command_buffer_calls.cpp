@@ -8,9 +8,9 @@
 #include <CL/cl_ext.h>
 #include <spdlog/spdlog.h>
 
-#include <algorithm>
 #include <cstring>
 #include <mutex>
+#include <unordered_set>
 #include <vector>
 
 #include "api/handler_util.h"
@@ -51,10 +51,11 @@ cl_int CL_API_CALL enqueue_command_buffer(cl_uint num_queues, cl_command_queue* 
   record_safely(kCall, [&] {
     const auto queue_record = queue ? rt().registries().queues.find(queue) : nullptr;
     const auto all = rt().registries().buffers.snapshot();
+    std::unordered_set<const model::BufferRecord*> tracked;
+    for (const auto& record : all) tracked.insert(record.get());
     for (const auto& record : all) {
       if (!record->state || (queue_record && record->context != queue_record->context)) continue;
-      if (record->root && std::any_of(all.begin(), all.end(), [&](const auto& r) { return r == record->root; }))
-        continue;  // its root, tracked, covers it
+      if (record->root && tracked.count(record->root.get())) continue;  // its root, tracked, covers it
       buffers.push_back(record);
     }
   });

@@ -69,10 +69,14 @@ ArgTier add_argument(const kernel::ArgFootprint& a, const ArgBinding& binding, R
 
 const char* arg_tier_name(ArgTier tier) {
   switch (tier) {
-    case ArgTier::None: return "none";
-    case ArgTier::Exact: return "exact";
-    case ArgTier::Whole: return "whole";
-    case ArgTier::Diff: return "diff";
+    case ArgTier::None:
+      return "none";
+    case ArgTier::Exact:
+      return "exact";
+    case ArgTier::Whole:
+      return "whole";
+    case ArgTier::Diff:
+      return "diff";
   }
   return "none";
 }
@@ -125,6 +129,28 @@ void add_chunk_writes(std::vector<RootWrites>& writes, const ChunkFootprint& chu
 void merge_arg_tiers(std::vector<ArgTier>& into, const std::vector<ArgTier>& from) {
   if (into.size() < from.size()) into.resize(from.size(), ArgTier::None);
   for (size_t i = 0; i < from.size(); ++i) into[i] = worse(into[i], from[i]);
+}
+
+// What FootprintModel::evaluate needs of this launch: its geometry as the app
+// enqueued it, the bytes of the by-value arguments and the sizes of the bound
+// buffers (footprints are relative to them).
+void capture_footprint_inputs(const kernel::KernelInfo& info, const std::vector<model::KernelArgValue>& args,
+                              LaunchJob& job) {
+  job.footprint = info.footprint;
+  kernel::LaunchGeometry& g = job.footprint_geometry;
+  g.work_dim = job.geometry.work_dim;
+  g.split_dim = job.geometry.split_dim();
+  for (unsigned d = 0; d < 3; ++d) {
+    g.global_offset[d] = job.geometry.offset[d];
+    g.global_size[d] = job.geometry.global[d];
+    g.local_size[d] = job.geometry.local[d];
+  }
+  job.footprint_values.bytes.resize(args.size());
+  job.footprint_values.buffer_sizes.assign(args.size(), 0);
+  for (size_t i = 0; i < args.size(); ++i) {
+    if (job.bindings[i].kind == ArgBinding::Kind::Value) job.footprint_values.bytes[i] = args[i].bytes;
+    if (job.bindings[i].kind == ArgBinding::Kind::Buffer) job.footprint_values.buffer_sizes[i] = job.bindings[i].size;
+  }
 }
 
 }  // namespace coex::exec

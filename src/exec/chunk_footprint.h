@@ -60,4 +60,10 @@ void add_chunk_writes(std::vector<RootWrites>& writes, const ChunkFootprint& chu
 // The tiers of two chunks or launches of one kernel: the worse one per argument.
 void merge_arg_tiers(std::vector<ArgTier>& into, const std::vector<ArgTier>& from);
 
+// What FootprintModel::evaluate needs of this launch: its geometry as the app
+// enqueued it, the bytes of the by-value arguments and the sizes of the bound
+// buffers (footprints are relative to them).
+void capture_footprint_inputs(const kernel::KernelInfo& info, const std::vector<model::KernelArgValue>& args,
+                              LaunchJob& job);
+
 }  // namespace coex::exec

@@ -78,28 +78,6 @@ size_t max_group_size(const Services& services, const devices::DeviceSet& device
   return limit == SIZE_MAX ? 1 : limit;
 }
 
-// What FootprintModel::evaluate needs of this launch: its geometry as the app
-// enqueued it, the bytes of the by-value arguments and the sizes of the bound
-// buffers (footprints are relative to them).
-void capture_footprint_inputs(const kernel::KernelInfo& info, const std::vector<model::KernelArgValue>& args,
-                              LaunchJob& job) {
-  job.footprint = info.footprint;
-  kernel::LaunchGeometry& g = job.footprint_geometry;
-  g.work_dim = job.geometry.work_dim;
-  g.split_dim = job.geometry.split_dim();
-  for (unsigned d = 0; d < 3; ++d) {
-    g.global_offset[d] = job.geometry.offset[d];
-    g.global_size[d] = job.geometry.global[d];
-    g.local_size[d] = job.geometry.local[d];
-  }
-  job.footprint_values.bytes.resize(args.size());
-  job.footprint_values.buffer_sizes.assign(args.size(), 0);
-  for (size_t i = 0; i < args.size(); ++i) {
-    if (job.bindings[i].kind == ArgBinding::Kind::Value) job.footprint_values.bytes[i] = args[i].bytes;
-    if (job.bindings[i].kind == ArgBinding::Kind::Buffer) job.footprint_values.buffer_sizes[i] = job.bindings[i].size;
-  }
-}
-
 // The plan of a launch. `repeat` says whether the decision may serve the launches that repeat this one
 // (exec/repeated_launches.h), and `args` gets the arguments it was made with.
 LaunchDecision plan(Services& services, const std::shared_ptr<model::KernelRecord>& kernel,
@@ -309,6 +287,14 @@ LaunchDecision plan(Services& services, const std::shared_ptr<model::KernelRecor
   // sits the launch out until home's time, weighed by the share it promises, is long enough, and its
   // build waits for that launch too (devices_held_back): with none left but home, the launch is kept
   // there before it could ask for a build.
+  // The size rule: few work-items for home's width, split only once a launch of this kernel and size
+  // was measured long enough on home (the rule for devices much slower than home, below, is the same
+  // one weighed by their share).
+  auto below_size_rule = [&](uint64_t items) {
+    if (items >= min_split_items(services, home)) return false;
+    const std::optional<double> measured = services.executor().home_launch_times().settled_seconds(home_key);
+    return !measured || *measured < services.settings().min_split_seconds;
+  };
   auto too_small = [&] {
     if (services.executor().home_launch_times().wants_timing(home_key)) decision.time_on_home_key = home_key;
     repeat.by_home_times = true;
@@ -362,10 +348,7 @@ LaunchDecision plan(Services& services, const std::shared_ptr<model::KernelRecor
   // Before, a launch is too small by that rule (none of benchmarks/gram_schmidt's 1,535: no read); nor
   // may a split of the program run its chunks on home while the read waits for its launches to end.
   if (program->app_binary_deferred.load(std::memory_order_acquire)) {
-    const std::optional<double> on_home = services.executor().home_launch_times().settled_seconds(home_key);
-    if (launch_items < min_split_items(services, home) &&
-        !(on_home && *on_home >= services.settings().min_split_seconds))
-      return too_small();
+    if (below_size_rule(launch_items)) return too_small();
     read_deferred_app_binary(services, program, queue_record->context, home, all_devices());
     // Still deferred on a thread inside a read (exec/deferred_app_binary.h): no split meanwhile.
     if (program->app_binary_deferred.load(std::memory_order_acquire) && program->app_binary_needs_quiet)
@@ -458,13 +441,7 @@ LaunchDecision plan(Services& services, const std::shared_ptr<model::KernelRecor
   if (!make_geometry(work_dim, offset, global, local_to_use, limit, job->geometry))
     return not_split("invalid_launch");  // the driver gives the app its error code
   if (!local && compiled[0]) job->geometry.local_given = false;
-  // Few work-items for home's width: split only once a launch of this kernel and size was measured
-  // long enough on home (the rule for devices much slower than home, above, is the same one weighed by
-  // their share).
-  if (job->geometry.work_items() < min_split_items(services, home)) {
-    auto measured = services.executor().home_launch_times().settled_seconds(home_key);
-    if (!measured || *measured < services.settings().min_split_seconds) return too_small();
-  }
+  if (below_size_rule(job->geometry.work_items())) return too_small();
   if (job->geometry.groups_along_split() < 2) return lasting("too_small");
 
   // Arguments: every one set; buffers tracked, grouped by root buffer.
