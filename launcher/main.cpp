@@ -21,6 +21,7 @@ constexpr Command kCommands[] = {
     {"simulate", coex::launcher::simulate, false},
     {"settings-doc", coex::launcher::print_settings_doc, false},
     {"analysis-process", coex::launcher::serve_analyses, false},  // libcoex.so's, not in the help
+    {"compile-ahead", coex::launcher::compile_ahead, false},      // libcoex.so's, not in the help
 };
 
 int print_command_help(const std::string& command) {

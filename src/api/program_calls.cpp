@@ -3,6 +3,7 @@
 // (model/binary_sources.h); the others are recorded with their origin, and launches of their
 // kernels are never split (docs/design.md, "What is split" and "Programs loaded from binaries").
 #include <chrono>
+#include <filesystem>
 
 #include "api/handler_util.h"
 #include "exec/device_kernels.h"
@@ -159,7 +160,13 @@ cl_int CL_API_CALL build_program(cl_program program, cl_uint num_devices, const 
     exec::analyse_in_background(rt(), record, devices_built_for(*record, num_devices, devices));
   });
   const auto started = std::chrono::steady_clock::now();
+  const auto began = std::filesystem::file_time_type::clock::now();
   cl_int err = cl().clBuildProgram(program, num_devices, devices, options, notify, user_data);
+  if (record) {
+    std::lock_guard lock(record->mutex);
+    record->app_build_began = began;
+    record->app_build_ended = std::filesystem::file_time_type::clock::now();
+  }
   // With a callback the call may return before the build ends: not timed (0, no longer wait).
   if (record)
     record->app_build_seconds = err == CL_SUCCESS && !notify

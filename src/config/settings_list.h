@@ -87,6 +87,14 @@ COEX_SETTING(Bool, share_first_runs, true, (),
              "own: the first to need it compiles it, and the others wait for it and copy the compiled files into "
              "their folders of PoCL's kernel cache (POCL_CACHE_DIR, else ~/.cache/pocl/kcache), where PoCL finds "
              "them. `false`: each device compiles its own.")
+COEX_SETTING(Bool, compile_ahead, true, (),
+             "On PoCL, under auto: where PoCL's kernel cache lacks what the first split of a program would compile "
+             "(the generic work-group functions a read of the app's program binary compiles, and the kernel at a "
+             "nonzero offset), a process of coex's own (`coex compile-ahead`) compiles them into that cache while "
+             "the program's launches run on the app's device, whole; the program is split once it has ended. In the "
+             "app's process those compiles stop every PoCL device of the process while they run (0.1 to 0.6 s a "
+             "kernel). A run that ends first does not wait for it. `false`: compiled in the app's process, at the "
+             "first launch that may be split.")
 COEX_SETTING(Path, binary_cache, "", (),
              "The folder where coex keeps the binaries of its own builds (the rewritten program coex splits a "
              "kernel with, the app's program on the other devices), so that a later run of the program builds "

@@ -7,6 +7,7 @@
 
 #include "config/settings.h"
 #include "devices/device_set.h"
+#include "exec/compile_ahead.h"
 #include "exec/device_kernels.h"
 #include "exec/executor.h"
 #include "exec/program_analysis.h"
@@ -120,8 +121,14 @@ bool waits_for_app_binary(Services& services, const model::ProgramRecord& progra
 }
 
 void read_deferred_app_binary(Services& services, const std::shared_ptr<model::ProgramRecord>& program,
-                              cl_context app_context, int home, const std::vector<int>& devices) {
+                              cl_context app_context, int home, const std::vector<int>& devices,
+                              const std::string& kernel, cl_uint work_dim, const size_t* global, const size_t* local) {
   if (!program->app_binary_deferred.load(std::memory_order_acquire) || reading_app_binary) return;
+  // A program rewritten or with nothing to split reads nothing: nothing to compile ahead either.
+  if (!program->app_binary_needs_quiet &&
+      !(analysis_ready(*program) && (!program->rewritten_source.empty() || analysed_unsplittable(*program))) &&
+      compile_ahead::under_way(services, *program, home, kernel, work_dim, global, local))
+    return;
   {
     // One read per program: PoCL fills a program's binaries without a lock of its own
     // (exec/device_kernels.cpp); and while it waits for quiet, no launch of the program is enqueued.

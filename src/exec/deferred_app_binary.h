@@ -10,6 +10,7 @@
 #include <memory>
 #include <mutex>
 #include <shared_mutex>
+#include <string>
 #include <vector>
 
 #include "exec/services.h"
@@ -47,9 +48,14 @@ bool waits_for_app_binary(Services& services, const model::ProgramRecord& progra
 // home's kind build from source. No wait where the analysis says nothing will be read (a rewritten
 // or unsplittable program). Nothing where nothing was deferred, nor on a thread inside such a read
 // (an event callback a flush ran): a launch there is not split.
+// Where PoCL's cache lacks what the read would compile, a process of coex's own compiles it first
+// (exec/compile_ahead.h; not for a program whose read waits for quiet): while it runs nothing is read,
+// the read stays deferred, and the launch of `kernel` (work_dim, the app's `global` and `local`, or null) runs on
+// home.
 inline constexpr double kQuietWait = 0.2;
 void read_deferred_app_binary(Services& services, const std::shared_ptr<model::ProgramRecord>& program,
-                              cl_context app_context, int home, const std::vector<int>& devices);
+                              cl_context app_context, int home, const std::vector<int>& devices,
+                              const std::string& kernel, cl_uint work_dim, const size_t* global, const size_t* local);
 
 // Ends the deferral of the program's read, made or given up (or its builds released): the devices of
 // home's kind may build. The caller holds program.mutex.

@@ -8,6 +8,7 @@
 
 #include "config/settings.h"
 #include "devices/device_set.h"
+#include "exec/compile_ahead.h"
 #include "exec/data_moves.h"
 #include "exec/exit_guard.h"
 #include "exec/home_sync.h"
@@ -265,6 +266,8 @@ void Executor::stop() {
                                                             std::chrono::duration<double>(kStalledWorkerWaitSeconds));
   }
   cv_.notify_all();
+  // A compile ahead still running is of no use now (exec/compile_ahead.h): ended, not waited for.
+  compile_ahead::stop_all();
   if (dispatcher_.joinable()) dispatcher_.join();
   // A split an app's thread runs itself (run_synchronously: another thread exits meanwhile) ends
   // first: its home part runs on that thread with home's worker's staging (split_runner.cpp). One

@@ -252,8 +252,12 @@ LaunchDecision plan(Services& services, const std::shared_ptr<model::KernelRecor
       // overlaps the analysis, as it did inside clBuildProgram (serial, benchmarks/nbody's and
       // mandel_uniform's single long launches over eight devices in a PoCL cache a bare run filled
       // took 50 to 60 ms longer).
-      if (large && !beside_late_only && !late_only(waiting, others) && !program->analysis_waited.load())
-        read_deferred_app_binary(services, program, queue_record->context, home, to_build);
+      // Not where a process of coex's own may compile what the read would (exec/compile_ahead.h): that is
+      // decided once the analysis says whether the program is rewritten (the read is of no use then).
+      if (large && !beside_late_only && !late_only(waiting, others) && !program->analysis_waited.load() &&
+          !services.settings().compile_ahead)
+        read_deferred_app_binary(services, program, queue_record->context, home, to_build, kernel->name, work_dim,
+                                 global, local);
       preparing = !large || beside_late_only ||
                   !(!program->analysis_waited.exchange(true) &&
                     wait_for_analysis(*program, services.settings().auto_analysis_wait));
@@ -349,10 +353,13 @@ LaunchDecision plan(Services& services, const std::shared_ptr<model::KernelRecor
   // may a split of the program run its chunks on home while the read waits for its launches to end.
   if (program->app_binary_deferred.load(std::memory_order_acquire)) {
     if (below_size_rule(launch_items)) return too_small();
-    read_deferred_app_binary(services, program, queue_record->context, home, all_devices());
-    // Still deferred on a thread inside a read (exec/deferred_app_binary.h): no split meanwhile.
-    if (program->app_binary_deferred.load(std::memory_order_acquire) && program->app_binary_needs_quiet)
-      return too_small();
+    read_deferred_app_binary(services, program, queue_record->context, home, all_devices(), kernel->name, work_dim,
+                             global, local);
+    // Still deferred on a thread inside a read (exec/deferred_app_binary.h): no split meanwhile; or
+    // while a process of coex's own compiles what the read and the first split need (exec/compile_ahead.h),
+    // the launch runs on home.
+    if (program->app_binary_deferred.load(std::memory_order_acquire))
+      return program->app_binary_needs_quiet ? too_small() : preparing_on_home();
   }
   // Under a policy that does not wait for preparation (auto) a device other than home is never
   // waited for: one whose build has not finished joins the split when it has, if the policy hands

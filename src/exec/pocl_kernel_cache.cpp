@@ -76,6 +76,33 @@ bool has_variant(const std::string& root, const std::string& hash, const std::st
   return false;
 }
 
+bool has_generic(const std::string& root, const std::string& hash, const std::string& kernel) {
+  std::error_code ec;
+  for (fs::directory_iterator file(fs::path(root) / hash / kernel / "0-0-0", ec), none; !ec && file != none;
+       file.increment(ec))
+    if (file->path().extension() == ".so") return true;
+  return false;
+}
+
+std::string program_touched_within(const std::string& root, fs::file_time_type from, fs::file_time_type to) {
+  std::string found;
+  std::error_code ec;
+  // <root>/AB/CDE.../last_accessed: two letters, then the other 38.
+  for (fs::directory_iterator top(root, ec), end; !ec && top != end; top.increment(ec)) {
+    const std::string first = top->path().filename().string();
+    if (first.size() != 2) continue;
+    std::error_code inner;
+    for (fs::directory_iterator program(top->path(), inner); !inner && program != end; program.increment(inner)) {
+      std::error_code stat;
+      const fs::file_time_type touched = fs::last_write_time(program->path() / "last_accessed", stat);
+      if (stat || touched < from || touched > to) continue;
+      if (!found.empty()) return "";
+      found = first + "/" + program->path().filename().string();
+    }
+  }
+  return found;
+}
+
 int copy_missing(const std::string& root, const std::string& from, const std::string& to, const std::string& kernel) {
   if (root.empty() || from.empty() || to.empty() || from == to) return 0;
   const fs::path source = fs::path(root) / from / kernel, target = fs::path(root) / to / kernel;

@@ -11,6 +11,7 @@
 #pragma once
 
 #include <cstddef>
+#include <filesystem>
 #include <string>
 #include <vector>
 
@@ -37,6 +38,15 @@ bool folder_named_as_kernel(const std::string& kernel);
 // beyond the launch's dimensions) and a zero global offset or not.
 bool has_variant(const std::string& root, const std::string& hash, const std::string& kernel, const size_t local[3],
                  bool offset_zero);
+
+// Whether <root>/<hash>/<kernel>/0-0-0/ holds a compiled generic work-group function: the one PoCL
+// compiles into a binary of the program (for a kernel without a reqd_work_group_size).
+bool has_generic(const std::string& root, const std::string& hash, const std::string& kernel);
+
+// The build hash of the one program folder of the cache whose `last_accessed` file PoCL touched
+// within [from, to] (it does at each build of the program); empty where none or several were.
+std::string program_touched_within(const std::string& root, std::filesystem::file_time_type from,
+                                   std::filesystem::file_time_type to);
 
 // Copies each folder of <root>/<from>/<kernel>/ that <root>/<to>/<kernel>/ lacks, each into a
 // temporary folder first and renamed into place whole, so that PoCL never sees part of one. Returns

@@ -32,6 +32,33 @@
 extern char** environ;
 
 namespace coex::kernel::analysis_process {
+
+void prepare_child_spawn(posix_spawn_file_actions_t& actions, posix_spawnattr_t& attributes, int keep_up_to) {
+#if defined(__GLIBC__) && (__GLIBC__ > 2 || (__GLIBC__ == 2 && __GLIBC_MINOR__ >= 34))
+  posix_spawn_file_actions_addclosefrom_np(&actions, keep_up_to + 1);
+#else
+  (void)actions;
+  (void)keep_up_to;
+#endif
+  sigset_t none, defaults;
+  sigemptyset(&none);
+  sigemptyset(&defaults);
+  for (int signal : {SIGPIPE, SIGINT, SIGTERM, SIGCHLD, SIGHUP}) sigaddset(&defaults, signal);
+  posix_spawnattr_setsigmask(&attributes, &none);
+  posix_spawnattr_setsigdefault(&attributes, &defaults);
+  posix_spawnattr_setflags(&attributes, POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF);
+}
+
+std::vector<std::string> child_environment() {
+  std::vector<std::string> env;
+  for (char** e = environ; e && *e; ++e) {
+    const std::string entry = *e;
+    if (entry.rfind("LD_PRELOAD=", 0) == 0 || entry.rfind("OPENCL_LAYERS=", 0) == 0) continue;
+    env.push_back(entry);
+  }
+  return env;
+}
+
 namespace {
 
 using nlohmann::json;
@@ -129,17 +156,6 @@ bool read_message(int fd, json& message, int timeout_ms) {
   return !message.is_discarded();
 }
 
-// The app's environment less what would load coex into the analysis process too.
-std::vector<std::string> child_environment() {
-  std::vector<std::string> env;
-  for (char** e = environ; e && *e; ++e) {
-    const std::string entry = *e;
-    if (entry.rfind("LD_PRELOAD=", 0) == 0 || entry.rfind("OPENCL_LAYERS=", 0) == 0) continue;
-    env.push_back(entry);
-  }
-  return env;
-}
-
 // Closing the socket ends the analysis process: it watches for that even while it parses (serve()).
 void end_locked(State& s) {
   {
@@ -188,19 +204,9 @@ int spawn_served(const std::string& executable_path, const std::vector<std::stri
   posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0);
   posix_spawn_file_actions_addopen(&actions, 1, "/dev/null", O_WRONLY, 0);  // stderr stays the app's
   posix_spawn_file_actions_adddup2(&actions, child_end, kServedFd);
-#if defined(__GLIBC__) && (__GLIBC__ > 2 || (__GLIBC__ == 2 && __GLIBC_MINOR__ >= 34))
-  // The app's descriptors without FD_CLOEXEC (a pipe to a child of its own) must not stay open there.
-  posix_spawn_file_actions_addclosefrom_np(&actions, kServedFd + 1);
-#endif
   posix_spawnattr_t attributes;
   posix_spawnattr_init(&attributes);
-  sigset_t none, defaults;
-  sigemptyset(&none);
-  sigemptyset(&defaults);
-  for (int signal : {SIGPIPE, SIGINT, SIGTERM, SIGCHLD, SIGHUP}) sigaddset(&defaults, signal);
-  posix_spawnattr_setsigmask(&attributes, &none);
-  posix_spawnattr_setsigdefault(&attributes, &defaults);
-  posix_spawnattr_setflags(&attributes, POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF);
+  prepare_child_spawn(actions, attributes, kServedFd);
   std::string executable = executable_path;
   std::string command = kCommand;
   std::vector<char*> argv{executable.data(), command.data(), nullptr};

@@ -7,6 +7,7 @@
 
 #include <atomic>
 #include <cstdint>
+#include <filesystem>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -99,6 +100,12 @@ struct ProgramRecord {
   // How long the app's last clBuildProgram of it took, seconds (0: not built by the app): coex's
   // build of the rewritten source for the same device takes about as long (exec/device_kernels.h).
   std::atomic<double> app_build_seconds{0};
+  // When the app's last clBuildProgram began and ended, in the clock of file times, under `mutex`:
+  // PoCL touches the program's folder of its kernel cache then (exec/compile_ahead.h finds it so).
+  std::filesystem::file_time_type app_build_began{}, app_build_ended{};
+  // exec/compile_ahead.h: whether its process was asked for (CompileAhead), and which one runs.
+  std::atomic<int> compile_ahead{0};
+  std::atomic<int> compile_ahead_pid{0};
   uint64_t source_hash = 0;
   // The analysis and the rewritten source, made once (exec/program_analysis.cpp): `analysed` claims
   // it under `mutex`; once analysis_done, `info` and `rewritten_source` are final and read without it.

@@ -407,6 +407,43 @@ class Checks:
             expect(len(reads) == (0 if quiet is False else 1) and all(e["ts"] >= built_at for e in reads + waits),
                    "%s: the app's binary read at its clBuildProgram, or not as often as expected" % what)
 
+    def check_compile_ahead(self):
+        # On a user's first coex run of a program (PoCL's cache filled by its bare run), what the first
+        # split would compile in the app's process (the read of the app's binary compiles every kernel's
+        # generic work-group function) is compiled by `coex compile-ahead` in a process of its own
+        # (exec/compile_ahead.h), while the program's launches run on home whole: the read comes after
+        # that process ended, and no launch is split before. A second run in the same cache finds them
+        # there: no such process. With compile_ahead off the first run reads in the app's process, at
+        # once. Every run gives the bare output.
+        app = os.path.join(self.build, "tests", "layer", "long_items")
+        trace = os.path.join(self.tmp, "compile-ahead-trace.json")
+        for ahead_on in ("true", "false"):
+            devices = {"POCL_DEVICES": "basic basic",
+                       "POCL_CACHE_DIR": os.path.join(self.tmp, "compile-ahead-pocl-" + ahead_on)}
+            rc, bare, _ = run([app, "12"], devices)
+            expect(rc == 0, "long_items 12 fails bare")
+            for which in ("first", "second"):
+                env = dict(devices, COEX_TRACE=trace, COEX_POLICY="auto", COEX_COMPILE_AHEAD=ahead_on,
+                           COEX_CACHE=os.path.join(self.tmp, "compile-ahead-%s-%s.json" % (ahead_on, which)))
+                rc, out, err = run([app, "12"], env, self.layer)
+                what = "compile_ahead %s, %s run" % (ahead_on, which)
+                expect(rc == 0 and out == bare, "%s: exit %d, output:\n%s\nstderr:\n%s" % (what, rc, out, err))
+                with open(trace) as f:
+                    slices = [e for e in json.load(f)["traceEvents"] if e.get("ph") == "X"]
+                ahead = [e for e in slices if e["name"] == "compile ahead"]
+                reads = [e for e in slices if e["name"] == "read binary" and e.get("args", {}).get("app_program")]
+                splits = [e for e in slices if e.get("cat") == "launch" and e.get("args", {}).get("split")]
+                what += ": %s" % [(e["name"], e["tid"], e["ts"], e.get("args")) for e in ahead + reads + splits[:1]]
+                if ahead_on == "true" and which == "first":
+                    expect(len(ahead) == 1, "%s: %d compile-ahead processes, expected 1" % (what, len(ahead)))
+                    ended = ahead[0]["ts"] + ahead[0]["dur"]
+                    expect(all(e["ts"] >= ended for e in reads + splits), "%s: a read or a split before its end" % what)
+                    expect(ahead[0]["args"].get("ended_at_exit") or (ahead[0]["args"].get("made") and len(reads) == 1),
+                           "%s: it ended, the read not made after it" % what)
+                else:
+                    expect(not ahead, "%s: a compile-ahead process" % what)
+                    expect(len(reads) == 1, "%s: %d reads of the app's binary, expected 1" % (what, len(reads)))
+
     def check_shared_first_runs(self):
         # Three devices of one kind built from one binary need the same work-group function at their
         # first runs of a kernel at a nonzero offset (exec/shared_first_runs.h): one compiles it, and

@@ -1,0 +1,123 @@
+// coex compile-ahead REQUEST: started by libcoex.so, not by users (exec/compile_ahead.h). Builds the
+// app's program from its source for the app's device, in a process of its own, and asks PoCL for its
+// binary: PoCL then compiles the generic work-group function of every kernel, and the variants that
+// POCL_BINARY_SPECIALIZE_WG names, into its kernel cache on disk, under the same build hash as the
+// app's own build of that source. The app's process then finds them there instead of compiling them
+// itself, which stalls every PoCL device of that process meanwhile (docs/design.md, "Compiled ahead").
+//
+// REQUEST is a file: lines "key=value" (platform, device, device_name, variants, options), then a
+// line "source:" and the source to the end of the file. Exit status 0 when the binary was made.
+#include <stdlib.h>
+
+#include <cstdio>
+#include <fstream>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "api/libopencl_table.h"
+#include "commands.h"
+
+namespace coex::launcher {
+namespace {
+
+struct Request {
+  std::string platform, device_name, variants, options, source;
+  int device = -1;
+};
+
+bool read_request(const std::string& path, Request& request) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) return false;
+  std::string line;
+  while (std::getline(in, line)) {
+    if (line == "source:") {
+      std::ostringstream rest;
+      rest << in.rdbuf();
+      request.source = rest.str();
+      return !request.source.empty() && request.device >= 0;
+    }
+    const size_t eq = line.find('=');
+    if (eq == std::string::npos) return false;
+    const std::string key = line.substr(0, eq), value = line.substr(eq + 1);
+    if (key == "platform")
+      request.platform = value;
+    else if (key == "device")
+      request.device = std::atoi(value.c_str());
+    else if (key == "device_name")
+      request.device_name = value;
+    else if (key == "variants")
+      request.variants = value;
+    else if (key == "options")
+      request.options = value;
+  }
+  return false;
+}
+
+std::string info_string(const cl_icd_dispatch& cl, cl_platform_id platform, cl_device_id device) {
+  size_t size = 0;
+  if (device)
+    cl.clGetDeviceInfo(device, CL_DEVICE_NAME, 0, nullptr, &size);
+  else
+    cl.clGetPlatformInfo(platform, CL_PLATFORM_NAME, 0, nullptr, &size);
+  std::string text(size, '\0');
+  if (device)
+    cl.clGetDeviceInfo(device, CL_DEVICE_NAME, size, text.data(), nullptr);
+  else
+    cl.clGetPlatformInfo(platform, CL_PLATFORM_NAME, size, text.data(), nullptr);
+  while (!text.empty() && text.back() == '\0') text.pop_back();
+  return text;
+}
+
+// The device the request names: the n-th of the first platform of that name, of that name.
+cl_device_id find_device(const cl_icd_dispatch& cl, const Request& request) {
+  cl_uint count = 0;
+  if (cl.clGetPlatformIDs(0, nullptr, &count) != CL_SUCCESS || !count) return nullptr;
+  std::vector<cl_platform_id> platforms(count);
+  cl.clGetPlatformIDs(count, platforms.data(), nullptr);
+  for (cl_platform_id platform : platforms) {
+    if (info_string(cl, platform, nullptr) != request.platform) continue;
+    cl_uint devices = 0;
+    if (cl.clGetDeviceIDs(platform, CL_DEVICE_TYPE_ALL, 0, nullptr, &devices) != CL_SUCCESS ||
+        request.device >= int(devices))
+      return nullptr;
+    std::vector<cl_device_id> ids(devices);
+    cl.clGetDeviceIDs(platform, CL_DEVICE_TYPE_ALL, devices, ids.data(), nullptr);
+    cl_device_id device = ids[size_t(request.device)];
+    return info_string(cl, nullptr, device) == request.device_name ? device : nullptr;
+  }
+  return nullptr;
+}
+
+}  // namespace
+
+int compile_ahead(const Args& args) {
+  Request request;
+  if (args.size() != 1 || !read_request(args[0], request)) return 2;
+  // The user's own specializations stay; PoCL reads the variable as it makes the binary.
+  const char* own = std::getenv("POCL_BINARY_SPECIALIZE_WG");
+  std::string variants = request.variants;
+  if (own && *own) variants = std::string(own) + (variants.empty() ? "" : "," + variants);
+  if (!variants.empty()) setenv("POCL_BINARY_SPECIALIZE_WG", variants.c_str(), 1);
+  cl_icd_dispatch cl{};
+  if (!api::load_libopencl_table(cl, nullptr)) return 1;
+  cl_device_id device = find_device(cl, request);
+  if (!device) return 1;
+  cl_int err = CL_SUCCESS;
+  cl_context context = cl.clCreateContext(nullptr, 1, &device, nullptr, nullptr, &err);
+  if (err != CL_SUCCESS) return 1;
+  const char* text = request.source.c_str();
+  const size_t length = request.source.size();
+  cl_program program = cl.clCreateProgramWithSource(context, 1, &text, &length, &err);
+  size_t binary_size = 0;
+  const bool made =
+      err == CL_SUCCESS &&
+      cl.clBuildProgram(program, 1, &device, request.options.c_str(), nullptr, nullptr) == CL_SUCCESS &&
+      cl.clGetProgramInfo(program, CL_PROGRAM_BINARY_SIZES, sizeof binary_size, &binary_size, nullptr) == CL_SUCCESS &&
+      binary_size > 0;
+  if (program) cl.clReleaseProgram(program);
+  cl.clReleaseContext(context);
+  return made ? 0 : 1;
+}
+
+}  // namespace coex::launcher

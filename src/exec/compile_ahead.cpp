@@ -1,0 +1,217 @@
+#include "exec/compile_ahead.h"
+
+#include <fcntl.h>
+#include <signal.h>
+#include <spawn.h>
+#include <stdlib.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <chrono>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <mutex>
+#include <vector>
+
+#include "config/settings.h"
+#include "devices/device_set.h"
+#include "exec/pocl_kernel_cache.h"
+#include "kernel/analysis_process.h"
+#include "report/trace.h"
+
+namespace coex::exec::compile_ahead {
+namespace {
+
+enum State : int { kNotAsked = 0, kStarting, kRunning, kEnded };
+
+// PoCL touches its program folder's `last_accessed` during the build, and a file's time is the
+// kernel's coarse clock (a tick of a few milliseconds behind a precise reading): a margin each side.
+constexpr std::chrono::milliseconds kTouchMargin{50};
+
+struct Running {
+  std::string request;  // the request file, removed once the process has ended
+  std::chrono::steady_clock::time_point started;
+  report::TraceRecorder* trace = nullptr;  // where its slice goes, on home's track
+  int home = 0;
+};
+
+std::mutex running_mutex;
+std::map<pid_t, Running>& running() {
+  static std::map<pid_t, Running> processes;  // under running_mutex
+  return processes;
+}
+
+// PoCL's CPU devices compile a "smallgrid" variant for a grid narrower than a limit in every dimension
+// (grid_width_specialization_limit): 8,192-wide launches of benchmarks/nbody ran one, 1,048,576-wide
+// ones of benchmarks/binomial not.
+constexpr size_t kSmallGridWidth = 65536;
+
+// The variants a split's chunks run with the app's local size, in PoCL's names (its cache folders;
+// POCL_BINARY_SPECIALIZE_WG takes the same): "16-16-1-smallgrid,16-16-1-goffs0-smallgrid", chunks at a
+// nonzero offset and home's first at zero, each of them narrower than the launch; of a wide launch
+// the chunks may be wide too ("16-16-1"), while its own variant at offset zero, run before, is PoCL's.
+std::string variants_for(cl_uint work_dim, const size_t* global, const size_t* local) {
+  if (!local || !global || work_dim == 0 || work_dim > 3) return "";
+  std::string sizes;
+  bool wide = false;
+  for (cl_uint d = 0; d < 3; ++d) {
+    sizes += (d ? "-" : "") + std::to_string(d < work_dim ? local[d] : 1);
+    wide = wide || (d < work_dim && global[d] >= kSmallGridWidth);
+  }
+  return sizes + "-smallgrid," + sizes + "-goffs0-smallgrid" + (wide ? "," + sizes : "");
+}
+
+// The device's place among its platform's devices, as `coex compile-ahead` finds it again.
+int index_in_platform(const cl_icd_dispatch& cl, const devices::Device& device) {
+  cl_uint count = 0;
+  if (cl.clGetDeviceIDs(device.platform, CL_DEVICE_TYPE_ALL, 0, nullptr, &count) != CL_SUCCESS || !count) return -1;
+  std::vector<cl_device_id> ids(count);
+  if (cl.clGetDeviceIDs(device.platform, CL_DEVICE_TYPE_ALL, count, ids.data(), nullptr) != CL_SUCCESS) return -1;
+  for (cl_uint i = 0; i < count; ++i)
+    if (ids[i] == device.id) return int(i);
+  return -1;
+}
+
+bool write_request(const std::string& path, const devices::Device& device, int index, const std::string& variants,
+                   const std::string& options, const std::string& source) {
+  std::ofstream out(path, std::ios::binary | std::ios::trunc);
+  out << "platform=" << device.platform_name << "\ndevice=" << index << "\ndevice_name=" << device.name
+      << "\nvariants=" << variants << "\noptions=" << options << "\nsource:\n"
+      << source;
+  return bool(out.flush());
+}
+
+// Starts `executable compile-ahead REQUEST` with the app's environment less what loads coex, no
+// input or output, none of the app's descriptors, default signal handling. The process ID, or -1.
+pid_t spawn(const std::string& executable, const std::string& request) {
+  posix_spawn_file_actions_t actions;
+  posix_spawn_file_actions_init(&actions);
+  for (int fd : {0, 1, 2}) posix_spawn_file_actions_addopen(&actions, fd, "/dev/null", fd ? O_WRONLY : O_RDONLY, 0);
+  posix_spawnattr_t attributes;
+  posix_spawnattr_init(&attributes);
+  kernel::analysis_process::prepare_child_spawn(actions, attributes, 2);
+  std::string path = executable, command = "compile-ahead", file = request;
+  std::vector<char*> argv{path.data(), command.data(), file.data(), nullptr};
+  std::vector<std::string> env = kernel::analysis_process::child_environment();
+  std::vector<char*> envp;
+  for (std::string& entry : env) envp.push_back(entry.data());
+  envp.push_back(nullptr);
+  pid_t pid = -1;
+  const int err = ::posix_spawn(&pid, path.c_str(), &actions, &attributes, argv.data(), envp.data());
+  posix_spawnattr_destroy(&attributes);
+  posix_spawn_file_actions_destroy(&actions);
+  return err == 0 ? pid : -1;
+}
+
+// Whether the program's first split would compile in the app's process what a process of its own can
+// compile first: PoCL's cache lacks the kernel's generic function in the app's program folder.
+bool wanted(Services& services, model::ProgramRecord& program, int home, const std::string& kernel) {
+  const devices::Device& device = services.devices().at(home);
+  if (!services.settings().compile_ahead || !device.is_pocl() || device.remote ||
+      program.origin != model::ProgramOrigin::Source || program.source.empty() ||
+      !pocl_kernel_cache::folder_named_as_kernel(kernel))
+    return false;
+  const std::string root = pocl_kernel_cache::root();
+  if (root.empty()) return false;
+  std::filesystem::file_time_type began, ended;
+  {
+    std::lock_guard lock(program.mutex);
+    began = program.app_build_began;
+    ended = program.app_build_ended;
+  }
+  if (began == std::filesystem::file_time_type{}) return false;
+  const std::string hash = pocl_kernel_cache::program_touched_within(root, began - kTouchMargin, ended + kTouchMargin);
+  return !hash.empty() && !pocl_kernel_cache::has_generic(root, hash, kernel);
+}
+
+bool start(Services& services, model::ProgramRecord& program, int home, cl_uint work_dim, const size_t* global,
+           const size_t* local) {
+  const std::string executable = kernel::analysis_process::find_executable();
+  const devices::Device& device = services.devices().at(home);
+  const int index = index_in_platform(services.next(), device);
+  if (executable.empty() || index < 0) return false;
+  std::error_code ec;
+  std::string request = (std::filesystem::temp_directory_path(ec) / "coex-compile-ahead-XXXXXX").string();
+  const int fd = ec ? -1 : ::mkstemp(request.data());
+  if (fd < 0) return false;
+  ::close(fd);
+  std::string options;
+  {
+    std::lock_guard lock(program.mutex);
+    options = program.build_options;
+  }
+  const pid_t pid =
+      write_request(request, device, index, variants_for(work_dim, global, local), options, program.source)
+          ? spawn(executable, request)
+          : -1;
+  if (pid < 0) {
+    ::unlink(request.c_str());
+    return false;
+  }
+  std::lock_guard lock(running_mutex);
+  running()[pid] = {request, std::chrono::steady_clock::now(), services.trace(), home};
+  program.compile_ahead_pid.store(pid, std::memory_order_release);
+  return true;
+}
+
+// Whether the program's process still runs; once it has ended, the trace's `compile ahead` slice on
+// home's track says how it went.
+bool still_running(model::ProgramRecord& program, int home) {
+  const pid_t pid = program.compile_ahead_pid.load(std::memory_order_acquire);
+  int status = 0;
+  const pid_t r = ::waitpid(pid, &status, WNOHANG);
+  if (r == 0 || (r < 0 && errno == EINTR)) return true;
+  // r < 0 (ECHILD): the app reaped it, how it went unknown; the read compiles what is missing.
+  const bool made = r == pid && WIFEXITED(status) && WEXITSTATUS(status) == 0;
+  Running ended;
+  {
+    std::lock_guard lock(running_mutex);
+    auto it = running().find(pid);
+    if (it == running().end()) return false;  // another thread saw the end first
+    ended = it->second;
+    running().erase(it);
+  }
+  ::unlink(ended.request.c_str());
+  program.compile_ahead.store(kEnded, std::memory_order_release);
+  // The slice ends where a launch found the process ended: it may have ended a little before.
+  if (ended.trace)
+    ended.trace->record("compile ahead", "build", home, ended.started, std::chrono::steady_clock::now(),
+                        {{"made", made}});
+  return false;
+}
+
+}  // namespace
+
+bool under_way(Services& services, model::ProgramRecord& program, int home, const std::string& kernel, cl_uint work_dim,
+               const size_t* global, const size_t* local) {
+  int state = program.compile_ahead.load(std::memory_order_acquire);
+  if (state == kNotAsked && program.compile_ahead.compare_exchange_strong(state, kStarting)) {
+    const bool started =
+        wanted(services, program, home, kernel) && start(services, program, home, work_dim, global, local);
+    program.compile_ahead.store(started ? kRunning : kEnded, std::memory_order_release);
+    return started;
+  }
+  if (state == kStarting) return true;  // another thread starts it: that launch runs on home too
+  return state == kRunning && still_running(program, home);
+}
+
+void stop_all() {
+  std::map<pid_t, Running> left;
+  {
+    std::lock_guard lock(running_mutex);
+    left.swap(running());
+  }
+  for (const auto& [pid, process] : left) {
+    // Still this process's child (an app that reaps every child may have reaped it: its ID may be
+    // another process's by now), then ended.
+    if (::waitpid(pid, nullptr, WNOHANG) == 0 && ::kill(pid, SIGKILL) == 0) ::waitpid(pid, nullptr, 0);
+    ::unlink(process.request.c_str());
+    if (process.trace)
+      process.trace->record("compile ahead", "build", process.home, process.started, std::chrono::steady_clock::now(),
+                            {{"made", false}, {"ended_at_exit", true}});
+  }
+}
+
+}  // namespace coex::exec::compile_ahead

@@ -1,0 +1,37 @@
+// PoCL's compiles of a program's first split, made ahead in a process of coex's own (docs/design.md,
+// "Compiled ahead, in a process of its own"; setting compile_ahead). On a user's first coex run of a
+// program (PoCL's cache filled by bare runs, or empty) the first split compiles twice in the app's
+// process: the read of the app's program binary compiles every kernel's generic work-group function,
+// then the first chunk at a nonzero offset that variant, and while a run compiles no kernel of the
+// process runs on any PoCL device (benchmarks/matmul's chain of three products over two `basic`
+// devices: 260 and 340 ms, against 0.3 s for the whole program on one device). In another process
+// neither stops anything here, and PoCL keeps both in its cache on disk under the app's build hash
+// (the same source, options and device give the same hash): the read then takes a millisecond, and
+// the first split loads what it needs.
+#pragma once
+
+#include <CL/cl.h>
+
+#include <string>
+
+#include "exec/services.h"
+#include "model/records.h"
+
+namespace coex::exec::compile_ahead {
+
+// At a launch of `kernel` that would read the app's program binary now (exec/deferred_app_binary.h;
+// `global`, `local`: the app's sizes, local null where the driver picks): true while `coex compile-ahead` runs
+// for the program, started here where PoCL's cache lacks the kernel's generic function in the app's
+// program folder (found by the time PoCL touched it: the app's clBuildProgram), once per program. The
+// launch then runs on home whole, and so do the program's next ones until it has ended. False where
+// none runs: it ended (its compiles are in the cache, or the read makes them), or none was needed or
+// could start (compile_ahead off, not PoCL, not built from one source, the folder not found, no
+// `coex` executable beside the library).
+bool under_way(Services& services, model::ProgramRecord& program, int home, const std::string& kernel, cl_uint work_dim,
+               const size_t* global, const size_t* local);
+
+// At exit: the processes still running are ended, not waited for; what they compiled so far stays in
+// PoCL's cache (PoCL writes a file whole, then renames it into place).
+void stop_all();
+
+}  // namespace coex::exec::compile_ahead
