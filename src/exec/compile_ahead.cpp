@@ -184,12 +184,11 @@ bool still_running(model::ProgramRecord& program, int home) {
 
 }  // namespace
 
-bool under_way(Services& services, model::ProgramRecord& program, int home, const std::string& kernel, cl_uint work_dim,
-               const size_t* global, const size_t* local) {
+bool under_way(Services& services, model::ProgramRecord& program, int home, const Launch& launch) {
   int state = program.compile_ahead.load(std::memory_order_acquire);
   if (state == kNotAsked && program.compile_ahead.compare_exchange_strong(state, kStarting)) {
-    const bool started =
-        wanted(services, program, home, kernel) && start(services, program, home, work_dim, global, local);
+    const bool started = wanted(services, program, home, launch.kernel) &&
+                         start(services, program, home, launch.work_dim, launch.global, launch.local);
     program.compile_ahead.store(started ? kRunning : kEnded, std::memory_order_release);
     return started;
   }

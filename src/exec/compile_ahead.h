@@ -19,16 +19,22 @@
 
 namespace coex::exec::compile_ahead {
 
-// At a launch of `kernel` that would read the app's program binary now (exec/deferred_app_binary.h;
-// `global`, `local`: the app's sizes, local null where the driver picks): true while `coex compile-ahead` runs
-// for the program, started here where PoCL's cache lacks the kernel's generic function in the app's
-// program folder (found by the time PoCL touched it: the app's clBuildProgram), once per program. The
-// launch then runs on home whole, and so do the program's next ones until it has ended. False where
-// none runs: it ended (its compiles are in the cache, or the read makes them), or none was needed or
-// could start (compile_ahead off, not PoCL, not built from one source, the folder not found, no
-// `coex` executable beside the library).
-bool under_way(Services& services, model::ProgramRecord& program, int home, const std::string& kernel, cl_uint work_dim,
-               const size_t* global, const size_t* local);
+// The launch a compile ahead is for: its kernel and the app's sizes.
+struct Launch {
+  const std::string& kernel;
+  cl_uint work_dim;
+  const size_t* global;
+  const size_t* local;  // null where the driver picks
+};
+
+// At a launch that would read the app's program binary now (exec/deferred_app_binary.h): true while
+// `coex compile-ahead` runs for the program, started here where PoCL's cache lacks the kernel's
+// generic function in the app's program folder (found by the time PoCL touched it: the app's
+// clBuildProgram), once per program. The launch then runs on home whole, and so do the program's next
+// ones until it has ended. False where none runs: it ended (its compiles are in the cache, or the read
+// makes them), or none was needed or could start (compile_ahead off, not PoCL, not built from one
+// source, the folder not found, no `coex` executable beside the library).
+bool under_way(Services& services, model::ProgramRecord& program, int home, const Launch& launch);
 
 // At exit: the processes still running are ended, not waited for; what they compiled so far stays in
 // PoCL's cache (PoCL writes a file whole, then renames it into place).

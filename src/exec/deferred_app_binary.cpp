@@ -122,12 +122,12 @@ bool waits_for_app_binary(Services& services, const model::ProgramRecord& progra
 
 void read_deferred_app_binary(Services& services, const std::shared_ptr<model::ProgramRecord>& program,
                               cl_context app_context, int home, const std::vector<int>& devices,
-                              const std::string& kernel, cl_uint work_dim, const size_t* global, const size_t* local) {
+                              const compile_ahead::Launch* ahead) {
   if (!program->app_binary_deferred.load(std::memory_order_acquire) || reading_app_binary) return;
   // A program rewritten or with nothing to split reads nothing: nothing to compile ahead either.
-  if (!program->app_binary_needs_quiet &&
+  if (!program->app_binary_needs_quiet && ahead &&
       !(analysis_ready(*program) && (!program->rewritten_source.empty() || analysed_unsplittable(*program))) &&
-      compile_ahead::under_way(services, *program, home, kernel, work_dim, global, local))
+      compile_ahead::under_way(services, *program, home, *ahead))
     return;
   {
     // One read per program: PoCL fills a program's binaries without a lock of its own

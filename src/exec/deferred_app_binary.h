@@ -13,6 +13,7 @@
 #include <string>
 #include <vector>
 
+#include "exec/compile_ahead.h"
 #include "exec/services.h"
 #include "model/records.h"
 
@@ -50,12 +51,11 @@ bool waits_for_app_binary(Services& services, const model::ProgramRecord& progra
 // (an event callback a flush ran): a launch there is not split.
 // Where PoCL's cache lacks what the read would compile, a process of coex's own compiles it first
 // (exec/compile_ahead.h; not for a program whose read waits for quiet): while it runs nothing is read,
-// the read stays deferred, and the launch of `kernel` (work_dim, the app's `global` and `local`, or null) runs on
-// home.
+// the read stays deferred, and the launch (`ahead`; null: no compile ahead) runs on home.
 inline constexpr double kQuietWait = 0.2;
 void read_deferred_app_binary(Services& services, const std::shared_ptr<model::ProgramRecord>& program,
                               cl_context app_context, int home, const std::vector<int>& devices,
-                              const std::string& kernel, cl_uint work_dim, const size_t* global, const size_t* local);
+                              const compile_ahead::Launch* ahead);
 
 // Ends the deferral of the program's read, made or given up (or its builds released): the devices of
 // home's kind may build. The caller holds program.mutex.

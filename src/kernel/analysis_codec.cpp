@@ -195,6 +195,7 @@ json encode(const KernelInfo& k) {
             {"args", encode_all(k.args, [](const ArgInfo& a) { return encode(a); })},
             {"not_split", k.not_split_reason},
             {"launch_builtins", k.uses_launch_builtins},
+            {"loops", k.loops},
             {"split_edits", encode_edits(k.split_edits)},
             {"unsplit_edits", encode_edits(k.unsplit_edits)},
             {"footprint", nullptr}};
@@ -207,6 +208,7 @@ KernelInfo decode_kernel(const json& j) {
   k.args = decode_all<ArgInfo>(j.at("args"), decode_arg);
   k.not_split_reason = j.at("not_split").get<std::string>();
   k.uses_launch_builtins = j.at("launch_builtins").get<bool>();
+  k.loops = j.at("loops").get<bool>();
   k.split_edits = decode_edits(j.at("split_edits"));
   k.unsplit_edits = decode_edits(j.at("unsplit_edits"));
   if (!j.at("footprint").is_null())

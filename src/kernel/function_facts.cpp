@@ -239,6 +239,11 @@ class BodyWalker {
   void visit(CXCursor c, Context ctx) {
     std::vector<CXCursor> kids = expression_children(c);
     switch (clang_getCursorKind(c)) {
+      case CXCursor_ForStmt:
+      case CXCursor_WhileStmt:
+      case CXCursor_DoStmt:
+        facts_.loops = true;
+        break;
       case CXCursor_UnaryExpr:  // sizeof, vec_step, alignof: not evaluated
         return;
       case CXCursor_DeclRefExpr:

@@ -62,6 +62,7 @@ struct FunctionFacts {
   bool integer_to_pointer = false;  // a pointer made from an integer: memory no argument names (SVM)
   bool program_scope_variables = false;  // reads or writes a non-constant program-scope variable
   bool recursion = false;         // calls back into a function under analysis
+  bool loops = false;             // a for, while or do statement in its own body
   bool has_errors = false;        // clang reported an error inside its definition
 };
 

@@ -98,6 +98,7 @@ struct CallTreeFlags {
   bool integer_to_pointer = false;
   bool program_scope_variables = false;
   bool recursion = false;
+  bool loops = false;
 };
 
 bool tree_reads_launch_builtins(ProgramFacts& program, const FunctionFacts& f, std::set<std::string>& seen) {
@@ -121,6 +122,7 @@ void gather(ProgramFacts& program, const FunctionFacts& f, bool is_root, std::se
   flags.integer_to_pointer |= f.integer_to_pointer;
   flags.program_scope_variables |= f.program_scope_variables;
   flags.recursion |= f.recursion;
+  flags.loops |= f.loops;
   for (CXCursor callee : f.callees)
     if (seen.insert(declaration_key(callee)).second) gather(program, program.of(callee), false, seen, flags);
 }
@@ -212,6 +214,7 @@ KernelInfo analyze_kernel(const ParsedSource& parsed, SourceTokens& tokens, Prog
   }
   kernel.uses_launch_builtins =
       facts.launch_builtins || flags.helper_launch_builtins || flags.called_kernel_launch_builtins;
+  kernel.loops = flags.loops || flags.recursion;
   kernel.not_split_reason = verdict_reason(arg_verdict, flags, helpers_ok);
   std::vector<CXCursor> helper_calls =
       helpers_ok ? calls_of(program, definition, rewritten_helpers) : std::vector<CXCursor>{};

@@ -53,6 +53,9 @@ struct KernelInfo {
   // The kernel (or what it calls) reads get_group_id, get_num_groups, get_global_size or
   // get_global_offset: a split launch must use the rewritten source (rewrite_for_split).
   bool uses_launch_builtins = false;
+  // The kernel (or what it calls) has a loop: a work-item may do much work, so that a launch of few
+  // may be long (exec/compile_ahead.h). Without one a work-item's work is bounded by its code.
+  bool loops = false;
   // The edits rewrite_for_split applies for this kernel (extra parameters in every declaration of
   // it, the #define/#undef pair in its body, its calls of rewritten helpers passing the values on);
   // empty unless uses_launch_builtins and splittable.

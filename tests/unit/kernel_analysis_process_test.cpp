@@ -53,6 +53,7 @@ void expect_same_analysis(const ProgramInfo& a, const ProgramInfo& b, const std:
     EXPECT_EQ(x.name, y.name) << where;
     EXPECT_EQ(x.not_split_reason, y.not_split_reason) << where << "/" << x.name;
     EXPECT_EQ(x.uses_launch_builtins, y.uses_launch_builtins) << where << "/" << x.name;
+    EXPECT_EQ(x.loops, y.loops) << where << "/" << x.name;
     EXPECT_EQ(bool(x.footprint), bool(y.footprint)) << where << "/" << x.name;
     ASSERT_EQ(x.args.size(), y.args.size()) << where << "/" << x.name;
     for (size_t i = 0; i < x.args.size(); ++i) {

@@ -41,6 +41,9 @@ void expect_matches_sidecar(const CorpusProgram& program, const ProgramInfo& inf
     if (want.contains("uses_launch_builtins")) {
       EXPECT_EQ(got.uses_launch_builtins, want.at("uses_launch_builtins").get<bool>());
     }
+    if (want.contains("loops")) {
+      EXPECT_EQ(got.loops, want.at("loops").get<bool>());
+    }
     const auto& args = want.at("args");
     ASSERT_EQ(got.args.size(), args.size());
     for (size_t a = 0; a < args.size(); ++a) {
