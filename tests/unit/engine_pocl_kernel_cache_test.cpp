@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 #include <unistd.h>
 
+#include <chrono>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
@@ -129,6 +130,35 @@ TEST_F(PoclKernelCache, AFolderNotYetMadeIsMade) {
   compiled(kHash, "scan", "64-1-1", "compiled");
   EXPECT_EQ(cache::copy_missing(root_, kHash, kOther, "scan"), 1);
   EXPECT_EQ(read(kOther, "scan", "64-1-1"), "compiled");
+}
+
+TEST_F(PoclKernelCache, TheGenericFunctionIsTheZeroFolders) {
+  compiled(kHash, "k", "16-1-1-goffs0-smallgrid", "specialized");
+  EXPECT_FALSE(cache::has_generic(root_, kHash, "k"));
+  fs::create_directories(fs::path(root_) / kHash / "k" / "0-0-0");  // made, not compiled yet
+  EXPECT_FALSE(cache::has_generic(root_, kHash, "k"));
+  compiled(kHash, "k", "0-0-0", "generic");
+  EXPECT_TRUE(cache::has_generic(root_, kHash, "k"));
+  EXPECT_FALSE(cache::has_generic(root_, kHash, "other"));
+}
+
+// The program folder PoCL touched within a build: found where it is the only one.
+TEST_F(PoclKernelCache, TheProgramTouchedWithinABuildIsFoundWhereItIsTheOnlyOne) {
+  const auto now = fs::file_time_type::clock::now();
+  auto touch = [&](const std::string& hash, fs::file_time_type when) {
+    fs::create_directories(fs::path(root_) / hash);
+    const fs::path file = fs::path(root_) / hash / "last_accessed";
+    std::ofstream(file) << "";
+    fs::last_write_time(file, when);
+  };
+  touch(kHash, now - std::chrono::seconds(5));
+  touch(kOther, now - std::chrono::hours(1));
+  EXPECT_EQ(cache::program_touched_within(root_, now - std::chrono::seconds(6), now - std::chrono::seconds(4)), kHash);
+  EXPECT_EQ(cache::program_touched_within(root_, now - std::chrono::seconds(3), now), "");  // none
+  touch(kOther, now - std::chrono::seconds(5));
+  EXPECT_EQ(cache::program_touched_within(root_, now - std::chrono::seconds(6), now - std::chrono::seconds(4)),
+            "");  // two: not told apart
+  EXPECT_EQ(cache::program_touched_within(root_ + "/missing", now - std::chrono::hours(2), now), "");
 }
 
 TEST(PoclKernelCacheNames, ALongNameIsNotItsFolder) {
