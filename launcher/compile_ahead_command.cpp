@@ -3,8 +3,8 @@
 // binary: PoCL then compiles the generic work-group function of every kernel, and the variants that
 // POCL_BINARY_SPECIALIZE_WG names, into its kernel cache on disk, under the same build hash as the
 // app's own build of that source. The app's process then finds them there instead of compiling them
-// itself, which stalls what the app runs on PoCL meanwhile (docs/design.md, "Compiled ahead, in a
-// process of its own").
+// itself, which stalls what the app runs on PoCL meanwhile
+// (docs/design.md, "Compiled ahead, in a process of its own").
 //
 // REQUEST is a file: lines "key=value" (platform, device, device_name, variants, options), then a
 // line "source:" and the source to the end of the file. Exit status 0 when the binary was made.

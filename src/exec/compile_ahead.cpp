@@ -89,20 +89,9 @@ pid_t spawn(const std::string& executable, const std::string& request) {
   posix_spawn_file_actions_t actions;
   posix_spawn_file_actions_init(&actions);
   for (int fd : {0, 1, 2}) posix_spawn_file_actions_addopen(&actions, fd, "/dev/null", fd ? O_WRONLY : O_RDONLY, 0);
-  posix_spawnattr_t attributes;
-  posix_spawnattr_init(&attributes);
-  kernel::analysis_process::prepare_child_spawn(actions, attributes, 2);
-  std::string path = executable, command = "compile-ahead", file = request;
-  std::vector<char*> argv{path.data(), command.data(), file.data(), nullptr};
-  std::vector<std::string> env = kernel::analysis_process::child_environment();
-  std::vector<char*> envp;
-  for (std::string& entry : env) envp.push_back(entry.data());
-  envp.push_back(nullptr);
-  pid_t pid = -1;
-  const int err = ::posix_spawn(&pid, path.c_str(), &actions, &attributes, argv.data(), envp.data());
-  posix_spawnattr_destroy(&attributes);
+  const pid_t pid = kernel::analysis_process::spawn_child(executable, {"compile-ahead", request}, actions, 2);
   posix_spawn_file_actions_destroy(&actions);
-  return err == 0 ? pid : -1;
+  return pid;
 }
 
 // Whether the program's first split would compile in the app's process what a process of its own can
@@ -158,7 +147,7 @@ bool start(Services& services, model::ProgramRecord& program, int home, cl_uint 
 
 // Whether the program's process still runs; once it has ended, the trace's `compile ahead` slice on
 // home's track says how it went.
-bool still_running(model::ProgramRecord& program, int home) {
+bool still_running(model::ProgramRecord& program) {
   const pid_t pid = program.compile_ahead_pid.load(std::memory_order_acquire);
   int status = 0;
   const pid_t r = ::waitpid(pid, &status, WNOHANG);
@@ -177,7 +166,7 @@ bool still_running(model::ProgramRecord& program, int home) {
   program.compile_ahead.store(kEnded, std::memory_order_release);
   // The slice ends where a launch found the process ended: it may have ended a little before.
   if (ended.trace)
-    ended.trace->record("compile ahead", "build", home, ended.started, std::chrono::steady_clock::now(),
+    ended.trace->record("compile ahead", "build", ended.home, ended.started, std::chrono::steady_clock::now(),
                         {{"made", made}});
   return false;
 }
@@ -193,7 +182,7 @@ bool under_way(Services& services, model::ProgramRecord& program, int home, cons
     return started;
   }
   if (state == kStarting) return true;  // another thread starts it: that launch runs on home too
-  return state == kRunning && still_running(program, home);
+  return state == kRunning && still_running(program);
 }
 
 void stop_all() {

@@ -10,7 +10,6 @@
 #include <memory>
 #include <mutex>
 #include <shared_mutex>
-#include <string>
 #include <vector>
 
 #include "exec/compile_ahead.h"

@@ -251,8 +251,7 @@ LaunchDecision plan(Services& services, const std::shared_ptr<model::KernelRecor
       // The app's binary, its read put off to such a launch (below), is read before the wait: it
       // overlaps the analysis, as it did inside clBuildProgram (serial, benchmarks/nbody's and
       // mandel_uniform's single long launches over eight devices in a PoCL cache a bare run filled
-      // took 50 to 60 ms longer).
-      // Not where it may be compiled ahead (exec/compile_ahead.h): that waits for the analysis (below).
+      // took 50 to 60 ms longer); not where it may be compiled ahead, decided after the analysis.
       if (large && !beside_late_only && !late_only(waiting, others) && !program->analysis_waited.load() &&
           !services.settings().compile_ahead)
         read_deferred_app_binary(services, program, queue_record->context, home, to_build, nullptr);
@@ -346,18 +345,15 @@ LaunchDecision plan(Services& services, const std::shared_ptr<model::KernelRecor
     if (fewer_than_two()) return too_small();
   }
   // The app's binary, its read put off from clBuildProgram (exec/deferred_app_binary.h), is read by the
-  // first launch that may be split by the size rule (below): the devices of home's kind build from it.
-  // Before, a launch is too small by that rule (none of benchmarks/gram_schmidt's 1,535: no read); nor
-  // may a split of the program run its chunks on home while the read waits for its launches to end.
+  // first launch the size rule lets be split (none of benchmarks/gram_schmidt's 1,535: no read), or
+  // compiled ahead while launches run on home unless nothing timed this one and its kernel loops: it
+  // may be long, and is split now (docs/design.md, "Compiled ahead, in a process of its own"). Still
+  // deferred after it: compiled ahead, or a thread inside a read (whose launches are not split).
   if (program->app_binary_deferred.load(std::memory_order_acquire)) {
     if (below_size_rule(launch_items)) return too_small();
-    // Compiled ahead while the launch runs on home (exec/compile_ahead.h), unless nothing timed it and
-    // its kernel loops: it may be long, and is split now, compiles paid here (benchmarks/mandel_uniform's
-    // one launch of 0.65 s over eight devices: 1.69x, and 0.84x run on home).
     const compile_ahead::Launch shape{kernel->name, work_dim, global, local};
     read_deferred_app_binary(services, program, queue_record->context, home, all_devices(),
                              info->loops && !seconds_on_home() ? nullptr : &shape);
-    // Still deferred: a thread inside a read (no split meanwhile), or compiled ahead (run on home).
     if (program->app_binary_deferred.load(std::memory_order_acquire))
       return program->app_binary_needs_quiet ? too_small() : preparing_on_home();
   }

@@ -33,13 +33,15 @@ extern char** environ;
 
 namespace coex::kernel::analysis_process {
 
-void prepare_child_spawn(posix_spawn_file_actions_t& actions, posix_spawnattr_t& attributes, int keep_up_to) {
+pid_t spawn_child(const std::string& executable, const std::vector<std::string>& args,
+                  posix_spawn_file_actions_t& actions, int keep_up_to, const std::vector<std::string>& extra_env) {
 #if defined(__GLIBC__) && (__GLIBC__ > 2 || (__GLIBC__ == 2 && __GLIBC_MINOR__ >= 34))
   posix_spawn_file_actions_addclosefrom_np(&actions, keep_up_to + 1);
 #else
-  (void)actions;
   (void)keep_up_to;
 #endif
+  posix_spawnattr_t attributes;
+  posix_spawnattr_init(&attributes);
   sigset_t none, defaults;
   sigemptyset(&none);
   sigemptyset(&defaults);
@@ -47,16 +49,25 @@ void prepare_child_spawn(posix_spawn_file_actions_t& actions, posix_spawnattr_t&
   posix_spawnattr_setsigmask(&attributes, &none);
   posix_spawnattr_setsigdefault(&attributes, &defaults);
   posix_spawnattr_setflags(&attributes, POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF);
-}
-
-std::vector<std::string> child_environment() {
+  std::vector<std::string> words{executable};
+  words.insert(words.end(), args.begin(), args.end());
+  std::vector<char*> argv;
+  for (std::string& word : words) argv.push_back(word.data());
+  argv.push_back(nullptr);
   std::vector<std::string> env;
   for (char** e = environ; e && *e; ++e) {
     const std::string entry = *e;
     if (entry.rfind("LD_PRELOAD=", 0) == 0 || entry.rfind("OPENCL_LAYERS=", 0) == 0) continue;
     env.push_back(entry);
   }
-  return env;
+  env.insert(env.end(), extra_env.begin(), extra_env.end());
+  std::vector<char*> envp;
+  for (std::string& entry : env) envp.push_back(entry.data());
+  envp.push_back(nullptr);
+  pid_t pid = -1;
+  const int err = ::posix_spawn(&pid, executable.c_str(), &actions, &attributes, argv.data(), envp.data());
+  posix_spawnattr_destroy(&attributes);
+  return err == 0 ? pid : -1;
 }
 
 namespace {
@@ -204,24 +215,11 @@ int spawn_served(const std::string& executable_path, const std::vector<std::stri
   posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0);
   posix_spawn_file_actions_addopen(&actions, 1, "/dev/null", O_WRONLY, 0);  // stderr stays the app's
   posix_spawn_file_actions_adddup2(&actions, child_end, kServedFd);
-  posix_spawnattr_t attributes;
-  posix_spawnattr_init(&attributes);
-  prepare_child_spawn(actions, attributes, kServedFd);
-  std::string executable = executable_path;
-  std::string command = kCommand;
-  std::vector<char*> argv{executable.data(), command.data(), nullptr};
-  std::vector<std::string> env = child_environment();
-  env.insert(env.end(), extra_env.begin(), extra_env.end());
-  std::vector<char*> envp;
-  for (std::string& entry : env) envp.push_back(entry.data());
-  envp.push_back(nullptr);
-  pid_t pid = -1;
-  const int err = ::posix_spawn(&pid, executable.c_str(), &actions, &attributes, argv.data(), envp.data());
-  posix_spawnattr_destroy(&attributes);
+  const pid_t pid = spawn_child(executable_path, {kCommand}, actions, kServedFd, extra_env);
   posix_spawn_file_actions_destroy(&actions);
   ::close(child_end);
-  if (err != 0 || !reaped(pid)) {
-    if (err == 0 && ::kill(pid, SIGKILL) == 0) ::waitpid(pid, nullptr, 0);  // not reaped yet: still ours
+  if (pid < 0 || !reaped(pid)) {
+    if (pid >= 0 && ::kill(pid, SIGKILL) == 0) ::waitpid(pid, nullptr, 0);  // not reaped yet: still ours
     ::close(ends[0]);
     return -1;
   }
