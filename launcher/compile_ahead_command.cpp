@@ -9,6 +9,7 @@
 // REQUEST is a file: lines "key=value" (platform, device, device_name, variants, options), then a
 // line "source:" and the source to the end of the file. Exit status 0 when the binary was made.
 #include <stdlib.h>
+#include <unistd.h>
 
 #include <cstdio>
 #include <fstream>
@@ -95,6 +96,8 @@ cl_device_id find_device(const cl_icd_dispatch& cl, const Request& request) {
 int compile_ahead(const Args& args) {
   Request request;
   if (args.size() != 1 || !read_request(args[0], request)) return 2;
+  // Read: gone at once, so that none is left behind by an app that ends without removing it.
+  ::unlink(args[0].c_str());
   // The user's own specializations stay; PoCL reads the variable as it makes the binary.
   const char* own = std::getenv("POCL_BINARY_SPECIALIZE_WG");
   std::string variants = request.variants;

@@ -95,6 +95,11 @@ COEX_SETTING(Bool, compile_ahead, true, (),
              "app's process those compiles stop every PoCL device of the process while they run (0.1 to 0.6 s a "
              "kernel). A run that ends first does not wait for it. `false`: compiled in the app's process, at the "
              "first launch that may be split.")
+COEX_SETTING(Int, compile_ahead_processes, 0, (0, 64),
+             "At most this many `coex compile-ahead` processes at once (`compile_ahead`); a program whose first "
+             "split would start one beyond compiles in the app's process, as with `compile_ahead` false. Each is "
+             "a compiler of its own on a core of its own, with a hundred megabytes or more of memory. `0`: the "
+             "machine's cores less its PoCL CPU devices in use, at least 1 and at most 4.")
 COEX_SETTING(Path, binary_cache, "", (),
              "The folder where coex keeps the binaries of its own builds (the rewritten program coex splits a "
              "kernel with, the app's program on the other devices), so that a later run of the program builds "

@@ -7,17 +7,20 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <chrono>
 #include <filesystem>
 #include <fstream>
 #include <map>
 #include <mutex>
+#include <set>
 #include <vector>
 
 #include "config/settings.h"
 #include "devices/device_set.h"
 #include "exec/pocl_kernel_cache.h"
+#include "exec/spin_wait.h"
 #include "kernel/analysis_process.h"
 #include "report/trace.h"
 
@@ -31,7 +34,7 @@ enum State : int { kNotAsked = 0, kStarting, kRunning, kEnded };
 constexpr std::chrono::milliseconds kTouchMargin{50};
 
 struct Running {
-  std::string request;  // the request file, removed once the process has ended
+  std::string request;  // the request file: the process removes it once read, and this once it has ended
   std::chrono::steady_clock::time_point started;
   report::TraceRecorder* trace = nullptr;  // where its slice goes, on home's track
   int home = 0;
@@ -94,6 +97,14 @@ pid_t spawn(const std::string& executable, const std::string& request) {
   return pid;
 }
 
+// The app's program folders found so far, under running_mutex: a process compiling ahead for one of
+// them touches it when it builds, maybe during another program's clBuildProgram, which would then
+// find two folders touched.
+std::set<std::string>& folders_found() {
+  static std::set<std::string> found;
+  return found;
+}
+
 // Whether the program's first split would compile in the app's process what a process of its own can
 // compile first: PoCL's cache lacks the kernel's generic function in the app's program folder.
 bool wanted(Services& services, model::ProgramRecord& program, int home, const std::string& kernel) {
@@ -111,8 +122,19 @@ bool wanted(Services& services, model::ProgramRecord& program, int home, const s
     ended = program.app_build_ended;
   }
   if (began == std::filesystem::file_time_type{}) return false;
-  const std::string hash = pocl_kernel_cache::program_touched_within(root, began - kTouchMargin, ended + kTouchMargin);
-  return !hash.empty() && !pocl_kernel_cache::has_generic(root, hash, kernel);
+  std::set<std::string> others;
+  {
+    std::lock_guard lock(running_mutex);
+    others = folders_found();
+  }
+  const std::string hash =
+      pocl_kernel_cache::program_touched_within(root, began - kTouchMargin, ended + kTouchMargin, others);
+  if (hash.empty()) return false;
+  {
+    std::lock_guard lock(running_mutex);
+    folders_found().insert(hash);
+  }
+  return !pocl_kernel_cache::has_generic(root, hash, kernel);
 }
 
 bool start(Services& services, model::ProgramRecord& program, int home, cl_uint work_dim, const size_t* global,
@@ -171,12 +193,32 @@ bool still_running(model::ProgramRecord& program) {
   return false;
 }
 
+// Whether another process may start now (`compile_ahead_processes`).
+bool below_process_limit(Services& services) {
+  size_t limit = size_t(services.settings().compile_ahead_processes);
+  if (limit == 0) {
+    unsigned of_devices = 0;
+    for (int d : services.devices().selected())
+      if (const devices::Device& device = services.devices().at(d);
+          device.is_pocl() && (device.type & CL_DEVICE_TYPE_CPU))
+        of_devices += device.compute_units;
+    limit = default_process_limit(usable_cores(), of_devices);
+  }
+  std::lock_guard lock(running_mutex);
+  return running().size() < limit;
+}
+
 }  // namespace
+
+size_t default_process_limit(unsigned cores, unsigned cores_of_devices) {
+  constexpr size_t kAtMost = 4;
+  return cores > cores_of_devices ? std::min<size_t>(cores - cores_of_devices, kAtMost) : 1;
+}
 
 bool under_way(Services& services, model::ProgramRecord& program, int home, const Launch& launch) {
   int state = program.compile_ahead.load(std::memory_order_acquire);
   if (state == kNotAsked && program.compile_ahead.compare_exchange_strong(state, kStarting)) {
-    const bool started = wanted(services, program, home, launch.kernel) &&
+    const bool started = wanted(services, program, home, launch.kernel) && below_process_limit(services) &&
                          start(services, program, home, launch.work_dim, launch.global, launch.local);
     program.compile_ahead.store(started ? kRunning : kEnded, std::memory_order_release);
     return started;

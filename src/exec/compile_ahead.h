@@ -12,6 +12,7 @@
 
 #include <CL/cl.h>
 
+#include <cstddef>
 #include <string>
 
 #include "exec/services.h"
@@ -33,8 +34,14 @@ struct Launch {
 // clBuildProgram), once per program. The launch then runs on home whole, and so do the program's next
 // ones until it has ended. False where none runs: it ended (its compiles are in the cache, or the read
 // makes them), or none was needed or could start (compile_ahead off, not PoCL, not built from one
-// source, the folder not found, no `coex` executable beside the library).
+// source, the folder not found, no `coex` executable beside the library, or as many processes running
+// as `compile_ahead_processes` allows: the read then compiles in the app's process, as without).
 bool under_way(Services& services, model::ProgramRecord& program, int home, const Launch& launch);
+
+// How many processes may run at once where the setting `compile_ahead_processes` leaves it to coex:
+// the cores not taken by the PoCL CPU devices in use (their compute units), at least 1, at most 4.
+// Each is a compiler on a core of its own: more would take the cores the devices run on.
+size_t default_process_limit(unsigned cores, unsigned cores_of_devices);
 
 // At exit: the processes still running are ended, not waited for; what they compiled so far stays in
 // PoCL's cache (PoCL writes a file whole, then renames it into place).

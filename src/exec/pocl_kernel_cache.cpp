@@ -6,6 +6,8 @@
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
+#include <set>
+#include <string>
 #include <system_error>
 
 namespace coex::exec::pocl_kernel_cache {
@@ -84,7 +86,8 @@ bool has_generic(const std::string& root, const std::string& hash, const std::st
   return false;
 }
 
-std::string program_touched_within(const std::string& root, fs::file_time_type from, fs::file_time_type to) {
+std::string program_touched_within(const std::string& root, fs::file_time_type from, fs::file_time_type to,
+                                   const std::set<std::string>& except) {
   std::string found;
   std::error_code ec;
   // <root>/AB/CDE.../last_accessed: two letters, then the other 38.
@@ -96,8 +99,10 @@ std::string program_touched_within(const std::string& root, fs::file_time_type f
       std::error_code stat;
       const fs::file_time_type touched = fs::last_write_time(program->path() / "last_accessed", stat);
       if (stat || touched < from || touched > to) continue;
+      std::string hash = first + "/" + program->path().filename().string();
+      if (except.count(hash)) continue;
       if (!found.empty()) return "";
-      found = first + "/" + program->path().filename().string();
+      found = std::move(hash);
     }
   }
   return found;

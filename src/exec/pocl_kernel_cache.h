@@ -12,6 +12,7 @@
 
 #include <cstddef>
 #include <filesystem>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -44,9 +45,10 @@ bool has_variant(const std::string& root, const std::string& hash, const std::st
 bool has_generic(const std::string& root, const std::string& hash, const std::string& kernel);
 
 // The build hash of the one program folder of the cache whose `last_accessed` file PoCL touched
-// within [from, to] (it does at each build of the program); empty where none or several were.
+// within [from, to] (it does at each build of the program), the folders `except` names left aside;
+// empty where none or several were.
 std::string program_touched_within(const std::string& root, std::filesystem::file_time_type from,
-                                   std::filesystem::file_time_type to);
+                                   std::filesystem::file_time_type to, const std::set<std::string>& except = {});
 
 // Copies each folder of <root>/<from>/<kernel>/ that <root>/<to>/<kernel>/ lacks, each into a
 // temporary folder first and renamed into place whole, so that PoCL never sees part of one. Returns

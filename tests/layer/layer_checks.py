@@ -77,6 +77,17 @@ class Checks:
         expect(out == self.bare_out, "output differs from the bare run:\n%s\nstderr:\n%s" % (out, err))
         return err
 
+    def traced_after_bare(self, app, devices, trace, settings):
+        # A user's first coex run of `app`: bare with `devices` (filling the PoCL cache of their
+        # POCL_CACHE_DIR, as the runs before coex did), then under coex with `settings` and the trace
+        # on, its output the bare one. The trace's slices.
+        rc, bare, _ = run([app], devices)
+        expect(rc == 0, "%s fails bare" % os.path.basename(app))
+        rc, out, err = run([app], dict(devices, COEX_TRACE=trace, **settings), self.layer)
+        expect(rc == 0 and out == bare, "%s: exit %d, output:\n%s\nstderr:\n%s" % (settings, rc, out, err))
+        with open(trace) as f:
+            return [e for e in json.load(f)["traceEvents"] if e.get("ph") == "X"]
+
     def load_report(self):
         expect(os.path.exists(self.report), "no report was written")
         with open(self.report) as f:
@@ -448,6 +459,33 @@ class Checks:
                     expect(not ahead, "%s: a compile-ahead process" % what)
                     expect(len(reads) == 1, "%s: %d reads of the app's binary, expected 1" % (what, len(reads)))
 
+    def check_compile_ahead_limit(self):
+        # `compile_ahead_processes` bounds how many compile-ahead processes run at once: two_programs
+        # builds and launches two programs one after the other, each one launch (its first that may be
+        # split) in a PoCL cache the bare run filled, and the first's process still runs at the
+        # second's launch (PoCL's start and a compile, against a launch of milliseconds). With 1 the
+        # second program compiles in the app's process (its read there), never beside the first's
+        # process; with 2 both may run at once. Every run gives the bare output.
+        app = os.path.join(self.build, "tests", "layer", "two_programs")
+        trace = os.path.join(self.tmp, "compile-ahead-limit-trace.json")
+        for limit in ("1", "2"):
+            devices = {"POCL_DEVICES": "basic basic",
+                       "POCL_CACHE_DIR": os.path.join(self.tmp, "compile-ahead-limit-pocl-" + limit)}
+            slices = self.traced_after_bare(app, devices, trace, {
+                "COEX_POLICY": "auto", "COEX_COMPILE_AHEAD_PROCESSES": limit,
+                "COEX_CACHE": os.path.join(self.tmp, "compile-ahead-limit-%s.json" % limit)})
+            ahead = sorted((e for e in slices if e["name"] == "compile ahead"), key=lambda e: e["ts"])
+            reads = [e for e in slices if e["name"] == "read binary" and e.get("args", {}).get("app_program")]
+            what = "limit %s: %s" % (limit, [(e["name"], e["ts"], e["dur"], e.get("args")) for e in ahead + reads])
+            expect(ahead, "%s: no compile-ahead process" % what)
+            overlapping = [b for a, b in zip(ahead, ahead[1:]) if b["ts"] < a["ts"] + a["dur"]]
+            if limit == "1":
+                expect(len(ahead) == 1 and not overlapping, "%s: more than one process, or two at once" % what)
+                expect(len(reads) == 1 and reads[0]["ts"] < ahead[0]["ts"] + ahead[0]["dur"],
+                       "%s: the second program did not read in the app's process beside the first's" % what)
+            else:
+                expect(len(ahead) == 2 and overlapping, "%s: not two processes at once" % what)
+
     def check_shared_first_runs(self):
         # Three devices of one kind built from one binary need the same work-group function at their
         # first runs of a kernel at a nonzero offset (exec/shared_first_runs.h): one compiles it, and
@@ -460,15 +498,10 @@ class Checks:
         for share in ("true", "false"):
             devices = {"POCL_DEVICES": "basic basic basic",
                        "POCL_CACHE_DIR": os.path.join(self.tmp, "pocl-cache-" + share)}
-            rc, bare, _ = run([app], devices)
-            expect(rc == 0, "matmul fails bare")
-            env = dict(devices, COEX_TRACE=trace, COEX_SHARE_FIRST_RUNS=share, COEX_BINARY_CACHE="off",
-                       COEX_CACHE=os.path.join(self.tmp, "shared-first-runs-%s.json" % share))
-            rc, out, err = run([app], env, self.layer)
-            expect(rc == 0 and out == bare, "share %s: exit %d, output:\n%s\nstderr:\n%s" % (share, rc, out, err))
-            with open(trace) as f:
-                shared = [e["args"] for e in json.load(f)["traceEvents"]
-                          if e.get("ph") == "X" and e.get("name") == "share first run"]
+            slices = self.traced_after_bare(app, devices, trace, {
+                "COEX_SHARE_FIRST_RUNS": share, "COEX_BINARY_CACHE": "off",
+                "COEX_CACHE": os.path.join(self.tmp, "shared-first-runs-%s.json" % share)})
+            shared = [e["args"] for e in slices if e.get("name") == "share first run"]
             copied = sum(a.get("copied", 0) for a in shared)
             expect(copied >= 1 if share == "true" else not shared,
                    "share %s: %d work-group functions copied: %s" % (share, copied, shared))

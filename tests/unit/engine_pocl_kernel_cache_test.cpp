@@ -158,6 +158,10 @@ TEST_F(PoclKernelCache, TheProgramTouchedWithinABuildIsFoundWhereItIsTheOnlyOne)
   touch(kOther, now - std::chrono::seconds(5));
   EXPECT_EQ(cache::program_touched_within(root_, now - std::chrono::seconds(6), now - std::chrono::seconds(4)),
             "");  // two: not told apart
+  // Two touched, one of them known to be another program's: the other.
+  EXPECT_EQ(
+      cache::program_touched_within(root_, now - std::chrono::seconds(6), now - std::chrono::seconds(4), {kOther}),
+      kHash);
   EXPECT_EQ(cache::program_touched_within(root_ + "/missing", now - std::chrono::hours(2), now), "");
 }
 
