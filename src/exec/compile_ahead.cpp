@@ -22,6 +22,7 @@
 #include "exec/pocl_kernel_cache.h"
 #include "exec/spin_wait.h"
 #include "kernel/analysis_process.h"
+#include "report/report.h"
 #include "report/trace.h"
 
 namespace coex::exec::compile_ahead {
@@ -38,6 +39,7 @@ struct Running {
   std::chrono::steady_clock::time_point started;
   report::TraceRecorder* trace = nullptr;  // where its slice goes, on home's track
   int home = 0;
+  report::ReportRecorder* report = nullptr;  // what it cost, in the report's `compile_ahead`
 };
 
 std::mutex running_mutex;
@@ -162,7 +164,7 @@ bool start(Services& services, model::ProgramRecord& program, int home, cl_uint 
     return false;
   }
   std::lock_guard lock(running_mutex);
-  running()[pid] = {request, std::chrono::steady_clock::now(), services.trace(), home};
+  running()[pid] = {request, std::chrono::steady_clock::now(), services.trace(), home, &services.report()};
   program.compile_ahead_pid.store(pid, std::memory_order_release);
   return true;
 }
@@ -187,9 +189,10 @@ bool still_running(model::ProgramRecord& program) {
   ::unlink(ended.request.c_str());
   program.compile_ahead.store(kEnded, std::memory_order_release);
   // The slice ends where a launch found the process ended: it may have ended a little before.
-  if (ended.trace)
-    ended.trace->record("compile ahead", "build", ended.home, ended.started, std::chrono::steady_clock::now(),
-                        {{"made", made}});
+  const auto now = std::chrono::steady_clock::now();
+  if (ended.trace) ended.trace->record("compile ahead", "build", ended.home, ended.started, now, {{"made", made}});
+  if (ended.report)
+    ended.report->record_compile_ahead(std::chrono::duration<double>(now - ended.started).count(), made, false);
   return false;
 }
 
@@ -218,8 +221,13 @@ size_t default_process_limit(unsigned cores, unsigned cores_of_devices) {
 bool under_way(Services& services, model::ProgramRecord& program, int home, const Launch& launch) {
   int state = program.compile_ahead.load(std::memory_order_acquire);
   if (state == kNotAsked && program.compile_ahead.compare_exchange_strong(state, kStarting)) {
-    const bool started = wanted(services, program, home, launch.kernel) && below_process_limit(services) &&
-                         start(services, program, home, launch.work_dim, launch.global, launch.local);
+    bool started = false;
+    if (wanted(services, program, home, launch.kernel)) {
+      if (below_process_limit(services))
+        started = start(services, program, home, launch.work_dim, launch.global, launch.local);
+      else
+        services.report().record_compile_ahead_beyond_limit();
+    }
     program.compile_ahead.store(started ? kRunning : kEnded, std::memory_order_release);
     return started;
   }
@@ -238,9 +246,12 @@ void stop_all() {
     // another process's by now), then ended.
     if (::waitpid(pid, nullptr, WNOHANG) == 0 && ::kill(pid, SIGKILL) == 0) ::waitpid(pid, nullptr, 0);
     ::unlink(process.request.c_str());
+    const auto now = std::chrono::steady_clock::now();
     if (process.trace)
-      process.trace->record("compile ahead", "build", process.home, process.started, std::chrono::steady_clock::now(),
+      process.trace->record("compile ahead", "build", process.home, process.started, now,
                             {{"made", false}, {"ended_at_exit", true}});
+    if (process.report)
+      process.report->record_compile_ahead(std::chrono::duration<double>(now - process.started).count(), false, true);
   }
 }
 

@@ -316,6 +316,12 @@ nlohmann::json ReportRecorder::to_json() const {
       late.push_back({{"device", device}, {"let_in_after", after ? nlohmann::json(*after) : nlohmann::json()}});
     report["late_devices"] = std::move(late);
   }
+  if (compile_ahead_.processes || compile_ahead_.beyond_limit)
+    report["compile_ahead"] = {{"processes", compile_ahead_.processes},
+                               {"made", compile_ahead_.made},
+                               {"ended_at_exit", compile_ahead_.ended_at_exit},
+                               {"seconds", compile_ahead_.seconds},
+                               {"beyond_limit", compile_ahead_.beyond_limit}};
   report["totals"] = {{"launches", launches},
                       {"split_launches", split_launches},
                       {"bytes_moved", bytes_moved},
@@ -342,6 +348,19 @@ void ReportRecorder::record_late_device(int device, std::optional<double> let_in
     late_devices_[device] = let_in_after;
   else
     late_devices_.try_emplace(device);  // never over a time of its let-in
+}
+
+void ReportRecorder::record_compile_ahead(double seconds, bool made, bool at_exit) {
+  std::lock_guard lock(mutex_);
+  ++compile_ahead_.processes;
+  compile_ahead_.made += made;
+  compile_ahead_.ended_at_exit += at_exit;
+  compile_ahead_.seconds += seconds;
+}
+
+void ReportRecorder::record_compile_ahead_beyond_limit() {
+  std::lock_guard lock(mutex_);
+  ++compile_ahead_.beyond_limit;
 }
 
 void ReportRecorder::record_home_on_demand(uint64_t written, uint64_t fetched) {

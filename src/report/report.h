@@ -14,6 +14,7 @@
 //                  "devices_to_host", "host_to_home"}, "args": [{"index", "tier", "name"}]}],
 //     "builds": [{"device", "builds", "failed", "seconds"}],
 //     "late_devices": [{"device", "let_in_after"}],
+//     "compile_ahead": {"processes", "made", "ended_at_exit", "seconds", "beyond_limit"},
 //     "totals": {"launches", "split_launches", "bytes_moved", "bytes_minimal", "bytes_home_on_demand",
 //                "bytes_fetched_on_demand"} }
 // bytes_home_on_demand (lazy home): what the other devices wrote, written to the app's buffers when
@@ -36,6 +37,11 @@
 // nothing was made for it).
 // builds: coex's own builds of the app's programs per device (one-time costs; PoCL also compiles a
 // kernel at its first run on a device, which cold_splits count), their number and seconds.
+// compile_ahead: the `coex compile-ahead` processes (exec/compile_ahead.h; one-time costs paid in
+// processes of their own while launches ran on home): how many ran, made their binary, were ended at
+// exit, their seconds together (until a launch found each ended), and how many programs compiled in
+// the app's process instead because as many ran as compile_ahead_processes allows; absent where none
+// ran nor was refused.
 // bytes_minimal: what the footprints say each device lacked; bytes_by_step: where bytes_moved went;
 // args: the tier each buffer argument was moved with ("exact", "whole", "diff") and its name in the
 // source when coex knows it. per_device seconds: the device's busy time on the kernel: in split launches
@@ -170,6 +176,10 @@ class ReportRecorder {
   // A late device (auto_late_devices): not let in yet (nullopt), or let in `let_in_after` seconds after
   // the first launch that could take it.
   void record_late_device(int device, std::optional<double> let_in_after);
+  // A compile-ahead process that ended (`made`: it made the program's binary; `at_exit`: the exit
+  // ended it) after `seconds`; or a program refused one (beyond compile_ahead_processes).
+  void record_compile_ahead(double seconds, bool made, bool at_exit);
+  void record_compile_ahead_beyond_limit();
   // Called after each record_launch, outside the recorder's lock, on the recording thread: the
   // report keeps only sums, the trace shows each launch (set before the first launch).
   using LaunchObserver = std::function<void(const std::string& kernel, const LaunchRecord& launch)>;
@@ -226,6 +236,10 @@ class ReportRecorder {
   };
   std::vector<std::pair<int, Builds>> builds_;         // by device, sorted by index
   std::map<int, std::optional<double>> late_devices_;  // record_late_device's
+  struct CompileAhead {
+    uint64_t processes = 0, made = 0, ended_at_exit = 0, beyond_limit = 0;
+    double seconds = 0;
+  } compile_ahead_;
   LaunchObserver launch_observer_;
   bool has_launch_observer_ = false;                   // under mutex_, as launch_observer_
   KernelTotals& totals_of(const std::string& kernel);  // under mutex_

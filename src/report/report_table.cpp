@@ -156,6 +156,25 @@ std::string late_devices_line(const json& late) {
   return out;
 }
 
+// "compiled ahead (one-time, in processes of coex's own): 2 in 0.61 s (1 made, 1 ended at exit); 1
+// program compiled in the app's process (compile_ahead_processes)": what compiling ahead cost, off the
+// app's process. Empty for a report without it.
+std::string compile_ahead_line(const json& ahead) {
+  if (!ahead.is_object()) return "";
+  const uint64_t processes = count_of(member(ahead, "processes")), beyond = count_of(member(ahead, "beyond_limit"));
+  const json& seconds = member(ahead, "seconds");
+  std::string out = "compiled ahead (one-time, in processes of coex's own): " + std::to_string(processes) + " in " +
+                    format("%.3g s", seconds.is_number() ? seconds.get<double>() : 0.0) + " (" +
+                    std::to_string(count_of(member(ahead, "made"))) + " made";
+  if (const uint64_t at_exit = count_of(member(ahead, "ended_at_exit")))
+    out += ", " + std::to_string(at_exit) + " ended at exit";
+  out += ")";
+  if (beyond)
+    out += "; " + std::to_string(beyond) + (beyond == 1 ? " program" : " programs") +
+           " compiled in the app's process (compile_ahead_processes)";
+  return out;
+}
+
 // "planned by auto:sigmoid x1, auto:wp x4; 1 probe; last verdict (launch 9): one_device_pays over d0;
 // measured split over d0,d1 0.51 s, home alone 0.32 s; kept regular (20 packages, spread 0.14, range
 // ratio 1.89)": which policies planned the split launches, why auto's gate decided the last launch as
@@ -325,6 +344,8 @@ std::string format_report_table(const json& report) {
     if (!builds.empty()) out << "\n" << builds << "\n";
     const std::string late = late_devices_line(member(report, "late_devices"));
     if (!late.empty()) out << (builds.empty() ? "\n" : "") << late << "\n";
+    const std::string ahead = compile_ahead_line(member(report, "compile_ahead"));
+    if (!ahead.empty()) out << (builds.empty() && late.empty() ? "\n" : "") << ahead << "\n";
     const json& totals = member(report, "totals");
     if (totals.is_object()) {
       out << "\nTotals: " << count_of(member(totals, "launches")) << " launches, "

@@ -472,8 +472,10 @@ class Checks:
             devices = {"POCL_DEVICES": "basic basic",
                        "POCL_CACHE_DIR": os.path.join(self.tmp, "compile-ahead-limit-pocl-" + limit)}
             slices = self.traced_after_bare(app, devices, trace, {
-                "COEX_POLICY": "auto", "COEX_COMPILE_AHEAD_PROCESSES": limit,
+                "COEX_POLICY": "auto", "COEX_COMPILE_AHEAD_PROCESSES": limit, "COEX_REPORT": self.report,
                 "COEX_CACHE": os.path.join(self.tmp, "compile-ahead-limit-%s.json" % limit)})
+            # The report counts them: processes, and the program beyond the limit.
+            counted = self.load_report().get("compile_ahead", {})
             ahead = sorted((e for e in slices if e["name"] == "compile ahead"), key=lambda e: e["ts"])
             reads = [e for e in slices if e["name"] == "read binary" and e.get("args", {}).get("app_program")]
             what = "limit %s: %s" % (limit, [(e["name"], e["ts"], e["dur"], e.get("args")) for e in ahead + reads])
@@ -485,6 +487,8 @@ class Checks:
                        "%s: the second program did not read in the app's process beside the first's" % what)
             else:
                 expect(len(ahead) == 2 and overlapping, "%s: not two processes at once" % what)
+            expect(counted.get("processes") == len(ahead) and counted.get("beyond_limit") == (limit == "1"),
+                   "%s: the report's compile_ahead %s" % (what, counted))
 
     def check_shared_first_runs(self):
         # Three devices of one kind built from one binary need the same work-group function at their

@@ -281,6 +281,18 @@ TEST(ReportRecorder, BuildsPerDevice) {
                   {{"device", 1}, {"builds", 2}, {"failed", 1}, {"from_binary", 0}, {"seconds", 1.25}}}));
 }
 
+// The compile-ahead processes: a one-time cost paid in processes of their own, and the programs that
+// compiled in the app's process because as many ran as compile_ahead_processes allows.
+TEST(ReportRecorder, CompileAheadProcesses) {
+  ReportRecorder recorder;
+  EXPECT_FALSE(recorder.to_json().contains("compile_ahead"));  // none ran nor was refused
+  recorder.record_compile_ahead(0.25, true, false);
+  recorder.record_compile_ahead(0.5, false, true);
+  recorder.record_compile_ahead_beyond_limit();
+  EXPECT_EQ(recorder.to_json().at("compile_ahead"),
+            (json{{"processes", 2}, {"made", 1}, {"ended_at_exit", 1}, {"seconds", 0.75}, {"beyond_limit", 1}}));
+}
+
 TEST(ReportRecorder, BytesWrittenHomeOnDemandAddUp) {
   ReportRecorder r;
   r.record_home_on_demand(100);

@@ -122,6 +122,20 @@ TEST(ReportTable, SaysWhenEachLateDeviceWasLetIn) {
             "late devices (auto_late_devices): d0 let in after 0.561 s, d2 never (nothing made for it)");
 }
 
+TEST(ReportTable, SaysWhatCompilingAheadCost) {
+  json report = kReport;
+  EXPECT_EQ(line_of(format_report_table(report), "compiled ahead"), "");  // a report without it
+  report["compile_ahead"] = {
+      {"processes", 2}, {"made", 1}, {"ended_at_exit", 1}, {"seconds", 0.6093}, {"beyond_limit", 1}};
+  EXPECT_EQ(line_of(format_report_table(report), "compiled ahead"),
+            "compiled ahead (one-time, in processes of coex's own): 2 in 0.609 s (1 made, 1 ended at exit); 1 "
+            "program compiled in the app's process (compile_ahead_processes)");
+  report["compile_ahead"] = {
+      {"processes", 1}, {"made", 1}, {"ended_at_exit", 0}, {"seconds", 0.25}, {"beyond_limit", 0}};
+  EXPECT_EQ(line_of(format_report_table(report), "compiled ahead"),
+            "compiled ahead (one-time, in processes of coex's own): 1 in 0.25 s (1 made)");
+}
+
 TEST(ReportTable, ColumnsLineUp) {
   const std::string table = format_report_table(kReport);
   const std::string mm = line_of(table, "mm");
