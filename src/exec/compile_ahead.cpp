@@ -169,6 +169,19 @@ bool start(Services& services, model::ProgramRecord& program, int home, cl_uint 
   return true;
 }
 
+// A process seen ended now, or ended at exit: its `compile ahead` slice on home's track and its
+// seconds in the report.
+void note_end(const Running& process, bool made, bool at_exit) {
+  const auto now = std::chrono::steady_clock::now();
+  if (process.trace) {
+    nlohmann::json args{{"made", made}};
+    if (at_exit) args["ended_at_exit"] = true;
+    process.trace->record("compile ahead", "build", process.home, process.started, now, std::move(args));
+  }
+  if (process.report)
+    process.report->record_compile_ahead(std::chrono::duration<double>(now - process.started).count(), made, at_exit);
+}
+
 // Whether the program's process still runs; once it has ended, the trace's `compile ahead` slice on
 // home's track says how it went.
 bool still_running(model::ProgramRecord& program) {
@@ -189,10 +202,7 @@ bool still_running(model::ProgramRecord& program) {
   ::unlink(ended.request.c_str());
   program.compile_ahead.store(kEnded, std::memory_order_release);
   // The slice ends where a launch found the process ended: it may have ended a little before.
-  const auto now = std::chrono::steady_clock::now();
-  if (ended.trace) ended.trace->record("compile ahead", "build", ended.home, ended.started, now, {{"made", made}});
-  if (ended.report)
-    ended.report->record_compile_ahead(std::chrono::duration<double>(now - ended.started).count(), made, false);
+  note_end(ended, made, false);
   return false;
 }
 
@@ -246,12 +256,7 @@ void stop_all() {
     // another process's by now), then ended.
     if (::waitpid(pid, nullptr, WNOHANG) == 0 && ::kill(pid, SIGKILL) == 0) ::waitpid(pid, nullptr, 0);
     ::unlink(process.request.c_str());
-    const auto now = std::chrono::steady_clock::now();
-    if (process.trace)
-      process.trace->record("compile ahead", "build", process.home, process.started, now,
-                            {{"made", false}, {"ended_at_exit", true}});
-    if (process.report)
-      process.report->record_compile_ahead(std::chrono::duration<double>(now - process.started).count(), false, true);
+    note_end(process, false, true);
   }
 }
 
