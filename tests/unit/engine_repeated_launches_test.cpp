@@ -8,6 +8,7 @@
 
 #include <chrono>
 #include <cstdint>
+#include <cstdio>
 #include <cstring>
 #include <memory>
 #include <string>
@@ -41,7 +42,10 @@ class LocalServices final : public Services {
     executor_ = std::make_unique<Executor>(*this);
     return true;
   }
-  ~LocalServices() override { executor_.reset(); }  // its threads stop before the rest goes
+  ~LocalServices() override {
+    executor_.reset();  // its threads stop before the rest goes, and it writes the History
+    if (!settings_.cache.empty()) std::remove(settings_.cache.c_str());
+  }
 
   const cl_icd_dispatch& next() const override { return table_; }
   const config::Settings& settings() const override { return settings_; }
