@@ -181,6 +181,17 @@ cl_int CL_API_CALL enqueue_ndrange(cl_command_queue queue, cl_kernel kernel, cl_
     } else {
       const auto planning = std::chrono::steady_clock::now();
       decision = exec::plan_launch(rt(), queue, kernel, work_dim, offset, global, local);
+      if (decision.probe) {
+        // A piece of the launch first, on home from an idle queue (exec/first_launch_probe.h), after what
+        // other devices wrote of its buffers came home; then the plan again, with its time.
+        const bool ran =
+            num_wait == 0 && !wait_list &&
+            bring_arguments_home("clEnqueueNDRangeKernel", queue, kernel, decision.written_buffers) == CL_SUCCESS &&
+            drained(queue) &&
+            exec::first_launch_probe::run(rt(), queue, kernel, decision.home, decision.probe_key, *decision.probe);
+        if (!ran) exec::first_launch_probe::not_run(decision.probe_key);
+        decision = exec::plan_launch(rt(), queue, kernel, work_dim, offset, global, local);
+      }
       // The planner's time on the app's thread (docs/reporting.md).
       if (auto* trace = rt().trace())
         record_safely("clEnqueueNDRangeKernel", [&] {

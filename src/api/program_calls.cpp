@@ -166,6 +166,7 @@ cl_int CL_API_CALL build_program(cl_program program, cl_uint num_devices, const 
     std::lock_guard lock(record->mutex);
     record->app_build_began = began;
     record->app_build_ended = std::filesystem::file_time_type::clock::now();
+    record->pocl_folder_sought = false;  // this build's folder is looked for anew
   }
   // With a callback the call may return before the build ends: not timed (0, no longer wait).
   if (record)

@@ -48,11 +48,6 @@ std::map<pid_t, Running>& running() {
   return processes;
 }
 
-// PoCL's CPU devices compile a "smallgrid" variant for a grid narrower than a limit in every dimension
-// (grid_width_specialization_limit): 8,192-wide launches of benchmarks/nbody ran one, 1,048,576-wide
-// ones of benchmarks/binomial not.
-constexpr size_t kSmallGridWidth = 65536;
-
 // The variants a split's chunks run with the app's local size, in PoCL's names (its cache folders;
 // POCL_BINARY_SPECIALIZE_WG takes the same): "16-16-1-smallgrid,16-16-1-goffs0-smallgrid", chunks at a
 // nonzero offset and home's first at zero, each of them narrower than the launch; of a wide launch
@@ -63,7 +58,7 @@ std::string variants_for(cl_uint work_dim, const size_t* global, const size_t* l
   bool wide = false;
   for (cl_uint d = 0; d < 3; ++d) {
     sizes += (d ? "-" : "") + std::to_string(d < work_dim ? local[d] : 1);
-    wide = wide || (d < work_dim && global[d] >= kSmallGridWidth);
+    wide = wide || (d < work_dim && global[d] >= pocl_kernel_cache::kSmallGridWidth);
   }
   return sizes + "-smallgrid," + sizes + "-goffs0-smallgrid" + (wide ? "," + sizes : "");
 }
@@ -107,6 +102,37 @@ std::set<std::string>& folders_found() {
   return found;
 }
 
+// The program's folder of PoCL's kernel cache, looked for once a build: the one folder PoCL touched
+// during the app's clBuildProgram, the folders found for other programs left aside. Empty where none
+// or several were.
+std::string program_folder(const std::string& root, model::ProgramRecord& program) {
+  std::filesystem::file_time_type began, ended;
+  {
+    std::lock_guard lock(program.mutex);
+    if (program.pocl_folder_sought) return program.pocl_folder;
+    began = program.app_build_began;
+    ended = program.app_build_ended;
+  }
+  if (began == std::filesystem::file_time_type{}) return "";
+  std::set<std::string> others;
+  {
+    std::lock_guard lock(running_mutex);
+    others = folders_found();
+  }
+  const std::string hash =
+      pocl_kernel_cache::program_touched_within(root, began - kTouchMargin, ended + kTouchMargin, others);
+  if (!hash.empty()) {
+    std::lock_guard lock(running_mutex);
+    folders_found().insert(hash);
+  }
+  std::lock_guard lock(program.mutex);
+  if (program.app_build_began == began) {
+    program.pocl_folder = hash;
+    program.pocl_folder_sought = true;
+  }
+  return hash;
+}
+
 // Whether the program's first split would compile in the app's process what a process of its own can
 // compile first: PoCL's cache lacks the kernel's generic function in the app's program folder.
 bool wanted(Services& services, model::ProgramRecord& program, int home, const std::string& kernel) {
@@ -117,26 +143,8 @@ bool wanted(Services& services, model::ProgramRecord& program, int home, const s
     return false;
   const std::string root = pocl_kernel_cache::root();
   if (root.empty()) return false;
-  std::filesystem::file_time_type began, ended;
-  {
-    std::lock_guard lock(program.mutex);
-    began = program.app_build_began;
-    ended = program.app_build_ended;
-  }
-  if (began == std::filesystem::file_time_type{}) return false;
-  std::set<std::string> others;
-  {
-    std::lock_guard lock(running_mutex);
-    others = folders_found();
-  }
-  const std::string hash =
-      pocl_kernel_cache::program_touched_within(root, began - kTouchMargin, ended + kTouchMargin, others);
-  if (hash.empty()) return false;
-  {
-    std::lock_guard lock(running_mutex);
-    folders_found().insert(hash);
-  }
-  return !pocl_kernel_cache::has_generic(root, hash, kernel);
+  const std::string hash = program_folder(root, program);
+  return !hash.empty() && !pocl_kernel_cache::has_generic(root, hash, kernel);
 }
 
 bool start(Services& services, model::ProgramRecord& program, int home, cl_uint work_dim, const size_t* global,
@@ -243,6 +251,19 @@ bool under_way(Services& services, model::ProgramRecord& program, int home, cons
   }
   if (state == kStarting) return true;  // another thread starts it: that launch runs on home too
   return state == kRunning && still_running(program);
+}
+
+bool would_start(Services& services, model::ProgramRecord& program, int home, const std::string& kernel,
+                 const size_t local[3], bool offset_zero) {
+  if (program.compile_ahead.load(std::memory_order_acquire) != kNotAsked || !wanted(services, program, home, kernel) ||
+      !below_process_limit(services))
+    return false;
+  std::string hash;
+  {
+    std::lock_guard lock(program.mutex);
+    hash = program.pocl_folder;
+  }
+  return pocl_kernel_cache::has_variant(pocl_kernel_cache::root(), hash, kernel, local, offset_zero);
 }
 
 void stop_all() {

@@ -38,6 +38,13 @@ struct Launch {
 // as `compile_ahead_processes` allows: the read then compiles in the app's process, as without).
 bool under_way(Services& services, model::ProgramRecord& program, int home, const Launch& launch);
 
+// Whether under_way would start a process for the program's first split now, and home's own
+// work-group function of the kernel at this local size (and a zero global offset or not) is in the
+// program's folder of PoCL's cache: a piece of the launch run on home loads it, compiling nothing
+// (exec/first_launch_probe.h).
+bool would_start(Services& services, model::ProgramRecord& program, int home, const std::string& kernel,
+                 const size_t local[3], bool offset_zero);
+
 // How many processes may run at once where the setting `compile_ahead_processes` leaves it to coex:
 // the cores not taken by the PoCL CPU devices in use (their compute units), at least 1, at most 4.
 // Each is a compiler on a core of its own: more would take the cores the devices run on.

@@ -346,14 +346,24 @@ LaunchDecision plan(Services& services, const std::shared_ptr<model::KernelRecor
   }
   // The app's binary, its read put off from clBuildProgram (exec/deferred_app_binary.h), is read by the
   // first launch the size rule lets be split (none of benchmarks/gram_schmidt's 1,535: no read), or
-  // compiled ahead while launches run on home unless nothing timed this one and its kernel loops: it
-  // may be long, and is split now (docs/design.md, "Compiled ahead, in a process of its own"). Still
-  // deferred after it: compiled ahead, or a thread inside a read (whose launches are not split).
+  // compiled ahead while launches run on home; one nothing timed whose kernel loops may be long enough
+  // to split now, which a probe tells (docs/design.md, "Compiled ahead, in a process of its own").
+  // Still deferred after it: compiled ahead, or a thread inside a read (whose launches are not split).
   if (program->app_binary_deferred.load(std::memory_order_acquire)) {
     if (below_size_rule(launch_items)) return too_small();
     const compile_ahead::Launch shape{kernel->name, work_dim, global, local};
-    read_deferred_app_binary(services, program, queue_record->context, home, all_devices(),
-                             info->loops && !seconds_on_home() ? nullptr : &shape);
+    bool ahead = !info->loops || seconds_on_home();
+    if (!ahead) {  // untimed, of a kernel that loops: probed first where it may be (exec/first_launch_probe.h)
+      const first_launch_probe::Found probed = first_launch_probe::found(home_key);
+      if (!probed.asked &&
+          (decision.probe = first_launch_probe::piece_for(services, *program, kernel->name, *info, args, home, work_dim,
+                                                          offset, global, local))) {
+        decision.probe_key = home_key;
+        return not_split("probing");
+      }
+      ahead = !first_launch_probe::splits_at_once(services, probed, all_devices().size());
+    }
+    read_deferred_app_binary(services, program, queue_record->context, home, all_devices(), ahead ? &shape : nullptr);
     if (program->app_binary_deferred.load(std::memory_order_acquire))
       return program->app_binary_needs_quiet ? too_small() : preparing_on_home();
   }

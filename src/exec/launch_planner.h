@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "exec/first_launch_probe.h"
 #include "exec/launch_job.h"
 
 namespace coex::exec {
@@ -31,6 +32,10 @@ struct LaunchDecision {
   std::shared_ptr<const report::GateRecord> gate;
   uint64_t gate_launch = 0;
   int home = -1;  // the index of the launch's queue's device, where the plan looked it up
+  // Set: the caller first runs this piece of the launch on home, timed, under probe_key
+  // (exec/first_launch_probe.h), or notes it could not, then plans the launch again.
+  std::optional<first_launch_probe::Piece> probe;
+  std::string probe_key;
 };
 
 LaunchDecision plan_launch(Services& services, cl_command_queue queue, cl_kernel kernel, cl_uint work_dim,

@@ -35,6 +35,11 @@ std::string binary_hash(const std::vector<unsigned char>& binary);
 inline constexpr size_t kMaxKernelFolderName = 64;
 bool folder_named_as_kernel(const std::string& kernel);
 
+// PoCL's CPU devices compile a "smallgrid" variant for a grid narrower than a limit in every dimension
+// (grid_width_specialization_limit): 8,192-wide launches of benchmarks/nbody ran one, 1,048,576-wide
+// ones of benchmarks/binomial not.
+inline constexpr size_t kSmallGridWidth = 65536;
+
 // Whether <root>/<hash>/<kernel>/ holds a work-group function for this local size (three sizes, 1
 // beyond the launch's dimensions) and a zero global offset or not.
 bool has_variant(const std::string& root, const std::string& hash, const std::string& kernel, const size_t local[3],

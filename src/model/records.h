@@ -106,6 +106,10 @@ struct ProgramRecord {
   // exec/compile_ahead.h: whether its process was asked for (CompileAhead), and which one runs.
   std::atomic<int> compile_ahead{0};
   std::atomic<int> compile_ahead_pid{0};
+  // The program's folder of PoCL's kernel cache (its build hash), looked for once, under `mutex`:
+  // empty where none or several were touched during the app's build.
+  std::string pocl_folder;
+  bool pocl_folder_sought = false;
   uint64_t source_hash = 0;
   // The analysis and the rewritten source, made once (exec/program_analysis.cpp): `analysed` claims
   // it under `mutex`; once analysis_done, `info` and `rewritten_source` are final and read without it.

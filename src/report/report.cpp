@@ -316,12 +316,12 @@ nlohmann::json ReportRecorder::to_json() const {
       late.push_back({{"device", device}, {"let_in_after", after ? nlohmann::json(*after) : nlohmann::json()}});
     report["late_devices"] = std::move(late);
   }
-  if (compile_ahead_.processes || compile_ahead_.beyond_limit)
-    report["compile_ahead"] = {{"processes", compile_ahead_.processes},
-                               {"made", compile_ahead_.made},
-                               {"ended_at_exit", compile_ahead_.ended_at_exit},
-                               {"seconds", compile_ahead_.seconds},
-                               {"beyond_limit", compile_ahead_.beyond_limit}};
+  if (compile_ahead_.processes || compile_ahead_.beyond_limit || compile_ahead_.probes)
+    report["compile_ahead"] = {
+        {"processes", compile_ahead_.processes},         {"made", compile_ahead_.made},
+        {"ended_at_exit", compile_ahead_.ended_at_exit}, {"seconds", compile_ahead_.seconds},
+        {"beyond_limit", compile_ahead_.beyond_limit},   {"probes", compile_ahead_.probes},
+        {"probe_seconds", compile_ahead_.probe_seconds}, {"split_after_probe", compile_ahead_.split_after_probe}};
   report["totals"] = {{"launches", launches},
                       {"split_launches", split_launches},
                       {"bytes_moved", bytes_moved},
@@ -361,6 +361,17 @@ void ReportRecorder::record_compile_ahead(double seconds, bool made, bool at_exi
 void ReportRecorder::record_compile_ahead_beyond_limit() {
   std::lock_guard lock(mutex_);
   ++compile_ahead_.beyond_limit;
+}
+
+void ReportRecorder::record_first_launch_probe(double seconds) {
+  std::lock_guard lock(mutex_);
+  ++compile_ahead_.probes;
+  compile_ahead_.probe_seconds += seconds;
+}
+
+void ReportRecorder::record_split_after_probe() {
+  std::lock_guard lock(mutex_);
+  ++compile_ahead_.split_after_probe;
 }
 
 void ReportRecorder::record_home_on_demand(uint64_t written, uint64_t fetched) {

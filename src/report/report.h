@@ -14,7 +14,8 @@
 //                  "devices_to_host", "host_to_home"}, "args": [{"index", "tier", "name"}]}],
 //     "builds": [{"device", "builds", "failed", "seconds"}],
 //     "late_devices": [{"device", "let_in_after"}],
-//     "compile_ahead": {"processes", "made", "ended_at_exit", "seconds", "beyond_limit"},
+//     "compile_ahead": {"processes", "made", "ended_at_exit", "seconds", "beyond_limit", "probes",
+//                       "probe_seconds", "split_after_probe"},
 //     "totals": {"launches", "split_launches", "bytes_moved", "bytes_minimal", "bytes_home_on_demand",
 //                "bytes_fetched_on_demand"} }
 // bytes_home_on_demand (lazy home): what the other devices wrote, written to the app's buffers when
@@ -40,8 +41,9 @@
 // compile_ahead: the `coex compile-ahead` processes (exec/compile_ahead.h; one-time costs paid in
 // processes of their own while launches ran on home): how many ran, made their binary, were ended at
 // exit, their seconds together (until a launch found each ended), and how many programs compiled in
-// the app's process instead because as many ran as compile_ahead_processes allows; absent where none
-// ran nor was refused.
+// the app's process instead because as many ran as compile_ahead_processes allows; the first launches
+// probed on home (exec/first_launch_probe.h: a piece of each timed there, their seconds together) and
+// how many of them were split at once; absent where none ran, was refused nor probed.
 // bytes_minimal: what the footprints say each device lacked; bytes_by_step: where bytes_moved went;
 // args: the tier each buffer argument was moved with ("exact", "whole", "diff") and its name in the
 // source when coex knows it. per_device seconds: the device's busy time on the kernel: in split launches
@@ -180,6 +182,9 @@ class ReportRecorder {
   // ended it) after `seconds`; or a program refused one (beyond compile_ahead_processes).
   void record_compile_ahead(double seconds, bool made, bool at_exit);
   void record_compile_ahead_beyond_limit();
+  // A first launch probed on home (its pieces took `seconds`), or one split at once after its probe.
+  void record_first_launch_probe(double seconds);
+  void record_split_after_probe();
   // Called after each record_launch, outside the recorder's lock, on the recording thread: the
   // report keeps only sums, the trace shows each launch (set before the first launch).
   using LaunchObserver = std::function<void(const std::string& kernel, const LaunchRecord& launch)>;
@@ -237,8 +242,8 @@ class ReportRecorder {
   std::vector<std::pair<int, Builds>> builds_;         // by device, sorted by index
   std::map<int, std::optional<double>> late_devices_;  // record_late_device's
   struct CompileAhead {
-    uint64_t processes = 0, made = 0, ended_at_exit = 0, beyond_limit = 0;
-    double seconds = 0;
+    uint64_t processes = 0, made = 0, ended_at_exit = 0, beyond_limit = 0, probes = 0, split_after_probe = 0;
+    double seconds = 0, probe_seconds = 0;
   } compile_ahead_;
   LaunchObserver launch_observer_;
   bool has_launch_observer_ = false;                   // under mutex_, as launch_observer_

@@ -1,10 +1,12 @@
 /* A 2-D float matrix product C = A * B (M x K times K x N), twice: a plain kernel with a NULL local
  * size and a tiled kernel with __local tiles and an explicit 16 x 16 local size. Both accumulate
  * with fma() in ascending k, which is correctly rounded everywhere, so both must match the host
- * reference (fmaf, same order) bit for bit. */
+ * reference (fmaf, same order) bit for bit. argv[1] "tiled_first" enqueues the tiled product first: the
+ * program's first launch that may be split has an explicit local size. */
 #include "common/app_util.h"
 
 #include <math.h>
+#include <string.h>
 
 static const char* kSource =
     "#pragma OPENCL FP_CONTRACT OFF\n"
@@ -35,7 +37,8 @@ static const char* kSource =
 
 enum { M = 256, N = 320, K = 64, TILE = 16 };
 
-int main(void) {
+int main(int argc, char** argv) {
+  const int tiled_first = argc > 1 && strcmp(argv[1], "tiled_first") == 0;
   cl_platform_id platform;
   cl_device_id device;
   app_pick_device(&platform, &device);
@@ -73,14 +76,14 @@ int main(void) {
   APP_ARG(plain, 2, c_plain_buf);
   APP_ARG(plain, 3, n);
   APP_ARG(plain, 4, k_dim);
-  APP_CHECK(clEnqueueNDRangeKernel(q, plain, 2, NULL, global, NULL, 0, NULL, NULL));
-
   APP_ARG(tiled, 0, a_buf);
   APP_ARG(tiled, 1, b_buf);
   APP_ARG(tiled, 2, c_tiled_buf);
   APP_ARG(tiled, 3, n);
   APP_ARG(tiled, 4, k_dim);
-  APP_CHECK(clEnqueueNDRangeKernel(q, tiled, 2, NULL, global, local, 0, NULL, NULL));
+  if (tiled_first) APP_CHECK(clEnqueueNDRangeKernel(q, tiled, 2, NULL, global, local, 0, NULL, NULL));
+  APP_CHECK(clEnqueueNDRangeKernel(q, plain, 2, NULL, global, NULL, 0, NULL, NULL));
+  if (!tiled_first) APP_CHECK(clEnqueueNDRangeKernel(q, tiled, 2, NULL, global, local, 0, NULL, NULL));
 
   APP_CHECK(clEnqueueReadBuffer(q, c_plain_buf, CL_TRUE, 0, M * N * 4, c_plain, 0, NULL, NULL));
   APP_CHECK(clEnqueueReadBuffer(q, c_tiled_buf, CL_TRUE, 0, M * N * 4, c_tiled, 0, NULL, NULL));

@@ -78,12 +78,13 @@ class Checks:
         return err
 
     def traced_after_bare(self, app, devices, trace, settings):
-        # A user's first coex run of `app`: bare with `devices` (filling the PoCL cache of their
+        # A user's first coex run of `app` (a path, or a command line): bare with `devices` (filling the PoCL cache of their
         # POCL_CACHE_DIR, as the runs before coex did), then under coex with `settings` and the trace
         # on, its output the bare one. The trace's slices.
-        rc, bare, _ = run([app], devices)
-        expect(rc == 0, "%s fails bare" % os.path.basename(app))
-        rc, out, err = run([app], dict(devices, COEX_TRACE=trace, **settings), self.layer)
+        cmd = app if isinstance(app, list) else [app]
+        rc, bare, _ = run(cmd, devices)
+        expect(rc == 0, "%s fails bare" % " ".join(os.path.basename(a) for a in cmd))
+        rc, out, err = run(cmd, dict(devices, COEX_TRACE=trace, **settings), self.layer)
         expect(rc == 0 and out == bare, "%s: exit %d, output:\n%s\nstderr:\n%s" % (settings, rc, out, err))
         with open(trace) as f:
             return [e for e in json.load(f)["traceEvents"] if e.get("ph") == "X"]
@@ -489,6 +490,41 @@ class Checks:
                 expect(len(ahead) == 2 and overlapping, "%s: not two processes at once" % what)
             expect(counted.get("processes") == len(ahead) and counted.get("beyond_limit") == (limit == "1"),
                    "%s: the report's compile_ahead %s" % (what, counted))
+
+    def check_first_launch_probe(self):
+        # A first launch nothing has timed, of a kernel that loops, on a user's first coex run (PoCL's
+        # cache filled by the bare run) is probed (exec/first_launch_probe.h): a block of it runs on
+        # home, timed, and the launch is split at once only where that time says the split saves more
+        # than first_split_compile_seconds; otherwise it runs on home whole while a compile-ahead
+        # process compiles. matmul's tiled product first (16 x 16 groups, its output written only):
+        # by default (a launch of milliseconds) probed, not split, compiled ahead; with the setting at
+        # a microsecond probed and split at once, the read in the app's process; at 0 not probed and
+        # split at once. The report counts the probes. Every run gives the bare output.
+        app = [os.path.join(self.build, "tests", "apps", "matmul"), "tiled_first"]
+        trace = os.path.join(self.tmp, "first-launch-probe-trace.json")
+        for seconds in ("0.3", "0.000001", "0"):
+            devices = {"POCL_DEVICES": "basic basic",
+                       "POCL_CACHE_DIR": os.path.join(self.tmp, "first-launch-probe-pocl-" + seconds)}
+            slices = self.traced_after_bare(app, devices, trace, {
+                "COEX_POLICY": "auto", "COEX_FIRST_SPLIT_COMPILE_SECONDS": seconds, "COEX_REPORT": self.report,
+                "COEX_CACHE": os.path.join(self.tmp, "first-launch-probe-%s.json" % seconds)})
+            counted = self.load_report().get("compile_ahead", {})
+            probes = [e for e in slices if e["name"] == "first-launch probe"]
+            ahead = [e for e in slices if e["name"] == "compile ahead"]
+            tiled = [e for e in slices if e.get("cat") == "launch" and "matmul_tiled" in e["name"]]
+            what = "first_split_compile_seconds %s: %s, report %s" % (
+                seconds, [(e["name"], e["ts"], e.get("args")) for e in probes + ahead + tiled], counted)
+            probed = seconds != "0"
+            split_at_once = seconds != "0.3"
+            expect(len(probes) == probed and all(e["args"]["estimate_seconds"] > 0 for e in probes),
+                   "%s: %d probes, expected %d" % (what, len(probes), probed))
+            expect(counted.get("probes", 0) == probed and counted.get("split_after_probe", 0) == (seconds == "0.000001"),
+                   "%s: the report's counts" % what)
+            expect(len(ahead) == (not split_at_once), "%s: compile-ahead processes" % what)
+            expect(len(tiled) == 1 and bool(tiled[0].get("args", {}).get("split")) == split_at_once,
+                   "%s: the tiled product split or not as expected" % what)
+            expect(all(p["ts"] + p["dur"] <= tiled[0]["ts"] + tiled[0]["dur"] for p in probes),
+                   "%s: the probe after the launch" % what)
 
     def check_shared_first_runs(self):
         # Three devices of one kind built from one binary need the same work-group function at their

@@ -289,8 +289,28 @@ TEST(ReportRecorder, CompileAheadProcesses) {
   recorder.record_compile_ahead(0.25, true, false);
   recorder.record_compile_ahead(0.5, false, true);
   recorder.record_compile_ahead_beyond_limit();
-  EXPECT_EQ(recorder.to_json().at("compile_ahead"),
-            (json{{"processes", 2}, {"made", 1}, {"ended_at_exit", 1}, {"seconds", 0.75}, {"beyond_limit", 1}}));
+  EXPECT_EQ(recorder.to_json().at("compile_ahead"), (json{{"processes", 2},
+                                                          {"made", 1},
+                                                          {"ended_at_exit", 1},
+                                                          {"seconds", 0.75},
+                                                          {"beyond_limit", 1},
+                                                          {"probes", 0},
+                                                          {"probe_seconds", 0.0},
+                                                          {"split_after_probe", 0}}));
+}
+
+// The first launches probed on home (exec/first_launch_probe.h): a cost in the app's process, and
+// how many were split at once after it. A probe alone makes the entry.
+TEST(ReportRecorder, FirstLaunchProbes) {
+  ReportRecorder recorder;
+  recorder.record_first_launch_probe(0.004);
+  recorder.record_first_launch_probe(0.002);
+  recorder.record_split_after_probe();
+  const json ahead = recorder.to_json().at("compile_ahead");
+  EXPECT_EQ(ahead.at("processes"), 0);
+  EXPECT_EQ(ahead.at("probes"), 2);
+  EXPECT_DOUBLE_EQ(ahead.at("probe_seconds").get<double>(), 0.006);
+  EXPECT_EQ(ahead.at("split_after_probe"), 1);
 }
 
 TEST(ReportRecorder, BytesWrittenHomeOnDemandAddUp) {

@@ -134,6 +134,12 @@ TEST(ReportTable, SaysWhatCompilingAheadCost) {
       {"processes", 1}, {"made", 1}, {"ended_at_exit", 0}, {"seconds", 0.25}, {"beyond_limit", 0}};
   EXPECT_EQ(line_of(format_report_table(report), "compiled ahead"),
             "compiled ahead (one-time, in processes of coex's own): 1 in 0.25 s (1 made)");
+  report["compile_ahead"]["probes"] = 2;
+  report["compile_ahead"]["probe_seconds"] = 0.0142;
+  report["compile_ahead"]["split_after_probe"] = 1;
+  EXPECT_EQ(line_of(format_report_table(report), "compiled ahead"),
+            "compiled ahead (one-time, in processes of coex's own): 1 in 0.25 s (1 made); 2 first launches probed "
+            "on home in 0.0142 s, 1 then split at once");
 }
 
 TEST(ReportTable, ColumnsLineUp) {

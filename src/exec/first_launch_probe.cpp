@@ -1,0 +1,159 @@
+#include "exec/first_launch_probe.h"
+
+#include <algorithm>
+#include <chrono>
+#include <map>
+#include <mutex>
+
+#include "config/settings.h"
+#include "exec/compile_ahead.h"
+#include "exec/launch_geometry.h"
+#include "exec/pocl_compiles.h"
+#include "exec/pocl_kernel_cache.h"
+#include "model/registries.h"
+#include "report/report.h"
+#include "report/trace.h"
+
+namespace coex::exec::first_launch_probe {
+namespace {
+
+std::mutex found_mutex;
+std::map<std::string, Found>& found_by_key() {
+  static auto* kept = new std::map<std::string, Found>();  // never freed: app threads may launch during exit
+  return *kept;
+}
+
+void keep(const std::string& home_key, std::optional<double> seconds) {
+  std::lock_guard lock(found_mutex);
+  found_by_key()[home_key] = Found{true, seconds};
+}
+
+// Waits for the event; true where its command completed.
+bool completed(const cl_icd_dispatch& cl, cl_event event) {
+  cl_int status = CL_QUEUED;
+  const bool waited =
+      cl.clWaitForEvents(1, &event) == CL_SUCCESS &&
+      cl.clGetEventInfo(event, CL_EVENT_COMMAND_EXECUTION_STATUS, sizeof status, &status, nullptr) == CL_SUCCESS &&
+      status == CL_COMPLETE;
+  cl.clReleaseEvent(event);
+  return waited;
+}
+
+}  // namespace
+
+std::optional<Piece> piece_of(cl_uint work_dim, const size_t* offset, const size_t* global, const size_t* local) {
+  if (!global || !local || work_dim < 1 || work_dim > 3) return std::nullopt;
+  Piece piece;
+  piece.work_dim = work_dim;
+  size_t groups[3] = {1, 1, 1};
+  size_t total = 1;
+  for (cl_uint d = 0; d < work_dim; ++d) {
+    if (local[d] == 0 || global[d] % local[d] != 0 || global[d] >= pocl_kernel_cache::kSmallGridWidth)
+      return std::nullopt;
+    piece.offset[d] = offset ? offset[d] : 0;
+    piece.offset_zero = piece.offset_zero && piece.offset[d] == 0;
+    piece.local[d] = local[d];
+    groups[d] = global[d] / local[d];
+    total *= groups[d];
+  }
+  if (total < kShare) return std::nullopt;
+  // From the highest dimension down: as few of its rows as make the share with the dimensions below
+  // it whole, then the same along the next where one row is already more.
+  const size_t wanted = total / kShare;
+  size_t block[3] = {groups[0], groups[1], groups[2]};
+  for (int d = int(work_dim) - 1; d >= 0; --d) {
+    const size_t others = block[0] * block[1] * block[2] / block[d];
+    block[d] = std::clamp<size_t>((wanted + others - 1) / others, 1, block[d]);
+  }
+  const size_t in_block = block[0] * block[1] * block[2];
+  for (cl_uint d = 0; d < work_dim; ++d) {
+    piece.one_group[d] = local[d];
+    piece.block[d] = block[d] * local[d];
+  }
+  piece.scale = double(total) / double(in_block);
+  return piece;
+}
+
+bool runs_twice_alike(const kernel::KernelInfo& info, const ArgumentRoots& roots, const std::string& source) {
+  if (info.args.size() != roots.size() || source.find("printf") != std::string::npos) return false;
+  for (size_t i = 0; i < roots.size(); ++i) {
+    if (!roots[i] || !info.args[i].written) continue;
+    if (info.args[i].read) return false;
+    for (size_t j = 0; j < roots.size(); ++j)
+      if (j != i && roots[j] == roots[i]) return false;
+  }
+  return true;
+}
+
+std::optional<Piece> piece_for(Services& services, model::ProgramRecord& program, const std::string& kernel,
+                               const kernel::KernelInfo& info, const std::vector<model::KernelArgValue>& args, int home,
+                               cl_uint work_dim, const size_t* offset, const size_t* global, const size_t* local) {
+  if (services.settings().first_split_compile_seconds <= 0 || info.args.size() != args.size()) return std::nullopt;
+  std::optional<Piece> piece = piece_of(work_dim, offset, global, local);
+  if (!piece) return std::nullopt;
+  ArgumentRoots roots(args.size(), nullptr);
+  for (size_t i = 0; i < args.size(); ++i) {
+    const auto kind = info.args[i].kind;
+    if (kind != kernel::ArgKind::GlobalPointer && kind != kernel::ArgKind::ConstantPointer) continue;
+    if (args[i].svm || args[i].bytes.size() != sizeof(cl_mem)) return std::nullopt;
+    const cl_mem mem = *reinterpret_cast<const cl_mem*>(args[i].bytes.data());
+    if (!mem) continue;
+    const auto record = services.registries().buffers.find(mem);
+    if (!record) return std::nullopt;
+    roots[i] = record->root_or_self(record).get();
+  }
+  if (!runs_twice_alike(info, roots, program.source) ||
+      !compile_ahead::would_start(services, program, home, kernel, piece->local, piece->offset_zero))
+    return std::nullopt;
+  return piece;
+}
+
+Found found(const std::string& home_key) {
+  std::lock_guard lock(found_mutex);
+  const auto it = found_by_key().find(home_key);
+  return it == found_by_key().end() ? Found{} : it->second;
+}
+
+bool splits_at_once(Services& services, const Found& found, size_t devices) {
+  if (!found.seconds || devices < 2) return true;
+  const double saved = *found.seconds * (1.0 - 1.0 / double(devices));
+  if (saved < services.settings().first_split_compile_seconds) return false;
+  services.report().record_split_after_probe();
+  return true;
+}
+
+void not_run(const std::string& home_key) { keep(home_key, std::nullopt); }
+
+bool run(Services& services, cl_command_queue queue, cl_kernel kernel, int home, const std::string& home_key,
+         const Piece& piece) {
+  const cl_icd_dispatch& cl = services.next();
+  LaunchGeometry kind;  // the kind of run, as exec/pocl_compiles.h tells them apart
+  kind.work_dim = piece.work_dim;
+  for (cl_uint d = 0; d < piece.work_dim; ++d) {
+    kind.offset[d] = piece.offset[d];
+    kind.local[d] = piece.local[d];
+  }
+  const auto began = std::chrono::steady_clock::now();
+  cl_event event = nullptr;
+  std::optional<double> seconds;
+  if (cl.clEnqueueNDRangeKernel(queue, kernel, piece.work_dim, piece.offset, piece.one_group, piece.local, 0, nullptr,
+                                &event) == CL_SUCCESS &&
+      completed(cl, event)) {
+    first_run_of(home, kernel, kind);
+    const auto block_began = std::chrono::steady_clock::now();
+    event = nullptr;
+    if (cl.clEnqueueNDRangeKernel(queue, kernel, piece.work_dim, piece.offset, piece.block, piece.local, 0, nullptr,
+                                  &event) == CL_SUCCESS &&
+        completed(cl, event))
+      seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - block_began).count() * piece.scale;
+  }
+  const auto ended = std::chrono::steady_clock::now();
+  keep(home_key, seconds);
+  services.report().record_first_launch_probe(std::chrono::duration<double>(ended - began).count());
+  if (auto* trace = services.trace())
+    trace->record("first-launch probe", "plan", home, began, ended,
+                  {{"estimate_seconds", seconds ? *seconds : -1.0}, {"share", 1.0 / piece.scale}});
+  return seconds.has_value();
+}
+
+}  // namespace coex::exec::first_launch_probe

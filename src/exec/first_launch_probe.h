@@ -1,0 +1,87 @@
+// A piece of a first launch, timed on home to choose how its first split is compiled (docs/design.md,
+// "Compiled ahead, in a process of its own"). A launch nothing has timed yet, of a kernel that loops,
+// where PoCL's cache lacks what the program's first split would compile: split at once, it pays those
+// compiles in the app's process (0.1 to 0.8 s, during which no PoCL device of the process runs), which
+// a launch of half a second over eight devices wins back (benchmarks/mandel_uniform once) and a chain
+// of three products of a quarter second each does not (benchmarks/matmul as matchain: 0.85 s against
+// 0.32 s on one device). Compiled ahead instead, its first launch runs on home whole. Which one pays
+// depends on the launch's time, which only a run tells: coex first runs a block of about 1/32 of its
+// work-groups at the launch's own offset on home, where PoCL's cache holds home's work-group function
+// (the app's run filled it), times it, and weighs the whole launch's time by it. The launch then runs
+// whole, the block again with it: only for launches that give the same result run twice (no buffer
+// they may write is one they read, nor printf).
+#pragma once
+
+#include <CL/cl.h>
+
+#include <cstddef>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "exec/services.h"
+#include "kernel/kernel_analysis.h"
+#include "model/records.h"
+
+namespace coex::exec::first_launch_probe {
+
+// The launch's work-groups over the block's, at least: a block of more than 1/kShare of them costs
+// more than the estimate is worth.
+inline constexpr size_t kShare = 32;
+
+// What a probe runs, at the launch's offset and local size: one work-group first (PoCL loads the
+// work-group function at a kind's first run, a few milliseconds), then the block, timed.
+struct Piece {
+  cl_uint work_dim = 1;
+  size_t offset[3] = {0, 0, 0};
+  size_t local[3] = {1, 1, 1};
+  size_t one_group[3] = {1, 1, 1};  // global sizes of the first run
+  size_t block[3] = {1, 1, 1};      // global sizes of the block timed
+  double scale = 0;                 // the launch's work-groups over the block's
+  bool offset_zero = true;
+};
+
+// The piece for a launch: the block spans the lower dimensions whole where it can, and as few rows of
+// the highest as make 1/kShare of the work-groups. None where the app left the local size to the
+// driver (another than the app's run had could be picked for the block), the local size does not
+// divide the launch, the launch has fewer than kShare work-groups, or a dimension is PoCL's wide one
+// (pocl_kernel_cache::kSmallGridWidth: the block would run another work-group function).
+std::optional<Piece> piece_of(cl_uint work_dim, const size_t* offset, const size_t* global, const size_t* local);
+
+// The roots of the buffer arguments (their records' roots, or null for an argument that is none):
+// by argument.
+using ArgumentRoots = std::vector<const void*>;
+
+// Whether the launch gives the same result run twice: no argument the analysis says it may write is
+// one it may read, or shares its root buffer with another argument, and the source prints nothing.
+bool runs_twice_alike(const kernel::KernelInfo& info, const ArgumentRoots& roots, const std::string& source);
+
+// The piece to probe a launch with, where one may: first_split_compile_seconds is not 0, the program's
+// first split would be compiled ahead now beside home's work-group function in PoCL's cache
+// (compile_ahead::would_start), and the launch gives the same result run twice.
+std::optional<Piece> piece_for(Services& services, model::ProgramRecord& program, const std::string& kernel,
+                               const kernel::KernelInfo& info, const std::vector<model::KernelArgValue>& args, int home,
+                               cl_uint work_dim, const size_t* offset, const size_t* global, const size_t* local);
+
+// What a probe of a launch key (exec/home_launch_times.h's) found: not asked yet; asked, with the
+// launch's estimated seconds on home, or none where the piece could not run.
+struct Found {
+  bool asked = false;
+  std::optional<double> seconds;
+};
+Found found(const std::string& home_key);
+
+// Whether a launch probed so (or not: `found` not asked, or with no estimate) is split at once over
+// `devices`, its compiles paid in the app's process: where its time on home less its share over them is
+// more than first_split_compile_seconds. Counted in the report.
+bool splits_at_once(Services& services, const Found& found, size_t devices);
+
+// Runs the piece on the app's queue, drained and in order, in the app's thread, and keeps the
+// estimate under `home_key`; true where it ran. Marks the piece's runs as home's first of their kind
+// (exec/pocl_compiles.h): the launch after it is timed.
+bool run(Services& services, cl_command_queue queue, cl_kernel kernel, int home, const std::string& home_key,
+         const Piece& piece);
+// Keeps "asked, none" under `home_key`: the launch could not be probed (a wait list, a queue busy).
+void not_run(const std::string& home_key);
+
+}  // namespace coex::exec::first_launch_probe
