@@ -100,15 +100,15 @@ COEX_SETTING(Int, compile_ahead_processes, 0, (0, 64),
              "split would start one beyond compiles in the app's process, as with `compile_ahead` false. Each is "
              "a compiler of its own on a core of its own, with a hundred megabytes or more of memory. `0`: the "
              "machine's cores less its PoCL CPU devices in use, at least 1 and at most 4.")
-COEX_SETTING(Double, first_split_compile_seconds, 0.3, (0.0, kNoLimit),
-             "On PoCL, under auto, with `compile_ahead`: what the first split of a program is taken to compile in "
-             "the app's process where PoCL's kernel cache lacks it (0.15 to 0.8 s a kernel measured). A launch "
-             "nothing has timed yet, of a kernel that loops, is first probed: a block of about 1/32 of its "
-             "work-groups runs on the app's device, timed; the launch is split at once only where that time "
-             "promises a split saves more than this (the launch's time there less its share over the devices), "
-             "and otherwise runs there whole while `coex compile-ahead` compiles. Only a launch that gives the "
-             "same result run twice is probed (no buffer it may write is one it reads). `0`: split at once, "
-             "unprobed.")
+COEX_SETTING(Double, first_split_compile_seconds, 0.2, (0.0, kNoLimit),
+             "On PoCL, under auto, with `compile_ahead`: where PoCL's kernel cache lacks what the first split of a "
+             "program compiles, a launch nothing has timed yet, of a kernel that loops, is first probed: a block of "
+             "about 1/32 of its work-groups runs on the app's device, timed. It is split at once, its compiles paid "
+             "in the app's process (0.15 to 0.8 s a kernel measured), only where that time promises the split saves "
+             "more than this many seconds (the launch's time there less its share over the devices); otherwise it "
+             "runs there whole while `coex compile-ahead` compiles, and so do the next launches until that ends. "
+             "Only a launch that gives the same result run twice is probed (no buffer it may write is one it "
+             "reads). `0`: split at once, unprobed.")
 COEX_SETTING(Path, binary_cache, "", (),
              "The folder where coex keeps the binaries of its own builds (the rewritten program coex splits a "
              "kernel with, the app's program on the other devices), so that a later run of the program builds "
