@@ -5,7 +5,7 @@
 // a launch of half a second over eight devices wins back (benchmarks/mandel_uniform once) and a chain
 // of three products of a quarter second each does not (benchmarks/matmul as matchain: 0.85 s against
 // 0.32 s on one device). Compiled ahead instead, its first launch runs on home whole. Which one pays
-// depends on the launch's time, which only a run tells: coex first runs a block of about 1/32 of its
+// depends on the launch's time, which only a run tells: coex first runs a block of about 1/64 of its
 // work-groups at the launch's own offset on home, where PoCL's cache holds home's work-group function
 // (the app's run filled it), times it, and weighs the whole launch's time by it. The launch then runs
 // whole, the block again with it: only for launches that give the same result run twice (no buffer
@@ -25,9 +25,10 @@
 
 namespace coex::exec::first_launch_probe {
 
-// The launch's work-groups over the block's, at least: a block of more than 1/kShare of them costs
-// more than the estimate is worth.
-inline constexpr size_t kShare = 32;
+// The launch's work-groups over the block's, at least: the block runs on home before the launch,
+// split or whole (at 1/32, benchmarks/mandelbrot and ramp over eight devices, whose first rows cost
+// more than their average, took about 50 ms longer than split at once unprobed).
+inline constexpr size_t kShare = 64;
 
 // What a probe runs, at the launch's offset and local size: one work-group first (PoCL loads the
 // work-group function at a kind's first run, a few milliseconds), then the block, timed.

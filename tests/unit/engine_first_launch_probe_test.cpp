@@ -1,5 +1,5 @@
 // The piece a first launch is probed with (exec/first_launch_probe.h): a block at the launch's offset of
-// about 1/32 of its work-groups, the lower dimensions whole where they fit, and which launches may be
+// about 1/64 of its work-groups, the lower dimensions whole where they fit, and which launches may be
 // probed at all: those that give the same result run twice.
 #include <gtest/gtest.h>
 
@@ -18,36 +18,37 @@ using coex::kernel::ArgKind;
 using coex::kernel::KernelInfo;
 
 TEST(FirstLaunchProbe, ABlockOfRowsOfTheHighestDimension) {
-  // benchmarks/matmul at 512: 32 x 32 groups of 16 x 16; one row of 32 groups is 1/32 of them.
-  const size_t global[2] = {512, 512}, local[2] = {16, 16};
+  // 16 rows of 4 groups of 16 x 16: one row is 1/16 of them, four rows 1/4; 64 rows make the share.
+  const size_t global[2] = {64, 16 * 256}, local[2] = {16, 16};
   const auto piece = piece_of(2, nullptr, global, local);
   ASSERT_TRUE(piece);
-  EXPECT_EQ(piece->block[0], 512u);
-  EXPECT_EQ(piece->block[1], 16u);
+  EXPECT_EQ(piece->block[0], 64u);  // the lower dimension whole
+  EXPECT_EQ(piece->block[1], 16u * 4);
   EXPECT_EQ(piece->one_group[0], 16u);
   EXPECT_EQ(piece->one_group[1], 16u);
-  EXPECT_DOUBLE_EQ(piece->scale, 32.0);
+  EXPECT_DOUBLE_EQ(piece->scale, double(kShare));
   EXPECT_TRUE(piece->offset_zero);
 }
 
 TEST(FirstLaunchProbe, PartOfARowWhereOneRowIsMoreThanTheShare) {
-  // 16 rows of 256 groups: one row is 1/16, so the block is half a row.
-  const size_t global[2] = {256 * 8, 16 * 8}, local[2] = {8, 8};
+  // benchmarks/matmul at 512: 32 x 32 groups of 16 x 16; one row of 32 groups is 1/32, so the block is
+  // half a row.
+  const size_t global[2] = {512, 512}, local[2] = {16, 16};
   const auto piece = piece_of(2, nullptr, global, local);
   ASSERT_TRUE(piece);
-  EXPECT_EQ(piece->block[1], 8u);
-  EXPECT_EQ(piece->block[0], 128u * 8);
-  EXPECT_DOUBLE_EQ(piece->scale, 32.0);
+  EXPECT_EQ(piece->block[1], 16u);
+  EXPECT_EQ(piece->block[0], 16u * 16);
+  EXPECT_DOUBLE_EQ(piece->scale, double(kShare));
 }
 
 TEST(FirstLaunchProbe, AtTheLaunchsOffset) {
-  const size_t offset[1] = {64}, global[1] = {64 * 100}, local[1] = {64};
+  const size_t offset[1] = {64}, global[1] = {64 * 200}, local[1] = {64};
   const auto piece = piece_of(1, offset, global, local);
   ASSERT_TRUE(piece);
   EXPECT_EQ(piece->offset[0], 64u);
   EXPECT_FALSE(piece->offset_zero);
-  EXPECT_EQ(piece->block[0], 64u * 3);  // 100 / 32 groups, at most the share
-  EXPECT_DOUBLE_EQ(piece->scale, 100.0 / 3);
+  EXPECT_EQ(piece->block[0], 64u * 3);  // 200 / 64 groups, at most the share
+  EXPECT_DOUBLE_EQ(piece->scale, 200.0 / 3);
 }
 
 TEST(FirstLaunchProbe, NoneWhereItCouldRunAnotherFunctionOrCostTooMuch) {
