@@ -104,8 +104,9 @@ COEX_SETTING(Double, first_split_compile_seconds, 0.2, (0.0, kNoLimit),
              "On PoCL, under auto, with `compile_ahead`: where PoCL's kernel cache lacks what the first split of a "
              "program compiles, a launch nothing has timed yet, of a kernel that loops, is first probed: a block of "
              "about 1/64 of its work-groups runs on the app's device, timed. It is split at once, its compiles paid "
-             "in the app's process (0.15 to 0.8 s a kernel measured), only where that time promises the split saves "
-             "more than this many seconds (the launch's time there less its share over the devices); otherwise it "
+             "in the app's process (0.12 to 0.8 s a kernel measured), only where that time promises the split saves "
+             "more than this many seconds (the launch's time there less its share over the devices), half as many "
+             "for a program whose source has no barrier (those compile faster); otherwise it "
              "runs there whole while `coex compile-ahead` compiles, and so do the next launches until that ends. "
              "Only a launch that gives the same result run twice is probed (no buffer it may write is one it "
              "reads). `0`: split at once, unprobed.")

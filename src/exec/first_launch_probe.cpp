@@ -56,10 +56,10 @@ std::optional<Piece> piece_of(cl_uint work_dim, const size_t* offset, const size
     groups[d] = global[d] / local[d];
     total *= groups[d];
   }
-  if (total < kShare) return std::nullopt;
+  if (total < kMinGroups) return std::nullopt;
   // From the highest dimension down: as few of its rows as make the share with the dimensions below
   // it whole, then the same along the next where one row is already more.
-  const size_t wanted = total / kShare;
+  const size_t wanted = std::max<size_t>(1, total / kShare);
   size_t block[3] = {groups[0], groups[1], groups[2]};
   for (int d = int(work_dim) - 1; d >= 0; --d) {
     const size_t others = block[0] * block[1] * block[2] / block[d];
@@ -114,10 +114,11 @@ Found found(const std::string& home_key) {
   return it == found_by_key().end() ? Found{} : it->second;
 }
 
-bool splits_at_once(Services& services, const Found& found, size_t devices) {
+bool splits_at_once(Services& services, const model::ProgramRecord& program, const Found& found, size_t devices) {
   if (!found.seconds || devices < 2) return true;
   const double saved = *found.seconds * (1.0 - 1.0 / double(devices));
-  if (saved < services.settings().first_split_compile_seconds) return false;
+  const bool barriers = program.source.find("barrier") != std::string::npos;
+  if (saved < services.settings().first_split_compile_seconds * (barriers ? 1.0 : kWithoutBarriers)) return false;
   services.report().record_split_after_probe();
   return true;
 }

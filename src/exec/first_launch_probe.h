@@ -25,10 +25,19 @@
 
 namespace coex::exec::first_launch_probe {
 
-// The launch's work-groups over the block's, at least: the block runs on home before the launch,
-// split or whole (at 1/32, benchmarks/mandelbrot and ramp over eight devices, whose first rows cost
-// more than their average, took about 50 ms longer than split at once unprobed).
+// The launch's work-groups over the block's, at least, where the launch has that many: the block runs
+// on home before the launch, split or whole (at 1/32, benchmarks/mandelbrot and ramp over eight
+// devices, whose first rows cost more than their average, took about 50 ms longer than split at once
+// unprobed). A launch of fewer, down to kMinGroups, is probed with one work-group.
 inline constexpr size_t kShare = 64;
+inline constexpr size_t kMinGroups = 32;
+
+// A program without barrier() compiles its work-group functions in about half the time (PoCL 5 over
+// eight devices: the read and the first chunks' variant of benchmarks/mandel_uniform 0.16 to 0.21 s,
+// jacobi's and lu's 0.12 to 0.21 s; nbody's 0.25 to 0.35 s and matmul's 16 x 16 tiles 0.59 to 0.76 s,
+// PoCL's passes for the regions between barriers most of it): the saving a split at once must
+// promise is first_split_compile_seconds times this.
+inline constexpr double kWithoutBarriers = 0.5;
 
 // What a probe runs, at the launch's offset and local size: one work-group first (PoCL loads the
 // work-group function at a kind's first run, a few milliseconds), then the block, timed.
@@ -43,9 +52,10 @@ struct Piece {
 };
 
 // The piece for a launch: the block spans the lower dimensions whole where it can, and as few rows of
-// the highest as make 1/kShare of the work-groups. None where the app left the local size to the
-// driver (another than the app's run had could be picked for the block), the local size does not
-// divide the launch, the launch has fewer than kShare work-groups, or a dimension is PoCL's wide one
+// the highest as make 1/kShare of the work-groups (one at least). None where the app left the local
+// size to the driver (another than the app's run had could be picked for the block), the local size
+// does not divide the launch, the launch has fewer than kMinGroups work-groups, or a dimension is
+// PoCL's wide one
 // (pocl_kernel_cache::kSmallGridWidth: the block would run another work-group function).
 std::optional<Piece> piece_of(cl_uint work_dim, const size_t* offset, const size_t* global, const size_t* local);
 
@@ -72,10 +82,11 @@ struct Found {
 };
 Found found(const std::string& home_key);
 
-// Whether a launch probed so (or not: `found` not asked, or with no estimate) is split at once over
-// `devices`, its compiles paid in the app's process: where its time on home less its share over them is
-// more than first_split_compile_seconds. Counted in the report.
-bool splits_at_once(Services& services, const Found& found, size_t devices);
+// Whether a launch of `program` probed so (or not: `found` not asked, or with no estimate) is split at
+// once over `devices`, its compiles paid in the app's process: where its time on home less its share
+// over them is more than first_split_compile_seconds (times kWithoutBarriers for a program whose
+// source has no barrier). Counted in the report.
+bool splits_at_once(Services& services, const model::ProgramRecord& program, const Found& found, size_t devices);
 
 // Runs the piece on the app's queue, drained and in order, in the app's thread, and keeps the
 // estimate under `home_key`; true where it ran. Marks the piece's runs as home's first of their kind

@@ -361,7 +361,7 @@ LaunchDecision plan(Services& services, const std::shared_ptr<model::KernelRecor
         decision.probe_key = home_key;
         return not_split("probing");
       }
-      ahead = !first_launch_probe::splits_at_once(services, probed, all_devices().size());
+      ahead = !first_launch_probe::splits_at_once(services, *program, probed, all_devices().size());
     }
     read_deferred_app_binary(services, program, queue_record->context, home, all_devices(), ahead ? &shape : nullptr);
     if (program->app_binary_deferred.load(std::memory_order_acquire))

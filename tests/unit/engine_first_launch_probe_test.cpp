@@ -10,6 +10,7 @@
 namespace {
 
 using coex::exec::first_launch_probe::ArgumentRoots;
+using coex::exec::first_launch_probe::kMinGroups;
 using coex::exec::first_launch_probe::kShare;
 using coex::exec::first_launch_probe::piece_of;
 using coex::exec::first_launch_probe::runs_twice_alike;
@@ -51,11 +52,20 @@ TEST(FirstLaunchProbe, AtTheLaunchsOffset) {
   EXPECT_DOUBLE_EQ(piece->scale, 200.0 / 3);
 }
 
+TEST(FirstLaunchProbe, OneGroupOfALaunchOfFewerThanTheShare) {
+  // benchmarks/nbody at 8,192 bodies: 32 groups of 256.
+  const size_t global[1] = {8192}, local[1] = {256};
+  const auto piece = piece_of(1, nullptr, global, local);
+  ASSERT_TRUE(piece);
+  EXPECT_EQ(piece->block[0], 256u);
+  EXPECT_DOUBLE_EQ(piece->scale, 32.0);
+}
+
 TEST(FirstLaunchProbe, NoneWhereItCouldRunAnotherFunctionOrCostTooMuch) {
-  const size_t global[1] = {4096}, local[1] = {64}, odd[1] = {4095}, few[1] = {64 * (kShare - 1)};
+  const size_t global[1] = {4096}, local[1] = {64}, odd[1] = {4095}, few[1] = {64 * (kMinGroups - 1)};
   EXPECT_FALSE(piece_of(1, nullptr, global, nullptr));  // the driver picks the local size
   EXPECT_FALSE(piece_of(1, nullptr, odd, local));       // work-groups that do not divide the launch
-  EXPECT_FALSE(piece_of(1, nullptr, few, local));       // fewer work-groups than the share
+  EXPECT_FALSE(piece_of(1, nullptr, few, local));       // too few work-groups: one is much of the launch
   const size_t wide[2] = {65536, 64}, local2[2] = {64, 1};
   EXPECT_FALSE(piece_of(2, nullptr, wide, local2));  // PoCL's wide grid: another work-group function
 }
