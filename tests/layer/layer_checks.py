@@ -89,6 +89,20 @@ class Checks:
         with open(trace) as f:
             return [e for e in json.load(f)["traceEvents"] if e.get("ph") == "X"]
 
+    def first_runs_by_setting(self, app, setting, values):
+        # A user's first coex run of `app` over two `basic` devices under auto with the report on, once
+        # for each value of COEX_<setting>, each in a PoCL cache of its own that its bare run filled:
+        # the value, the trace's slices and the report's compile_ahead.
+        label = setting.lower().replace("_", "-")
+        trace = os.path.join(self.tmp, label + "-trace.json")
+        for value in values:
+            devices = {"POCL_DEVICES": "basic basic",
+                       "POCL_CACHE_DIR": os.path.join(self.tmp, "%s-pocl-%s" % (label, value))}
+            slices = self.traced_after_bare(app, devices, trace, {
+                "COEX_POLICY": "auto", "COEX_" + setting: value, "COEX_REPORT": self.report,
+                "COEX_CACHE": os.path.join(self.tmp, "%s-%s.json" % (label, value))})
+            yield value, slices, self.load_report().get("compile_ahead", {})
+
     def load_report(self):
         expect(os.path.exists(self.report), "no report was written")
         with open(self.report) as f:
@@ -468,15 +482,8 @@ class Checks:
         # second program compiles in the app's process (its read there), never beside the first's
         # process; with 2 both may run at once. Every run gives the bare output.
         app = os.path.join(self.build, "tests", "layer", "two_programs")
-        trace = os.path.join(self.tmp, "compile-ahead-limit-trace.json")
-        for limit in ("1", "2"):
-            devices = {"POCL_DEVICES": "basic basic",
-                       "POCL_CACHE_DIR": os.path.join(self.tmp, "compile-ahead-limit-pocl-" + limit)}
-            slices = self.traced_after_bare(app, devices, trace, {
-                "COEX_POLICY": "auto", "COEX_COMPILE_AHEAD_PROCESSES": limit, "COEX_REPORT": self.report,
-                "COEX_CACHE": os.path.join(self.tmp, "compile-ahead-limit-%s.json" % limit)})
-            # The report counts them: processes, and the program beyond the limit.
-            counted = self.load_report().get("compile_ahead", {})
+        for limit, slices, counted in self.first_runs_by_setting(app, "COMPILE_AHEAD_PROCESSES", ("1", "2")):
+            # The report counts them (counted): processes, and the program beyond the limit.
             ahead = sorted((e for e in slices if e["name"] == "compile ahead"), key=lambda e: e["ts"])
             reads = [e for e in slices if e["name"] == "read binary" and e.get("args", {}).get("app_program")]
             what = "limit %s: %s" % (limit, [(e["name"], e["ts"], e["dur"], e.get("args")) for e in ahead + reads])
@@ -501,14 +508,8 @@ class Checks:
         # a microsecond probed and split at once, the read in the app's process; at 0 not probed and
         # split at once. The report counts the probes. Every run gives the bare output.
         app = [os.path.join(self.build, "tests", "apps", "matmul"), "tiled_first"]
-        trace = os.path.join(self.tmp, "first-launch-probe-trace.json")
-        for seconds in ("0.3", "0.000001", "0"):
-            devices = {"POCL_DEVICES": "basic basic",
-                       "POCL_CACHE_DIR": os.path.join(self.tmp, "first-launch-probe-pocl-" + seconds)}
-            slices = self.traced_after_bare(app, devices, trace, {
-                "COEX_POLICY": "auto", "COEX_FIRST_SPLIT_COMPILE_SECONDS": seconds, "COEX_REPORT": self.report,
-                "COEX_CACHE": os.path.join(self.tmp, "first-launch-probe-%s.json" % seconds)})
-            counted = self.load_report().get("compile_ahead", {})
+        for seconds, slices, counted in self.first_runs_by_setting(
+                app, "FIRST_SPLIT_COMPILE_SECONDS", ("0.3", "0.000001", "0")):
             probes = [e for e in slices if e["name"] == "first-launch probe"]
             ahead = [e for e in slices if e["name"] == "compile ahead"]
             tiled = [e for e in slices if e.get("cat") == "launch" and "matmul_tiled" in e["name"]]
