@@ -288,6 +288,13 @@ COEX_SETTING(Double, auto_wait_seconds, 0.05, (0.0, kNoLimit),
              "prepares off their path (`not_split: preparing`), and are timed. While only the app's device is "
              "ready, a launch measured shorter than this there (or, at another size, by the kernel's pace there) "
              "is not split either: a device still building could not join it in time.")
+COEX_SETTING(Double, auto_split_floor_seconds, 0.00005, (0.0, kNoLimit),
+             "auto: a launch that takes less than this many seconds per device that could take part (0.1 ms over "
+             "two, 0.4 ms over eight) on the app's device, unsplit, stays there (`not_split: too_small`), "
+             "however many work-items it has: a split costs about that beyond its work (0.07 ms over two "
+             "single-threaded PoCL devices, 0.3 to 1 ms over eight). Its time there: its kernel and size "
+             "measured, or at a size not measured yet the kernel's pace there. Such a launch then neither "
+             "reads what its first split would need nor builds it on the other devices. 0: no such floor.")
 COEX_SETTING(Double, auto_analysis_wait, 0.1, (0.0, kNoLimit),
              "auto: the first launch of a program that coex could split waits up to this many seconds for coex's "
              "analysis of the program (a libclang parse begun at clBuildProgram, tens of milliseconds) when at "

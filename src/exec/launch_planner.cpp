@@ -291,8 +291,16 @@ LaunchDecision plan(Services& services, const std::shared_ptr<model::KernelRecor
   // The size rule: few work-items for home's width, split only once a launch of this kernel and size
   // was measured long enough on home (the rule for devices much slower than home, below, is the same
   // one weighed by their share).
+  // Under auto (the policy that does not wait for preparation), a launch of any size measured (or paced)
+  // on home shorter than a split over the devices costs stays there too (auto_split_floor_seconds per
+  // device; docs/design.md, "Size by time").
   auto below_size_rule = [&](uint64_t items) {
-    if (items >= min_split_items(services, home)) return false;
+    if (items >= min_split_items(services, home)) {
+      const double floor = services.settings().auto_split_floor_seconds * double(all_devices().size());
+      if (!(floor > 0) || services.executor().policy().waits_for_preparation()) return false;
+      const std::optional<double> on_home = seconds_on_home();
+      return on_home && *on_home < floor;
+    }
     const std::optional<double> measured = services.executor().home_launch_times().settled_seconds(home_key);
     return !measured || *measured < services.settings().min_split_seconds;
   };
@@ -527,8 +535,10 @@ LaunchDecision plan(Services& services, const std::shared_ptr<model::KernelRecor
       decision.gate_launch = job->gate->launch;
       // A verdict against a split measured at this size: home's own time of the launch, measured from an
       // idle queue, takes the place of the gate's estimate from home's chunks (sched/policy.h,
-      // home_measured_seconds). Timed like the launches of few work-items, the first few.
-      if (std::string(reason) == "one_device_pays" && job->gate->split_seconds >= 0 &&
+      // home_measured_seconds). Timed like the launches of few work-items, the first few. Not a verdict
+      // from a larger size: each of a factorization's sizes would drain the queue once (benchmarks/lu
+      // over two devices: 700 launches, 0.2 s).
+      if (std::string(reason) == "one_device_pays" && job->gate->split_seconds >= 0 && !job->gate->measured_size &&
           services.executor().home_launch_times().wants_timing(drained)) {
         decision.time_on_home_key = drained;
         decision.time_drained = true;

@@ -32,6 +32,7 @@ const std::pair<const char*, const char*> kMeanings[] = {
      "auto_late_cost in a program that has not run that long does not let them in), or more data "
      "for them to receive than min_split_seconds moves, "
      "and, once timed on the app's device, shorter than min_split_seconds (and than those moves); "
+     "or, under auto, timed there shorter than any split costs (auto_split_floor_seconds), whatever its size; "
      "or a single work-group along the split dimension: moving the data would cost more than a "
      "second device saves"},
     {"one_device_pays",

@@ -53,7 +53,8 @@ class AutoChecks(layer_checks.Checks):
         # With home the only device built (device 1's build begins a second late, COEX_FAULT=slow_build:1)
         # a split gains only from a device that joins while it runs (docs/design.md, "One-time costs"):
         # jacobi2d's twenty sweeps of a few milliseconds run on home whole (`preparing`) once one was
-        # measured there, in its split with no other device taking part. Before, every sweep was split
+        # measured there, in its split with no other device taking part (or, measured shorter than a
+        # split costs, as `too_small`: auto_split_floor_seconds). Before, every sweep was split
         # on home alone (a cold split is no verdict): twenty of twenty. On `basic` devices, whose split
         # launches run in the app's thread (devices/device_set.h, user events), each sweep is planned
         # after the one before ended; on `pthread` ones the sweeps enqueued while the first split runs
@@ -74,7 +75,8 @@ class AutoChecks(layer_checks.Checks):
                     if e.get("ph") == "X" and e.get("cat") == "launch"]
         expect(len(launches) == 20, "%d launches in the trace, not 20" % len(launches))
         home_only = [a for a in launches if a.get("split") and "1" not in a["work_items"]]
-        on_home = [a for a in launches if a.get("not_split") in ("preparing", "split_being_measured")]
+        # Measured shorter than a split costs, a sweep is too small as well (auto_split_floor_seconds).
+        on_home = [a for a in launches if a.get("not_split") in ("preparing", "split_being_measured", "too_small")]
         # The sweeps enqueued before the first split's time is in may split too.
         expect(len(home_only) <= 3 and len(home_only) + len(on_home) == 20,
                "%d sweeps split on home alone, %d run whole there: %s" % (len(home_only), len(on_home), launches))
@@ -93,7 +95,7 @@ class AutoChecks(layer_checks.Checks):
         with open(report) as f:
             kernel = json.load(f)["kernels"][0]
         expect(kernel["split_launches"] <= 2 and kernel["launches"] == 20 and
-               set(kernel["not_split"]) <= {"preparing", "split_being_measured"},
+               set(kernel["not_split"]) <= {"preparing", "split_being_measured", "too_small"},
                "pthread: %d of 20 sweeps split, the others %s" % (kernel["split_launches"], kernel["not_split"]))
 
     def vector_add_first_launch(self, tag, env):
@@ -353,6 +355,36 @@ class AutoChecks(layer_checks.Checks):
             expect(kernel["launches"] == 400 and kernel["split_launches"] <= 40,
                    "run %d: %d of %d launches split (%s)" % (run_number, kernel["split_launches"],
                                                              kernel["launches"], kernel["not_split"]))
+
+    def check_split_floor(self):
+        # Under auto a launch measured shorter on home than any split costs stays there, whatever its
+        # work-items (auto_split_floor_seconds; docs/design.md, "Size by time"): tiny_steps' 2,000
+        # launches of 4,096 items, a few microseconds each over two basic devices, run on home as
+        # `too_small` once home has timed them, and none splits after the first such. At 0 no launch
+        # is too_small (the size rule alone would split them: auto measures and probes them). The
+        # output is the bare one either way.
+        app = [os.path.join(self.build, "tests", "layer", "tiny_steps"), "2000"]
+        rc, bare, _ = run(app, {"POCL_DEVICES": "basic basic"})
+        expect(rc == 0, "tiny_steps fails bare")
+        for floor in ("", "0"):
+            trace = os.path.join(self.tmp, "split-floor-%s-trace.json" % floor)
+            env = {"POCL_DEVICES": "basic basic", "COEX_POLICY": "auto", "COEX_TRACE": trace,
+                   "COEX_CACHE": os.path.join(self.tmp, "split-floor-%s-history.json" % floor)}
+            if floor:
+                env["COEX_AUTO_SPLIT_FLOOR_SECONDS"] = floor
+            rc, out, err = run(app, env, self.layer)
+            expect(rc == 0 and out == bare, "floor %r: exit %d, output:\n%s\nstderr:\n%s" % (floor, rc, out, err))
+            with open(trace) as f:
+                launches = [e["args"] for e in sorted(json.load(f)["traceEvents"], key=lambda e: e.get("ts", 0))
+                            if e.get("ph") == "X" and e.get("cat") == "launch"]
+            expect(len(launches) == 2000, "floor %r: %d launches in the trace, not 2000" % (floor, len(launches)))
+            small = [i for i, a in enumerate(launches) if a.get("not_split") == "too_small"]
+            if floor:
+                expect(not small, "floor 0: %d launches too_small, the first %s" % (len(small), launches[small[0]] if small else None))
+            else:
+                split_after = [a for a in launches[small[0]:] if a.get("split")] if small else []
+                expect(small and not split_after, "default floor: %d launches too_small, %d split after the first: %s"
+                       % (len(small), len(split_after), split_after[:3]))
 
     def check_deferred_builds(self):
         # A device much slower than home by its specification (a CPU beside a GPU; here PoCL's basic
