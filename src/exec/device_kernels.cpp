@@ -259,6 +259,16 @@ model::KernelGroupInfo kernel_group_info(const cl_icd_dispatch& cl, cl_kernel ke
   return info;
 }
 
+size_t max_group_size(const cl_icd_dispatch& cl, const devices::DeviceSet& devices, model::KernelRecord& kernel,
+                      cl_device_id home, const std::vector<int>& participants, size_t compiled[3]) {
+  size_t limit = SIZE_MAX;
+  for (int index : participants) limit = std::min(limit, devices.at(index).max_work_group_size);
+  const model::KernelGroupInfo info = kernel_group_info(cl, kernel.handle, &kernel, home);
+  if (info.limit) limit = std::min(limit, info.limit);
+  for (int d = 0; d < 3; ++d) compiled[d] = info.compiled[d];
+  return limit == SIZE_MAX ? 1 : limit;
+}
+
 cl_kernel device_kernel(const LaunchJob& job, int device) {
   Services& services = *job.services;
   // As its task posted to its worker would (prepare_program), a device of home's platform lets home's

@@ -10,6 +10,10 @@
 #include "exec/held_back_devices.h"
 #include "exec/launch_job.h"
 
+namespace coex::devices {
+class DeviceSet;
+}
+
 namespace coex::exec {
 
 // coex's own kernel object for the job's kernel on `device`, built on first use from the program's
@@ -22,6 +26,11 @@ cl_kernel device_kernel(const LaunchJob& job, int device);
 // device and kept in `record` (the app's kernel); asked every time without a record.
 model::KernelGroupInfo kernel_group_info(const cl_icd_dispatch& cl, cl_kernel kernel, model::KernelRecord* record,
                                          cl_device_id device);
+
+// The most work-items per group that every device of `participants` may run for the app's kernel, and
+// in `compiled` the group size the kernel was compiled for (reqd_work_group_size), where it has one.
+size_t max_group_size(const cl_icd_dispatch& cl, const devices::DeviceSet& devices, model::KernelRecord& kernel,
+                      cl_device_id home, const std::vector<int>& participants, size_t compiled[3]);
 
 // Records that the job's kernel runs a sub-launch on `device` from coex's build there; true the first
 // time. A driver that compiles a kernel at its first launch (PoCL: the work-group function for the

@@ -65,19 +65,6 @@ bool is_buffer_kind(kernel::ArgKind kind) {
   return kind == kernel::ArgKind::GlobalPointer || kind == kernel::ArgKind::ConstantPointer;
 }
 
-// The most work-items per group that every device may run for this kernel, and
-// the group size the kernel was compiled for (reqd_work_group_size), when it
-// has one.
-size_t max_group_size(const Services& services, const devices::DeviceSet& devices, model::KernelRecord& kernel,
-                      cl_device_id home, const std::vector<int>& participants, size_t compiled[3]) {
-  size_t limit = SIZE_MAX;
-  for (int index : participants) limit = std::min(limit, devices.at(index).max_work_group_size);
-  const model::KernelGroupInfo info = kernel_group_info(services.next(), kernel.handle, &kernel, home);
-  if (info.limit) limit = std::min(limit, info.limit);
-  for (int d = 0; d < 3; ++d) compiled[d] = info.compiled[d];
-  return limit == SIZE_MAX ? 1 : limit;
-}
-
 // The plan of a launch. `repeat` says whether the decision may serve the launches that repeat this one
 // (exec/repeated_launches.h), and `args` gets the arguments it was made with.
 LaunchDecision plan(Services& services, const std::shared_ptr<model::KernelRecord>& kernel,
@@ -457,7 +444,7 @@ LaunchDecision plan(Services& services, const std::shared_ptr<model::KernelRecor
   auto job = std::make_unique<LaunchJob>();
   job->services = &services;
   size_t compiled[3] = {0, 0, 0};
-  size_t limit = max_group_size(services, devices, *kernel, queue_record->device, may_take_part, compiled);
+  size_t limit = max_group_size(services.next(), devices, *kernel, queue_record->device, may_take_part, compiled);
   const size_t* local_to_use = local ? local : (compiled[0] ? compiled : nullptr);
   if (!make_geometry(work_dim, offset, global, local_to_use, limit, job->geometry))
     return not_split("invalid_launch");  // the driver gives the app its error code
