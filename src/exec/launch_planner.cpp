@@ -102,9 +102,10 @@ LaunchDecision plan(Services& services, const std::shared_ptr<model::KernelRecor
   decision.home = home;
   std::vector<int> participants = devices.selected();
   // Home runs its share even when the selection leaves it out.
-  auto fewer_than_two = [&] {
-    return participants.size() + (std::find(participants.begin(), participants.end(), home) == participants.end()) < 2;
+  auto device_count = [&] {
+    return participants.size() + (std::find(participants.begin(), participants.end(), home) == participants.end());
   };
+  auto fewer_than_two = [&] { return device_count() < 2; };
   // With one device in all there is nothing to split: no analysis (a libclang parse, milliseconds).
   bool single_device = home >= 0 && fewer_than_two();
   // A policy may not wait for what a split needs (auto; docs/design.md, "One-time costs"): while the
@@ -283,8 +284,9 @@ LaunchDecision plan(Services& services, const std::shared_ptr<model::KernelRecor
   // device; docs/design.md, "Size by time").
   auto below_size_rule = [&](uint64_t items) {
     if (items >= min_split_items(services, home)) {
-      const double floor = services.settings().auto_split_floor_seconds * double(all_devices().size());
-      if (!(floor > 0) || services.executor().policy().waits_for_preparation()) return false;
+      if (services.executor().policy().waits_for_preparation()) return false;
+      const double floor = services.settings().auto_split_floor_seconds * double(device_count());
+      if (floor <= 0) return false;
       const std::optional<double> on_home = seconds_on_home();
       return on_home && *on_home < floor;
     }
