@@ -92,14 +92,18 @@ class Checks:
     def first_runs_by_setting(self, app, setting, values):
         # A user's first coex run of `app` over two `basic` devices under auto with the report on, once
         # for each value of COEX_<setting>, each in a PoCL cache of its own that its bare run filled:
-        # the value, the trace's slices and the report's compile_ahead.
+        # the value, the trace's slices and the report's compile_ahead. What these settings decide
+        # (compile ahead, probe, split at once) comes after the analysis, which the first launch waits
+        # for up to auto_analysis_wait: 30 s here, for a machine busy with other tests (at 0.1 s CI's
+        # run of matmul's tiled product found none and ran it on home as `preparing`).
         label = setting.lower().replace("_", "-")
         trace = os.path.join(self.tmp, label + "-trace.json")
         for value in values:
             devices = {"POCL_DEVICES": "basic basic",
                        "POCL_CACHE_DIR": os.path.join(self.tmp, "%s-pocl-%s" % (label, value))}
             slices = self.traced_after_bare(app, devices, trace, {
-                "COEX_POLICY": "auto", "COEX_" + setting: value, "COEX_REPORT": self.report,
+                "COEX_POLICY": "auto", "COEX_AUTO_ANALYSIS_WAIT": "30", "COEX_" + setting: value,
+                "COEX_REPORT": self.report,
                 "COEX_CACHE": os.path.join(self.tmp, "%s-%s.json" % (label, value))})
             yield value, slices, self.load_report().get("compile_ahead", {})
 
