@@ -1,9 +1,73 @@
 #include "exec/kernel_arguments.h"
 
+#include <algorithm>
+
 #include "exec/data_moves.h"
 #include "exec/launch_geometry.h"
+#include "model/registries.h"
 
 namespace coex::exec {
+namespace {
+
+bool is_buffer_kind(kernel::ArgKind kind) {
+  return kind == kernel::ArgKind::GlobalPointer || kind == kernel::ArgKind::ConstantPointer;
+}
+
+}  // namespace
+
+const char* bind_arguments(Services& services, const kernel::KernelInfo& info,
+                           const std::vector<model::KernelArgValue>& args, LaunchJob& job) {
+  job.bindings.resize(args.size());
+  for (size_t i = 0; i < args.size(); ++i) {
+    const auto& arg = args[i];
+    auto& binding = job.bindings[i];
+    if (!arg.set) return "invalid_launch";
+    if (arg.svm) return "svm";
+    if (arg.local) {
+      binding.kind = ArgBinding::Kind::Local;
+      continue;
+    }
+    if (!is_buffer_kind(info.args[i].kind)) {
+      binding.kind = ArgBinding::Kind::Value;
+      continue;
+    }
+    cl_mem mem = arg.bytes.size() == sizeof(cl_mem) ? *reinterpret_cast<const cl_mem*>(arg.bytes.data()) : nullptr;
+    if (!mem) {
+      binding.kind = ArgBinding::Kind::NullBuffer;
+      continue;
+    }
+    auto record = services.registries().buffers.find(mem);
+    if (!record) return "untracked_buffer";
+    auto root = record->root_or_self(record);
+    binding.kind = ArgBinding::Kind::Buffer;
+    binding.app_mem = mem;
+    binding.origin = record->origin;
+    binding.size = record->size;
+    auto it = std::find_if(job.roots.begin(), job.roots.end(), [&](const RootUse& u) { return u.root == root; });
+    if (it == job.roots.end()) {
+      job.roots.push_back(RootUse{root, {}, {}, 0});
+      it = job.roots.end() - 1;
+    }
+    binding.root = int(it - job.roots.begin());
+    coherence::ByteRange range{record->origin, record->origin + record->size};
+    binding.written = info.args[i].written;
+    it->used.add(range);
+    if (binding.written) it->written.add(range);
+  }
+  return nullptr;
+}
+
+uint64_t bytes_read(const kernel::KernelInfo& info, const LaunchJob& job) {
+  std::vector<coherence::IntervalSet> read(job.roots.size());
+  for (size_t i = 0; i < job.bindings.size(); ++i) {
+    const ArgBinding& b = job.bindings[i];
+    if (b.kind == ArgBinding::Kind::Buffer && info.args[i].read)
+      read[size_t(b.root)].add(coherence::ByteRange{b.origin, b.origin + b.size});
+  }
+  uint64_t bytes = 0;
+  for (const auto& set : read) bytes += set.total();
+  return bytes;
+}
 
 cl_int set_arguments(LaunchJob& job, cl_kernel kernel, int device) {
   for (cl_uint i = 0; i < job.bindings.size(); ++i) {

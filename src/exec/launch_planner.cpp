@@ -11,6 +11,7 @@
 #include "exec/deferred_app_binary.h"
 #include "exec/device_kernels.h"
 #include "exec/executor.h"
+#include "exec/kernel_arguments.h"
 #include "exec/launch_shape.h"
 #include "exec/policy_binding.h"
 #include "exec/policy_gate.h"
@@ -59,10 +60,6 @@ const char* origin_reason(model::ProgramOrigin origin) {
       return "";
   }
   return "unknown_program";
-}
-
-bool is_buffer_kind(kernel::ArgKind kind) {
-  return kind == kernel::ArgKind::GlobalPointer || kind == kernel::ArgKind::ConstantPointer;
 }
 
 // The plan of a launch. `repeat` says whether the decision may serve the launches that repeat this one
@@ -455,61 +452,15 @@ LaunchDecision plan(Services& services, const std::shared_ptr<model::KernelRecor
   if (job->geometry.groups_along_split() < 2) return lasting("too_small");
 
   // Arguments: every one set; buffers tracked, grouped by root buffer.
-  job->bindings.resize(args.size());
-  for (size_t i = 0; i < args.size(); ++i) {
-    const auto& arg = args[i];
-    auto& binding = job->bindings[i];
-    if (!arg.set) return not_split("invalid_launch");
-    if (arg.svm) return not_split("svm");
-    if (arg.local) {
-      binding.kind = ArgBinding::Kind::Local;
-      continue;
-    }
-    if (!is_buffer_kind(info->args[i].kind)) {
-      binding.kind = ArgBinding::Kind::Value;
-      continue;
-    }
-    cl_mem mem = arg.bytes.size() == sizeof(cl_mem) ? *reinterpret_cast<const cl_mem*>(arg.bytes.data()) : nullptr;
-    if (!mem) {
-      binding.kind = ArgBinding::Kind::NullBuffer;
-      continue;
-    }
-    auto record = services.registries().buffers.find(mem);
-    if (!record) return not_split("untracked_buffer");
-    auto root = record->root_or_self(record);
-    binding.kind = ArgBinding::Kind::Buffer;
-    binding.app_mem = mem;
-    binding.origin = record->origin;
-    binding.size = record->size;
-    auto it = std::find_if(job->roots.begin(), job->roots.end(), [&](const RootUse& u) { return u.root == root; });
-    if (it == job->roots.end()) {
-      job->roots.push_back(RootUse{root, {}, {}, 0});
-      it = job->roots.end() - 1;
-    }
-    binding.root = int(it - job->roots.begin());
-    coherence::ByteRange range{record->origin, record->origin + record->size};
-    binding.written = info->args[i].written;
-    it->used.add(range);
-    if (binding.written) it->written.add(range);
-  }
+  if (const char* reason = bind_arguments(services, *info, args, *job)) return not_split(reason);
   capture_footprint_inputs(*info, args, *job);
   // Much data for the other devices to read: a first split would move it before it could gain
   // anything (benchmarks/saxpy and jacobi beside a second H100: 1 GiB buffers and launches of about a
   // millisecond, whose first runs lost 0.4 to 0.5 s to one split). Under auto such a launch is timed
   // on home first, and split once home takes as long as those moves.
-  {
-    std::vector<coherence::IntervalSet> read(job->roots.size());
-    for (size_t i = 0; i < job->bindings.size(); ++i) {
-      const ArgBinding& b = job->bindings[i];
-      if (b.kind == ArgBinding::Kind::Buffer && info->args[i].read)
-        read[size_t(b.root)].add(coherence::ByteRange{b.origin, b.origin + b.size});
-    }
-    uint64_t bytes = 0;
-    for (const auto& set : read) bytes += set.total();
-    if (const auto moves = first_split_moves(services, home, may_take_part, bytes, split_seconds)) {
-      auto measured = services.executor().home_launch_times().settled_seconds(home_key);
-      if (!measured || *measured < *moves) return too_small();
-    }
+  if (const auto moves = first_split_moves(services, home, may_take_part, bytes_read(*info, *job), split_seconds)) {
+    auto measured = services.executor().home_launch_times().settled_seconds(home_key);
+    if (!measured || *measured < *moves) return too_small();
   }
   // The policy's gate before the check of the chunks: a launch it keeps on home needs none, and the
   // check evaluates every footprint of several pieces (most of a plan's time in benchmarks/lu, whose
