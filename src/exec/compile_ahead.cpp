@@ -253,11 +253,14 @@ bool under_way(Services& services, model::ProgramRecord& program, int home, cons
   return state == kRunning && still_running(program);
 }
 
+bool would_start_process(Services& services, model::ProgramRecord& program, int home, const std::string& kernel) {
+  return program.compile_ahead.load(std::memory_order_acquire) == kNotAsked &&
+         wanted(services, program, home, kernel) && below_process_limit(services);
+}
+
 bool would_start(Services& services, model::ProgramRecord& program, int home, const std::string& kernel,
                  const size_t local[3], bool offset_zero) {
-  if (program.compile_ahead.load(std::memory_order_acquire) != kNotAsked || !wanted(services, program, home, kernel) ||
-      !below_process_limit(services))
-    return false;
+  if (!would_start_process(services, program, home, kernel)) return false;
   std::string hash;
   {
     std::lock_guard lock(program.mutex);

@@ -38,6 +38,10 @@ struct Launch {
 // as `compile_ahead_processes` allows: the read then compiles in the app's process, as without).
 bool under_way(Services& services, model::ProgramRecord& program, int home, const Launch& launch);
 
+// Whether under_way would start a process for the program's first split now: none asked for yet,
+// one wanted, and fewer running than `compile_ahead_processes`.
+bool would_start_process(Services& services, model::ProgramRecord& program, int home, const std::string& kernel);
+
 // Whether under_way would start a process for the program's first split now, and home's own
 // work-group function of the kernel at this local size (and a zero global offset or not) is in the
 // program's folder of PoCL's cache: a piece of the launch run on home loads it, compiling nothing

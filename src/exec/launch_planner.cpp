@@ -346,7 +346,22 @@ LaunchDecision plan(Services& services, const std::shared_ptr<model::KernelRecor
   if (program->app_binary_deferred.load(std::memory_order_acquire)) {
     if (below_size_rule(launch_items)) return too_small();
     const compile_ahead::Launch shape{kernel->name, work_dim, global, local};
-    bool ahead = !info->loops || seconds_on_home();
+    const bool timed = seconds_on_home().has_value();
+    // One of a kernel that does not loop would run on home whole beside the process that compiles
+    // ahead: until home's times can tell it from one below the floor above, it runs there, timed,
+    // and starts no process (docs/design.md, "Size by time": benchmarks/stencil1d over two basic
+    // devices, 20,000 launches of 10 us beside a process of 0.26 s on two cores). Two launches of its
+    // size: the first pays the driver's first run of the kernel (0.2 ms, stencil1d's first and only
+    // time above the floor); at a size not timed yet, the kernel's pace at another.
+    HomeLaunchTimes& times = services.executor().home_launch_times();
+    const bool time_to_start_on =
+        times.settled_seconds(home_key, 2) || (!times.seconds(home_key) && times.pace(kernel_key));
+    if (!info->loops && !time_to_start_on && services.settings().auto_split_floor_seconds > 0 &&
+        compile_ahead::would_start_process(services, *program, home, kernel->name)) {
+      repeat.by_home_times = true;  // planned again once a time lands, or after kPreparingHold
+      return preparing_on_home();
+    }
+    bool ahead = !info->loops || timed;
     if (!ahead) {  // untimed, of a kernel that loops: probed first where it may be (exec/first_launch_probe.h)
       const first_launch_probe::Found probed = first_launch_probe::found(home_key);
       if (!probed.asked &&

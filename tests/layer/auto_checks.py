@@ -360,31 +360,26 @@ class AutoChecks(layer_checks.Checks):
         # Under auto a launch measured shorter on home than any split costs stays there, whatever its
         # work-items (auto_split_floor_seconds; docs/design.md, "Size by time"): tiny_steps' 2,000
         # launches of 4,096 items, a few microseconds each over two basic devices, run on home as
-        # `too_small` once home has timed them, and none splits after the first such. At 0 no launch
-        # is too_small (the size rule alone would split them: auto measures and probes them). The
-        # output is the bare one either way.
+        # `too_small` once home has timed them, and none splits after the first such. Its kernel has no
+        # loop: on a user's first run (PoCL's cache filled by the bare run) no process compiles ahead
+        # for launches home's times keep there. At 0 no launch is too_small (the size rule alone would
+        # split them: auto measures and probes them), and the first starts that process. The output is
+        # the bare one either way (first_runs_by_setting).
         app = [os.path.join(self.build, "tests", "layer", "tiny_steps"), "2000"]
-        rc, bare, _ = run(app, {"POCL_DEVICES": "basic basic"})
-        expect(rc == 0, "tiny_steps fails bare")
-        for floor in ("", "0"):
-            trace = os.path.join(self.tmp, "split-floor-%s-trace.json" % floor)
-            env = {"POCL_DEVICES": "basic basic", "COEX_POLICY": "auto", "COEX_TRACE": trace,
-                   "COEX_CACHE": os.path.join(self.tmp, "split-floor-%s-history.json" % floor)}
-            if floor:
-                env["COEX_AUTO_SPLIT_FLOOR_SECONDS"] = floor
-            rc, out, err = run(app, env, self.layer)
-            expect(rc == 0 and out == bare, "floor %r: exit %d, output:\n%s\nstderr:\n%s" % (floor, rc, out, err))
-            with open(trace) as f:
-                launches = [e["args"] for e in sorted(json.load(f)["traceEvents"], key=lambda e: e.get("ts", 0))
-                            if e.get("ph") == "X" and e.get("cat") == "launch"]
-            expect(len(launches) == 2000, "floor %r: %d launches in the trace, not 2000" % (floor, len(launches)))
+        for floor, slices, counted in self.first_runs_by_setting(app, "AUTO_SPLIT_FLOOR_SECONDS", (None, "0")):
+            launches = [e["args"] for e in sorted(slices, key=lambda e: e["ts"]) if e.get("cat") == "launch"]
+            ahead = [e for e in slices if e["name"] == "compile ahead"]
+            what = "floor %s: %d compile-ahead processes (report %s)" % (floor, len(ahead), counted)
+            expect(len(launches) == 2000, "%s: %d launches in the trace, not 2000" % (what, len(launches)))
             small = [i for i, a in enumerate(launches) if a.get("not_split") == "too_small"]
-            if floor:
-                expect(not small, "floor 0: %d launches too_small, the first %s" % (len(small), launches[small[0]] if small else None))
+            if floor == "0":
+                expect(not small, "%s: %d launches too_small, the first %s" % (what, len(small), launches[small[0]] if small else None))
+                expect(len(ahead) == 1 and counted.get("processes") == 1, "%s, expected 1" % what)
             else:
                 split_after = [a for a in launches[small[0]:] if a.get("split")] if small else []
-                expect(small and not split_after, "default floor: %d launches too_small, %d split after the first: %s"
-                       % (len(small), len(split_after), split_after[:3]))
+                expect(small and not split_after, "%s: %d launches too_small, %d split after the first: %s"
+                       % (what, len(small), len(split_after), split_after[:3]))
+                expect(not ahead and not counted.get("processes"), "%s, expected none" % what)
 
     def check_deferred_builds(self):
         # A device much slower than home by its specification (a CPU beside a GPU; here PoCL's basic

@@ -91,7 +91,8 @@ class Checks:
 
     def first_runs_by_setting(self, app, setting, values):
         # A user's first coex run of `app` over two `basic` devices under auto with the report on, once
-        # for each value of COEX_<setting>, each in a PoCL cache of its own that its bare run filled:
+        # for each value of COEX_<setting> (None: unset, the default), each in a PoCL cache of its own
+        # that its bare run filled:
         # the value, the trace's slices and the report's compile_ahead. What these settings decide
         # (compile ahead, probe, split at once) comes after the analysis, which the first launch waits
         # for up to auto_analysis_wait: 30 s here, for a machine busy with other tests (at 0.1 s CI's
@@ -101,10 +102,11 @@ class Checks:
         for value in values:
             devices = {"POCL_DEVICES": "basic basic",
                        "POCL_CACHE_DIR": os.path.join(self.tmp, "%s-pocl-%s" % (label, value))}
-            slices = self.traced_after_bare(app, devices, trace, {
-                "COEX_POLICY": "auto", "COEX_AUTO_ANALYSIS_WAIT": "30", "COEX_" + setting: value,
-                "COEX_REPORT": self.report,
-                "COEX_CACHE": os.path.join(self.tmp, "%s-%s.json" % (label, value))})
+            settings = {"COEX_POLICY": "auto", "COEX_AUTO_ANALYSIS_WAIT": "30", "COEX_REPORT": self.report,
+                        "COEX_CACHE": os.path.join(self.tmp, "%s-%s.json" % (label, value))}
+            if value is not None:
+                settings["COEX_" + setting] = value
+            slices = self.traced_after_bare(app, devices, trace, settings)
             yield value, slices, self.load_report().get("compile_ahead", {})
 
     def load_report(self):
@@ -480,12 +482,13 @@ class Checks:
 
     def check_compile_ahead_limit(self):
         # `compile_ahead_processes` bounds how many compile-ahead processes run at once: two_programs
-        # builds and launches two programs one after the other, each one launch (its first that may be
-        # split) in a PoCL cache the bare run filled, and the first's process still runs at the
-        # second's launch (PoCL's start and a compile, against a launch of milliseconds). With 1 the
-        # second program compiles in the app's process (its read there), never beside the first's
-        # process; with 2 both may run at once. Every run gives the bare output.
-        app = os.path.join(self.build, "tests", "layer", "two_programs")
+        # builds and launches two programs one after the other in a PoCL cache the bare run filled,
+        # each kernel three times (its first two timed on home before a process may start: their
+        # kernels have no loop, docs/design.md, "Size by time"), and the first's process still runs at
+        # the second's third launch (PoCL's start and a compile, against launches of milliseconds).
+        # With 1 the second program compiles in the app's process (its read there), never beside the
+        # first's process; with 2 both may run at once. Every run gives the bare output.
+        app = [os.path.join(self.build, "tests", "layer", "two_programs"), "3", "both", "3"]
         for limit, slices, counted in self.first_runs_by_setting(app, "COMPILE_AHEAD_PROCESSES", ("1", "2")):
             # The report counts them (counted): processes, and the program beyond the limit.
             ahead = sorted((e for e in slices if e["name"] == "compile ahead"), key=lambda e: e["ts"])
