@@ -351,11 +351,15 @@ LaunchDecision plan(Services& services, const std::shared_ptr<model::KernelRecor
     // ahead: until home's times can tell it from one below the floor above, it runs there, timed,
     // and starts no process (docs/design.md, "Size by time": benchmarks/stencil1d over two basic
     // devices, 20,000 launches of 10 us beside a process of 0.26 s on two cores). Two launches of its
-    // size: the first pays the driver's first run of the kernel (0.2 ms, stencil1d's first and only
-    // time above the floor); at a size not timed yet, the kernel's pace at another.
+    // size: the first pays the driver's first run of the kernel (0.2 ms of stencil1d's, its only time
+    // above the floor; 15 ms of tests/layer/two_programs' 2 ms launches). One will do that took
+    // first_split_compile_seconds, about what the process compiles: one shorter leaves no time for
+    // it to end before the next launch. At a size not timed yet, the kernel's pace at another.
     HomeLaunchTimes& times = services.executor().home_launch_times();
+    const std::optional<double> once = times.settled_seconds(home_key);
     const bool time_to_start_on =
-        times.settled_seconds(home_key, 2) || (!times.seconds(home_key) && times.pace(kernel_key));
+        once ? *once >= services.settings().first_split_compile_seconds || times.seconds(home_key, 2)
+             : times.pace(kernel_key).has_value();
     if (!info->loops && !time_to_start_on && services.settings().auto_split_floor_seconds > 0 &&
         compile_ahead::would_start_process(services, *program, home, kernel->name)) {
       repeat.by_home_times = true;  // planned again once a time lands, or after kPreparingHold

@@ -381,6 +381,23 @@ class AutoChecks(layer_checks.Checks):
                        % (what, len(small), len(split_after), split_after[:3]))
                 expect(not ahead and not counted.get("processes"), "%s, expected none" % what)
 
+    def check_compile_ahead_timed(self):
+        # A kernel without loops starts a compile-ahead process only once home's times put its launch
+        # past the floor (docs/design.md, "Size by time"): two launches of its size, or one of
+        # first_split_compile_seconds or more. two_programs' kernels, launched twice each with a read
+        # between (2 ms a launch over two basic devices, the first more), on a user's first run: with
+        # first_split_compile_seconds at 0.5 ms the first launch's time starts a process at the
+        # second; at the default (0.2 s) their second launches are planned with one time each, and
+        # no process starts.
+        app = [os.path.join(self.build, "tests", "layer", "two_programs"), "3", "both", "2"]
+        for seconds, slices, counted in self.first_runs_by_setting(app, "FIRST_SPLIT_COMPILE_SECONDS", ("0.0005", None)):
+            ahead = [e for e in slices if e["name"] == "compile ahead"]
+            what = "first_split_compile_seconds %s: %d compile-ahead processes (report %s)" % (seconds, len(ahead), counted)
+            if seconds is None:
+                expect(not ahead and not counted.get("processes"), "%s, expected none" % what)
+            else:
+                expect(ahead and counted.get("processes") == len(ahead), "%s, expected one or more" % what)
+
     def check_deferred_builds(self):
         # A device much slower than home by its specification (a CPU beside a GPU; here PoCL's basic
         # device beside its pthread devices with 8 compute units, the app's among them) sits auto's
