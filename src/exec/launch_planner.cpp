@@ -355,12 +355,13 @@ LaunchDecision plan(Services& services, const std::shared_ptr<model::KernelRecor
     // above the floor; 15 ms of tests/layer/two_programs' 2 ms launches). One will do that took
     // first_split_compile_seconds, about what the process compiles: one shorter leaves no time for
     // it to end before the next launch. At a size not timed yet, the kernel's pace at another.
-    HomeLaunchTimes& times = services.executor().home_launch_times();
-    const std::optional<double> once = times.settled_seconds(home_key);
-    const bool time_to_start_on =
-        once ? *once >= services.settings().first_split_compile_seconds || times.seconds(home_key, 2)
-             : times.pace(kernel_key).has_value();
-    if (!info->loops && !time_to_start_on && services.settings().auto_split_floor_seconds > 0 &&
+    auto timed_to_start_on = [&] {
+      HomeLaunchTimes& times = services.executor().home_launch_times();
+      const std::optional<double> once = times.settled_seconds(home_key);
+      return once ? *once >= services.settings().first_split_compile_seconds || times.seconds(home_key, 2)
+                  : times.pace(kernel_key).has_value();
+    };
+    if (!info->loops && services.settings().auto_split_floor_seconds > 0 && !timed_to_start_on() &&
         compile_ahead::would_start_process(services, *program, home, kernel->name)) {
       repeat.by_home_times = true;  // planned again once a time lands, or after kPreparingHold
       return preparing_on_home();
