@@ -354,12 +354,16 @@ LaunchDecision plan(Services& services, const std::shared_ptr<model::KernelRecor
     // size: the first pays the driver's first run of the kernel (0.2 ms of stencil1d's, its only time
     // above the floor; 15 ms of tests/layer/two_programs' 2 ms launches). One will do that took
     // first_split_compile_seconds, about what the process compiles: one shorter leaves no time for
-    // it to end before the next launch. At a size not timed yet, the kernel's pace at another.
+    // it to end before the next launch. At a size not timed yet, the kernel's pace at another. Once
+    // home times no more launches of the size (kTimedLaunches, a launch or its event failed) what it
+    // has will do: none held on home for good.
     auto timed_to_start_on = [&] {
       HomeLaunchTimes& times = services.executor().home_launch_times();
       const std::optional<double> once = times.settled_seconds(home_key);
-      return once ? *once >= services.settings().first_split_compile_seconds || times.seconds(home_key, 2)
-                  : times.pace(kernel_key).has_value();
+      if (once ? *once >= services.settings().first_split_compile_seconds || times.seconds(home_key, 2)
+               : times.pace(kernel_key).has_value())
+        return true;
+      return !times.wants_timing(home_key);
     };
     if (!info->loops && services.settings().auto_split_floor_seconds > 0 && !timed_to_start_on() &&
         compile_ahead::would_start_process(services, *program, home, kernel->name)) {

@@ -387,16 +387,21 @@ class AutoChecks(layer_checks.Checks):
         # first_split_compile_seconds or more. two_programs' kernels, launched twice each with a read
         # between (2 ms a launch over two basic devices, the first more), on a user's first run: with
         # first_split_compile_seconds at 0.5 ms the first launch's time starts a process at the
-        # second; at the default (0.2 s) their second launches are planned with one time each, and
-        # no process starts.
+        # second; at 2 s (far above the first's time, however busy the machine) each second launch is
+        # planned with one time, runs on home as `preparing`, and no process starts.
         app = [os.path.join(self.build, "tests", "layer", "two_programs"), "3", "both", "2"]
-        for seconds, slices, counted in self.first_runs_by_setting(app, "FIRST_SPLIT_COMPILE_SECONDS", ("0.0005", None)):
+        for seconds, slices, counted in self.first_runs_by_setting(app, "FIRST_SPLIT_COMPILE_SECONDS", ("0.0005", "2")):
             ahead = [e for e in slices if e["name"] == "compile ahead"]
-            what = "first_split_compile_seconds %s: %d compile-ahead processes (report %s)" % (seconds, len(ahead), counted)
-            if seconds is None:
-                expect(not ahead and not counted.get("processes"), "%s, expected none" % what)
+            launches = [e for e in sorted(slices, key=lambda e: e["ts"]) if e.get("cat") == "launch"]
+            what = "first_split_compile_seconds %s: %d compile-ahead processes (report %s), launches %s" % (
+                seconds, len(ahead), counted, [(e["name"], e.get("args", {}).get("not_split")) for e in launches])
+            expect(len(launches) == 4, "%s: expected 4" % what)
+            if seconds == "2":
+                expect(not ahead and not counted.get("processes"), "%s: expected no process" % what)
+                expect(all(e.get("args", {}).get("not_split") == "preparing" for e in launches),
+                       "%s: every launch held on home to be timed" % what)
             else:
-                expect(ahead and counted.get("processes") == len(ahead), "%s, expected one or more" % what)
+                expect(ahead and counted.get("processes") == len(ahead), "%s: expected one or more" % what)
 
     def check_deferred_builds(self):
         # A device much slower than home by its specification (a CPU beside a GPU; here PoCL's basic

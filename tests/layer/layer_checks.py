@@ -485,9 +485,10 @@ class Checks:
         # builds and launches two programs one after the other in a PoCL cache the bare run filled,
         # each kernel three times (its first two timed on home before a process may start: their
         # kernels have no loop, docs/design.md, "Size by time"), and the first's process still runs at
-        # the second's third launch (PoCL's start and a compile, against launches of milliseconds).
-        # With 1 the second program compiles in the app's process (its read there), never beside the
-        # first's process; with 2 both may run at once. Every run gives the bare output.
+        # the second's launches (PoCL's start and a compile, against launches of milliseconds). With 1
+        # the second program compiles in the app's process (its read there, at its first launch: no
+        # process could start to be timed for), never beside the first's process; with 2 both may run
+        # at once. Every run gives the bare output.
         app = [os.path.join(self.build, "tests", "layer", "two_programs"), "3", "both", "3"]
         for limit, slices, counted in self.first_runs_by_setting(app, "COMPILE_AHEAD_PROCESSES", ("1", "2")):
             # The report counts them (counted): processes, and the program beyond the limit.
