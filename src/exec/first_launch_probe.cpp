@@ -93,8 +93,7 @@ std::optional<Piece> piece_for(Services& services, model::ProgramRecord& program
   if (!piece) return std::nullopt;
   ArgumentRoots roots(args.size(), nullptr);
   for (size_t i = 0; i < args.size(); ++i) {
-    const auto kind = info.args[i].kind;
-    if (kind != kernel::ArgKind::GlobalPointer && kind != kernel::ArgKind::ConstantPointer) continue;
+    if (!kernel::is_buffer_kind(info.args[i].kind)) continue;
     if (args[i].svm || args[i].bytes.size() != sizeof(cl_mem)) return std::nullopt;
     const cl_mem mem = *reinterpret_cast<const cl_mem*>(args[i].bytes.data());
     if (!mem) continue;

@@ -7,13 +7,6 @@
 #include "model/registries.h"
 
 namespace coex::exec {
-namespace {
-
-bool is_buffer_kind(kernel::ArgKind kind) {
-  return kind == kernel::ArgKind::GlobalPointer || kind == kernel::ArgKind::ConstantPointer;
-}
-
-}  // namespace
 
 const char* bind_arguments(Services& services, const kernel::KernelInfo& info,
                            const std::vector<model::KernelArgValue>& args, LaunchJob& job) {
@@ -27,7 +20,7 @@ const char* bind_arguments(Services& services, const kernel::KernelInfo& info,
       binding.kind = ArgBinding::Kind::Local;
       continue;
     }
-    if (!is_buffer_kind(info.args[i].kind)) {
+    if (!kernel::is_buffer_kind(info.args[i].kind)) {
       binding.kind = ArgBinding::Kind::Value;
       continue;
     }

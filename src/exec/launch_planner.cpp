@@ -346,7 +346,6 @@ LaunchDecision plan(Services& services, const std::shared_ptr<model::KernelRecor
   if (program->app_binary_deferred.load(std::memory_order_acquire)) {
     if (below_size_rule(launch_items)) return too_small();
     const compile_ahead::Launch shape{kernel->name, work_dim, global, local};
-    const bool timed = seconds_on_home().has_value();
     // One of a kernel that does not loop would run on home whole beside the process that compiles
     // ahead: until home's times can tell it from one below the floor above, it runs there, timed,
     // and starts no process (docs/design.md, "Size by time": benchmarks/stencil1d over two basic
@@ -370,7 +369,7 @@ LaunchDecision plan(Services& services, const std::shared_ptr<model::KernelRecor
       repeat.by_home_times = true;  // planned again once a time lands, or after kPreparingHold
       return preparing_on_home();
     }
-    bool ahead = !info->loops || timed;
+    bool ahead = !info->loops || seconds_on_home();
     if (!ahead) {  // untimed, of a kernel that loops: probed first where it may be (exec/first_launch_probe.h)
       const first_launch_probe::Found probed = first_launch_probe::found(home_key);
       if (!probed.asked &&

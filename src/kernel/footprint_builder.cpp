@@ -51,7 +51,7 @@ class Builder {
     d_.writes_unmodelled.resize(n);
     d_.is_buffer.resize(n);
     for (size_t i = 0; i < n && i < kernel.args.size(); ++i) {
-      d_.is_buffer[i] = kernel.args[i].kind == ArgKind::GlobalPointer || kernel.args[i].kind == ArgKind::ConstantPointer;
+      d_.is_buffer[i] = is_buffer_kind(kernel.args[i].kind);
       d_.reads_unmodelled[i] = facts.param_uses[i].unmodelled_read;
       d_.writes_unmodelled[i] = facts.param_uses[i].unmodelled_write;
     }

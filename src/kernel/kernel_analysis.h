@@ -23,6 +23,9 @@ enum class ArgKind {
   Other             // anything the analysis cannot classify (queue_t, clk_event_t, ...)
 };
 
+// An argument set with a cl_mem: __global or __constant.
+inline bool is_buffer_kind(ArgKind kind) { return kind == ArgKind::GlobalPointer || kind == ArgKind::ConstantPointer; }
+
 struct ArgInfo {
   std::string name;
   std::string type_name;  // as spelled by clang, e.g. "const __global float *__private"
