@@ -89,15 +89,16 @@ class Checks:
         with open(trace) as f:
             return [e for e in json.load(f)["traceEvents"] if e.get("ph") == "X"]
 
-    def first_runs_by_setting(self, app, setting, values):
+    def first_runs_by_setting(self, app, setting, values, tag=""):
         # A user's first coex run of `app` over two `basic` devices under auto with the report on, once
         # for each value of COEX_<setting> (None: unset, the default), each in a PoCL cache of its own
         # that its bare run filled:
         # the value, the trace's slices and the report's compile_ahead. What these settings decide
         # (compile ahead, probe, split at once) comes after the analysis, which the first launch waits
         # for up to auto_analysis_wait: 30 s here, for a machine busy with other tests (at 0.1 s CI's
-        # run of matmul's tiled product found none and ran it on home as `preparing`).
-        label = setting.lower().replace("_", "-")
+        # run of matmul's tiled product found none and ran it on home as `preparing`). `tag` keeps one
+        # call's files apart from another's of the same setting.
+        label = setting.lower().replace("_", "-") + tag
         trace = os.path.join(self.tmp, label + "-trace.json")
         for value in values:
             devices = {"POCL_DEVICES": "basic basic",
@@ -488,8 +489,22 @@ class Checks:
         # the second's launches (PoCL's start and a compile, against launches of milliseconds). With 1
         # the second program compiles in the app's process (its read there, at its first launch: no
         # process could start to be timed for), never beside the first's process; with 2 both may run
-        # at once. Every run gives the bare output.
+        # at once. With 1 and a pause of 3 s between the programs (the first's process ends in it: PoCL's
+        # start and a compile of a few lines), the first's ended process no longer counts at the
+        # second's launches: each program gets a process of its own, one after the other. Every run
+        # gives the bare output.
         app = [os.path.join(self.build, "tests", "layer", "two_programs"), "3", "both", "3"]
+        for limit, slices, counted in self.first_runs_by_setting(app + ["3000"], "COMPILE_AHEAD_PROCESSES", ("1",), "-pause"):
+            ahead = sorted((e for e in slices if e["name"] == "compile ahead"), key=lambda e: e["ts"])
+            reads = [e for e in slices if e["name"] == "read binary" and e.get("args", {}).get("app_program")]
+            what = "limit 1, a pause: %s, report %s" % (
+                [(e["name"], e["ts"], e["dur"], e.get("args")) for e in ahead + reads], counted)
+            expect(len(ahead) == 2 and ahead[1]["ts"] >= ahead[0]["ts"] + ahead[0]["dur"],
+                   "%s: not two processes one after the other" % what)
+            expect(ahead[0]["args"].get("made") and not ahead[0]["args"].get("ended_at_exit"),
+                   "%s: the first process did not end well before the exit" % what)
+            expect(counted.get("processes") == 2 and not counted.get("beyond_limit"),
+                   "%s: the report's compile_ahead" % what)
         for limit, slices, counted in self.first_runs_by_setting(app, "COMPILE_AHEAD_PROCESSES", ("1", "2")):
             # The report counts them (counted): processes, and the program beyond the limit.
             ahead = sorted((e for e in slices if e["name"] == "compile ahead"), key=lambda e: e["ts"])

@@ -2,9 +2,11 @@
  * -DFACTOR=<the first argument> (3 when none), so that a run can find one program's analysis kept by
  * an earlier run and not the other's (report_checks.py, no_libclang). A second argument `second`
  * runs the second program alone (`both`: both). A third, the launches of each program's kernel (1
- * when none), each followed by a read of its output. */
+ * when none), each followed by a read of its output. A fourth, milliseconds to pause between the two
+ * programs (0 when none). */
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "common/app_util.h"
 
@@ -44,6 +46,7 @@ static void run_program(cl_context ctx, cl_device_id device, cl_command_queue q,
 int main(int argc, char** argv) {
   const int factor = argc > 1 ? atoi(argv[1]) : 3;
   const unsigned launches = argc > 3 ? (unsigned)strtoul(argv[3], NULL, 10) : 1;
+  const unsigned long pause_ms = argc > 4 ? strtoul(argv[4], NULL, 10) : 0;
   cl_platform_id platform;
   cl_device_id device;
   app_pick_device(&platform, &device);
@@ -61,6 +64,8 @@ int main(int argc, char** argv) {
     for (size_t i = 0; i < N; ++i) ref[i] = in[i] * 2 + (int32_t)i;
     app_check_i32("first", out, ref, N);
     app_print_checksum("first", out, N * 4);
+    const struct timespec pause = {(time_t)(pause_ms / 1000), (long)(pause_ms % 1000) * 1000000L};
+    nanosleep(&pause, NULL);
   }
 
   char options[32];
