@@ -13,6 +13,7 @@
 #include <unordered_set>
 #include <vector>
 
+#include "api/extension_functions.h"
 #include "api/handler_util.h"
 #include "exec/deferred_app_binary.h"
 #include "exec/home_sync.h"
@@ -72,10 +73,12 @@ cl_int CL_API_CALL enqueue_command_buffer(cl_uint num_queues, cl_command_queue* 
   return err;
 }
 
-// The function the app gets for `name`: coex's clEnqueueCommandBufferKHR in place of the driver's.
-// Recording kernels into command buffers keeps later reads of program binaries from waiting for their
-// launches: coex cannot see those (exec/deferred_app_binary.h).
-void* extension_function(cl_platform_id platform, const char* name, void* function) {
+}  // namespace
+
+// coex's clEnqueueCommandBufferKHR in place of the driver's. Any use of command buffers keeps later
+// reads of program binaries from waiting for their launches: coex cannot see those
+// (exec/deferred_app_binary.h).
+void* command_buffer_function(cl_platform_id platform, const char* name, void* function) {
   const bool of_command_buffers =
       name && (std::strncmp(name, "clCommand", 9) == 0 || std::strstr(name, "CommandBuffer") != nullptr);
   if (!function || !of_command_buffers) return function;
@@ -95,21 +98,6 @@ void* extension_function(cl_platform_id platform, const char* name, void* functi
     return function;
   }
   return reinterpret_cast<void*>(&enqueue_command_buffer);
-}
-
-void* CL_API_CALL get_extension_function_for_platform(cl_platform_id platform, const char* name) {
-  return extension_function(platform, name, cl().clGetExtensionFunctionAddressForPlatform(platform, name));
-}
-
-void* CL_API_CALL get_extension_function(const char* name) {
-  return extension_function(nullptr, name, cl().clGetExtensionFunctionAddress(name));
-}
-
-}  // namespace
-
-void install_command_buffer_calls(cl_icd_dispatch& table) {
-  table.clGetExtensionFunctionAddressForPlatform = get_extension_function_for_platform;
-  table.clGetExtensionFunctionAddress = get_extension_function;
 }
 
 }  // namespace coex::api

@@ -1,4 +1,12 @@
 // Kernels and the current value of every argument: a launch is replayed elsewhere from these.
+#include <array>
+#include <atomic>
+#include <cstring>
+#include <mutex>
+#include <type_traits>
+#include <utility>
+
+#include "api/extension_functions.h"
 #include "api/handler_util.h"
 
 namespace coex::api {
@@ -77,17 +85,67 @@ cl_int CL_API_CALL set_kernel_arg(cl_kernel kernel, cl_uint index, size_t size, 
   return err;
 }
 
+// An argument set to a pointer rather than a buffer: SVM, a USM allocation (cl_intel_unified_shared_
+// memory) or a buffer's device address (cl_ext_buffer_device_address). coex cannot tell what it points
+// to, so a launch with one runs on the app's device whole (reason `svm`).
+void record_pointer_arg(const char* call, cl_kernel kernel, cl_uint index) {
+  record_safely(call, [&] {
+    auto record = rt().registries().kernels.find(kernel);
+    if (!record) return;
+    std::lock_guard lock(record->mutex);
+    if (index < record->args.size()) record->args[index] = {true, false, true, sizeof(void*), {}};
+  });
+}
+
 cl_int CL_API_CALL set_kernel_arg_svm(cl_kernel kernel, cl_uint index, const void* value) {
   cl_int err = cl().clSetKernelArgSVMPointer(kernel, index, value);
-  if (err == CL_SUCCESS)
-    record_safely("clSetKernelArgSVMPointer", [&] {
-      auto record = rt().registries().kernels.find(kernel);
-      if (!record) return;
-      std::lock_guard lock(record->mutex);
-      if (index < record->args.size()) record->args[index] = {true, false, true, sizeof(void*), {}};
-    });
+  if (err == CL_SUCCESS) record_pointer_arg("clSetKernelArgSVMPointer", kernel, index);
   return err;
 }
+
+// The extensions' setters of pointer arguments, which the app calls through the address
+// clGetExtensionFunctionAddress[ForPlatform] gave it: one wrapper per driver function (a platform's
+// each), in slots, each calling its driver's setter and then recording the argument. Unseen, such a
+// call would leave the argument's earlier value in coex's record, and a split would run with it.
+// `Value`: the setter's third parameter (const void* for USM, cl_ulong for a device address).
+constexpr size_t kSetterSlots = 4;
+
+template <typename Value>
+struct PointerSetter {
+  using Function = cl_int(CL_API_CALL*)(cl_kernel, cl_uint, Value);
+  static const char* name() {
+    return std::is_pointer_v<Value> ? "clSetKernelArgMemPointerINTEL" : "clSetKernelArgDevicePointerEXT";
+  }
+  static std::array<std::atomic<Function>, kSetterSlots>& drivers() {
+    static std::array<std::atomic<Function>, kSetterSlots> slots{};
+    return slots;
+  }
+  template <size_t Slot>
+  static cl_int CL_API_CALL call(cl_kernel kernel, cl_uint index, Value value) {
+    const cl_int err = drivers()[Slot].load(std::memory_order_acquire)(kernel, index, value);
+    if (err == CL_SUCCESS) record_pointer_arg(name(), kernel, index);
+    return err;
+  }
+  // The wrapper of the driver's `function`: the slot it was given before, else the first free one.
+  // All slots taken (more platforms than kSetterSlots with the extension): the driver's own, unseen.
+  template <size_t... Slots>
+  static void* wrapper(void* function, std::index_sequence<Slots...>) {
+    static std::mutex mutex;
+    static const std::array<void*, kSetterSlots> wrappers{reinterpret_cast<void*>(&call<Slots>)...};
+    const auto driver = reinterpret_cast<Function>(function);
+    std::lock_guard lock(mutex);
+    for (size_t slot = 0; slot < kSetterSlots; ++slot) {
+      Function held = drivers()[slot].load(std::memory_order_acquire);
+      if (!held) drivers()[slot].store(held = driver, std::memory_order_release);
+      if (held == driver) return wrappers[slot];
+    }
+    spdlog::warn(
+        "{} of a {}th platform: coex does not see its calls, and a kernel whose argument it sets may "
+        "be split with the argument's earlier value",
+        name(), kSetterSlots + 1);
+    return function;
+  }
+};
 
 cl_int CL_API_CALL set_kernel_exec_info(cl_kernel kernel, cl_kernel_exec_info name, size_t size, const void* value) {
   cl_int err = cl().clSetKernelExecInfo(kernel, name, size, value);
@@ -114,6 +172,15 @@ cl_int CL_API_CALL retain_kernel(cl_kernel kernel) {
 }
 
 }  // namespace
+
+void* kernel_arg_function(const char* name, void* function) {
+  if (!function) return function;
+  if (std::strcmp(name, PointerSetter<const void*>::name()) == 0)
+    return PointerSetter<const void*>::wrapper(function, std::make_index_sequence<kSetterSlots>{});
+  if (std::strcmp(name, PointerSetter<cl_ulong>::name()) == 0)
+    return PointerSetter<cl_ulong>::wrapper(function, std::make_index_sequence<kSetterSlots>{});
+  return function;
+}
 
 void install_kernel_calls(cl_icd_dispatch& table) {
   table.clCreateKernel = create_kernel;

@@ -136,7 +136,7 @@ void Runtime::init(LoadMode mode, const cl_icd_dispatch& next) {
   install_kernel_calls(intercept_);
   install_launch_calls(intercept_);
   install_event_calls(intercept_);
-  install_command_buffer_calls(intercept_);
+  install_extension_calls(intercept_);
   install_observers(intercept_, trace_ != nullptr, observed);
   active_ = true;
   // The one shutdown (docs/design.md, "Exit"): at the exit of the app's main thread, before every

@@ -83,6 +83,6 @@ void install_program_calls(cl_icd_dispatch& table);
 void install_kernel_calls(cl_icd_dispatch& table);
 void install_launch_calls(cl_icd_dispatch& table);
 void install_event_calls(cl_icd_dispatch& table);
-void install_command_buffer_calls(cl_icd_dispatch& table);
+void install_extension_calls(cl_icd_dispatch& table);
 
 }  // namespace coex::api

@@ -61,7 +61,9 @@ const std::pair<const char*, const char*> kMeanings[] = {
     {"task", "clEnqueueTask: a single work-item"},
     {"untracked_kernel", "the kernel was made before coex was loaded, or by a path coex does not follow"},
     {"untracked_buffer", "a buffer argument was made before coex was loaded"},
-    {"svm", "SVM pointers (clSetKernelArgSVMPointer, clSetKernelExecInfo) or integers cast to pointers"},
+    {"svm",
+     "pointer arguments (clSetKernelArgSVMPointer, clSetKernelArgMemPointerINTEL, clSetKernelArgDevicePointerEXT, "
+     "clSetKernelExecInfo) or integers cast to pointers"},
     // The program
     {"binary_program",
      "built from a binary coex never saw built from source (an app's binary cache is "
