@@ -1,5 +1,5 @@
-// Buffers: their records (flags, size, host pointer, sub-buffer parent), their release, every app
-// command that may write one, after which the copies coex keeps elsewhere are stale, and every one
+// Buffers: their records (flags, size, host pointer, sub-buffer parent, an image made from one), their
+// release, every app command that may write one, after which the copies coex keeps elsewhere are stale, and every one
 // that reads one on the app's device, before which home gets what other devices wrote (lazy home,
 // exec/home_sync.h).
 #include <algorithm>
@@ -70,6 +70,46 @@ cl_mem CL_API_CALL create_sub_buffer(cl_mem parent, cl_mem_flags flags, cl_buffe
   return mem;
 }
 
+// An image made from a buffer (CL_MEM_OBJECT_IMAGE1D_BUFFER, or a 2D image of cl_khr_image2d_from_buffer)
+// is that buffer's memory under another handle. It is recorded as an alias of the whole buffer, as a
+// sub-buffer of all of it would be, so that what reads it (a kernel coex does not split: image
+// arguments; an image command) first gets on home what other devices wrote of the buffer, and what
+// writes it makes their copies stale. Untracked, a read through the image after a split found device
+// 1's half missing, and a split after a write through it read device 1's old copy
+// (tests/apps/image_of_buffer). Other images are no buffer's: untracked, as before.
+void record_image(cl_mem image, cl_context context, const cl_image_desc* desc) {
+  if (!image || !desc || !desc->buffer) return;
+  record_safely("clCreateImage", [&] {
+    auto buffer = rt().registries().buffers.find(desc->buffer);
+    if (!buffer) return;
+    auto record = std::make_shared<model::BufferRecord>();
+    record->handle = image;
+    record->context = context;
+    record->context_record = buffer->context_record;
+    record->flags = buffer->flags;
+    record->size = buffer->size;
+    record->root = buffer->root_or_self(buffer);
+    record->origin = buffer->origin;
+    record->state = buffer->state;
+    rt().registries().buffers.insert(image, record);
+  });
+}
+
+cl_mem CL_API_CALL create_image(cl_context context, cl_mem_flags flags, const cl_image_format* format,
+                                const cl_image_desc* desc, void* host_ptr, cl_int* errcode_ret) {
+  cl_mem image = cl().clCreateImage(context, flags, format, desc, host_ptr, errcode_ret);
+  record_image(image, context, desc);
+  return image;
+}
+
+cl_mem CL_API_CALL create_image_with_properties(cl_context context, const cl_mem_properties* properties,
+                                                cl_mem_flags flags, const cl_image_format* format,
+                                                const cl_image_desc* desc, void* host_ptr, cl_int* errcode_ret) {
+  cl_mem image = cl().clCreateImageWithProperties(context, properties, flags, format, desc, host_ptr, errcode_ret);
+  record_image(image, context, desc);
+  return image;
+}
+
 // At the app's last release the record leaves its registry; coex's shadow buffers go with the
 // record's last holder (docs/design.md, "The way in").
 cl_int CL_API_CALL release_mem(cl_mem mem) {
@@ -130,7 +170,10 @@ cl_int CL_API_CALL copy_buffer_to_image(cl_command_queue queue, cl_mem src, cl_m
                                         const size_t* dst_origin, const size_t* region, cl_uint nwait,
                                         const cl_event* wait, cl_event* event) {
   if (cl_int err = exec::app_reads(rt(), "clEnqueueCopyBufferToImage", queue, src, src_offset, SIZE_MAX)) return err;
-  return cl().clEnqueueCopyBufferToImage(queue, src, dst, src_offset, dst_origin, region, nwait, wait, event);
+  if (cl_int err = app_may_write_all("clEnqueueCopyBufferToImage", queue, dst)) return err;  // of a buffer's image
+  cl_int err = cl().clEnqueueCopyBufferToImage(queue, src, dst, src_offset, dst_origin, region, nwait, wait, event);
+  if (err == CL_SUCCESS) app_writes_all("clEnqueueCopyBufferToImage", dst);
+  return err;
 }
 
 cl_int CL_API_CALL migrate_mem_objects(cl_command_queue queue, cl_uint count, const cl_mem* mems,
@@ -194,6 +237,7 @@ cl_int CL_API_CALL copy_buffer_rect(cl_command_queue queue, cl_mem src, cl_mem d
 cl_int CL_API_CALL copy_image_to_buffer(cl_command_queue queue, cl_mem src, cl_mem dst, const size_t* src_origin,
                                         const size_t* region, size_t dst_offset, cl_uint nwait, const cl_event* wait,
                                         cl_event* event) {
+  if (cl_int err = exec::app_reads(rt(), "clEnqueueCopyImageToBuffer", queue, src, 0, SIZE_MAX)) return err;
   if (cl_int err = app_may_write_all("clEnqueueCopyImageToBuffer", queue, dst)) return err;
   cl_int err = cl().clEnqueueCopyImageToBuffer(queue, src, dst, src_origin, region, dst_offset, nwait, wait, event);
   if (err == CL_SUCCESS) app_writes_all("clEnqueueCopyImageToBuffer", dst);
@@ -243,12 +287,71 @@ cl_int CL_API_CALL enqueue_native_kernel(cl_command_queue queue, void(CL_CALLBAC
   return err;
 }
 
+// The image commands: each reads or writes a buffer where the image is one's alias (record_image),
+// anywhere in it as far as coex works out; an image of no buffer is not found, and nothing is done.
+cl_int CL_API_CALL read_image(cl_command_queue queue, cl_mem image, cl_bool blocking, const size_t* origin,
+                              const size_t* region, size_t row_pitch, size_t slice_pitch, void* ptr, cl_uint nwait,
+                              const cl_event* wait, cl_event* event) {
+  if (cl_int err = exec::app_reads(rt(), "clEnqueueReadImage", queue, image, 0, SIZE_MAX)) return err;
+  return cl().clEnqueueReadImage(queue, image, blocking, origin, region, row_pitch, slice_pitch, ptr, nwait, wait,
+                                 event);
+}
+
+cl_int CL_API_CALL write_image(cl_command_queue queue, cl_mem image, cl_bool blocking, const size_t* origin,
+                               const size_t* region, size_t row_pitch, size_t slice_pitch, const void* ptr,
+                               cl_uint nwait, const cl_event* wait, cl_event* event) {
+  if (cl_int err = app_may_write_all("clEnqueueWriteImage", queue, image)) return err;
+  cl_int err =
+      cl().clEnqueueWriteImage(queue, image, blocking, origin, region, row_pitch, slice_pitch, ptr, nwait, wait, event);
+  if (err == CL_SUCCESS) app_writes_all("clEnqueueWriteImage", image);
+  return err;
+}
+
+cl_int CL_API_CALL fill_image(cl_command_queue queue, cl_mem image, const void* color, const size_t* origin,
+                              const size_t* region, cl_uint nwait, const cl_event* wait, cl_event* event) {
+  if (cl_int err = app_may_write_all("clEnqueueFillImage", queue, image)) return err;
+  cl_int err = cl().clEnqueueFillImage(queue, image, color, origin, region, nwait, wait, event);
+  if (err == CL_SUCCESS) app_writes_all("clEnqueueFillImage", image);
+  return err;
+}
+
+cl_int CL_API_CALL copy_image(cl_command_queue queue, cl_mem src, cl_mem dst, const size_t* src_origin,
+                              const size_t* dst_origin, const size_t* region, cl_uint nwait, const cl_event* wait,
+                              cl_event* event) {
+  if (cl_int err = exec::app_reads(rt(), "clEnqueueCopyImage", queue, src, 0, SIZE_MAX)) return err;
+  if (cl_int err = app_may_write_all("clEnqueueCopyImage", queue, dst)) return err;
+  cl_int err = cl().clEnqueueCopyImage(queue, src, dst, src_origin, dst_origin, region, nwait, wait, event);
+  if (err == CL_SUCCESS) app_writes_all("clEnqueueCopyImage", dst);
+  return err;
+}
+
+// As map_buffer: a write map makes the whole buffer stale wherever else coex keeps it.
+void* CL_API_CALL map_image(cl_command_queue queue, cl_mem image, cl_bool blocking, cl_map_flags flags,
+                            const size_t* origin, const size_t* region, size_t* row_pitch, size_t* slice_pitch,
+                            cl_uint nwait, const cl_event* wait, cl_event* event, cl_int* errcode_ret) {
+  if (cl_int lacked = exec::app_reads(rt(), "clEnqueueMapImage", queue, image, 0, SIZE_MAX)) {
+    if (errcode_ret) *errcode_ret = lacked;
+    return nullptr;
+  }
+  void* ptr = cl().clEnqueueMapImage(queue, image, blocking, flags, origin, region, row_pitch, slice_pitch, nwait, wait,
+                                     event, errcode_ret);
+  if (ptr && (flags & (CL_MAP_WRITE | CL_MAP_WRITE_INVALIDATE_REGION))) app_writes_all("clEnqueueMapImage", image);
+  return ptr;
+}
+
 }  // namespace
 
 void install_buffer_calls(cl_icd_dispatch& table) {
   table.clCreateBuffer = create_buffer;
   table.clCreateBufferWithProperties = create_buffer_with_properties;
   table.clCreateSubBuffer = create_sub_buffer;
+  table.clCreateImage = create_image;
+  table.clCreateImageWithProperties = create_image_with_properties;
+  table.clEnqueueReadImage = read_image;
+  table.clEnqueueWriteImage = write_image;
+  table.clEnqueueFillImage = fill_image;
+  table.clEnqueueCopyImage = copy_image;
+  table.clEnqueueMapImage = map_image;
   table.clReleaseMemObject = release_mem;
   table.clRetainMemObject = retain_mem;
   table.clEnqueueReadBuffer = read_buffer;
