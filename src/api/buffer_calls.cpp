@@ -76,13 +76,18 @@ cl_mem CL_API_CALL create_sub_buffer(cl_mem parent, cl_mem_flags flags, cl_buffe
 // arguments; an image command) first gets on home what other devices wrote of the buffer, and what
 // writes it makes their copies stale. Untracked, a read through the image after a split found device
 // 1's half missing, and a split after a write through it read device 1's old copy
-// (tests/apps/image_of_buffer). Other images are no buffer's: untracked, as before.
+// (tests/apps/image_of_buffer). coex keeps a reference to the buffer, which bytes brought home for
+// the image are written into (BufferRecord::image_of). Other images are no buffer's: untracked.
 void record_image(cl_mem image, cl_context context, const cl_image_desc* desc) {
   if (!image || !desc || !desc->buffer) return;
   record_safely("clCreateImage", [&] {
     auto buffer = rt().registries().buffers.find(desc->buffer);
-    if (!buffer) return;
-    auto record = std::make_shared<model::BufferRecord>();
+    if (!buffer || cl().clRetainMemObject(desc->buffer) != CL_SUCCESS) return;
+    auto record = std::shared_ptr<model::BufferRecord>(new model::BufferRecord, [](model::BufferRecord* alias) {
+      cl().clReleaseMemObject(alias->image_of);
+      delete alias;
+    });
+    record->image_of = desc->buffer;
     record->handle = image;
     record->context = context;
     record->context_record = buffer->context_record;

@@ -62,7 +62,8 @@ cl_int bring_home_before(Services& services, const char* call, cl_command_queue 
       services.devices().home_queue(record->context, state.lacks_device, devices::DeviceSet::HomeQueue::AppCalls);
   if (!coex_queue) return CL_OUT_OF_RESOURCES;
   uint64_t moved = 0, fetched = 0;
-  cl_int err = write_lacks_home(services, state, coex_queue, mem, record->origin, needed, moved, fetched);
+  cl_int err =
+      write_lacks_home(services, state, coex_queue, record->home_handle(), record->origin, needed, moved, fetched);
   if (err != CL_SUCCESS)
     spdlog::error("{}: writing the other devices' results to the buffer failed (error {})", call, err);
   services.report().record_home_on_demand(moved, fetched);

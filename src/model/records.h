@@ -58,6 +58,12 @@ struct BufferRecord {
   std::shared_ptr<BufferRecord> root;
   size_t origin = 0;
   std::shared_ptr<coherence::BufferState> state;  // the root's state; shared by its sub-buffers
+  // An image made from a buffer (api/buffer_calls.cpp, record_image): that buffer, retained by coex
+  // for as long as this record lives. Bytes coex writes home for the image go into it: a driver
+  // takes no buffer command on an image. Null for a buffer.
+  cl_mem image_of = nullptr;
+  // Where coex writes bytes home for this record: its buffer, or the buffer an image was made from.
+  cl_mem home_handle() const { return image_of ? image_of : handle; }
   std::shared_ptr<BufferRecord> root_or_self(const std::shared_ptr<BufferRecord>& self) const {
     return root ? root : self;
   }
