@@ -1,7 +1,7 @@
-// Buffers: their records (flags, size, host pointer, sub-buffer parent, an image made from one), their
-// release, every app command that may write one, after which the copies coex keeps elsewhere are stale, and every one
-// that reads one on the app's device, before which home gets what other devices wrote (lazy home,
-// exec/home_sync.h).
+// Buffers: their records (flags, size, host pointer, sub-buffer parent, an image made from one),
+// their release, every app command that may write one, after which the copies coex keeps elsewhere
+// are stale, and every one that reads one on the app's device, before which home gets what other
+// devices wrote (lazy home, exec/home_sync.h).
 #include <algorithm>
 
 #include "api/handler_util.h"
