@@ -81,13 +81,14 @@ cl_mem CL_API_CALL create_sub_buffer(cl_mem parent, cl_mem_flags flags, cl_buffe
 void record_image(cl_mem image, cl_context context, const cl_image_desc* desc) {
   if (!image || !desc || !desc->buffer) return;
   record_safely("clCreateImage", [&] {
+    // An image made from such an image (OpenCL 2.0's 2D image of another) aliases the same buffer.
     auto buffer = rt().registries().buffers.find(desc->buffer);
-    if (!buffer || cl().clRetainMemObject(desc->buffer) != CL_SUCCESS) return;
+    if (!buffer || cl().clRetainMemObject(buffer->home_handle()) != CL_SUCCESS) return;
     auto record = std::shared_ptr<model::BufferRecord>(new model::BufferRecord, [](model::BufferRecord* alias) {
       cl().clReleaseMemObject(alias->image_of);
       delete alias;
     });
-    record->image_of = desc->buffer;
+    record->image_of = buffer->home_handle();
     record->handle = image;
     record->context = context;
     record->context_record = buffer->context_record;
