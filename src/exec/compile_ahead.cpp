@@ -14,7 +14,6 @@
 #include <fstream>
 #include <map>
 #include <mutex>
-#include <optional>
 #include <set>
 #include <vector>
 
@@ -191,47 +190,49 @@ void note_end(const Running& process, bool made, bool at_exit) {
     process.report->record_compile_ahead(std::chrono::duration<double>(now - process.started).count(), made, at_exit);
 }
 
-// Whether the process has ended, and then whether it made its binary; waited for under
+// Takes every process that has ended out of running(), its request file removed and its slice and
+// seconds noted, then returns `look()`, read under the same lock. Each is waited for under
 // running_mutex while running() holds it, so that an ID is waited for only while it is coex's child
 // (once reaped, the system may give it to another child of the app). ECHILD: the app reaped it, how it
-// went unknown (the read compiles what is missing).
-std::optional<bool> ended_locked(pid_t pid) {
-  int status = 0;
-  const pid_t r = ::waitpid(pid, &status, WNOHANG);
-  if (r == 0 || (r < 0 && errno == EINTR)) return std::nullopt;
-  return r == pid && WIFEXITED(status) && WEXITSTATUS(status) == 0;
-}
-
-// A process seen ended: its request file goes, and its slice and seconds are noted.
-void finish(const Running& process, bool made) {
-  ::unlink(process.request.c_str());
-  // The slice ends where coex found the process ended: it may have ended a little before.
-  note_end(process, made, false);
+// went unknown (the read compiles what is missing). The slice ends where coex found the process
+// ended: it may have ended a little before.
+template <typename Look>
+auto reap_ended(Look look) {
+  std::vector<std::pair<Running, bool>> ended;  // and whether it made its binary
+  decltype(look()) result;
+  {
+    std::lock_guard lock(running_mutex);
+    for (auto it = running().begin(); it != running().end();) {
+      int status = 0;
+      const pid_t r = ::waitpid(it->first, &status, WNOHANG);
+      if (r == 0 || (r < 0 && errno == EINTR)) {
+        ++it;
+        continue;
+      }
+      ended.emplace_back(it->second, r == it->first && WIFEXITED(status) && WEXITSTATUS(status) == 0);
+      it = running().erase(it);
+    }
+    result = look();
+  }
+  for (const auto& [process, made] : ended) {
+    ::unlink(process.request.c_str());
+    note_end(process, made, false);
+  }
+  return result;
 }
 
 // Whether the program's process still runs; once it has ended, the trace's `compile ahead` slice on
 // home's track says how it went.
 bool still_running(model::ProgramRecord& program) {
   const pid_t pid = program.compile_ahead_pid.load(std::memory_order_acquire);
-  std::optional<std::pair<Running, bool>> ended;  // none where seen ended already: by another launch,
-                                                  // or by below_process_limit for another program
-  {
-    std::lock_guard lock(running_mutex);
-    if (auto it = running().find(pid); it != running().end()) {
-      const std::optional<bool> made = ended_locked(pid);
-      if (!made) return true;
-      ended.emplace(it->second, *made);
-      running().erase(it);
-    }
-  }
+  if (reap_ended([&] { return running().count(pid) > 0; })) return true;
   program.compile_ahead.store(kEnded, std::memory_order_release);
-  if (ended) finish(ended->first, ended->second);
   return false;
 }
 
 // Whether another process may start now (`compile_ahead_processes`). Processes that have ended are
-// taken off the count here, whichever program they compiled for: one program's process, ended while
-// nothing of its own program launches, would otherwise hold a place until the exit.
+// taken off the count first, whichever program they compiled for: one program's process, ended
+// while nothing of its own program launches, would otherwise hold a place until the exit.
 bool below_process_limit(Services& services) {
   size_t limit = size_t(services.settings().compile_ahead_processes);
   if (limit == 0) {
@@ -242,22 +243,7 @@ bool below_process_limit(Services& services) {
         of_devices += device.compute_units;
     limit = default_process_limit(usable_cores(), of_devices);
   }
-  std::vector<std::pair<Running, bool>> ended;
-  bool below = false;
-  {
-    std::lock_guard lock(running_mutex);
-    for (auto it = running().begin(); it != running().end();) {
-      if (const std::optional<bool> made = ended_locked(it->first)) {
-        ended.emplace_back(it->second, *made);
-        it = running().erase(it);
-      } else {
-        ++it;
-      }
-    }
-    below = running().size() < limit;
-  }
-  for (const auto& [process, made] : ended) finish(process, made);
-  return below;
+  return reap_ended([&] { return running().size() < limit; });
 }
 
 }  // namespace
