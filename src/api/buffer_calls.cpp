@@ -48,6 +48,22 @@ cl_mem CL_API_CALL create_buffer_with_properties(cl_context context, const cl_me
   return mem;
 }
 
+// Records `view` (a sub-buffer, or an image made from a buffer), of handle `handle`, as bytes
+// [offset, offset + size) of the tracked buffer `of`: the root's state, its bytes counted from the
+// root's start.
+void record_view(const std::shared_ptr<model::BufferRecord>& view, cl_mem handle, cl_context context,
+                 const std::shared_ptr<model::BufferRecord>& of, size_t offset, size_t size, cl_mem_flags flags) {
+  view->handle = handle;
+  view->context = context;
+  view->context_record = of->context_record;
+  view->flags = flags;
+  view->size = size;
+  view->root = of->root_or_self(of);
+  view->origin = of->origin + offset;
+  view->state = of->state;
+  rt().registries().buffers.insert(handle, view);
+}
+
 cl_mem CL_API_CALL create_sub_buffer(cl_mem parent, cl_mem_flags flags, cl_buffer_create_type type, const void* info,
                                      cl_int* errcode_ret) {
   cl_mem mem = cl().clCreateSubBuffer(parent, flags, type, info, errcode_ret);
@@ -57,15 +73,8 @@ cl_mem CL_API_CALL create_sub_buffer(cl_mem parent, cl_mem_flags flags, cl_buffe
     if (!parent_record || type != CL_BUFFER_CREATE_TYPE_REGION) return;  // untracked: never split
     const auto* region = static_cast<const cl_buffer_region*>(info);
     auto record = std::make_shared<model::BufferRecord>();
-    record->handle = mem;
-    record->context = parent_record->context;
-    record->context_record = parent_record->context_record;
-    record->flags = flags ? flags : parent_record->flags;
-    record->size = region->size;
-    record->root = parent_record->root_or_self(parent_record);
-    record->origin = parent_record->origin + region->origin;
-    record->state = parent_record->state;
-    rt().registries().buffers.insert(mem, record);
+    record_view(record, mem, parent_record->context, parent_record, region->origin, region->size,
+                flags ? flags : parent_record->flags);
   });
   return mem;
 }
@@ -89,15 +98,7 @@ void record_image(cl_mem image, cl_context context, const cl_image_desc* desc) {
       delete alias;
     });
     record->image_of = buffer->home_handle();
-    record->handle = image;
-    record->context = context;
-    record->context_record = buffer->context_record;
-    record->flags = buffer->flags;
-    record->size = buffer->size;
-    record->root = buffer->root_or_self(buffer);
-    record->origin = buffer->origin;
-    record->state = buffer->state;
-    rt().registries().buffers.insert(image, record);
+    record_view(record, image, context, buffer, 0, buffer->size, buffer->flags);
   });
 }
 
