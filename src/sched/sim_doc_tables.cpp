@@ -5,6 +5,7 @@
 #include <functional>
 #include <map>
 #include <nlohmann/json.hpp>
+#include <random>
 #include <sstream>
 
 #include "config/settings.h"
@@ -92,10 +93,61 @@ double mean(const Lines& lines, const char* key) {
 
 std::string thousandths(double v) { return num(json(std::round(v * 1000) / 1000)); }
 
+// The testbed's devices as the device machine has them: all of one kind (one name), each chunk's time
+// x (1 + 0.1|z|), and at each launch three in ten of them change pace part-way through (x0.6, x0.75
+// or x1.3 from 20 to 80 ms in), drawn from `seed`: single-threaded PoCL devices whose threads come to
+// share a core, or stop sharing one. Drawn from mt19937's own numbers, the same with every library.
+void pace_moves_mid_launch(Scenario& s, uint32_t seed) {
+  std::mt19937 draws(seed);
+  auto unit = [&draws] { return static_cast<double>(draws()) / 4294967296.0; };
+  constexpr double kFactors[] = {0.6, 0.75, 1.3};
+  for (auto& device : s.devices) {
+    device.profile.name = "cpu-minimal";
+    device.noise = 0.1;
+    device.changes.clear();
+    for (int launch = 0; launch < s.launches; ++launch) {
+      device.changes.push_back({launch, 0.0, 1.0});
+      if (unit() < 0.3) {
+        const double at = (0.2 + 0.6 * unit()) * 0.1;
+        device.changes.push_back({launch, at, kFactors[std::min<size_t>(2, static_cast<size_t>(unit() * 3))]});
+      }
+    }
+  }
+  s.seed = seed;
+  s.home = 0;
+}
+
 using Table = std::function<std::string(const std::string& dir)>;
 
 const std::vector<std::pair<std::string, Table>>& tables() {
   static const std::vector<std::pair<std::string, Table>> list = {
+      {"pace-moves-mid-launch",
+       [](const std::string& dir) {
+         constexpr uint32_t kSeeds = 30;
+         std::string out = header({"scenario", "plain wp (launches 1 and 2)", "auto / hguided, mean", "worst"});
+         for (const char* file :
+              {"testbed-nbody-n4", "testbed-matmul-n4", "testbed-binomial-n8", "testbed-binomial-n15"}) {
+           size_t plain_wp = 0;
+           double sum = 0, worst = 0;
+           for (uint32_t seed = 1; seed <= kSeeds; ++seed) {
+             std::map<std::string, double> makespans;
+             for (const auto& l : launches_only(simulate(dir, file, [seed](Scenario& s) {
+                    s.policies = {"auto", "hguided"};
+                    s.launches = 3;
+                    pace_moves_mid_launch(s, seed);
+                  }))) {
+               makespans[l["policy"].get<std::string>()] += l["makespan"].get<double>();
+               plain_wp += l.value("planned_by", "") == "auto:wp";
+             }
+             const double ratio = makespans["auto"] / makespans["hguided"];
+             sum += ratio;
+             worst = std::max(worst, ratio);
+           }
+           out += row({file, std::to_string(plain_wp) + " of " + std::to_string(2 * kSeeds), thousandths(sum / kSeeds),
+                       thousandths(worst)});
+         }
+         return out;
+       }},
       {"wp-against-sigmoid",
        [](const std::string& dir) {
          Lines lines = simulate(dir, "sigmoid-irregular", [](Scenario& s) {

@@ -519,6 +519,25 @@ TEST(AutoPolicy, ANoisyInterceptIsNoCostlyChunk) {
   }
 }
 
+// Devices of one kind share a chunk's overhead: the median of their lines' intercepts stands for it,
+// not the largest (the device whose pace moved during the launch measured). One of four devices with
+// 5 ms a chunk on a predicted 2.5 ms launch gets the tail; three of four, or devices each of its own
+// kind, get plain wp.
+TEST(AutoChoice, DevicesOfOneKindShareTheirChunkOverhead) {
+  LaunchShape s = shape("k", 1000);
+  for (int costly : {1, 3}) {
+    for (bool one_kind : {true, false}) {
+      History h;
+      h.note_launch("k", s.global_size);
+      for (int device = 0; device < 4; ++device)
+        record_line(h, "k", s.global_size, device, device < costly ? 0.005 : 0, 1e-5);
+      s.device_kinds = one_kind ? std::vector<int>{0, 0, 0, 0} : std::vector<int>{};
+      EXPECT_EQ(auto_choice(h, s, {0, 1, 2, 3}, PolicyParams{}), one_kind && costly == 1 ? "wp+tail" : "wp")
+          << costly << " " << one_kind;
+    }
+  }
+}
+
 // begin_launch splits over the devices the planner's gate picked, those of them that are ready: it
 // does not weigh the evidence again. Device 1's chunks are 100 times slower: the models leave it out,
 // unless the gate kept it; with only home of the gate's devices ready, the models decide.
