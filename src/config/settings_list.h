@@ -261,7 +261,9 @@ COEX_POLICY_PARAM(Double, auto_overhead_fraction, 0.01, (0.0, 1.0),
                   "chunk's overhead is above this fraction of the predicted launch time.")
 COEX_POLICY_PARAM(Double, auto_rebalance_below, 0.8, (0.0, 1.0),
                   "auto: a `wp` launch balanced worse than this (first finish / last finish) right after one "
-                  "balanced better means the machine changed: the next launch measures again with `sigmoid`.")
+                  "balanced better means the machine changed: the next launch measures again with `sigmoid`; "
+                  "where that launch was plain `wp` on trial against `wp+tail` (timed against each other), the "
+                  "tail is kept instead.")
 COEX_POLICY_PARAM(Double, auto_min_share, 0.05, (0.0, 1.0),
                   "auto: a device whose predicted share of a launch (from its measured times) is below this "
                   "fraction gets no work; when that leaves the home device alone, the launch is not split.")

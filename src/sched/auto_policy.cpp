@@ -235,6 +235,27 @@ void AutoPolicy::end_launch(double now) {
   const double balance = last > 0 ? first / last : 1.0;
   History::AutoTrack track = history_->auto_track(key_.first, key_.second);
   const double threshold = params_.auto_rebalance_below;
+  const bool someone_missing = finish_.size() < paying_.size();
+  const bool tail_timed = track.tail_times.size() >= kChoiceTimes;
+  // Plain wp on trial against a tail timed already (weigh_tail), badly balanced right after a tail
+  // launch that balanced: the devices' paces move during a launch more than fixed shares follow, and
+  // the tail followed them. The tail is kept for the run, and nothing is measured again (the machine
+  // did not change: the tail's launches balanced). Without this the trial ran on: its bad balance
+  // sent the next launch to sigmoid and plain wp restarted from that launch's throughputs, measured
+  // while the paces moved (docs/schedulers.md, "The `auto` rule", the table pace-moves-mid-launch-
+  // twenty: binomial over eight devices whose paces move part-way through launches, in simulation,
+  // launches 10 to 14 of 20 took 1.27 times hguided's on average, 1.06 with this). A kernel whose
+  // plain wp balances, and wins on time (a tail that moves data: benchmarks/jacobi), is weighed as
+  // before.
+  if (choice_ == "wp" && !cold_ && tail_timed && !track.tail_weighed && !track.tail_moves_data &&
+      track.last_wp_balance >= threshold && (balance < threshold || someone_missing)) {
+    track.shares_choice = "wp+tail";
+    track.tail_weighed = true;
+    track.last_wp_balance = balance;
+    ++track.wp_launches;
+    history_->set_auto_track(key_.first, key_.second, track);
+    return;
+  }
   // Not where chunks handed out on demand move more than they balance (tail_moves_data, below): sigmoid
   // hands out the whole launch so, and wp would restart from throughputs that count the moves
   // (benchmarks/jacobi over eight devices: after one such launch wp gave home all of the next ones).
@@ -248,10 +269,8 @@ void AutoPolicy::end_launch(double now) {
   // (AutoTrack is not saved: a second run starts from the fits again).
   // Not from a launch where a device compiled the kernel at its first chunk; a device that never
   // reported (taken over by another) counts as a bad balance.
-  const bool someone_missing = finish_.size() < paying_.size();
   // Not once the two were weighed (launch_measured), nor while plain wp is timed against a tail
   // already timed.
-  const bool tail_timed = track.tail_times.size() >= kChoiceTimes;
   if (choice_ == "wp" && !cold_ && (balance < threshold || someone_missing) && params_.auto_wp_tail > 0 &&
       !track.tail_moves_data && !track.tail_weighed && !tail_timed)
     track.shares_choice = "wp+tail";

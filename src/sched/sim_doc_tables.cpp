@@ -148,6 +148,40 @@ const std::vector<std::pair<std::string, Table>>& tables() {
          }
          return out;
        }},
+      {"pace-moves-mid-launch-twenty",
+       [](const std::string& dir) {
+         constexpr uint32_t kSeeds = 30;
+         std::string out = header({"scenario", "auto / hguided, 20 launches, mean", "worst", "launches 10 to 14, mean",
+                                   "sigmoid after launch 0"});
+         for (const char* file : {"testbed-matmul-n4", "testbed-binomial-n8", "testbed-binomial-n15"}) {
+           size_t remeasures = 0;
+           double sum = 0, worst = 0, trial = 0;
+           for (uint32_t seed = 1; seed <= kSeeds; ++seed) {
+             std::map<std::string, std::vector<double>> makespans;
+             for (const auto& l : launches_only(simulate(dir, file, [seed](Scenario& s) {
+                    s.policies = {"auto", "hguided"};
+                    s.launches = 20;
+                    pace_moves_mid_launch(s, seed);
+                  }))) {
+               makespans[l["policy"].get<std::string>()].push_back(l["makespan"].get<double>());
+               remeasures += l["launch"].get<int>() > 0 && l.value("planned_by", "") == "auto:sigmoid";
+             }
+             const auto& a = makespans["auto"];
+             const auto& h = makespans["hguided"];
+             double sum_a = 0, sum_h = 0;
+             for (size_t i = 0; i < a.size() && i < h.size(); ++i) {
+               sum_a += a[i];
+               sum_h += h[i];
+               if (i >= 10 && i < 15) trial += a[i] / h[i] / 5;
+             }
+             sum += sum_a / sum_h;
+             worst = std::max(worst, sum_a / sum_h);
+           }
+           out += row({file, thousandths(sum / kSeeds), thousandths(worst), thousandths(trial / kSeeds),
+                       std::to_string(remeasures)});
+         }
+         return out;
+       }},
       {"wp-against-sigmoid",
        [](const std::string& dir) {
          Lines lines = simulate(dir, "sigmoid-irregular", [](Scenario& s) {

@@ -2,6 +2,7 @@
 // handed out on demand (auto:wp, auto:wp+tail), and which the kernel's later launches keep.
 #include <gtest/gtest.h>
 
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -16,6 +17,45 @@ using auto_fixtures::record_line;
 using auto_fixtures::shape;
 using auto_fixtures::two_devices_on_a_line;
 using auto_fixtures::two_profiles;
+
+// How a launch went on devices 0 and 1: each chunk's seconds and seconds moving data, the launch's
+// end, and its time as measured.
+struct Outcome {
+  double chunk_seconds[2] = {0.005, 0.005};
+  double transfer_seconds[2] = {0, 0};
+  double end = 0.005;
+  double measured = 0.005;
+};
+
+// `launches` launches of auto over devices 0 and 1 of kernel "k" at 1000 groups, each one a policy
+// object of its own as the executor makes them, with one History; `outcome` says how each went, from
+// its number and what auto planned it by. What each launch was planned by.
+std::vector<std::string> auto_launches(uint64_t launches,
+                                       const std::function<Outcome(uint64_t, const std::string&)>& outcome) {
+  LaunchShape s = shape("k", 1000);
+  s.home = 0;
+  auto h = two_devices_on_a_line(s, 1e-6, 1e-5);
+  const std::vector<DeviceProfile> profiles = two_profiles();
+  std::vector<std::string> picked;
+  for (uint64_t number = 0; number < launches; ++number) {
+    LaunchShape launch = s;
+    launch.launch_number = number;
+    launch.follows_split = number > 0;
+    auto policy = make_policy("auto", PolicyParams{}, h, profiles);
+    policy->begin_launch(launch, {0, 1}, 0);
+    picked.push_back(policy->planned_by());
+    const Outcome how = outcome(number, picked.back());
+    for (int d : {0, 1})
+      while (auto c = policy->next_chunk(d, 0)) {
+        ChunkTiming timing{*c, 0, how.chunk_seconds[d]};
+        timing.transfer_seconds = how.transfer_seconds[d];
+        policy->chunk_done(timing);
+      }
+    policy->end_launch(how.end);
+    policy->launch_measured(how.measured);
+  }
+  return picked;
+}
 
 // The executor makes a policy object per split launch: what auto keeps from one launch to the next
 // lives in the History. Its first pick between wp and wp+tail stays, though later fits (here: chunks
@@ -102,28 +142,16 @@ TEST(AutoPolicy, ATailThatMostlyMovesDataTurnsToFixedShares) {
 // to the tail no more, nor do the tail's moves of data turn it off.
 TEST(AutoPolicy, TheTailAndPlainWpAreTimedAndTheFasterIsKept) {
   for (double tail_seconds : {0.004, 0.006}) {  // plain wp's launches take 5 ms
-    LaunchShape s = shape("k", 1000);
-    s.home = 0;
-    auto h = two_devices_on_a_line(s, 1e-6, 1e-5);
-    const std::vector<DeviceProfile> profiles = two_profiles();
-    std::vector<std::string> picked;
-    for (uint64_t number = 0; number < 24; ++number) {
-      LaunchShape launch = s;
-      launch.launch_number = number;
-      launch.follows_split = number > 0;
-      auto policy = make_policy("auto", PolicyParams{}, h, profiles);
-      policy->begin_launch(launch, {0, 1}, 0);
-      picked.push_back(policy->planned_by());
-      const bool late = number >= 20;  // device 1 ends at twice home's time, its chunks mostly moving data
-      for (int d : {0, 1})
-        while (auto c = policy->next_chunk(d, 0)) {
-          ChunkTiming timing{*c, 0, d == 1 && late ? 0.01 : 0.005};
-          timing.transfer_seconds = d == 1 && late ? 0.009 : 0;
-          policy->chunk_done(timing);
-        }
-      policy->end_launch(late ? 0.01 : 0.005);
-      policy->launch_measured(picked.back() == "auto:wp+tail" ? tail_seconds : 0.005);
-    }
+    const auto picked = auto_launches(24, [&](uint64_t number, const std::string& plan) {
+      Outcome how;
+      if (number >= 20) {  // device 1 ends at twice home's time, its chunks mostly moving data
+        how.chunk_seconds[1] = 0.01;
+        how.transfer_seconds[1] = 0.009;
+        how.end = 0.01;
+      }
+      how.measured = plan == "auto:wp+tail" ? tail_seconds : 0.005;
+      return how;
+    });
     // Launch 0 is no steady measurement, 1-8 time the tail; 9 (a switch) and 10-17 plain wp.
     for (uint64_t number = 0; number < 9; ++number) EXPECT_EQ(picked[number], "auto:wp+tail") << number;
     for (uint64_t number = 9; number < 18; ++number) EXPECT_EQ(picked[number], "auto:wp") << number;
@@ -133,6 +161,20 @@ TEST(AutoPolicy, TheTailAndPlainWpAreTimedAndTheFasterIsKept) {
     for (uint64_t number = 18; number < 24; ++number)
       EXPECT_EQ(picked[number], number == 21 ? "auto:sigmoid" : faster) << tail_seconds << " " << number;
   }
+}
+
+// Plain wp on trial against a tail timed already, badly balanced right after a tail launch that
+// balanced (device 1 ends at twice home's time under plain wp only): the tail is kept for the run at
+// once, and no launch measures the devices again (sigmoid).
+TEST(AutoPolicy, APlainWpTrialThatBalancesBadlyKeepsTheTail) {
+  const auto picked = auto_launches(16, [](uint64_t, const std::string& plan) {
+    Outcome how;
+    if (plan == "auto:wp") how.chunk_seconds[1] = how.end = how.measured = 0.01;
+    return how;
+  });
+  // Launch 0 is no steady measurement, 1-8 time the tail, 9 tries plain wp.
+  for (uint64_t number = 0; number < 16; ++number)
+    EXPECT_EQ(picked[number], number == 9 ? "auto:wp" : "auto:wp+tail") << number;
 }
 
 }  // namespace
