@@ -237,10 +237,11 @@ void AutoPolicy::end_launch(double now) {
   const double threshold = params_.auto_rebalance_below;
   const bool someone_missing = finish_.size() < paying_.size();
   const bool tail_timed = track.tail_times.size() >= kChoiceTimes;
-  // Plain wp on trial against a tail timed already (weigh_tail), badly balanced right after a tail
-  // launch that balanced: the devices' paces move during a launch more than fixed shares follow, and
-  // the tail followed them. The tail is kept for the run, and nothing is measured again (the machine
-  // did not change: the tail's launches balanced). Without this the trial ran on: its bad balance
+  // Plain wp on trial against a tail timed already (weigh_tail), badly balanced right after a launch
+  // that balanced (the tail's last, or the trial's own before): the devices' paces move more than
+  // fixed shares follow, and the tail followed them. The tail is kept for the run, and nothing is
+  // measured again (the machine did not change: the tail's launches balanced). Without this the
+  // trial ran on: its bad balance
   // sent the next launch to sigmoid and plain wp restarted from that launch's throughputs, measured
   // while the paces moved (docs/schedulers.md, "The `auto` rule", the table pace-moves-mid-launch-
   // twenty: binomial over eight devices whose paces move part-way through launches, in simulation,
