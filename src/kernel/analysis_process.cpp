@@ -33,6 +33,37 @@ extern char** environ;
 
 namespace coex::kernel::analysis_process {
 
+namespace {
+
+// The words and the environment of a process of coex's own (spawn_child), made before the process
+// starts: after a fork only calls safe there may run.
+struct ChildCommand {
+  std::vector<std::string> words, env;
+  std::vector<char*> argv, envp;
+
+  ChildCommand(const std::string& executable, const std::vector<std::string>& args,
+               const std::vector<std::string>& extra_env)
+      : words{executable} {
+    words.insert(words.end(), args.begin(), args.end());
+    for (char** e = environ; e && *e; ++e) {
+      const std::string entry = *e;
+      if (entry.rfind("LD_PRELOAD=", 0) == 0 || entry.rfind("OPENCL_LAYERS=", 0) == 0) continue;
+      env.push_back(entry);
+    }
+    env.insert(env.end(), extra_env.begin(), extra_env.end());
+    for (std::string& word : words) argv.push_back(word.data());
+    argv.push_back(nullptr);
+    for (std::string& entry : env) envp.push_back(entry.data());
+    envp.push_back(nullptr);
+  }
+  ChildCommand(const ChildCommand&) = delete;  // argv and envp point into words and env
+  ChildCommand& operator=(const ChildCommand&) = delete;
+};
+
+constexpr int kDefaultSignals[] = {SIGPIPE, SIGINT, SIGTERM, SIGCHLD, SIGHUP};
+
+}  // namespace
+
 pid_t spawn_child(const std::string& executable, const std::vector<std::string>& args,
                   posix_spawn_file_actions_t& actions, int keep_up_to, const std::vector<std::string>& extra_env) {
 #if defined(__GLIBC__) && (__GLIBC__ > 2 || (__GLIBC__ == 2 && __GLIBC_MINOR__ >= 34))
@@ -45,27 +76,14 @@ pid_t spawn_child(const std::string& executable, const std::vector<std::string>&
   sigset_t none, defaults;
   sigemptyset(&none);
   sigemptyset(&defaults);
-  for (int signal : {SIGPIPE, SIGINT, SIGTERM, SIGCHLD, SIGHUP}) sigaddset(&defaults, signal);
+  for (int signal : kDefaultSignals) sigaddset(&defaults, signal);
   posix_spawnattr_setsigmask(&attributes, &none);
   posix_spawnattr_setsigdefault(&attributes, &defaults);
   posix_spawnattr_setflags(&attributes, POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF);
-  std::vector<std::string> words{executable};
-  words.insert(words.end(), args.begin(), args.end());
-  std::vector<char*> argv;
-  for (std::string& word : words) argv.push_back(word.data());
-  argv.push_back(nullptr);
-  std::vector<std::string> env;
-  for (char** e = environ; e && *e; ++e) {
-    const std::string entry = *e;
-    if (entry.rfind("LD_PRELOAD=", 0) == 0 || entry.rfind("OPENCL_LAYERS=", 0) == 0) continue;
-    env.push_back(entry);
-  }
-  env.insert(env.end(), extra_env.begin(), extra_env.end());
-  std::vector<char*> envp;
-  for (std::string& entry : env) envp.push_back(entry.data());
-  envp.push_back(nullptr);
+  ChildCommand command(executable, args, extra_env);
   pid_t pid = -1;
-  const int err = ::posix_spawn(&pid, executable.c_str(), &actions, &attributes, argv.data(), envp.data());
+  const int err =
+      ::posix_spawn(&pid, executable.c_str(), &actions, &attributes, command.argv.data(), command.envp.data());
   posix_spawnattr_destroy(&attributes);
   return err == 0 ? pid : -1;
 }
@@ -226,6 +244,66 @@ int spawn_served(const std::string& executable_path, const std::vector<std::stri
   return ends[0];
 }
 
+// `coex run`'s start (start_for_exec: the launcher, one thread, about to exec the app): forked twice,
+// so that the analysis process is never the app's child, and the launcher waits for the middle
+// process's fork alone, not for `coex analysis-process` to start (spawn_served's wait: about 4 ms
+// of `coex run -- true`'s 18 on the development machine). The process serves as it starts
+// (kDetachedVar), in a session of its own, with what spawn_child gives one. The other end of its
+// socket (close-on-exec), or -1.
+int spawn_detached(const std::string& executable_path, const std::vector<std::string>& extra_env) {
+  int ends[2];
+  if (::socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, ends) != 0) return -1;
+  const int child_end = ::fcntl(ends[1], F_DUPFD_CLOEXEC, kServedFd + 1);  // as in spawn_served
+  ::close(ends[1]);
+  if (child_end < 0) {
+    ::close(ends[0]);
+    return -1;
+  }
+  std::vector<std::string> env = extra_env;
+  env.push_back(std::string(kDetachedVar) + "=1");
+  ChildCommand command(executable_path, {kCommand}, env);
+  sigset_t none;
+  sigemptyset(&none);
+  struct sigaction default_handling {};
+  default_handling.sa_handler = SIG_DFL;
+  const pid_t middle = ::fork();
+  if (middle == 0) {
+    // Only calls safe after a fork from here on.
+    if (::fork() == 0) {
+      ::setsid();
+      const int in = ::open("/dev/null", O_RDONLY);
+      if (in > 0) {
+        ::dup2(in, 0);
+        ::close(in);
+      }
+      const int out = ::open("/dev/null", O_WRONLY);  // stderr stays the app's
+      if (out > 1) {
+        ::dup2(out, 1);
+        ::close(out);
+      }
+      ::dup2(child_end, kServedFd);
+#if defined(__GLIBC__) && (__GLIBC__ > 2 || (__GLIBC__ == 2 && __GLIBC_MINOR__ >= 34))
+      ::closefrom(kServedFd + 1);
+#else
+      for (int fd = kServedFd + 1; fd < 1024; ++fd) ::close(fd);
+#endif
+      for (int signal : kDefaultSignals) ::sigaction(signal, &default_handling, nullptr);
+      ::sigprocmask(SIG_SETMASK, &none, nullptr);
+      ::execve(command.argv[0], command.argv.data(), command.envp.data());
+      ::_exit(127);
+    }
+    ::_exit(0);
+  }
+  ::close(child_end);
+  if (middle < 0) {
+    ::close(ends[0]);
+    return -1;
+  }
+  while (::waitpid(middle, nullptr, 0) < 0 && errno == EINTR) {
+  }
+  return ends[0];
+}
+
 // Takes `fd`, the socket of an analysis process that has not said hello yet, as this process's.
 void use_socket_locked(State& s, int fd) {
   s.fd = fd;
@@ -348,7 +426,7 @@ std::string start_for_exec(const std::string& executable) {
   // Whatever inherited socket this process holds (a `coex run` under another's app) is closed: its
   // analysis process would wait for the ones holding it.
   adopt_inherited();
-  const int spawned = spawn_served(executable, {std::string(kForProcessVar) + "=" + std::to_string(::getpid())});
+  const int spawned = spawn_detached(executable, {std::string(kForProcessVar) + "=" + std::to_string(::getpid())});
   // Not at 0, 1 or 2 (a launcher started with one of them closed): the app would read it as a stream.
   const int fd = spawned < 0 ? -1 : ::fcntl(spawned, F_DUPFD, kServedFd);
   if (spawned >= 0) ::close(spawned);
@@ -556,10 +634,13 @@ int serve(int fd, std::chrono::milliseconds load_delay, int app) {
 }
 
 int detach_and_serve(std::chrono::milliseconds load_delay) {
-  // Opened here, while the launcher that started this process waits for its end: the app's process
-  // is alive (and it is the launcher's until its exec).
+  // The app's process, the launcher's until its exec. Started by spawn_detached, which does not wait
+  // for it, this process may find it gone already; its ID taken by another process meanwhile (the app
+  // ended within this process's start) would be watched instead, and the end of the socket still
+  // ends this one.
   const int app = app_process_watch();
-  if (app < 0 && errno == ESRCH) return 0;  // the app is gone already
+  if (app < 0 && errno == ESRCH) return 0;                                  // the app is gone already
+  if (std::getenv(kDetachedVar)) return serve(kServedFd, load_delay, app);  // forked apart already
   const pid_t served_by = ::fork();
   if (served_by != 0) return served_by > 0 ? 0 : 1;  // the app's process reaps this one at once
   ::setsid();

@@ -91,8 +91,11 @@ void stop_for_exit();
 // it (also while it parses) or the process `app` watches ends (a pidfd; -1: none). Returns the exit status.
 int serve(int fd, std::chrono::milliseconds load_delay = {}, int app = -1);
 // What `coex analysis-process` runs: forks, and the child serves kServedFd in a session of its own
-// while this process returns at once (the app's process waits for it: spawn_locked).
+// while this process returns at once (the app's process waits for it: spawn_locked); started by
+// start_for_exec (kDetachedVar set), it is apart already and serves at once.
 int detach_and_serve(std::chrono::milliseconds load_delay = {});
+// In the environment of an analysis process start_for_exec forked apart from the launcher already.
+inline constexpr const char* kDetachedVar = "COEX_ANALYSIS_DETACHED";
 
 inline constexpr int kServedFd = 3;  // where the analysis process finds its end of the socket
 inline constexpr const char* kCommand = "analysis-process";
