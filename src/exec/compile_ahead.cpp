@@ -22,6 +22,7 @@
 #include "exec/pocl_kernel_cache.h"
 #include "exec/spin_wait.h"
 #include "kernel/analysis_process.h"
+#include "kernel/child_process.h"
 #include "report/report.h"
 #include "report/trace.h"
 
@@ -89,7 +90,7 @@ pid_t spawn(const std::string& executable, const std::string& request) {
   posix_spawn_file_actions_t actions;
   posix_spawn_file_actions_init(&actions);
   for (int fd : {0, 1, 2}) posix_spawn_file_actions_addopen(&actions, fd, "/dev/null", fd ? O_WRONLY : O_RDONLY, 0);
-  const pid_t pid = kernel::analysis_process::spawn_child(executable, {"compile-ahead", request}, actions, 2);
+  const pid_t pid = kernel::child_process::spawn(executable, {"compile-ahead", request}, actions, 2);
   posix_spawn_file_actions_destroy(&actions);
   return pid;
 }

@@ -27,66 +27,10 @@
 
 #include "kernel/analysis_codec.h"
 #include "kernel/build_id.h"
+#include "kernel/child_process.h"
 #include "kernel/libclang_api.h"
 
-extern char** environ;
-
 namespace coex::kernel::analysis_process {
-
-namespace {
-
-// The words and the environment of a process of coex's own (spawn_child), made before the process
-// starts: after a fork only calls safe there may run.
-struct ChildCommand {
-  std::vector<std::string> words, env;
-  std::vector<char*> argv, envp;
-
-  ChildCommand(const std::string& executable, const std::vector<std::string>& args,
-               const std::vector<std::string>& extra_env)
-      : words{executable} {
-    words.insert(words.end(), args.begin(), args.end());
-    for (char** e = environ; e && *e; ++e) {
-      const std::string entry = *e;
-      if (entry.rfind("LD_PRELOAD=", 0) == 0 || entry.rfind("OPENCL_LAYERS=", 0) == 0) continue;
-      env.push_back(entry);
-    }
-    env.insert(env.end(), extra_env.begin(), extra_env.end());
-    for (std::string& word : words) argv.push_back(word.data());
-    argv.push_back(nullptr);
-    for (std::string& entry : env) envp.push_back(entry.data());
-    envp.push_back(nullptr);
-  }
-  ChildCommand(const ChildCommand&) = delete;  // argv and envp point into words and env
-  ChildCommand& operator=(const ChildCommand&) = delete;
-};
-
-constexpr int kDefaultSignals[] = {SIGPIPE, SIGINT, SIGTERM, SIGCHLD, SIGHUP};
-
-}  // namespace
-
-pid_t spawn_child(const std::string& executable, const std::vector<std::string>& args,
-                  posix_spawn_file_actions_t& actions, int keep_up_to, const std::vector<std::string>& extra_env) {
-#if defined(__GLIBC__) && (__GLIBC__ > 2 || (__GLIBC__ == 2 && __GLIBC_MINOR__ >= 34))
-  posix_spawn_file_actions_addclosefrom_np(&actions, keep_up_to + 1);
-#else
-  (void)keep_up_to;
-#endif
-  posix_spawnattr_t attributes;
-  posix_spawnattr_init(&attributes);
-  sigset_t none, defaults;
-  sigemptyset(&none);
-  sigemptyset(&defaults);
-  for (int signal : kDefaultSignals) sigaddset(&defaults, signal);
-  posix_spawnattr_setsigmask(&attributes, &none);
-  posix_spawnattr_setsigdefault(&attributes, &defaults);
-  posix_spawnattr_setflags(&attributes, POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF);
-  ChildCommand command(executable, args, extra_env);
-  pid_t pid = -1;
-  const int err =
-      ::posix_spawn(&pid, executable.c_str(), &actions, &attributes, command.argv.data(), command.envp.data());
-  posix_spawnattr_destroy(&attributes);
-  return err == 0 ? pid : -1;
-}
 
 namespace {
 
@@ -215,93 +159,61 @@ bool reaped(pid_t pid) {
   }
 }
 
-// Starts `executable`'s analysis process; the other end of its socket (close-on-exec), or -1.
-// `extra_env`: entries added to the app's environment there.
-int spawn_served(const std::string& executable_path, const std::vector<std::string>& extra_env = {}) {
+// A socket for an analysis process: this process's end (close-on-exec), and the child's, which moves
+// to kServedFd there and is kept above it here, so that dup2 always copies it (a dup2 onto itself
+// would leave FD_CLOEXEC set and close it at exec). False when none could be made.
+bool served_socket(int& own_end, int& child_end) {
   int ends[2];
-  if (::socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, ends) != 0) return -1;
-  // The child's end moves to kServedFd in the child; kept above it here, so that dup2 always copies it
-  // (a dup2 onto itself would leave FD_CLOEXEC set and close it at exec).
-  int child_end = ::fcntl(ends[1], F_DUPFD_CLOEXEC, kServedFd + 1);
+  if (::socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, ends) != 0) return false;
+  child_end = ::fcntl(ends[1], F_DUPFD_CLOEXEC, kServedFd + 1);
   ::close(ends[1]);
   if (child_end < 0) {
     ::close(ends[0]);
-    return -1;
+    return false;
   }
+  own_end = ends[0];
+  return true;
+}
+
+// Starts `executable`'s analysis process; the other end of its socket (close-on-exec), or -1.
+// `extra_env`: entries added to the app's environment there.
+int spawn_served(const std::string& executable_path, const std::vector<std::string>& extra_env = {}) {
+  int own_end = -1, child_end = -1;
+  if (!served_socket(own_end, child_end)) return -1;
   posix_spawn_file_actions_t actions;
   posix_spawn_file_actions_init(&actions);
   posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0);
   posix_spawn_file_actions_addopen(&actions, 1, "/dev/null", O_WRONLY, 0);  // stderr stays the app's
   posix_spawn_file_actions_adddup2(&actions, child_end, kServedFd);
-  const pid_t pid = spawn_child(executable_path, {kCommand}, actions, kServedFd, extra_env);
+  const pid_t pid = child_process::spawn(executable_path, {kCommand}, actions, kServedFd, extra_env);
   posix_spawn_file_actions_destroy(&actions);
   ::close(child_end);
   if (pid < 0 || !reaped(pid)) {
     if (pid >= 0 && ::kill(pid, SIGKILL) == 0) ::waitpid(pid, nullptr, 0);  // not reaped yet: still ours
-    ::close(ends[0]);
+    ::close(own_end);
     return -1;
   }
-  return ends[0];
+  return own_end;
 }
 
 // `coex run`'s start (start_for_exec: the launcher, one thread, about to exec the app): forked twice,
 // so that the analysis process is never the app's child, and the launcher waits for the middle
 // process's fork alone, not for `coex analysis-process` to start (spawn_served's wait: about 4 ms
 // of `coex run -- true`'s 18 on the development machine). The process serves as it starts
-// (kDetachedVar), in a session of its own, with what spawn_child gives one. The other end of its
-// socket (close-on-exec), or -1.
+// (kDetachedVar), in a session of its own (kernel/child_process.h). The other end of its socket
+// (close-on-exec), or -1.
 int spawn_detached(const std::string& executable_path, const std::vector<std::string>& extra_env) {
-  int ends[2];
-  if (::socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, ends) != 0) return -1;
-  const int child_end = ::fcntl(ends[1], F_DUPFD_CLOEXEC, kServedFd + 1);  // as in spawn_served
-  ::close(ends[1]);
-  if (child_end < 0) {
-    ::close(ends[0]);
-    return -1;
-  }
+  int own_end = -1, child_end = -1;
+  if (!served_socket(own_end, child_end)) return -1;
   std::vector<std::string> env = extra_env;
   env.push_back(std::string(kDetachedVar) + "=1");
-  ChildCommand command(executable_path, {kCommand}, env);
-  sigset_t none;
-  sigemptyset(&none);
-  struct sigaction default_handling {};
-  default_handling.sa_handler = SIG_DFL;
-  const pid_t middle = ::fork();
-  if (middle == 0) {
-    // Only calls safe after a fork from here on.
-    if (::fork() == 0) {
-      ::setsid();
-      const int in = ::open("/dev/null", O_RDONLY);
-      if (in > 0) {
-        ::dup2(in, 0);
-        ::close(in);
-      }
-      const int out = ::open("/dev/null", O_WRONLY);  // stderr stays the app's
-      if (out > 1) {
-        ::dup2(out, 1);
-        ::close(out);
-      }
-      ::dup2(child_end, kServedFd);
-#if defined(__GLIBC__) && (__GLIBC__ > 2 || (__GLIBC__ == 2 && __GLIBC_MINOR__ >= 34))
-      ::closefrom(kServedFd + 1);
-#else
-      for (int fd = kServedFd + 1; fd < 1024; ++fd) ::close(fd);
-#endif
-      for (int signal : kDefaultSignals) ::sigaction(signal, &default_handling, nullptr);
-      ::sigprocmask(SIG_SETMASK, &none, nullptr);
-      ::execve(command.argv[0], command.argv.data(), command.envp.data());
-      ::_exit(127);
-    }
-    ::_exit(0);
-  }
+  const bool forked = child_process::fork_apart(executable_path, {kCommand}, env, child_end, kServedFd);
   ::close(child_end);
-  if (middle < 0) {
-    ::close(ends[0]);
+  if (!forked) {
+    ::close(own_end);
     return -1;
   }
-  while (::waitpid(middle, nullptr, 0) < 0 && errno == EINTR) {
-  }
-  return ends[0];
+  return own_end;
 }
 
 // Takes `fd`, the socket of an analysis process that has not said hello yet, as this process's.

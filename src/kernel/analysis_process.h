@@ -11,8 +11,6 @@
 // analysis runs in the app's process as before.
 #pragma once
 
-#include <spawn.h>
-
 #include <chrono>
 #include <optional>
 #include <string>
@@ -25,14 +23,6 @@ namespace coex::kernel::analysis_process {
 // The `coex` executable that serves analyses for the library or program holding this code: beside
 // it (the build tree) or at the install's program directory relative to it; "" when there is none.
 std::string find_executable();
-// Starts `executable` with `args` after its own name as a process of coex's own (the analysis process,
-// exec/compile_ahead.h's): the app's environment less what would load coex there too (LD_PRELOAD,
-// OPENCL_LAYERS), plus `extra_env`; no signal blocked, default handling of SIGPIPE, SIGINT, SIGTERM,
-// SIGCHLD and SIGHUP whatever the app set; `actions` (the caller's, for descriptors 0 to
-// `keep_up_to`), and none of the app's descriptors above `keep_up_to` open there (one without
-// FD_CLOEXEC, a pipe to a child of the app's own, must not stay open in it). The process ID, or -1.
-pid_t spawn_child(const std::string& executable, const std::vector<std::string>& args,
-                  posix_spawn_file_actions_t& actions, int keep_up_to, const std::vector<std::string>& extra_env = {});
 // Which executable start() runs; "" (the default) keeps every analysis in this process. Ends the
 // analysis process running and forgets earlier failed starts.
 void set_executable(const std::string& path);
