@@ -241,26 +241,23 @@ void AutoPolicy::end_launch(double now) {
   // that balanced (the tail's last, or the trial's own before): the devices' paces move more than
   // fixed shares follow, and the tail followed them. The tail is kept for the run, and nothing is
   // measured again (the machine did not change: the tail's launches balanced). Without this the
-  // trial ran on: its bad balance
-  // sent the next launch to sigmoid and plain wp restarted from that launch's throughputs, measured
-  // while the paces moved (docs/schedulers.md, "The `auto` rule", the table pace-moves-mid-launch-
-  // twenty: binomial over eight devices whose paces move part-way through launches, in simulation,
-  // launches 10 to 14 of 20 took 1.27 times hguided's on average, 1.06 with this). A kernel whose
-  // plain wp balances, and wins on time (a tail that moves data: benchmarks/jacobi), is weighed as
-  // before.
-  if (choice_ == "wp" && !cold_ && tail_timed && !track.tail_weighed && !track.tail_moves_data &&
-      track.last_wp_balance >= threshold && (balance < threshold || someone_missing)) {
+  // trial ran on: its bad balance sent the next launch to sigmoid and plain wp restarted from that
+  // launch's throughputs, measured while the paces moved (docs/schedulers.md, "The `auto` rule", the
+  // table pace-moves-mid-launch-twenty: binomial over eight devices whose paces move part-way through
+  // launches, in simulation, launches 10 to 14 of 20 took 1.27 times hguided's on average, 1.06 with
+  // this). A kernel whose plain wp balances, and wins on time (a tail that moves data:
+  // benchmarks/jacobi), is weighed as before.
+  const bool trial_lost = choice_ == "wp" && !cold_ && tail_timed && !track.tail_weighed && !track.tail_moves_data &&
+                          track.last_wp_balance >= threshold && (balance < threshold || someone_missing);
+  if (trial_lost) {
     track.shares_choice = "wp+tail";
     track.tail_weighed = true;
-    track.last_wp_balance = balance;
-    ++track.wp_launches;
-    history_->set_auto_track(key_.first, key_.second, track);
-    return;
   }
   // Not where chunks handed out on demand move more than they balance (tail_moves_data, below): sigmoid
   // hands out the whole launch so, and wp would restart from throughputs that count the moves
   // (benchmarks/jacobi over eight devices: after one such launch wp gave home all of the next ones).
-  if (track.wp_launches > 0 && track.last_wp_balance >= threshold && balance < threshold && !track.tail_moves_data)
+  if (!trial_lost && track.wp_launches > 0 && track.last_wp_balance >= threshold && balance < threshold &&
+      !track.tail_moves_data)
     track.remeasure = true;
   // A launch split whole at its start that balanced badly: the devices' paces change from launch to
   // launch more than its shares can follow (single-threaded PoCL devices sharing the device

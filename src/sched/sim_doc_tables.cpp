@@ -117,6 +117,15 @@ void pace_moves_mid_launch(Scenario& s, uint32_t seed) {
   s.home = 0;
 }
 
+// The launches of auto and of hguided over a testbed scenario whose paces move (pace_moves_mid_launch).
+Lines auto_and_hguided_as_paces_move(const std::string& dir, const char* file, int launches, uint32_t seed) {
+  return launches_only(simulate(dir, file, [&](Scenario& s) {
+    s.policies = {"auto", "hguided"};
+    s.launches = launches;
+    pace_moves_mid_launch(s, seed);
+  }));
+}
+
 using Table = std::function<std::string(const std::string& dir)>;
 
 const std::vector<std::pair<std::string, Table>>& tables() {
@@ -131,11 +140,7 @@ const std::vector<std::pair<std::string, Table>>& tables() {
            double sum = 0, worst = 0;
            for (uint32_t seed = 1; seed <= kSeeds; ++seed) {
              std::map<std::string, double> makespans;
-             for (const auto& l : launches_only(simulate(dir, file, [seed](Scenario& s) {
-                    s.policies = {"auto", "hguided"};
-                    s.launches = 3;
-                    pace_moves_mid_launch(s, seed);
-                  }))) {
+             for (const auto& l : auto_and_hguided_as_paces_move(dir, file, 3, seed)) {
                makespans[l["policy"].get<std::string>()] += l["makespan"].get<double>();
                plain_wp += l.value("planned_by", "") == "auto:wp";
              }
@@ -158,11 +163,7 @@ const std::vector<std::pair<std::string, Table>>& tables() {
            double sum = 0, worst = 0, trial = 0;
            for (uint32_t seed = 1; seed <= kSeeds; ++seed) {
              std::map<std::string, std::vector<double>> makespans;
-             for (const auto& l : launches_only(simulate(dir, file, [seed](Scenario& s) {
-                    s.policies = {"auto", "hguided"};
-                    s.launches = 20;
-                    pace_moves_mid_launch(s, seed);
-                  }))) {
+             for (const auto& l : auto_and_hguided_as_paces_move(dir, file, 20, seed)) {
                makespans[l["policy"].get<std::string>()].push_back(l["makespan"].get<double>());
                remeasures += l["launch"].get<int>() > 0 && l.value("planned_by", "") == "auto:sigmoid";
              }
