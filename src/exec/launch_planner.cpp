@@ -1,6 +1,7 @@
 #include "exec/launch_planner.h"
 
 #include <algorithm>
+#include <chrono>
 #include <functional>
 #include <memory>
 #include <optional>
@@ -391,6 +392,7 @@ LaunchDecision plan(Services& services, const std::shared_ptr<model::KernelRecor
   // (home_building).
   std::vector<int> building;
   bool home_building = false;  // the analysis is done, home's build under way: waited for below
+  std::optional<double> home_wait;  // that wait, where not home_build_wait's
   if (!services.executor().policy().waits_for_preparation()) {
     const std::vector<int> ready = devices_ready(services, program, queue_record->context, home, all_devices());
     auto takes_part = [&](int d) {
@@ -400,6 +402,20 @@ LaunchDecision plan(Services& services, const std::shared_ptr<model::KernelRecor
     if (!takes_part(home)) {
       if (!analysis_ready(*program)) return preparing_on_home();
       home_building = true;
+    } else if (std::find(ready.begin(), ready.end(), home) == ready.end()) {
+      // Measured long, the launch waits for home's build, but the launches that wait for it wait no
+      // longer in all than a split over the devices could save of one (home's time times 1 - 1/N):
+      // a wait that long costs at most what waiting could gain (on two cores, benchmarks/binomial's
+      // second launch, 0.36 s on home, waited 0.53 s for home's build of the rewrite and the read of
+      // its binary, 0.86 s beside the first launch, then ran split and cold: 0.92 s in all;
+      // docs/design.md, "One-time costs").
+      if (const std::optional<double> on_home = seconds_on_home()) {
+        const double saving = *on_home * (1.0 - 1.0 / double(std::max<size_t>(all_devices().size(), 1)));
+        const double waited = double(program->home_build_waited_ns.load(std::memory_order_relaxed)) * 1e-9;
+        if (waited >= saving) return preparing_on_home();
+        home_building = true;
+        home_wait = saving - waited;
+      }
     }
     for (int d : participants)
       if (!takes_part(d)) building.push_back(d);
@@ -528,9 +544,18 @@ LaunchDecision plan(Services& services, const std::shared_ptr<model::KernelRecor
   // and takes about as long as the app's own: a launch worth splitting waits for it, up to
   // home_build_wait, where the whole launch on home alone could take much longer (docs/design.md,
   // "One-time costs").
-  if (home_building &&
-      !wait_for_build(*program, home, true, home_build_wait(services.settings().auto_home_build_wait, *program)))
-    return preparing_on_home();
+  if (home_building) {
+    const auto waiting_since = std::chrono::steady_clock::now();
+    const bool built =
+        wait_for_build(*program, home, true,
+                       home_wait ? *home_wait : home_build_wait(services.settings().auto_home_build_wait, *program));
+    if (home_wait)
+      program->home_build_waited_ns.fetch_add(
+          std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now() - waiting_since)
+              .count(),
+          std::memory_order_relaxed);
+    if (!built) return preparing_on_home();
+  }
 
   // Capture: from here on the job owns retained buffers and must run. Begun before the first capture:
   // should one throw (an allocation), the job's end still releases those made (a use not captured has

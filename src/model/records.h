@@ -106,6 +106,9 @@ struct ProgramRecord {
   // How long the app's last clBuildProgram of it took, seconds (0: not built by the app): coex's
   // build of the rewritten source for the same device takes about as long (exec/device_kernels.h).
   std::atomic<double> app_build_seconds{0};
+  // How long launches measured long on home have waited for home's build of the rewrite, nanoseconds:
+  // at most what a split could save of one such launch, over all of them (launch_planner.cpp).
+  std::atomic<int64_t> home_build_waited_ns{0};
   // When the app's last clBuildProgram began and ended, in the clock of file times, under `mutex`:
   // PoCL touches the program's folder of its kernel cache then (exec/compile_ahead.h finds it so).
   std::filesystem::file_time_type app_build_began{}, app_build_ended{};

@@ -4,7 +4,8 @@
  * first and splits the rest. argv[2] "atomic" makes its store a global atomic: a kernel coex never
  * splits; "reqd" gives the kernel a reqd_work_group_size; "held" does too, and first enqueues one
  * launch on a second queue that waits for a user event, set only once the rounds are done (its
- * output printed after theirs). */
+ * output printed after theirs); "group" adds each item's get_group_id(0): a kernel coex splits from
+ * a rewritten program, which it builds on the app's device too. */
 #include "common/app_util.h"
 
 static const char* kSource =
@@ -18,6 +19,9 @@ static const char* kSource =
     "  uint acc = round;\n"
     "  for (uint r = 0; r < 100; ++r)\n"
     "    for (uint k = 0; k < n; ++k) acc = acc * 31u + a[k] * (uint)(i + r + 1);\n"
+    "#ifdef GROUP_ID\n"
+    "  acc += (uint)get_group_id(0);\n"
+    "#endif\n"
     "#ifdef ATOMIC_STORE\n"
     "  atomic_xchg(&out[i], acc);\n"
     "#else\n"
@@ -37,10 +41,11 @@ int main(int argc, char** argv) {
   /* argv[2] "atomic": the store is a global atomic, which coex never splits (global_atomics). */
   const char* variant = argc > 2 ? argv[2] : "";
   const int atomic_store = strcmp(variant, "atomic") == 0, held = strcmp(variant, "held") == 0;
-  const int reqd = held || strcmp(variant, "reqd") == 0;
+  const int reqd = held || strcmp(variant, "reqd") == 0, group = strcmp(variant, "group") == 0;
   cl_program program = app_build_program(ctx, device, 1, &kSource,
                                          atomic_store ? "-DATOMIC_STORE"
                                          : reqd       ? "-DREQD_GROUP"
+                                         : group      ? "-DGROUP_ID"
                                                       : "");
   cl_kernel kernel = app_create_kernel(program, "row_products");
   uint32_t* a = (uint32_t*)app_alloc(N * 4);
@@ -80,6 +85,7 @@ int main(int argc, char** argv) {
     uint32_t acc = round;
     for (uint32_t r = 0; r < 100; ++r)
       for (size_t k = 0; k < N; ++k) acc = acc * 31u + a[k] * (uint32_t)(i + r + 1);
+    if (group) acc += (uint32_t)(i / local);
     app_expect(out[i] == acc, "row_products matches the host at one item");
     app_print_checksum("out", out, ITEMS * 4);
   }
