@@ -344,7 +344,7 @@ class AutoChecks(layer_checks.Checks):
         expect(len(launches) == 40, "%d launches of row_products in the trace, not 40" % len(launches))
         first_end = launches[0]["ts"] + launches[0]["dur"]
         waits = [(e["name"], round(e["dur"] / 1e6, 3)) for e in events
-                 if e["name"] in ("plan", "split setup") and e["ts"] >= first_end and e["dur"] > 0.3e6]
+                 if e["name"] in ("plan", "split setup") and e["ts"] >= first_end and e["dur"] > 0.6e6]
         home_build = [e for e in events if e["name"] == "build" and e["tid"] == 0]
         summary = [(round(e["dur"] / 1e6, 3), e["args"].get("not_split")) for e in launches]
         expect(not waits, "launches waited for home's build: %s; launches %s" % (waits, summary))
