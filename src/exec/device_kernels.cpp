@@ -458,6 +458,19 @@ bool wait_for_build(model::ProgramRecord& program, int device, bool in_app_conte
   }
 }
 
+double home_build_budget_left(const model::ProgramRecord& program, double budget) {
+  return budget - double(program.home_build_waited_ns.load(std::memory_order_relaxed)) * 1e-9;
+}
+
+bool wait_for_home_build_within(model::ProgramRecord& program, int home, double budget) {
+  const auto since = std::chrono::steady_clock::now();
+  const bool built = wait_for_build(program, home, true, home_build_budget_left(program, budget));
+  program.home_build_waited_ns.fetch_add(
+      std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now() - since).count(),
+      std::memory_order_relaxed);
+  return built;
+}
+
 std::vector<int> devices_ready(Services& services, const std::shared_ptr<model::ProgramRecord>& program,
                                cl_context app_context, int home, const std::vector<int>& devices) {
   prepare_program(services, program, app_context, home, devices);

@@ -98,6 +98,13 @@ bool use_app_program_on_home(Services& services, model::ProgramRecord& program, 
 inline constexpr double kLongestBuildWait = 1.0;
 double home_build_wait(double setting_seconds, const model::ProgramRecord& program);
 
+// Launches measured long on home wait for home's build of the rewrite no longer in all than `budget`
+// seconds, what a split could save of one such launch (docs/design.md, "One-time costs"): what is left
+// of it (ProgramRecord::home_build_waited_ns), and such a wait, whose time counts against it; true when
+// the build has finished.
+double home_build_budget_left(const model::ProgramRecord& program, double budget);
+bool wait_for_home_build_within(model::ProgramRecord& program, int home, double budget);
+
 // Waits up to `seconds` for `device`'s build of the program (in the app's context or not) to finish,
 // built or failed; true when it has.
 bool wait_for_build(model::ProgramRecord& program, int device, bool in_app_context, double seconds);

@@ -1,7 +1,6 @@
 #include "exec/launch_planner.h"
 
 #include <algorithm>
-#include <chrono>
 #include <functional>
 #include <memory>
 #include <optional>
@@ -392,7 +391,7 @@ LaunchDecision plan(Services& services, const std::shared_ptr<model::KernelRecor
   // (home_building).
   std::vector<int> building;
   bool home_building = false;  // the analysis is done, home's build under way: waited for below
-  std::optional<double> home_wait;  // that wait, where not home_build_wait's
+  std::optional<double> home_budget;  // that wait's budget, where not home_build_wait's
   if (!services.executor().policy().waits_for_preparation()) {
     const std::vector<int> ready = devices_ready(services, program, queue_record->context, home, all_devices());
     auto takes_part = [&](int d) {
@@ -411,10 +410,9 @@ LaunchDecision plan(Services& services, const std::shared_ptr<model::KernelRecor
       // docs/design.md, "One-time costs").
       if (const std::optional<double> on_home = seconds_on_home()) {
         const double saving = *on_home * (1.0 - 1.0 / double(std::max<size_t>(all_devices().size(), 1)));
-        const double waited = double(program->home_build_waited_ns.load(std::memory_order_relaxed)) * 1e-9;
-        if (waited >= saving) return preparing_on_home();
+        if (home_build_budget_left(*program, saving) <= 0) return preparing_on_home();
         home_building = true;
-        home_wait = saving - waited;
+        home_budget = saving;
       }
     }
     for (int d : participants)
@@ -544,18 +542,11 @@ LaunchDecision plan(Services& services, const std::shared_ptr<model::KernelRecor
   // and takes about as long as the app's own: a launch worth splitting waits for it, up to
   // home_build_wait, where the whole launch on home alone could take much longer (docs/design.md,
   // "One-time costs").
-  if (home_building) {
-    const auto waiting_since = std::chrono::steady_clock::now();
-    const bool built =
-        wait_for_build(*program, home, true,
-                       home_wait ? *home_wait : home_build_wait(services.settings().auto_home_build_wait, *program));
-    if (home_wait)
-      program->home_build_waited_ns.fetch_add(
-          std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now() - waiting_since)
-              .count(),
-          std::memory_order_relaxed);
-    if (!built) return preparing_on_home();
-  }
+  if (home_building &&
+      !(home_budget ? wait_for_home_build_within(*program, home, *home_budget)
+                    : wait_for_build(*program, home, true,
+                                     home_build_wait(services.settings().auto_home_build_wait, *program))))
+    return preparing_on_home();
 
   // Capture: from here on the job owns retained buffers and must run. Begun before the first capture:
   // should one throw (an allocation), the job's end still releases those made (a use not captured has
