@@ -286,7 +286,8 @@ COEX_POLICY_PARAM(Double, auto_probe_cost, 0.05, (0.0, 1000.0),
 COEX_SETTING(Double, auto_wait_seconds, 0.05, (0.0, kNoLimit),
              "auto: a launch waits for what a split needs once (coex's analysis of the program, its builds on the "
              "devices) only when an unsplit launch of its kernel and size was measured to take at least this many "
-             "seconds on the app's device; until then launches run unsplit on the app's device while coex "
+             "seconds on the app's device (its wait for coex's build there is bounded: `auto_home_build_wait`); "
+             "until then launches run unsplit on the app's device while coex "
              "prepares off their path (`not_split: preparing`), and are timed. While only the app's device is "
              "ready, a launch measured shorter than this there (or, at another size, by the kernel's pace there) "
              "is not split either: a device still building could not join it in time.")
@@ -307,11 +308,13 @@ COEX_SETTING(Double, auto_analysis_wait, 0.1, (0.0, kNoLimit),
              "beyond, and for the program's later launches until it ends, launches run unsplit on the app's device "
              "(`not_split: preparing`).")
 COEX_SETTING(Double, auto_home_build_wait, 0.1, (0.0, kNoLimit),
-             "auto: a launch coex would split, whose kernel needs coex's rewritten program, waits up to this many "
-             "seconds, or twice as long as the app's own clBuildProgram of the program took (at most 1 s) where that "
-             "is longer, "
+             "auto: a launch coex would split, whose kernel needs coex's rewritten program and which nothing has "
+             "timed on the app's device yet, waits up to this many seconds, or twice as long as the app's own "
+             "clBuildProgram of the program took (at most 1 s) where that is longer, "
              "for coex's build of it on the app's device once the analysis is done (the other devices join the "
-             "split as their builds end); beyond, it runs unsplit on the app's device (`not_split: preparing`).")
+             "split as their builds end); beyond, it runs unsplit on the app's device (`not_split: preparing`). "
+             "Launches timed there wait for that build no longer, all together, than a split could save of one "
+             "(its time there times 1 - 1/N, N the devices that could take part), then run unsplit until it ends.")
 COEX_SETTING(
     Grammar, auto_late_devices, "type:gpu,type:accelerator", (kDeviceSelectorGrammar, &check_device_selector),
     "auto: the devices, other than the app's own, that get no context nor build of coex's until the program "

@@ -129,6 +129,7 @@ void read_deferred_app_binary(Services& services, const std::shared_ptr<model::P
       !(analysis_ready(*program) && (!program->rewritten_source.empty() || analysed_unsplittable(*program))) &&
       compile_ahead::under_way(services, *program, home, *ahead))
     return;
+  bool read = false;  // the app's binary read: the devices of home's kind build from it
   {
     // One read per program: PoCL fills a program's binaries without a lock of its own
     // (exec/device_kernels.cpp); and while it waits for quiet, no launch of the program is enqueued.
@@ -155,9 +156,15 @@ void read_deferred_app_binary(Services& services, const std::shared_ptr<model::P
         t->record("wait for quiet", "build", home, started, std::chrono::steady_clock::now(), {{"quiet", quiet}});
     }
     // Every selected device for the kinds: `devices` may lack one left out of a split for now.
-    if (quiet && !nothing_read) read_app_program_binary(services, *program, home, services.devices().selected());
+    read = quiet && !nothing_read;
+    if (read) read_app_program_binary(services, *program, home, services.devices().selected());
   }
   prepare_program(services, program, app_context, home, devices);
+  // Without a read the devices of home's kind build from home's build of the rewrite or from source,
+  // neither about a millisecond: a wait for them here holds the launch auto_wait_seconds for nothing
+  // (benchmarks/binomial's first launch over two basic devices, whose rewrite PoCL built from source
+  // for 0.9 s: 50 ms; docs/design.md, "One-time costs").
+  if (!read) return;
   const devices::DeviceSet& set = services.devices();
   const auto deadline =
       std::chrono::steady_clock::now() + std::chrono::duration<double>(services.settings().auto_wait_seconds);

@@ -398,22 +398,21 @@ LaunchDecision plan(Services& services, const std::shared_ptr<model::KernelRecor
       return std::find(ready.begin(), ready.end(), d) != ready.end() ||
              (d == home && (waits_for_preparation || home_building));
     };
-    if (!takes_part(home)) {
-      if (!analysis_ready(*program)) return preparing_on_home();
-      home_building = true;
-    } else if (std::find(ready.begin(), ready.end(), home) == ready.end()) {
-      // Measured long, the launch waits for home's build, but the launches that wait for it wait no
+    if (std::find(ready.begin(), ready.end(), home) == ready.end()) {
+      if (!takes_part(home) && !analysis_ready(*program)) return preparing_on_home();
+      // A launch timed on home waits for home's build, but the launches that wait for it wait no
       // longer in all than a split over the devices could save of one (home's time times 1 - 1/N):
       // a wait that long costs at most what waiting could gain (on two cores, benchmarks/binomial's
       // second launch, 0.36 s on home, waited 0.53 s for home's build of the rewrite and the read of
-      // its binary, 0.86 s beside the first launch, then ran split and cold: 0.92 s in all;
-      // docs/design.md, "One-time costs").
+      // its binary, 0.86 s beside the first launch, then ran split and cold: 0.92 s in all; and one
+      // timed shorter than auto_wait_seconds waited home_build_wait at every launch; docs/design.md,
+      // "One-time costs"). One nothing has timed waits up to home_build_wait.
       if (const std::optional<double> on_home = seconds_on_home()) {
         const double saving = *on_home * (1.0 - 1.0 / double(std::max<size_t>(all_devices().size(), 1)));
         if (home_build_budget_left(*program, saving) <= 0) return preparing_on_home();
-        home_building = true;
         home_budget = saving;
       }
+      home_building = true;
     }
     for (int d : participants)
       if (!takes_part(d)) building.push_back(d);
