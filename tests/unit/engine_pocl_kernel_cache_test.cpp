@@ -163,6 +163,15 @@ TEST_F(PoclKernelCache, TheProgramTouchedWithinABuildIsFoundWhereItIsTheOnlyOne)
       cache::program_touched_within(root_, now - std::chrono::seconds(6), now - std::chrono::seconds(4), {kOther}),
       kHash);
   EXPECT_EQ(cache::program_touched_within(root_ + "/missing", now - std::chrono::hours(2), now), "");
+  // What else the root holds is no program folder: PoCL's temporary files (left by builds cut short),
+  // a folder not named by two hash letters, a file that is.
+  for (const char* name : {"tempfile_AbCdEf", "tempfile_QwErTy.preproc.cl", "AQ"})
+    std::ofstream(fs::path(root_) / name) << "";
+  touch("zz/CDEFGHIJKLMNOPABCDEFGHIJKLMNOPABCDEFGH", now - std::chrono::seconds(5));
+  touch("ABC/DEFGHIJKLMNOPABCDEFGHIJKLMNOPABCDEFGH", now - std::chrono::seconds(5));
+  EXPECT_EQ(
+      cache::program_touched_within(root_, now - std::chrono::seconds(6), now - std::chrono::seconds(4), {kOther}),
+      kHash);
 }
 
 TEST(PoclKernelCacheNames, ALongNameIsNotItsFolder) {
