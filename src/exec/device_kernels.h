@@ -98,7 +98,7 @@ bool use_app_program_on_home(Services& services, model::ProgramRecord& program, 
 inline constexpr double kLongestBuildWait = 1.0;
 double home_build_wait(double setting_seconds, const model::ProgramRecord& program);
 
-// Launches measured long on home wait for home's build of the rewrite no longer in all than `budget`
+// Launches timed on home wait for home's build of the rewrite no longer in all than `budget`
 // seconds, what a split could save of one such launch (docs/design.md, "One-time costs"): what is left
 // of it (ProgramRecord::home_build_waited_ns), and such a wait, whose time counts against it; true when
 // the build has finished.

@@ -386,9 +386,8 @@ LaunchDecision plan(Services& services, const std::shared_ptr<model::KernelRecor
   }
   // Under a policy that does not wait for preparation (auto) a device other than home is never
   // waited for: one whose build has not finished joins the split when it has, if the policy hands
-  // out chunks on demand (split_runner.cpp), else sits the launch out. Home is waited for once its
-  // launches were measured long (waits_for_preparation), and briefly while its build is under way
-  // (home_building).
+  // out chunks on demand (split_runner.cpp), else sits the launch out. Home's build, under way, is
+  // waited for briefly (home_building): by a launch timed on home within a budget, below.
   std::vector<int> building;
   bool home_building = false;  // the analysis is done, home's build under way: waited for below
   std::optional<double> home_budget;  // that wait's budget, where not home_build_wait's
@@ -539,8 +538,8 @@ LaunchDecision plan(Services& services, const std::shared_ptr<model::KernelRecor
   }
   // Home's build (of a rewritten program: the app's own serves otherwise) is the first of the builds
   // and takes about as long as the app's own: a launch worth splitting waits for it, up to
-  // home_build_wait, where the whole launch on home alone could take much longer (docs/design.md,
-  // "One-time costs").
+  // home_build_wait where nothing has timed it on home (it could take much longer there), else
+  // within home_budget (docs/design.md, "One-time costs").
   if (home_building &&
       !(home_budget ? wait_for_home_build_within(*program, home, *home_budget)
                     : wait_for_build(*program, home, true,
