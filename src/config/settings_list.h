@@ -301,6 +301,14 @@ COEX_SETTING(Double, auto_split_floor_seconds, 0.00005, (0.0, kNoLimit),
              "loops starts no `compile_ahead` process before home timed two launches of its size, or one of "
              "`first_split_compile_seconds` or more, or, at a size not timed yet, the kernel's pace. 0: no "
              "such floor.")
+COEX_SETTING(Double, auto_fresh_memory_gbs, 0.0, (0.0, kNoLimit),
+             "auto: how fast, in GB/s, a CPU device's new buffers take their first writes (each new page is a "
+             "fault the system serves: 0.74 GB/s on a 2-core virtual machine, where memory in use took 22.7). A "
+             "first split of a kernel without loops moves the other devices' share of what it reads there: where "
+             "that takes at least `min_split_seconds` at this speed, the launch runs on the app's device first, "
+             "timed, and is split once a launch there takes as long as those moves (benchmarks/saxpy's first "
+             "split over two such devices took 0.22 s against 15 ms unsplit). 0: measured at the first launch "
+             "that asks (4 MiB written into new memory).")
 COEX_SETTING(Double, auto_analysis_wait, 0.1, (0.0, kNoLimit),
              "auto: the first launch of a program that coex could split waits up to this many seconds for coex's "
              "analysis of the program (a libclang parse begun at clBuildProgram, tens of milliseconds) when at "

@@ -8,6 +8,7 @@
 
 #include "config/settings.h"
 #include "devices/device_set.h"
+#include "devices/host_memory.h"
 #include "exec/deferred_app_binary.h"
 #include "exec/device_kernels.h"
 #include "exec/executor.h"
@@ -28,13 +29,17 @@ namespace {
 // Under auto, the seconds a first split of `bytes` over `sharing` would spend moving the other
 // devices' share to them (sched::others_transfer_seconds), where that is at least min_split_seconds
 // and the History has no split of the launch over `sharing` at its size: such a launch is timed on
-// home first (docs/design.md, "Size by time"). nullopt otherwise.
+// home first (docs/design.md, "Size by time"). nullopt otherwise. `into_fresh_memory`: a kernel
+// without loops, whose launch may take no longer than its moves into a CPU device's new buffers
+// take (devices/host_memory.h).
 std::optional<double> first_split_moves(
     Services& services, int home, std::vector<int> sharing, uint64_t bytes,
-    const std::function<std::optional<double>(const std::vector<int>&)>& split_seconds) {
+    const std::function<std::optional<double>(const std::vector<int>&)>& split_seconds, bool into_fresh_memory) {
   if (services.executor().policy().waits_for_preparation()) return std::nullopt;
   if (std::find(sharing.begin(), sharing.end(), home) == sharing.end()) sharing.push_back(home);
-  const double moves = sched::others_transfer_seconds(services.devices().profiles(), home, sharing, bytes);
+  const double given = services.settings().auto_fresh_memory_gbs;
+  const double fresh = !into_fresh_memory ? 0 : given > 0 ? given : devices::fresh_memory_gbs();
+  const double moves = sched::others_transfer_seconds(services.devices().profiles(), home, sharing, bytes, fresh);
   if (moves < services.settings().min_split_seconds || split_seconds(sharing)) return std::nullopt;
   return moves;
 }
@@ -231,7 +236,7 @@ LaunchDecision plan(Services& services, const std::shared_ptr<model::KernelRecor
       uint64_t buffer_bytes = 0;
       for (const auto& record : written_buffers(services, args, {})) buffer_bytes += record->size;
       const bool large = launch_items >= min_split_items(services, home) &&
-                         !first_split_moves(services, home, to_build, buffer_bytes, split_seconds);
+                         !first_split_moves(services, home, to_build, buffer_bytes, split_seconds, false);
       const bool beside_late_only = large && untimed_beside_late_only(waiting, others, on_home);
       // The app's binary, its read put off to such a launch (below), is read before the wait: it
       // overlaps the analysis, as it did inside clBuildProgram (serial, benchmarks/nbody's and
@@ -491,9 +496,11 @@ LaunchDecision plan(Services& services, const std::shared_ptr<model::KernelRecor
   capture_footprint_inputs(*info, args, *job);
   // Much data for the other devices to read: a first split would move it before it could gain
   // anything (benchmarks/saxpy and jacobi beside a second H100: 1 GiB buffers and launches of about a
-  // millisecond, whose first runs lost 0.4 to 0.5 s to one split). Under auto such a launch is timed
-  // on home first, and split once home takes as long as those moves.
-  if (const auto moves = first_split_moves(services, home, may_take_part, bytes_read(*info, *job), split_seconds)) {
+  // millisecond, whose first runs lost 0.4 to 0.5 s to one split; saxpy over two PoCL devices, into
+  // their new buffers, 0.22 s against 15 ms). Under auto such a launch is timed on home first, and
+  // split once home takes as long as those moves.
+  if (const auto moves =
+          first_split_moves(services, home, may_take_part, bytes_read(*info, *job), split_seconds, !info->loops)) {
     auto measured = services.executor().home_launch_times().settled_seconds(home_key);
     if (!measured || *measured < *moves) return too_small();
   }

@@ -228,7 +228,7 @@ uint64_t min_split_items_on(const DeviceProfile& home, uint64_t min_split_work_i
 }
 
 double others_transfer_seconds(const std::vector<DeviceProfile>& profiles, int home, const std::vector<int>& devices,
-                               uint64_t bytes) {
+                               uint64_t bytes, double fresh_memory_gbs) {
   double all = 0;
   for (int device : devices) all += spec_weight_of(profiles, device);
   if (!(all > 0)) return 0;
@@ -236,7 +236,8 @@ double others_transfer_seconds(const std::vector<DeviceProfile>& profiles, int h
   for (int device : devices) {
     if (device == home) continue;
     const DeviceProfile* profile = find_profile(profiles, device);
-    const double gbs = profile && profile->h2d_gbs > 0 ? profile->h2d_gbs : kNominalTransferGBs;
+    double gbs = profile && profile->h2d_gbs > 0 ? profile->h2d_gbs : kNominalTransferGBs;
+    if (profile && profile->is_cpu && !profile->remote && fresh_memory_gbs > 0) gbs = std::min(gbs, fresh_memory_gbs);
     seconds = std::max(seconds, static_cast<double>(bytes) * spec_weight_of(profiles, device) / all / (gbs * 1e9));
   }
   return seconds;

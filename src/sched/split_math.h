@@ -99,9 +99,11 @@ inline constexpr double kNominalTransferGBs = 8.0;
 
 // Seconds the devices of `devices` other than `home` would take to receive their share (by
 // spec_weight) of `bytes`, at their h2d_gbs or kNominalTransferGBs: what a first split must move
-// before it can gain anything. 0 without other devices.
+// before it can gain anything. A local CPU device receives into new buffers in host memory: where
+// `fresh_memory_gbs` is given (devices/host_memory.h), at that speed where it is the slower. 0
+// without other devices.
 double others_transfer_seconds(const std::vector<DeviceProfile>& profiles, int home, const std::vector<int>& devices,
-                               uint64_t bytes);
+                               uint64_t bytes, double fresh_memory_gbs = 0);
 
 // The share of its specification a remote device (DeviceProfile::remote) counts for in spec_weight.
 // Its compute units are its server's, but each of its chunks also pays a network round trip per

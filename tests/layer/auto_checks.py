@@ -383,6 +383,19 @@ class AutoChecks(layer_checks.Checks):
                 "COEX_POLICY": policy, "COEX_MIN_SPLIT_SECONDS": "0.0001", "COEX_AUTO_ANALYSIS_WAIT": "30"})
             expect_first_launch(first, None if splits else ("too_small", "preparing"), "under " + policy)
 
+    def check_fresh_memory_first_timed(self):
+        # A kernel without loops whose first split would move the other CPU device's share of what it
+        # reads into that device's new buffers at auto_fresh_memory_gbs (docs/design.md, "Size by
+        # time"): vector_add's first launch (vadd, 8 MiB read, 4 MiB to the other device) with
+        # min_split_seconds at 2 ms runs on home first under auto where new memory takes writes at
+        # 0.5 GB/s (8.4 ms), and is split where it is faster than the nominal 8 GB/s (0.5 ms).
+        for gbs, splits in (("0.5", False), ("1000", True)):
+            first = self.vector_add_first_launch("fresh-memory-" + gbs, {
+                "COEX_POLICY": "auto", "COEX_MIN_SPLIT_SECONDS": "0.002", "COEX_AUTO_ANALYSIS_WAIT": "30",
+                "COEX_AUTO_FRESH_MEMORY_GBS": gbs})
+            expect_first_launch(first, None if splits else ("too_small", "preparing"),
+                                "with new memory at %s GB/s" % gbs)
+
     def check_first_run_untimed(self):
         # Home's first run of a kernel pays the driver's one-time work, which is not the launch's time
         # (docs/design.md, "Size by time"): that launch is not timed. tiny_steps' 400 launches of a

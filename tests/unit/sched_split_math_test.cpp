@@ -230,6 +230,31 @@ TEST(OthersTransferSeconds, TheirShareOfTheBytesAtTheNominalRateTheSlowestLast) 
   EXPECT_EQ(others_transfer_seconds(profiles, 0, {}, bytes), 0.0);
 }
 
+TEST(OthersTransferSeconds, ACpuDeviceReceivesIntoFreshMemoryAtItsSpeedWhereThatIsSlower) {
+  DeviceProfile cpu;
+  cpu.is_cpu = true;
+  cpu.compute_units = 1;
+  std::vector<DeviceProfile> profiles(3, cpu);
+  profiles[1].index = 1;
+  profiles[2].index = 2;
+  const uint64_t bytes = uint64_t{3} << 27;  // 384 MiB: a third each, 128 MiB
+  const double third = double(uint64_t{1} << 27);
+  // saxpy's first split over PoCL devices on the 2-core machine: new pages at 0.74 GB/s.
+  EXPECT_NEAR(others_transfer_seconds(profiles, 0, {0, 1, 2}, bytes, 0.74), third / 0.74e9, 1e-12);
+  // Fresh memory faster than the nominal rate: the nominal rate stays.
+  EXPECT_NEAR(others_transfer_seconds(profiles, 0, {0, 1, 2}, bytes, 100), third / (kNominalTransferGBs * 1e9),
+              1e-12);
+  // Not given: the nominal rate.
+  EXPECT_NEAR(others_transfer_seconds(profiles, 0, {0, 1, 2}, bytes), third / (kNominalTransferGBs * 1e9), 1e-12);
+  // A GPU's buffers are its own memory, a remote device's its server's: neither takes the speed.
+  profiles[1].is_cpu = false;
+  profiles[1].is_gpu = true;
+  profiles[2].remote = true;
+  EXPECT_EQ(others_transfer_seconds(profiles, 0, {0, 1, 2}, bytes, 0.74),
+            others_transfer_seconds(profiles, 0, {0, 1, 2}, bytes));
+  EXPECT_GT(others_transfer_seconds(profiles, 0, {0, 1, 2}, bytes), 0.0);
+}
+
 TEST(CoefficientOfVariation, PopulationSigmaOverMean) {
   EXPECT_NEAR(coefficient_of_variation({1, 2, 3}), std::sqrt(2.0 / 3.0) / 2.0, 1e-12);
   EXPECT_EQ(coefficient_of_variation({5}), 0);
