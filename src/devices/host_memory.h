@@ -8,11 +8,18 @@
 
 namespace coex::devices {
 
-// Bytes written into a new anonymous mapping of this size when the speed is measured.
-inline constexpr unsigned long kFreshMemoryProbeBytes = 4ul << 20;
+// Bytes written into a new anonymous mapping of this size when the speed is measured: 256 pages
+// of 4 KiB, each a fault.
+inline constexpr unsigned long kFreshMemoryProbeBytes = 1ul << 20;
 
-// GB/s of writes into fresh pages, measured once, at the first call (a few milliseconds at most on
-// the machines measured); 0 where the mapping failed.
+// GB/s of writes into fresh pages, measured once, at the first call (about 4 ms on the 2-core
+// development machine, on the app's thread); 0 where the mapping failed.
 double fresh_memory_gbs();
+
+// The speed of fresh memory a first split's moves are weighed at: `given` where positive (the
+// setting auto_fresh_memory_gbs), else fresh_memory_gbs(), measured only where it could matter, where
+// moves of `nominal_seconds` at a hundredth of their nominal speed would take `threshold_seconds` or
+// more (a program of small launches measures nothing); 0 otherwise (the nominal speed).
+double fresh_memory_gbs_where_it_matters(double given, double nominal_seconds, double threshold_seconds);
 
 }  // namespace coex::devices

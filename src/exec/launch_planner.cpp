@@ -37,9 +37,13 @@ std::optional<double> first_split_moves(
     const std::function<std::optional<double>(const std::vector<int>&)>& split_seconds, bool into_fresh_memory) {
   if (services.executor().policy().waits_for_preparation()) return std::nullopt;
   if (std::find(sharing.begin(), sharing.end(), home) == sharing.end()) sharing.push_back(home);
-  const double given = services.settings().auto_fresh_memory_gbs;
-  const double fresh = !into_fresh_memory ? 0 : given > 0 ? given : devices::fresh_memory_gbs();
-  const double moves = sched::others_transfer_seconds(services.devices().profiles(), home, sharing, bytes, fresh);
+  const auto& profiles = services.devices().profiles();
+  const double nominal = sched::others_transfer_seconds(profiles, home, sharing, bytes);
+  const double fresh = !into_fresh_memory
+                           ? 0
+                           : devices::fresh_memory_gbs_where_it_matters(services.settings().auto_fresh_memory_gbs,
+                                                                        nominal, services.settings().min_split_seconds);
+  const double moves = fresh > 0 ? sched::others_transfer_seconds(profiles, home, sharing, bytes, fresh) : nominal;
   if (moves < services.settings().min_split_seconds || split_seconds(sharing)) return std::nullopt;
   return moves;
 }

@@ -123,8 +123,9 @@ class AutoChecks(layer_checks.Checks):
         # runs on home unsplit (`not_split: preparing`) under a wait of 0.2 s, and is split under one of
         # 30 s.
         for wait, splits in (("0.2", False), ("30", True)):
-            first = self.vector_add_first_launch("analysis-wait-" + wait, {
-                "COEX_POLICY": "auto", "COEX_AUTO_ANALYSIS_WAIT": wait, "COEX_FAULT": "slow_analysis"})
+            first = self.vector_add_first_launch("analysis-wait-" + wait, dict(
+                layer_checks.FAST_FRESH_MEMORY, COEX_POLICY="auto", COEX_AUTO_ANALYSIS_WAIT=wait,
+                COEX_FAULT="slow_analysis"))
             expect_first_launch(first, None if splits else "preparing", "with a wait of %s s" % wait)
 
     def check_first_launch_not_held(self):
@@ -167,8 +168,8 @@ class AutoChecks(layer_checks.Checks):
                 return [e for e in json.load(f)["traceEvents"] if e.get("ph") == "X" and e.get("name") == "analysis"]
 
         kept = os.path.join(self.tmp, "kept")  # the checks keep nothing unless they name a folder
-        first = self.vector_add_first_launch("kept-analysis-made", {
-            "COEX_POLICY": "auto", "COEX_AUTO_ANALYSIS_WAIT": "30", "COEX_BINARY_CACHE": kept})
+        first = self.vector_add_first_launch("kept-analysis-made", dict(
+            layer_checks.FAST_FRESH_MEMORY, COEX_POLICY="auto", COEX_AUTO_ANALYSIS_WAIT="30", COEX_BINARY_CACHE=kept))
         expect_first_launch(first, None, "in the run that makes the analysis")
         made = analysis_slices("kept-analysis-made")
         expect(made and not made[0].get("args", {}).get("kept"), "the first run's analysis: %s" % made)
@@ -177,8 +178,8 @@ class AutoChecks(layer_checks.Checks):
                "nothing kept in %s" % folder)
         # A wait of 2 s, well under libclang's 3 s delay, and long enough for a loaded machine's
         # read of the kept file.
-        late = {"COEX_POLICY": "auto", "COEX_AUTO_ANALYSIS_WAIT": "2", "COEX_FAULT": "slow_libclang",
-                "COEX_BINARY_CACHE": kept}
+        late = dict(layer_checks.FAST_FRESH_MEMORY, COEX_POLICY="auto", COEX_AUTO_ANALYSIS_WAIT="2",
+                    COEX_FAULT="slow_libclang", COEX_BINARY_CACHE=kept)
         first = self.vector_add_first_launch("kept-analysis-read", late)
         expect_first_launch(first, None, "with the analysis kept and libclang loaded late")
         read = analysis_slices("kept-analysis-read")
@@ -203,8 +204,9 @@ class AutoChecks(layer_checks.Checks):
         # kept (binary_cache off): the second run would read the first one's analysis.
         for in_process in (False, True):
             tag = "analysis-in-app" if in_process else "analysis-process"
-            env = {"COEX_POLICY": "auto", "COEX_AUTO_ANALYSIS_WAIT": "30", "LD_DEBUG": "files",
-                   "COEX_ANALYSIS_PROCESS": "false" if in_process else "true", "COEX_BINARY_CACHE": "off"}
+            env = dict(layer_checks.FAST_FRESH_MEMORY, COEX_POLICY="auto", COEX_AUTO_ANALYSIS_WAIT="30",
+                       LD_DEBUG="files", COEX_ANALYSIS_PROCESS="false" if in_process else "true",
+                       COEX_BINARY_CACHE="off")
             app = os.path.join(self.build, "tests", "apps", "vector_add")
             rc, bare, _ = run([app])
             trace = os.path.join(self.tmp, "%s-trace.json" % tag)
@@ -237,7 +239,8 @@ class AutoChecks(layer_checks.Checks):
         app = os.path.join(self.build, "tests", "apps", "vector_add")
         rc, bare, _ = run([app])
         expect(rc == 0, "vector_add fails bare")
-        env = {"COEX_POLICY": "auto", "COEX_AUTO_ANALYSIS_WAIT": "1", "COEX_FAULT": "slow_libclang"}
+        env = dict(layer_checks.FAST_FRESH_MEMORY, COEX_POLICY="auto", COEX_AUTO_ANALYSIS_WAIT="1",
+                   COEX_FAULT="slow_libclang")
         early = len(os.sched_getaffinity(0)) >= 2
         for tag, script, not_split in (("from-run", 'sleep 5; exec "$0"', None if early else "preparing"),
                                        ("from-run-child", 'sleep 5; "$0"; exit $?', "preparing")):
@@ -482,8 +485,9 @@ class AutoChecks(layer_checks.Checks):
         # The first launch waits for the analysis as long as it takes: a slow one (a loaded machine,
         # a sanitizer build) would leave all four of vector_add's launches `preparing` on home.
         for devices in ("pthread basic", "pthread pthread basic"):
-            env = {"POCL_DEVICES": devices, "POCL_MAX_PTHREAD_COUNT": "8", "POCL_CPU_MAX_CU_COUNT": "8",
-                   "COEX_POLICY": "auto", "COEX_MIN_SPLIT_SECONDS": "0.004", "COEX_AUTO_ANALYSIS_WAIT": "30"}
+            env = dict(layer_checks.FAST_FRESH_MEMORY, POCL_DEVICES=devices, POCL_MAX_PTHREAD_COUNT="8",
+                       POCL_CPU_MAX_CU_COUNT="8", COEX_POLICY="auto", COEX_MIN_SPLIT_SECONDS="0.004",
+                       COEX_AUTO_ANALYSIS_WAIT="30")
             rc, out, err = run([self.coex, "devices"], env)
             rows = [l for l in out.splitlines() if l[:1].isdigit()]
             slow = [int(l.split()[0]) for l in rows if " basic-" in l or " cpu-minimal-" in l]

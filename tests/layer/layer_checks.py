@@ -23,6 +23,12 @@ class Failure(Exception):
 # The history file of every run that names none: the check's own, never the user's ~/.cache/coex.
 HISTORY = None
 
+# Under auto a first split of a kernel without loops weighs what it moves into the other CPU devices'
+# new buffers at the speed of fresh memory (docs/design.md, "Size by time"): vector_add's first launch
+# (4 MiB to the other device) stays on home where new memory is slow (0.3 GB/s on a 2-core virtual
+# machine). The checks that need its launches split take new memory to be as fast as the nominal rate.
+FAST_FRESH_MEMORY = {"COEX_AUTO_FRESH_MEMORY_GBS": "1000"}
+
 
 def coex_env(env_extra=None, layer=None):
     """The environment of a check's run: none of the caller's COEX_ settings, the check's history."""

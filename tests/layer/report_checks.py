@@ -247,7 +247,7 @@ class ReportChecks(layer_checks.Checks):
     def check_history_per_device_set(self):
         # One history file keeps each device set's history; the report names the file and what it held.
         cache = os.path.join(self.tmp, "sets.json")
-        env = {"COEX_POLICY": "auto", "COEX_CACHE": cache, "COEX_REPORT": self.report}
+        env = dict(layer_checks.FAST_FRESH_MEMORY, COEX_POLICY="auto", COEX_CACHE=cache, COEX_REPORT=self.report)
         states = []
         for devices in ("pthread pthread", "pthread pthread pthread", "pthread pthread"):
             self.under_coex(dict(env, POCL_DEVICES=devices))
