@@ -12,8 +12,9 @@ namespace coex::devices {
 // of 4 KiB, each a fault.
 inline constexpr unsigned long kFreshMemoryProbeBytes = 1ul << 20;
 
-// GB/s of writes into fresh pages, measured once, at the first call (about 4 ms on the 2-core
-// development machine, on the app's thread); 0 where the mapping failed.
+// GB/s of writes into fresh pages, measured once, at the first call (3 to 7 ms on the 2-core
+// development machine, 0.14 to 0.37 GB/s from one mapping to the next, on the app's thread); 0
+// where the mapping failed.
 double fresh_memory_gbs();
 
 // The speed of fresh memory a first split's moves are weighed at: `given` where positive (the
