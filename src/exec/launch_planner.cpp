@@ -8,7 +8,6 @@
 
 #include "config/settings.h"
 #include "devices/device_set.h"
-#include "devices/host_memory.h"
 #include "exec/deferred_app_binary.h"
 #include "exec/device_kernels.h"
 #include "exec/executor.h"
@@ -18,6 +17,7 @@
 #include "exec/policy_gate.h"
 #include "exec/program_analysis.h"
 #include "exec/repeated_launches.h"
+#include "exec/size_rules.h"
 #include "exec/split_safety.h"
 #include "model/registries.h"
 #include "report/report.h"
@@ -25,35 +25,6 @@
 
 namespace coex::exec {
 namespace {
-
-// Under auto, the seconds a first split of `bytes` over `sharing` would spend moving the other
-// devices' share to them (sched::others_transfer_seconds), where that is at least min_split_seconds
-// and the History has no split of the launch over `sharing` at its size: such a launch is timed on
-// home first (docs/design.md, "Size by time"). nullopt otherwise. `into_fresh_memory`: a kernel
-// without loops, whose launch may take no longer than its moves into a CPU device's new buffers
-// take (devices/host_memory.h).
-std::optional<double> first_split_moves(
-    Services& services, int home, std::vector<int> sharing, uint64_t bytes,
-    const std::function<std::optional<double>(const std::vector<int>&)>& split_seconds, bool into_fresh_memory) {
-  if (services.executor().policy().waits_for_preparation()) return std::nullopt;
-  if (std::find(sharing.begin(), sharing.end(), home) == sharing.end()) sharing.push_back(home);
-  const auto& profiles = services.devices().profiles();
-  const double nominal = sched::others_transfer_seconds(profiles, home, sharing, bytes);
-  const double fresh = !into_fresh_memory
-                           ? 0
-                           : devices::fresh_memory_gbs_where_it_matters(services.settings().auto_fresh_memory_gbs,
-                                                                        nominal, services.settings().min_split_seconds);
-  const double moves = fresh > 0 ? sched::others_transfer_seconds(profiles, home, sharing, bytes, fresh) : nominal;
-  if (moves < services.settings().min_split_seconds || split_seconds(sharing)) return std::nullopt;
-  return moves;
-}
-
-// sched::min_split_items_on for the device numbered `home`.
-uint64_t min_split_items(Services& services, int home) {
-  const uint64_t configured = uint64_t(services.settings().min_split_work_items);
-  const sched::DeviceProfile* profile = sched::find_profile(services.devices().profiles(), home);
-  return profile ? sched::min_split_items_on(*profile, configured) : configured;
-}
 
 const char* origin_reason(model::ProgramOrigin origin) {
   switch (origin) {
