@@ -302,10 +302,11 @@ COEX_SETTING(Double, auto_split_floor_seconds, 0.00005, (0.0, kNoLimit),
              "`first_split_compile_seconds` or more, or, at a size not timed yet, the kernel's pace. 0: no "
              "such floor.")
 COEX_SETTING(Double, auto_fresh_memory_gbs, 0.0, (0.0, kNoLimit),
-             "auto: how fast, in GB/s, a CPU device's new buffers take their first writes (each new page is a "
-             "fault the system serves: 0.74 GB/s on a 2-core virtual machine, where memory in use took 22.7). A "
-             "first split of a kernel without loops moves the other devices' share of what it reads there: where "
-             "that takes at least `min_split_seconds` at this speed, the launch runs on the app's device first, "
+             "auto: how fast, in GB/s, new memory takes its first writes (each new page is a fault the system "
+             "serves: 0.74 GB/s on a 2-core virtual machine, where memory in use took 22.7). A first split of a "
+             "kernel without loops moves the other devices' share of what it reads into coex's host copy, all of "
+             "it on one thread, and then into each CPU device's new buffers: where that takes at least "
+             "`min_split_seconds` at this speed, the launch runs on the app's device first, "
              "timed, and is split once a launch there takes as long as those moves (benchmarks/saxpy's first "
              "split over two such devices took 0.22 s against 15 ms unsplit). 0: measured once, at the first "
              "launch whose moves a hundredth of the nominal 8 GB/s would make that long (1 MiB written into "

@@ -318,6 +318,13 @@ LaunchDecision plan(Services& services, const std::shared_ptr<model::KernelRecor
     repeat.by_home_times = true;  // a decision without them holds until home's times change
     if (fewer_than_two()) return too_small();
   }
+  // A kernel without loops whose first split would move, by the buffers it reads, at least
+  // min_split_seconds into new memory (first_split_moves, below, by its footprints once the job is
+  // made) stays on home before anything is read or built for the others: benchmarks/saxpy's first
+  // launch over two basic PoCL devices read the app's binary and built it on the other device, 25 to
+  // 34 ms on the app's thread, and then ran on home as too_small.
+  if (!info->loops && fresh_moves_keep_on_home(services, home, participants, *info, args, home_key, split_seconds))
+    return too_small();
   // The app's binary, its read put off from clBuildProgram (exec/deferred_app_binary.h), is read by the
   // first launch the size rule lets be split (none of benchmarks/gram_schmidt's 1,535: no read), or
   // compiled ahead while launches run on home; one nothing timed whose kernel loops may be long enough
@@ -474,11 +481,8 @@ LaunchDecision plan(Services& services, const std::shared_ptr<model::KernelRecor
   // millisecond, whose first runs lost 0.4 to 0.5 s to one split; saxpy over two PoCL devices, into
   // their new buffers, 0.22 s against 15 ms). Under auto such a launch is timed on home first, and
   // split once home takes as long as those moves.
-  if (const auto moves =
-          first_split_moves(services, home, may_take_part, bytes_read(*info, *job), split_seconds, !info->loops)) {
-    auto measured = services.executor().home_launch_times().settled_seconds(home_key);
-    if (!measured || *measured < *moves) return too_small();
-  }
+  if (moves_keep_on_home(services, home, may_take_part, bytes_read(*info, *job), home_key, split_seconds, !info->loops))
+    return too_small();
   // The policy's gate before the check of the chunks: a launch it keeps on home needs none, and the
   // check evaluates every footprint of several pieces (most of a plan's time in benchmarks/lu, whose
   // arguments change at every launch). A launch it would split that the check keeps on home was

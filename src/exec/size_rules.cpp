@@ -6,6 +6,8 @@
 #include "devices/device_set.h"
 #include "devices/host_memory.h"
 #include "exec/executor.h"
+#include "exec/home_launch_times.h"
+#include "exec/repeated_launches.h"
 #include "sched/split_math.h"
 
 namespace coex::exec {
@@ -30,6 +32,27 @@ std::optional<double> first_split_moves(
   const double moves = fresh > 0 ? sched::others_transfer_seconds(profiles, home, sharing, bytes, fresh) : nominal;
   if (moves < services.settings().min_split_seconds || split_seconds(sharing)) return std::nullopt;
   return moves;
+}
+
+bool moves_keep_on_home(Services& services, int home, const std::vector<int>& sharing, uint64_t bytes,
+                        const std::string& home_key,
+                        const std::function<std::optional<double>(const std::vector<int>&)>& split_seconds,
+                        bool into_fresh_memory) {
+  const auto moves = first_split_moves(services, home, sharing, bytes, split_seconds, into_fresh_memory);
+  if (!moves) return false;
+  const auto measured = services.executor().home_launch_times().settled_seconds(home_key);
+  return !measured || *measured < *moves;
+}
+
+bool fresh_moves_keep_on_home(Services& services, int home, const std::vector<int>& sharing,
+                              const kernel::KernelInfo& info, const std::vector<model::KernelArgValue>& args,
+                              const std::string& home_key,
+                              const std::function<std::optional<double>(const std::vector<int>&)>& split_seconds) {
+  std::vector<bool> read(args.size(), true);
+  for (size_t i = 0; i < args.size() && i < info.args.size(); ++i) read[i] = info.args[i].read;
+  uint64_t bytes = 0;
+  for (const auto& record : written_buffers(services, args, read)) bytes += record->size;
+  return moves_keep_on_home(services, home, sharing, bytes, home_key, split_seconds, true);
 }
 
 }  // namespace coex::exec

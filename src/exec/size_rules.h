@@ -6,7 +6,11 @@
 #include <cstdint>
 #include <functional>
 #include <optional>
+#include <string>
 #include <vector>
+
+#include "kernel/kernel_analysis.h"
+#include "model/records.h"
 
 namespace coex::exec {
 
@@ -24,5 +28,20 @@ uint64_t min_split_items(Services& services, int home);
 std::optional<double> first_split_moves(
     Services& services, int home, std::vector<int> sharing, uint64_t bytes,
     const std::function<std::optional<double>(const std::vector<int>&)>& split_seconds, bool into_fresh_memory);
+
+// Whether a launch that reads `bytes` stays on home, timed, by first_split_moves: until home took, at
+// the launch's size (`home_key`, exec/home_launch_times.h), as long as those moves.
+bool moves_keep_on_home(Services& services, int home, const std::vector<int>& sharing, uint64_t bytes,
+                        const std::string& home_key,
+                        const std::function<std::optional<double>(const std::vector<int>&)>& split_seconds,
+                        bool into_fresh_memory);
+
+// moves_keep_on_home for a kernel without loops by the sizes of the buffers its analysis says it
+// reads (`args` as set), into new memory: a bound of its footprints, known before the launch's job
+// (and before anything is read or built for the other devices).
+bool fresh_moves_keep_on_home(Services& services, int home, const std::vector<int>& sharing,
+                              const kernel::KernelInfo& info, const std::vector<model::KernelArgValue>& args,
+                              const std::string& home_key,
+                              const std::function<std::optional<double>(const std::vector<int>&)>& split_seconds);
 
 }  // namespace coex::exec

@@ -99,9 +99,11 @@ inline constexpr double kNominalTransferGBs = 8.0;
 
 // Seconds the devices of `devices` other than `home` would take to receive their share (by
 // spec_weight) of `bytes`, at their h2d_gbs or kNominalTransferGBs: what a first split must move
-// before it can gain anything. A local CPU device receives into new buffers in host memory: where
-// `fresh_memory_gbs` is given (devices/host_memory.h), at that speed where it is the slower. 0
-// without other devices.
+// before it can gain anything. Where `fresh_memory_gbs` is given (devices/host_memory.h), the moves
+// go into new memory: a local CPU device receives into new buffers in host memory, at that speed
+// where it is the slower, and before any device receives, home's thread fills coex's host copy of
+// the others' bytes, one copy of them all, at that speed (the sum of their shares, where the
+// devices' own receipt is the largest one). 0 without other devices.
 double others_transfer_seconds(const std::vector<DeviceProfile>& profiles, int home, const std::vector<int>& devices,
                                uint64_t bytes, double fresh_memory_gbs = 0);
 
