@@ -309,8 +309,8 @@ COEX_SETTING(Double, auto_fresh_memory_gbs, 0.0, (0.0, kNoLimit),
              "`min_split_seconds` at this speed, the launch runs on the app's device first, "
              "timed, and is split once a launch there takes as long as those moves (benchmarks/saxpy's first "
              "split over two such devices took 0.22 s against 15 ms unsplit). 0: measured once, at the first "
-             "launch whose moves a hundredth of the nominal 8 GB/s would make that long (1 MiB written into "
-             "new memory).")
+             "launch whose moves (the host copy's fill included) a hundredth of the nominal 8 GB/s would make "
+             "that long (1 MiB written into new memory).")
 COEX_SETTING(Double, auto_analysis_wait, 0.1, (0.0, kNoLimit),
              "auto: the first launch of a program that coex could split waits up to this many seconds for coex's "
              "analysis of the program (a libclang parse begun at clBuildProgram, tens of milliseconds) when at "

@@ -29,9 +29,9 @@ double fresh_memory_gbs() {
   return gbs;
 }
 
-double fresh_memory_gbs_where_it_matters(double given, double nominal_seconds, double threshold_seconds) {
+double fresh_memory_gbs_where_it_matters(double given, double slowest_seconds, double threshold_seconds) {
   if (given > 0) return given;
-  return nominal_seconds * 100 >= threshold_seconds ? fresh_memory_gbs() : 0;
+  return slowest_seconds >= threshold_seconds ? fresh_memory_gbs() : 0;
 }
 
 }  // namespace coex::devices

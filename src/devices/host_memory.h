@@ -19,8 +19,9 @@ double fresh_memory_gbs();
 
 // The speed of fresh memory a first split's moves are weighed at: `given` where positive (the
 // setting auto_fresh_memory_gbs), else fresh_memory_gbs(), measured only where it could matter, where
-// moves of `nominal_seconds` at a hundredth of their nominal speed would take `threshold_seconds` or
-// more (a program of small launches measures nothing); 0 otherwise (the nominal speed).
-double fresh_memory_gbs_where_it_matters(double given, double nominal_seconds, double threshold_seconds);
+// the moves into new memory at a hundredth of the nominal speed (`slowest_seconds`) would take
+// `threshold_seconds` or more (a program of small launches measures nothing); 0 otherwise (the
+// nominal speed).
+double fresh_memory_gbs_where_it_matters(double given, double slowest_seconds, double threshold_seconds);
 
 }  // namespace coex::devices

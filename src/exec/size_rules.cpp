@@ -24,12 +24,16 @@ std::optional<double> first_split_moves(
   if (services.executor().policy().waits_for_preparation()) return std::nullopt;
   if (std::find(sharing.begin(), sharing.end(), home) == sharing.end()) sharing.push_back(home);
   const auto& profiles = services.devices().profiles();
-  const double nominal = sched::others_transfer_seconds(profiles, home, sharing, bytes);
-  const double fresh = !into_fresh_memory
-                           ? 0
-                           : devices::fresh_memory_gbs_where_it_matters(services.settings().auto_fresh_memory_gbs,
-                                                                        nominal, services.settings().min_split_seconds);
-  const double moves = fresh > 0 ? sched::others_transfer_seconds(profiles, home, sharing, bytes, fresh) : nominal;
+  // Fresh memory is measured only where, a hundred times slower than the nominal rate (the host
+  // copy's fill of the others' bytes too), the moves could reach min_split_seconds.
+  const double fresh =
+      !into_fresh_memory
+          ? 0
+          : devices::fresh_memory_gbs_where_it_matters(
+                services.settings().auto_fresh_memory_gbs,
+                sched::others_transfer_seconds(profiles, home, sharing, bytes, sched::kNominalTransferGBs / 100),
+                services.settings().min_split_seconds);
+  const double moves = sched::others_transfer_seconds(profiles, home, sharing, bytes, fresh);
   if (moves < services.settings().min_split_seconds || split_seconds(sharing)) return std::nullopt;
   return moves;
 }

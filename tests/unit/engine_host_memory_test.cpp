@@ -14,8 +14,8 @@ TEST(HostMemory, FreshMemoryIsMeasuredOnceAtSomePositiveSpeed) {
 TEST(HostMemory, TheSettingStandsForTheMeasurementAndSmallMovesNeedNone) {
   // The setting, where given, whatever the moves.
   EXPECT_EQ(fresh_memory_gbs_where_it_matters(0.5, 1e-9, 0.01), 0.5);
-  // Moves of 10 us at the nominal speed stay under 10 ms even at a hundredth of it: no measurement.
-  EXPECT_EQ(fresh_memory_gbs_where_it_matters(0, 1e-5, 0.01), 0.0);
-  // Moves of 0.1 ms could take 10 ms into slow fresh memory: measured.
-  EXPECT_EQ(fresh_memory_gbs_where_it_matters(0, 1e-4, 0.01), fresh_memory_gbs());
+  // Moves that stay under 10 ms even at a hundredth of the nominal speed: no measurement.
+  EXPECT_EQ(fresh_memory_gbs_where_it_matters(0, 0.009, 0.01), 0.0);
+  // Moves that could take 10 ms into slow fresh memory: measured.
+  EXPECT_EQ(fresh_memory_gbs_where_it_matters(0, 0.01, 0.01), fresh_memory_gbs());
 }
