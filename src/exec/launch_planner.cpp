@@ -320,10 +320,18 @@ LaunchDecision plan(Services& services, const std::shared_ptr<model::KernelRecor
   }
   // A kernel without loops whose first split would move, by the buffers it reads, at least
   // min_split_seconds into new memory (first_split_moves, below, by its footprints once the job is
-  // made) stays on home before anything is read or built for the others: benchmarks/saxpy's first
-  // launch over two basic PoCL devices read the app's binary and built it on the other device, 25 to
-  // 34 ms on the app's thread, and then ran on home as too_small.
-  if (!info->loops && fresh_moves_keep_on_home(services, home, participants, *info, args, home_key, split_seconds))
+  // made) stays on home while something is still to be read or built for the others: benchmarks/saxpy's
+  // first launch over two basic PoCL devices read the app's binary and built it on the other device, 25
+  // to 34 ms on the app's thread, and then ran on home as too_small. Once prepared, the footprints say.
+  auto left_to_prepare = [&] {
+    if (program->app_binary_deferred.load(std::memory_order_acquire)) return true;
+    std::lock_guard lock(program->mutex);
+    return std::any_of(participants.begin(), participants.end(), [&](int d) {
+      return d != home && !program->builds_posted.count({d, false});
+    });
+  };
+  if (!info->loops && left_to_prepare() &&
+      fresh_moves_keep_on_home(services, home, participants, *info, args, home_key, split_seconds))
     return too_small();
   // The app's binary, its read put off from clBuildProgram (exec/deferred_app_binary.h), is read by the
   // first launch the size rule lets be split (none of benchmarks/gram_schmidt's 1,535: no read), or
