@@ -208,10 +208,9 @@ LaunchDecision plan(Services& services, const std::shared_ptr<model::KernelRecor
       // three launches, 0.64 s on home alone).
       // Not a launch that much data keeps on home until it is timed (below): the buffers' sizes stand
       // in for what it reads.
-      uint64_t buffer_bytes = 0;
-      for (const auto& record : written_buffers(services, args, {})) buffer_bytes += record->size;
-      const bool large = launch_items >= min_split_items(services, home) &&
-                         !first_split_moves(services, home, to_build, buffer_bytes, split_seconds, false);
+      const bool large =
+          launch_items >= min_split_items(services, home) &&
+          !first_split_moves(services, home, to_build, buffers_bytes(services, args, {}), split_seconds, false);
       const bool beside_late_only = large && untimed_beside_late_only(waiting, others, on_home);
       // The app's binary, its read put off to such a launch (below), is read before the wait: it
       // overlaps the analysis, as it did inside clBuildProgram (serial, benchmarks/nbody's and

@@ -38,6 +38,13 @@ std::optional<double> first_split_moves(
   return moves;
 }
 
+uint64_t buffers_bytes(Services& services, const std::vector<model::KernelArgValue>& args,
+                       const std::vector<bool>& which) {
+  uint64_t bytes = 0;
+  for (const auto& record : written_buffers(services, args, which)) bytes += record->size;
+  return bytes;
+}
+
 bool moves_keep_on_home(Services& services, int home, const std::vector<int>& sharing, uint64_t bytes,
                         const std::string& home_key,
                         const std::function<std::optional<double>(const std::vector<int>&)>& split_seconds,
@@ -54,9 +61,8 @@ bool fresh_moves_keep_on_home(Services& services, int home, const std::vector<in
                               const std::function<std::optional<double>(const std::vector<int>&)>& split_seconds) {
   std::vector<bool> read(args.size(), true);
   for (size_t i = 0; i < args.size() && i < info.args.size(); ++i) read[i] = info.args[i].read;
-  uint64_t bytes = 0;
-  for (const auto& record : written_buffers(services, args, read)) bytes += record->size;
-  return moves_keep_on_home(services, home, sharing, bytes, home_key, split_seconds, true);
+  return moves_keep_on_home(services, home, sharing, buffers_bytes(services, args, read), home_key, split_seconds,
+                            true);
 }
 
 }  // namespace coex::exec

@@ -23,8 +23,8 @@ uint64_t min_split_items(Services& services, int home);
 // devices' share to them (sched::others_transfer_seconds), where that is at least min_split_seconds
 // and the History has no split of the launch over `sharing` at its size (`split_seconds`): such a
 // launch is timed on home first. nullopt otherwise. `into_fresh_memory`: a kernel without loops,
-// whose launch may take no longer than its moves into a CPU device's new buffers take
-// (devices/host_memory.h).
+// whose launch may take no longer than its moves into new memory take (the host copy's fill and a
+// CPU device's new buffers, devices/host_memory.h).
 std::optional<double> first_split_moves(
     Services& services, int home, std::vector<int> sharing, uint64_t bytes,
     const std::function<std::optional<double>(const std::vector<int>&)>& split_seconds, bool into_fresh_memory);
@@ -35,6 +35,11 @@ bool moves_keep_on_home(Services& services, int home, const std::vector<int>& sh
                         const std::string& home_key,
                         const std::function<std::optional<double>(const std::vector<int>&)>& split_seconds,
                         bool into_fresh_memory);
+
+// The bytes of the buffers among `args` whose place in `which` is true (every buffer where `which`
+// is shorter than `args`, as written_buffers takes it).
+uint64_t buffers_bytes(Services& services, const std::vector<model::KernelArgValue>& args,
+                       const std::vector<bool>& which);
 
 // moves_keep_on_home for a kernel without loops by the sizes of the buffers its analysis says it
 // reads (`args` as set), into new memory: a bound of its footprints, known before the launch's job

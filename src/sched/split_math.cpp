@@ -239,8 +239,9 @@ double others_transfer_seconds(const std::vector<DeviceProfile>& profiles, int h
     const DeviceProfile* profile = find_profile(profiles, device);
     double gbs = profile && profile->h2d_gbs > 0 ? profile->h2d_gbs : kNominalTransferGBs;
     if (profile && profile->is_cpu && !profile->remote && fresh_memory_gbs > 0) gbs = std::min(gbs, fresh_memory_gbs);
-    others += spec_weight_of(profiles, device);
-    seconds = std::max(seconds, static_cast<double>(bytes) * spec_weight_of(profiles, device) / all / (gbs * 1e9));
+    const double weight = spec_weight_of(profiles, device);
+    others += weight;
+    seconds = std::max(seconds, static_cast<double>(bytes) * weight / all / (gbs * 1e9));
   }
   // Into new memory, the devices' uploads wait for the host copy's first fill: all the others' bytes,
   // written by one thread into pages it never touched (docs/design.md, "Size by time").
