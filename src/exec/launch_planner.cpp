@@ -318,19 +318,27 @@ LaunchDecision plan(Services& services, const std::shared_ptr<model::KernelRecor
     if (fewer_than_two()) return too_small();
   }
   // A kernel without loops whose first split would move, by the buffers it reads, at least
-  // min_split_seconds into new memory (first_split_moves, below, by its footprints once the job is
-  // made) stays on home while something is still to be read or built for the others: benchmarks/saxpy's
-  // first launch over two basic PoCL devices read the app's binary and built it on the other device, 25
-  // to 34 ms on the app's thread, and then ran on home as too_small. Once prepared, the footprints say.
+  // min_split_seconds into new memory (moves_keep_on_home, below, once the job is made) stays on home
+  // while something is still to be read or built for the others: benchmarks/saxpy's first launch over
+  // two basic PoCL devices read the app's binary and built it on the other device, 20 to 34 ms on the
+  // app's thread, and then ran on home as too_small. It weighs the bytes that check weighs
+  // (bytes_read) over each set of devices it may weigh: the devices ready or to be built, with the
+  // late ones still waiting (let in, or their call still to come) or without them (too short to let
+  // in). More devices can mean fewer moves (each receives less), so it keeps on home only a launch
+  // both sets keep there: one that check would keep there too. Once prepared, that check alone says.
+  const std::vector<int> early_sharing = devices_without(participants, late.waiting_among(participants, home));
   auto left_to_prepare = [&] {
     if (program->app_binary_deferred.load(std::memory_order_acquire)) return true;
     std::lock_guard lock(program->mutex);
-    return std::any_of(participants.begin(), participants.end(), [&](int d) {
+    return std::any_of(early_sharing.begin(), early_sharing.end(), [&](int d) {
       return d != home && !program->builds_posted.count({d, false});
     });
   };
-  if (!info->loops && left_to_prepare() &&
-      fresh_moves_keep_on_home(services, home, participants, *info, args, home_key, split_seconds))
+  auto fresh_moves_keep = [&](const std::vector<int>& sharing) {
+    return fresh_moves_keep_on_home(services, home, sharing, *info, args, home_key, split_seconds);
+  };
+  if (!info->loops && left_to_prepare() && fresh_moves_keep(early_sharing) &&
+      (early_sharing.size() == participants.size() || fresh_moves_keep(participants)))
     return too_small();
   // The app's binary, its read put off from clBuildProgram (exec/deferred_app_binary.h), is read by the
   // first launch the size rule lets be split (none of benchmarks/gram_schmidt's 1,535: no read), or

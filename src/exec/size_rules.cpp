@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "coherence/interval_set.h"
 #include "config/settings.h"
 #include "devices/device_set.h"
 #include "devices/host_memory.h"
@@ -40,8 +41,20 @@ std::optional<double> first_split_moves(
 
 uint64_t buffers_bytes(Services& services, const std::vector<model::KernelArgValue>& args,
                        const std::vector<bool>& which) {
+  // As bytes_read counts a job's (exec/kernel_arguments.h): the union of the ranges per root buffer,
+  // so that a buffer passed twice, or a sub-buffer beside its parent, counts once.
+  std::vector<std::pair<const model::BufferRecord*, coherence::IntervalSet>> roots;
+  for (const auto& record : written_buffers(services, args, which)) {
+    const model::BufferRecord* root = record->root_or_self(record).get();
+    auto it = std::find_if(roots.begin(), roots.end(), [&](const auto& r) { return r.first == root; });
+    if (it == roots.end()) {
+      roots.emplace_back(root, coherence::IntervalSet{});
+      it = roots.end() - 1;
+    }
+    it->second.add(coherence::ByteRange{record->origin, record->origin + record->size});
+  }
   uint64_t bytes = 0;
-  for (const auto& record : written_buffers(services, args, which)) bytes += record->size;
+  for (const auto& [root, ranges] : roots) bytes += ranges.total();
   return bytes;
 }
 

@@ -37,13 +37,14 @@ bool moves_keep_on_home(Services& services, int home, const std::vector<int>& sh
                         bool into_fresh_memory);
 
 // The bytes of the buffers among `args` whose place in `which` is true (every buffer where `which`
-// is shorter than `args`, as written_buffers takes it).
+// is shorter than `args`, as written_buffers takes it), each root buffer's bytes once: what
+// bytes_read (exec/kernel_arguments.h) counts of the launch's job, known before the job is made.
 uint64_t buffers_bytes(Services& services, const std::vector<model::KernelArgValue>& args,
                        const std::vector<bool>& which);
 
-// moves_keep_on_home for a kernel without loops by the sizes of the buffers its analysis says it
-// reads (`args` as set), into new memory: a bound of its footprints, known before the launch's job
-// (and before anything is read or built for the other devices).
+// moves_keep_on_home for a kernel without loops by the buffers its analysis says it reads (`args` as
+// set), into new memory: the bytes the check of the launch's job weighs (bytes_read), known before
+// the job is made and before anything is read or built for the other devices.
 bool fresh_moves_keep_on_home(Services& services, int home, const std::vector<int>& sharing,
                               const kernel::KernelInfo& info, const std::vector<model::KernelArgValue>& args,
                               const std::string& home_key,

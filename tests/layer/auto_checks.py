@@ -391,7 +391,8 @@ class AutoChecks(layer_checks.Checks):
         # reads into that device's new buffers at auto_fresh_memory_gbs (docs/design.md, "Size by
         # time"): vector_add's first launch (vadd, 8 MiB read, 4 MiB to the other device) with
         # min_split_seconds at 2 ms runs on home first under auto where new memory takes writes at
-        # 0.5 GB/s (8.4 ms), and is split where it is faster than the nominal 8 GB/s (0.5 ms).
+        # 0.5 GB/s (the host copy's fill of those 4 MiB, then the device's receipt of them: 16.8 ms),
+        # and is split where it is faster than the nominal 8 GB/s (0.5 ms).
         for gbs, splits in (("0.5", False), ("1000", True)):
             first = self.vector_add_first_launch("fresh-memory-" + gbs, {
                 "COEX_POLICY": "auto", "COEX_MIN_SPLIT_SECONDS": "0.002", "COEX_AUTO_ANALYSIS_WAIT": "30",
