@@ -1,7 +1,10 @@
 /* Sub-buffers: four regions of one parent buffer are written by launches on the sub-buffers, a
  * launch on the parent reads across the region borders, a launch on a sub-buffer of the output
  * changes its last quarter, and results are read both through the parent and through a
- * sub-buffer. Writes through a sub-buffer must be seen through the parent and the other way. */
+ * sub-buffer. Writes through a sub-buffer must be seen through the parent and the other way.
+ * Aliased arguments: one launch takes two sub-buffers beside their parent (it writes the first
+ * region through its sub-buffer and reads that region and another through the parent), and one
+ * takes the same buffer twice, read through one argument and written through the other. */
 #include "common/app_util.h"
 
 static const char* kSource =
@@ -16,6 +19,16 @@ static const char* kSource =
     "__kernel void negate_tail(__global uint* tail) {\n"
     "  size_t i = get_global_id(0);\n"
     "  tail[i] = ~tail[i];\n"
+    "}\n"
+    "__kernel void mix_regions(__global uint* first, __global const uint* third, __global const uint* whole,\n"
+    "                          uint region) {\n"
+    "  uint i = (uint)get_global_id(0);\n"
+    "  uint own = whole[i];\n"
+    "  first[i] = first[i] * 3u + own + third[i] + whole[region + i];\n"
+    "}\n"
+    "__kernel void scale_in_place(__global const uint* in, __global uint* out) {\n"
+    "  size_t i = get_global_id(0);\n"
+    "  out[i] = in[i] * 5u + 1u;\n"
     "}\n";
 
 enum { REGIONS = 4, REGION = 1 << 18, N = REGIONS * REGION, LOCAL = 256 };
@@ -38,6 +51,8 @@ int main(void) {
   cl_kernel region_fill = app_create_kernel(program, "region_fill");
   cl_kernel neighbor_sum = app_create_kernel(program, "neighbor_sum");
   cl_kernel negate_tail = app_create_kernel(program, "negate_tail");
+  cl_kernel mix_regions = app_create_kernel(program, "mix_regions");
+  cl_kernel scale_in_place = app_create_kernel(program, "scale_in_place");
 
   cl_uint align_bits = 0;
   APP_CHECK(clGetDeviceInfo(device, CL_DEVICE_MEM_BASE_ADDR_ALIGN, sizeof align_bits, &align_bits, NULL));
@@ -55,6 +70,9 @@ int main(void) {
     out_ref[i] = filled_ref[i] + 2u * filled_ref[(i + 1u) % N] + 3u * filled_ref[(i + N - 1u) % N];
     if (i >= 3 * REGION) out_ref[i] = ~out_ref[i];
   }
+  for (uint32_t i = 0; i < N; ++i) out_ref[i] = out_ref[i] * 5u + 1u;  /* scale_in_place, after it */
+  for (uint32_t i = 0; i < REGION; ++i)  /* mix_regions: the first region, from the second and third */
+    filled_ref[i] = filled_ref[i] * 4u + filled_ref[2 * REGION + i] + filled_ref[REGION + i];
 
   cl_mem parent = app_create_buffer(ctx, CL_MEM_READ_WRITE, bytes, NULL);
   cl_mem out_buf = app_create_buffer(ctx, CL_MEM_READ_WRITE, bytes, NULL);
@@ -79,6 +97,16 @@ int main(void) {
   APP_ARG(negate_tail, 0, tail);
   APP_CHECK(clEnqueueNDRangeKernel(q, negate_tail, 1, NULL, &global, &local, 0, NULL, NULL));
 
+  cl_uint region = REGION;
+  APP_ARG(mix_regions, 0, regions[0]);
+  APP_ARG(mix_regions, 1, regions[2]);
+  APP_ARG(mix_regions, 2, parent);
+  APP_ARG(mix_regions, 3, region);
+  APP_CHECK(clEnqueueNDRangeKernel(q, mix_regions, 1, NULL, &global, &local, 0, NULL, NULL));
+  APP_ARG(scale_in_place, 0, out_buf);
+  APP_ARG(scale_in_place, 1, out_buf);
+  APP_CHECK(clEnqueueNDRangeKernel(q, scale_in_place, 1, NULL, &global_all, &local, 0, NULL, NULL));
+
   APP_CHECK(clEnqueueReadBuffer(q, parent, CL_TRUE, 0, bytes, filled, 0, NULL, NULL));
   APP_CHECK(clEnqueueReadBuffer(q, out_buf, CL_TRUE, 0, bytes, out, 0, NULL, NULL));
   APP_CHECK(clEnqueueReadBuffer(q, regions[1], CL_TRUE, 0, region_bytes, second_region, 0, NULL, NULL));
@@ -97,6 +125,8 @@ int main(void) {
   APP_CHECK(clReleaseKernel(region_fill));
   APP_CHECK(clReleaseKernel(neighbor_sum));
   APP_CHECK(clReleaseKernel(negate_tail));
+  APP_CHECK(clReleaseKernel(mix_regions));
+  APP_CHECK(clReleaseKernel(scale_in_place));
   APP_CHECK(clReleaseProgram(program));
   APP_CHECK(clReleaseCommandQueue(q));
   APP_CHECK(clReleaseContext(ctx));
