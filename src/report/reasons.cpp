@@ -68,7 +68,8 @@ const std::pair<const char*, const char*> kMeanings[] = {
     // The program
     {"binary_program",
      "built from a binary coex never saw built from source (an app's binary cache is "
-     "followed once coex has seen the source)"},
+     "followed once coex has seen the source: run the app once with its cache empty or off, "
+     "e.g. PYOPENCL_NO_CACHE=1 for pyopencl)"},
     {"il_program", "built from SPIR-V or another IL: coex analyses OpenCL C source only"},
     {"builtin_kernels", "a built-in kernel of the driver"},
     {"linked_program", "made by clLinkProgram: coex analyses programs built from one source"},
