@@ -2,9 +2,10 @@
  * launch on the parent reads across the region borders, a launch on a sub-buffer of the output
  * changes its last quarter, and results are read both through the parent and through a
  * sub-buffer. Writes through a sub-buffer must be seen through the parent and the other way.
- * Aliased arguments: one launch takes two sub-buffers beside their parent (it writes the first
- * region through its sub-buffer and reads that region and another through the parent), and one
- * takes the same buffer twice, read through one argument and written through the other. */
+ * Aliased arguments: one launch reads a sub-buffer beside its parent (two regions through the parent,
+ * a third through its sub-buffer: only reads, as the spec defines for a buffer and its sub-buffers
+ * at once) and writes a sub-buffer of the output, and one takes the same buffer twice, read through
+ * one argument and written through the other. */
 #include "common/app_util.h"
 
 static const char* kSource =
@@ -20,11 +21,10 @@ static const char* kSource =
     "  size_t i = get_global_id(0);\n"
     "  tail[i] = ~tail[i];\n"
     "}\n"
-    "__kernel void mix_regions(__global uint* first, __global const uint* third, __global const uint* whole,\n"
+    "__kernel void mix_regions(__global uint* head, __global const uint* third, __global const uint* whole,\n"
     "                          uint region) {\n"
     "  uint i = (uint)get_global_id(0);\n"
-    "  uint own = whole[i];\n"
-    "  first[i] = first[i] * 3u + own + third[i] + whole[region + i];\n"
+    "  head[i] = whole[i] * 3u + third[i] + whole[region + i] + 1u;\n"
     "}\n"
     "__kernel void scale_in_place(__global const uint* in, __global uint* out) {\n"
     "  size_t i = get_global_id(0);\n"
@@ -70,9 +70,9 @@ int main(void) {
     out_ref[i] = filled_ref[i] + 2u * filled_ref[(i + 1u) % N] + 3u * filled_ref[(i + N - 1u) % N];
     if (i >= 3 * REGION) out_ref[i] = ~out_ref[i];
   }
-  for (uint32_t i = 0; i < N; ++i) out_ref[i] = out_ref[i] * 5u + 1u;  /* scale_in_place, after it */
-  for (uint32_t i = 0; i < REGION; ++i)  /* mix_regions: the first region, from the second and third */
-    filled_ref[i] = filled_ref[i] * 4u + filled_ref[2 * REGION + i] + filled_ref[REGION + i];
+  for (uint32_t i = 0; i < REGION; ++i) /* mix_regions: the output's first region, from three of the parent */
+    out_ref[i] = filled_ref[i] * 3u + filled_ref[2 * REGION + i] + filled_ref[REGION + i] + 1u;
+  for (uint32_t i = 0; i < N; ++i) out_ref[i] = out_ref[i] * 5u + 1u; /* scale_in_place, after it */
 
   cl_mem parent = app_create_buffer(ctx, CL_MEM_READ_WRITE, bytes, NULL);
   cl_mem out_buf = app_create_buffer(ctx, CL_MEM_READ_WRITE, bytes, NULL);
@@ -98,7 +98,8 @@ int main(void) {
   APP_CHECK(clEnqueueNDRangeKernel(q, negate_tail, 1, NULL, &global, &local, 0, NULL, NULL));
 
   cl_uint region = REGION;
-  APP_ARG(mix_regions, 0, regions[0]);
+  cl_mem head = sub_buffer(out_buf, CL_MEM_READ_WRITE, 0, region_bytes);
+  APP_ARG(mix_regions, 0, head);
   APP_ARG(mix_regions, 1, regions[2]);
   APP_ARG(mix_regions, 2, parent);
   APP_ARG(mix_regions, 3, region);
@@ -120,6 +121,7 @@ int main(void) {
 
   for (int r = 0; r < REGIONS; ++r) APP_CHECK(clReleaseMemObject(regions[r]));
   APP_CHECK(clReleaseMemObject(tail));
+  APP_CHECK(clReleaseMemObject(head));
   APP_CHECK(clReleaseMemObject(parent));
   APP_CHECK(clReleaseMemObject(out_buf));
   APP_CHECK(clReleaseKernel(region_fill));
