@@ -334,12 +334,14 @@ LaunchDecision plan(Services& services, const std::shared_ptr<model::KernelRecor
       return d != home && !program->builds_posted.count({d, false});
     });
   };
-  auto fresh_moves_keep = [&](const std::vector<int>& sharing) {
-    return fresh_moves_keep_on_home(services, home, sharing, *info, args, home_key, split_seconds);
-  };
-  if (!info->loops && left_to_prepare() && fresh_moves_keep(early_sharing) &&
-      (early_sharing.size() == participants.size() || fresh_moves_keep(participants)))
-    return too_small();
+  if (!info->loops && left_to_prepare()) {
+    const uint64_t bytes = buffers_read_bytes(services, *info, args);
+    auto keeps_on_home = [&](const std::vector<int>& sharing) {
+      return moves_keep_on_home(services, home, sharing, bytes, home_key, split_seconds, true);
+    };
+    if (keeps_on_home(early_sharing) && (early_sharing.size() == participants.size() || keeps_on_home(participants)))
+      return too_small();
+  }
   // The app's binary, its read put off from clBuildProgram (exec/deferred_app_binary.h), is read by the
   // first launch the size rule lets be split (none of benchmarks/gram_schmidt's 1,535: no read), or
   // compiled ahead while launches run on home; one nothing timed whose kernel loops may be long enough

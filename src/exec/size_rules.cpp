@@ -68,16 +68,13 @@ bool moves_keep_on_home(Services& services, int home, const std::vector<int>& sh
   return !measured || *measured < *moves;
 }
 
-bool fresh_moves_keep_on_home(Services& services, int home, const std::vector<int>& sharing,
-                              const kernel::KernelInfo& info, const std::vector<model::KernelArgValue>& args,
-                              const std::string& home_key,
-                              const std::function<std::optional<double>(const std::vector<int>&)>& split_seconds) {
+uint64_t buffers_read_bytes(Services& services, const kernel::KernelInfo& info,
+                            const std::vector<model::KernelArgValue>& args) {
   // Buffer arguments alone, as bytes_read takes them: a plain 8-byte value is no handle, whatever its bits.
   std::vector<bool> read(args.size(), false);
   for (size_t i = 0; i < args.size() && i < info.args.size(); ++i)
     read[i] = info.args[i].read && kernel::is_buffer_kind(info.args[i].kind);
-  return moves_keep_on_home(services, home, sharing, buffers_bytes(services, args, read), home_key, split_seconds,
-                            true);
+  return buffers_bytes(services, args, read);
 }
 
 }  // namespace coex::exec

@@ -42,12 +42,10 @@ bool moves_keep_on_home(Services& services, int home, const std::vector<int>& sh
 uint64_t buffers_bytes(Services& services, const std::vector<model::KernelArgValue>& args,
                        const std::vector<bool>& which);
 
-// moves_keep_on_home for a kernel without loops by the buffers its analysis says it reads (`args` as
-// set), into new memory: the bytes the check of the launch's job weighs (bytes_read), known before
-// the job is made and before anything is read or built for the other devices.
-bool fresh_moves_keep_on_home(Services& services, int home, const std::vector<int>& sharing,
-                              const kernel::KernelInfo& info, const std::vector<model::KernelArgValue>& args,
-                              const std::string& home_key,
-                              const std::function<std::optional<double>(const std::vector<int>&)>& split_seconds);
+// buffers_bytes of the buffers the analysis says the kernel reads (`args` as set): the bytes the
+// check of the launch's job weighs (bytes_read), known before the job is made and before anything
+// is read or built for the other devices.
+uint64_t buffers_read_bytes(Services& services, const kernel::KernelInfo& info,
+                            const std::vector<model::KernelArgValue>& args);
 
 }  // namespace coex::exec

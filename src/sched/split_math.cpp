@@ -229,20 +229,19 @@ uint64_t min_split_items_on(const DeviceProfile& home, uint64_t min_split_work_i
 
 double others_transfer_seconds(const std::vector<DeviceProfile>& profiles, int home, const std::vector<int>& devices,
                                uint64_t bytes, double fresh_memory_gbs) {
-  std::vector<double> weights;
-  weights.reserve(devices.size());
   double all = 0;
-  for (int device : devices) all += weights.emplace_back(spec_weight_of(profiles, device));
+  for (int device : devices) all += spec_weight_of(profiles, device);
   if (!(all > 0)) return 0;
   double seconds = 0;
   double others = 0;  // the others' part of `all`
-  for (size_t i = 0; i < devices.size(); ++i) {
-    if (devices[i] == home) continue;
-    const DeviceProfile* profile = find_profile(profiles, devices[i]);
+  for (int device : devices) {
+    if (device == home) continue;
+    const DeviceProfile* profile = find_profile(profiles, device);
     double gbs = profile && profile->h2d_gbs > 0 ? profile->h2d_gbs : kNominalTransferGBs;
     if (profile && profile->is_cpu && !profile->remote && fresh_memory_gbs > 0) gbs = std::min(gbs, fresh_memory_gbs);
-    others += weights[i];
-    seconds = std::max(seconds, static_cast<double>(bytes) * weights[i] / all / (gbs * 1e9));
+    const double weight = spec_weight_of(profiles, device);
+    others += weight;
+    seconds = std::max(seconds, static_cast<double>(bytes) * weight / all / (gbs * 1e9));
   }
   // Into new memory, the devices' uploads wait for the host copy's first fill: all the others' bytes,
   // written by one thread into pages it never touched (docs/design.md, "Size by time").
