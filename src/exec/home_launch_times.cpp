@@ -234,6 +234,14 @@ std::optional<double> HomeLaunchTimes::settled_seconds(const std::string& key, i
   return seconds(key, at_least);
 }
 
+bool HomeLaunchTimes::time_to_come(const std::string& key) {
+  settle(key);
+  std::lock_guard lock(pending_mutex_);
+  auto of_key = pending_.find(key);
+  return of_key != pending_.end() && std::any_of(of_key->second.begin(), of_key->second.end(),
+                                                 [](const Pending& p) { return !p.recorded->load(); });
+}
+
 void HomeLaunchTimes::release_done() {
   {
     std::lock_guard lock(pending_mutex_);

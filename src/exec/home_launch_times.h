@@ -60,6 +60,9 @@ class HomeLaunchTimes {
   void settle(const std::string& key);
   // seconds(), once settle() has had its say where it has none.
   std::optional<double> settled_seconds(const std::string& key, int at_least = 1);
+  // Whether a launch of `key` given to time() is still running, once settle() has had its say: its time
+  // is still to come. From the app's threads.
+  bool time_to_come(const std::string& key);
   // Releases the events of launches already timed (called from the app's threads).
   void release_done();
   // The pace of the kernel's launches on home, whatever their size: seconds per work-item of the last

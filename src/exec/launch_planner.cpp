@@ -353,20 +353,23 @@ LaunchDecision plan(Services& services, const std::shared_ptr<model::KernelRecor
     // One of a kernel that does not loop would run on home whole beside the process that compiles
     // ahead: until home's times can tell it from one below the floor above, it runs there, timed,
     // and starts no process (docs/design.md, "Size by time": benchmarks/stencil1d over two basic
-    // devices, 20,000 launches of 10 us beside a process of 0.26 s on two cores). Two launches of its
-    // size: the first pays the driver's first run of the kernel (0.2 ms of stencil1d's, its only time
-    // above the floor; 15 ms of tests/layer/two_programs' 2 ms launches). One will do that took
-    // first_split_compile_seconds, about what the process compiles: one shorter leaves no time for
-    // it to end before the next launch. At a size not timed yet, the kernel's pace at another. Once
-    // home times no more launches of the size (kTimedLaunches, a launch or its event failed) what it
-    // has will do: none held on home for good.
+    // devices, 20,000 launches of 10 us beside a process of 0.26 s on two cores). The kTimedLaunches
+    // launches of its size: the first pays the driver's first run of the kernel (0.2 ms of stencil1d's,
+    // its only time above the floor; 15 ms of tests/layer/two_programs' 2 ms launches), and of the
+    // other two one may be slowed by chance (tests/layer/tiny_steps' second, 5 us on an idle machine,
+    // measured above the floor of 0.1 ms on a loaded one, which then started a process). One will do
+    // that took first_split_compile_seconds, about what the process compiles: one shorter leaves no time
+    // for it to end before the next launch. At a size not timed yet, the kernel's pace at another. Once
+    // home times no more launches of the size (a launch or its event failed) and none of those it
+    // timed is still running, what it has will do: none held on home for good.
     auto timed_to_start_on = [&] {
       HomeLaunchTimes& times = services.executor().home_launch_times();
       const std::optional<double> once = times.settled_seconds(home_key);
-      if (once ? *once >= services.settings().first_split_compile_seconds || times.seconds(home_key, 2)
+      if (once ? *once >= services.settings().first_split_compile_seconds ||
+                     times.seconds(home_key, HomeLaunchTimes::kTimedLaunches)
                : times.pace(kernel_key).has_value())
         return true;
-      return !times.wants_timing(home_key);
+      return !times.wants_timing(home_key) && !times.time_to_come(home_key);
     };
     if (!info->loops && services.settings().auto_split_floor_seconds > 0 && !timed_to_start_on() &&
         compile_ahead::would_start_process(services, *program, home, kernel->name)) {

@@ -499,7 +499,7 @@ class Checks:
     def check_compile_ahead_limit(self):
         # `compile_ahead_processes` bounds how many compile-ahead processes run at once: two_programs
         # builds and launches two programs one after the other in a PoCL cache the bare run filled,
-        # each kernel three times (its first two timed on home before a process may start: their
+        # each kernel four times (its first three timed on home before a process may start: their
         # kernels have no loop, docs/design.md, "Size by time"), and the first's process still runs at
         # the second's launches (PoCL's start and a compile, against launches of milliseconds). With 1
         # the second program compiles in the app's process (its read there, at its first launch: no
@@ -508,7 +508,7 @@ class Checks:
         # start and a compile of a few lines), the first's ended process no longer counts at the
         # second's launches: each program gets a process of its own, one after the other. Every run
         # gives the bare output.
-        app = [os.path.join(self.build, "tests", "layer", "two_programs"), "3", "both", "3"]
+        app = [os.path.join(self.build, "tests", "layer", "two_programs"), "3", "both", "4"]
         for limit, slices, counted in self.first_runs_by_setting(app + ["3000"], "COMPILE_AHEAD_PROCESSES", ("1",), "-pause"):
             ahead = sorted((e for e in slices if e["name"] == "compile ahead"), key=lambda e: e["ts"])
             reads = [e for e in slices if e["name"] == "read binary" and e.get("args", {}).get("app_program")]

@@ -294,6 +294,37 @@ TEST_F(RepeatedLaunchesTest, HomesTimeRenewedIsTheNextLaunchesOwn) {
   times.release_done();
 }
 
+// A timed launch still running is a time to come (HomeLaunchTimes::time_to_come): once home times no
+// more launches of a size, what it has stands for it only when none is (launch_planner.cpp, a kernel
+// without loops holds its compile-ahead process until then). A launch that failed brings no time and
+// is no longer awaited.
+TEST_F(RepeatedLaunchesTest, ATimedLaunchStillRunningIsATimeToCome) {
+  const cl_icd_dispatch& cl = services_.next();
+  HomeLaunchTimes& times = services_.executor().home_launch_times();
+  const std::string key = home_launch_key("step", 4096);
+  EXPECT_FALSE(times.time_to_come(key));
+  std::vector<cl_event> events;
+  for (int i = 0; i < HomeLaunchTimes::kTimedLaunches; ++i) {
+    cl_int err = CL_SUCCESS;
+    events.push_back(cl.clCreateUserEvent(context_, &err));
+    ASSERT_EQ(err, CL_SUCCESS);
+    ASSERT_EQ(cl.clRetainEvent(events.back()), CL_SUCCESS);  // time() takes one reference over
+    times.time(key, events.back(), std::chrono::steady_clock::now());
+  }
+  EXPECT_FALSE(times.wants_timing(key));
+  EXPECT_TRUE(times.time_to_come(key));
+  ASSERT_EQ(cl.clSetUserEventStatus(events[0], CL_COMPLETE), CL_SUCCESS);
+  ASSERT_EQ(cl.clSetUserEventStatus(events[1], CL_COMPLETE), CL_SUCCESS);
+  EXPECT_TRUE(times.time_to_come(key));
+  EXPECT_EQ(times.seconds(key, HomeLaunchTimes::kTimedLaunches), std::nullopt);
+  ASSERT_EQ(cl.clSetUserEventStatus(events[2], CL_OUT_OF_RESOURCES), CL_SUCCESS);  // failed: no time
+  EXPECT_FALSE(times.time_to_come(key));
+  EXPECT_TRUE(times.seconds(key, 2).has_value());
+  EXPECT_EQ(times.seconds(key, HomeLaunchTimes::kTimedLaunches), std::nullopt);
+  for (cl_event event : events) cl.clReleaseEvent(event);
+  times.release_done();
+}
+
 // A split that home ran alone (HomeLaunchTimes::record_alone) is a time of the launch on home at its
 // size, and the kernel's pace: a timed launch that waited behind a deep queue does not raise it.
 TEST_F(RepeatedLaunchesTest, ASplitHomeRanAloneIsATimeOfTheLaunchOnHome) {
