@@ -298,7 +298,8 @@ COEX_SETTING(Double, auto_split_floor_seconds, 0.00005, (0.0, kNoLimit),
              "single-threaded PoCL devices, 0.3 to 1 ms over eight). Its time there: its kernel and size "
              "measured, or at a size not measured yet the kernel's pace there. Such a launch then neither "
              "reads what its first split would need nor builds it on the other devices, and a kernel without "
-             "loops starts no `compile_ahead` process before home timed three launches of its size, or one of "
+             "loops starts no `compile_ahead` process before home timed three launches of its size (two of ten "
+             "times this or more), or one of "
              "`first_split_compile_seconds` or more, or, at a size not timed yet, the kernel's pace. 0: no "
              "such floor.")
 COEX_SETTING(Double, auto_fresh_memory_gbs, 0.0, (0.0, kNoLimit),

@@ -357,15 +357,21 @@ LaunchDecision plan(Services& services, const std::shared_ptr<model::KernelRecor
     // launches of its size: the first pays the driver's first run of the kernel (0.2 ms of stencil1d's,
     // its only time above the floor; 15 ms of tests/layer/two_programs' 2 ms launches), and of the
     // other two one may be slowed by chance (tests/layer/tiny_steps' second, 5 us on an idle machine,
-    // measured above the floor of 0.1 ms on a loaded one, which then started a process). One will do
-    // that took first_split_compile_seconds, about what the process compiles: one shorter leaves no time
-    // for it to end before the next launch. At a size not timed yet, the kernel's pace at another. Once
-    // home times no more launches of the size (a launch or its event failed) and none of those it
-    // timed is still running, what it has will do: none held on home for good.
+    // measured above the floor of 0.1 ms on a loaded one, which then started a process). Two will do
+    // whose shorter took ten times the floor (kClearOfFloor; the process then starts a launch sooner for
+    // a kernel whose launches are long). One will do that took first_split_compile_seconds, about what
+    // the process compiles: one shorter leaves no time for it to end before the next launch. At a size
+    // not timed yet, the kernel's pace at another. Once home times no more launches of the size (a
+    // launch or its event failed) and none of those it timed is still running, what it has will do:
+    // none held on home for good.
     auto timed_to_start_on = [&] {
+      constexpr double kClearOfFloor = 10;
       HomeLaunchTimes& times = services.executor().home_launch_times();
       const std::optional<double> once = times.settled_seconds(home_key);
+      const std::optional<double> twice = once ? times.seconds(home_key, 2) : std::nullopt;
+      const double floor = services.settings().auto_split_floor_seconds * double(device_count());
       if (once ? *once >= services.settings().first_split_compile_seconds ||
+                     (twice && *twice >= kClearOfFloor * floor) ||
                      times.seconds(home_key, HomeLaunchTimes::kTimedLaunches)
                : times.pace(kernel_key).has_value())
         return true;

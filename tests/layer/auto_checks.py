@@ -451,8 +451,8 @@ class AutoChecks(layer_checks.Checks):
 
     def check_compile_ahead_timed(self):
         # A kernel without loops starts a compile-ahead process only once home's times put its launch
-        # past the floor (docs/design.md, "Size by time"): three launches of its size, or one of
-        # first_split_compile_seconds or more. two_programs' kernels, launched twice each with a read
+        # past the floor (docs/design.md, "Size by time"): three launches of its size (two well past
+        # it), or one of first_split_compile_seconds or more. two_programs' kernels, launched twice each with a read
         # between (2 ms a launch over two basic devices, the first more), on a user's first run: with
         # first_split_compile_seconds at 0.5 ms the first launch's time starts a process at the
         # second; at 2 s (far above the first's time, however busy the machine) each second launch is

@@ -499,7 +499,7 @@ class Checks:
     def check_compile_ahead_limit(self):
         # `compile_ahead_processes` bounds how many compile-ahead processes run at once: two_programs
         # builds and launches two programs one after the other in a PoCL cache the bare run filled,
-        # each kernel four times (its first three timed on home before a process may start: their
+        # each kernel four times (timed on home before a process may start, two or three of them: their
         # kernels have no loop, docs/design.md, "Size by time"), and the first's process still runs at
         # the second's launches (PoCL's start and a compile, against launches of milliseconds). With 1
         # the second program compiles in the app's process (its read there, at its first launch: no
