@@ -258,10 +258,11 @@ LaunchDecision plan(Services& services, const std::shared_ptr<model::KernelRecor
   // Under auto (the policy that does not wait for preparation), a launch of any size measured (or paced)
   // on home shorter than a split over the devices costs stays there too (auto_split_floor_seconds per
   // device; docs/design.md, "Size by time").
+  auto split_floor = [&] { return services.settings().auto_split_floor_seconds * double(device_count()); };
   auto below_size_rule = [&](uint64_t items) {
     if (items >= min_split_items(services, home)) {
       if (services.executor().policy().waits_for_preparation()) return false;
-      const double floor = services.settings().auto_split_floor_seconds * double(device_count());
+      const double floor = split_floor();
       if (floor <= 0) return false;
       const std::optional<double> on_home = seconds_on_home();
       return on_home && *on_home < floor;
@@ -350,34 +351,9 @@ LaunchDecision plan(Services& services, const std::shared_ptr<model::KernelRecor
   if (program->app_binary_deferred.load(std::memory_order_acquire)) {
     if (below_size_rule(launch_items)) return too_small();
     const compile_ahead::Launch shape{kernel->name, work_dim, global, local};
-    // One of a kernel that does not loop would run on home whole beside the process that compiles
-    // ahead: until home's times can tell it from one below the floor above, it runs there, timed,
-    // and starts no process (docs/design.md, "Size by time": benchmarks/stencil1d over two basic
-    // devices, 20,000 launches of 10 us beside a process of 0.26 s on two cores). The kTimedLaunches
-    // launches of its size: the first pays the driver's first run of the kernel (0.2 ms of stencil1d's,
-    // its only time above the floor; 15 ms of tests/layer/two_programs' 2 ms launches), and of the
-    // other two one may be slowed by chance (tests/layer/tiny_steps' second, 5 us on an idle machine,
-    // measured above the floor of 0.1 ms on a loaded one, which then started a process). Two will do
-    // whose shorter took ten times the floor (kClearOfFloor; the process then starts a launch sooner for
-    // a kernel whose launches are long). One will do that took first_split_compile_seconds, about what
-    // the process compiles: one shorter leaves no time for it to end before the next launch. At a size
-    // not timed yet, the kernel's pace at another. Once home times no more launches of the size (a
-    // launch or its event failed) and none of those it timed is still running, what it has will do:
-    // none held on home for good.
-    auto timed_to_start_on = [&] {
-      constexpr double kClearOfFloor = 10;
-      HomeLaunchTimes& times = services.executor().home_launch_times();
-      const std::optional<double> once = times.settled_seconds(home_key);
-      const std::optional<double> twice = once ? times.seconds(home_key, 2) : std::nullopt;
-      const double floor = services.settings().auto_split_floor_seconds * double(device_count());
-      if (once ? *once >= services.settings().first_split_compile_seconds ||
-                     (twice && *twice >= kClearOfFloor * floor) ||
-                     times.seconds(home_key, HomeLaunchTimes::kTimedLaunches)
-               : times.pace(kernel_key).has_value())
-        return true;
-      return !times.wants_timing(home_key) && !times.time_to_come(home_key);
-    };
-    if (!info->loops && services.settings().auto_split_floor_seconds > 0 && !timed_to_start_on() &&
+    // One of a kernel that does not loop runs on home, timed, and starts no process until home's
+    // times can tell it from one below the floor above (timed_to_compile_ahead).
+    if (!info->loops && split_floor() > 0 && !timed_to_compile_ahead(services, home_key, kernel_key, split_floor()) &&
         compile_ahead::would_start_process(services, *program, home, kernel->name)) {
       repeat.by_home_times = true;  // planned again once a time lands, or after kPreparingHold
       return preparing_on_home();

@@ -39,6 +39,30 @@ std::optional<double> first_split_moves(
   return moves;
 }
 
+// A process beside launches too short to split compiles for nothing (benchmarks/stencil1d over two basic
+// devices, 20,000 launches of 10 us beside a process of 0.26 s on two cores). The kTimedLaunches
+// launches of its size: the first pays the driver's first run of the kernel (0.2 ms of stencil1d's, its
+// only time above the floor; 15 ms of tests/layer/two_programs' 2 ms launches), and of the other two
+// one may be slowed by chance (tests/layer/tiny_steps' second, 5 us on an idle machine, measured above
+// the floor of 0.1 ms on a loaded one, which then started a process). Two will do whose shorter took
+// ten times the floor (kClearOfFloor; the process then starts a launch sooner for a kernel whose
+// launches are long). One will do that took first_split_compile_seconds, about what the process
+// compiles: one shorter leaves no time for it to end before the next launch. At a size not timed yet,
+// the kernel's pace at another. Once home times no more launches of the size (a launch or its event
+// failed) and none of those it timed is still running, what it has will do: none held on home for good.
+bool timed_to_compile_ahead(Services& services, const std::string& home_key, const std::string& kernel_key,
+                            double floor) {
+  constexpr double kClearOfFloor = 10;
+  HomeLaunchTimes& times = services.executor().home_launch_times();
+  const std::optional<double> once = times.settled_seconds(home_key);
+  const std::optional<double> twice = times.seconds(home_key, 2);
+  if (once ? *once >= services.settings().first_split_compile_seconds || (twice && *twice >= kClearOfFloor * floor) ||
+                 times.seconds(home_key, HomeLaunchTimes::kTimedLaunches)
+           : times.pace(kernel_key).has_value())
+    return true;
+  return !times.wants_timing(home_key) && !times.time_to_come(home_key);
+}
+
 uint64_t buffers_bytes(Services& services, const std::vector<model::KernelArgValue>& args,
                        const std::vector<bool>& which) {
   // As bytes_read counts a job's (exec/kernel_arguments.h): the union of the ranges per root buffer,

@@ -36,6 +36,12 @@ bool moves_keep_on_home(Services& services, int home, const std::vector<int>& sh
                         const std::function<std::optional<double>(const std::vector<int>&)>& split_seconds,
                         bool into_fresh_memory);
 
+// Whether home's times of a launch of a kernel without loops (`home_key`; the kernel's `kernel_key`)
+// tell it from one below `floor` (auto_split_floor_seconds over the devices): until they do, it runs on
+// home, timed, and starts no compile-ahead process (docs/design.md, "Size by time").
+bool timed_to_compile_ahead(Services& services, const std::string& home_key, const std::string& kernel_key,
+                            double floor);
+
 // The bytes of the buffers among `args` whose place in `which` is true (every buffer where `which`
 // is shorter than `args`, as written_buffers takes it), each root buffer's bytes once: what
 // bytes_read (exec/kernel_arguments.h) counts of the launch's job, known before the job is made.
