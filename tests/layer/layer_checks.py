@@ -20,6 +20,18 @@ class Failure(Exception):
     pass
 
 
+class TimingFailure(Failure):
+    """A bound on how long something took, or on what a time coex measured decided, was missed. The
+    check runs once more before it fails (main): a loaded machine stretches every time, most of all
+    under a sanitizer on two cores, where other tests run beside it. A wrong output, an exit code or a
+    sanitizer's report is a plain Failure and never runs again."""
+
+
+# What a sanitizer prints where it finds an error: a run that printed one fails its check at once.
+SANITIZER_REPORTS = ("ERROR: AddressSanitizer", "ERROR: LeakSanitizer", "WARNING: ThreadSanitizer",
+                     "runtime error:")
+
+
 # The history file of every run that names none: the check's own, never the user's ~/.cache/coex.
 HISTORY = None
 
@@ -50,12 +62,22 @@ def coex_env(env_extra=None, layer=None):
 def run(cmd, env_extra=None, layer=None, timeout=60):
     env = coex_env(env_extra, layer)
     p = subprocess.run(cmd, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, timeout=timeout)
-    return p.returncode, p.stdout.decode(errors="replace"), p.stderr.decode(errors="replace")
+    err = p.stderr.decode(errors="replace")
+    found = [r for r in SANITIZER_REPORTS if r in err]
+    if found:
+        raise Failure("%s: %s in its output:\n%s" % (" ".join(cmd), found[0], err))
+    return p.returncode, p.stdout.decode(errors="replace"), err
 
 
 def expect(cond, what):
     if not cond:
         raise Failure(what)
+
+
+def expect_timed(cond, what):
+    """expect for what depends on times: a miss runs the check once more (TimingFailure)."""
+    if not cond:
+        raise TimingFailure(what)
 
 
 def not_split_reasons(report):
@@ -523,7 +545,7 @@ class Checks:
                 break
         expect(len(ahead) == 2 and ahead[1]["ts"] >= ahead[0]["ts"] + ahead[0]["dur"],
                "%s: not two processes one after the other" % what)
-        expect(first_ended, "%s: the first process did not end well before the exit" % what)
+        expect_timed(first_ended, "%s: the first process did not end well before the exit" % what)
         expect(counted.get("processes") == 2 and not counted.get("beyond_limit"), "%s: the report's compile_ahead" % what)
         for limit, slices, counted in self.first_runs_by_setting(app, "COMPILE_AHEAD_PROCESSES", ("1", "2")):
             # The report counts them (counted): processes, and the program beyond the limit.
@@ -537,7 +559,7 @@ class Checks:
                 expect(len(reads) == 1 and reads[0]["ts"] < ahead[0]["ts"] + ahead[0]["dur"],
                        "%s: the second program did not read in the app's process beside the first's" % what)
             else:
-                expect(len(ahead) == 2 and overlapping, "%s: not two processes at once" % what)
+                expect_timed(len(ahead) == 2 and overlapping, "%s: not two processes at once" % what)
             expect(counted.get("processes") == len(ahead) and counted.get("beyond_limit") == (limit == "1"),
                    "%s: the report's compile_ahead %s" % (what, counted))
 
@@ -1010,17 +1032,24 @@ def main(checks_class=None, prefix="coex-layer-check-"):
     p.add_argument("--source", required=True)
     p.add_argument("check")
     args = p.parse_args()
-    with tempfile.TemporaryDirectory(prefix=prefix) as tmp:
-        global HISTORY
-        HISTORY = os.path.join(tmp, "history.json")
-        try:
-            checks = (checks_class or Checks)(os.path.abspath(args.build), os.path.abspath(args.source), tmp)
-            getattr(checks, "check_" + args.check)()
-        except Failure as e:
-            print("FAIL %s: %s" % (args.check, e))
-            return 1
-    print("OK %s" % args.check)
-    return 0
+    for attempt in (1, 2):
+        with tempfile.TemporaryDirectory(prefix=prefix) as tmp:
+            global HISTORY
+            HISTORY = os.path.join(tmp, "history.json")
+            try:
+                checks = (checks_class or Checks)(os.path.abspath(args.build), os.path.abspath(args.source), tmp)
+                getattr(checks, "check_" + args.check)()
+            except TimingFailure as e:
+                if attempt == 2:
+                    print("FAIL %s (twice, by times): %s" % (args.check, e))
+                    return 1
+                print("once more, a time missed its bound: %s" % e)
+                continue
+            except Failure as e:
+                print("FAIL %s: %s" % (args.check, e))
+                return 1
+        print("OK %s" % args.check)
+        return 0
 
 
 if __name__ == "__main__":
