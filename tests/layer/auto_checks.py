@@ -183,8 +183,10 @@ class AutoChecks(layer_checks.Checks):
         first = self.vector_add_first_launch("kept-analysis-read", late)
         expect_first_launch(first, None, "with the analysis kept and libclang loaded late")
         read = analysis_slices("kept-analysis-read")
-        expect(read and read[0].get("args", {}).get("kept"), "the second run's analysis was not the kept one: %s" % read)
-        expect_timed(read[0].get("dur", 0) < 1000000, "the second run's read of the kept analysis took 1 s or more: %s" % read)
+        expect(read and read[0].get("args", {}).get("kept"),
+               "the second run's analysis was not the kept one: %s" % read)
+        expect_timed(read[0].get("dur", 0) < 1000000,
+                     "the second run's read of the kept analysis took 1 s or more: %s" % read)
         first = self.vector_add_first_launch("kept-analysis-off", dict(late, COEX_BINARY_CACHE="off"))
         expect_first_launch(first, "preparing", "with binary_cache off and libclang loaded late")
         # Where this build kept analyses, no analysis process starts at clCreateContext: a run whose
@@ -358,7 +360,8 @@ class AutoChecks(layer_checks.Checks):
             # Only a plan or set-up that begins while home's build runs can wait for it: those after
             # the build are the splits' own work (under AddressSanitizer on a loaded machine, 1 to 20 ms
             # each and some 60 of them, which the bound is not about).
-            while_building = [e for e in events if e["name"] in ("plan", "split setup") and first_end <= e["ts"] < built]
+            while_building = [e for e in events
+                              if e["name"] in ("plan", "split setup") and first_end <= e["ts"] < built]
             # What a split could save of one launch over the two devices: half of one on home, the
             # first (too few work-items to wait for anything; a loaded machine's launches are longer,
             # and so is the bound). The code before waited 0.5 s at each launch measured short, up to
@@ -367,8 +370,9 @@ class AutoChecks(layer_checks.Checks):
             bound = on_home / 2 + 0.1
             waits = [(e["name"], round(e["dur"] / 1e6, 3)) for e in while_building if e["dur"] / 1e6 > bound]
             waited = sum(e["dur"] for e in while_building) / 1e6
-            expect_timed(not waits and waited < bound, "%s: launches waited for home's build: %s, %.3f s in all (bound %.3f s); "
-                   "launches %s" % (tag, waits, waited, bound, summary))
+            expect_timed(not waits and waited < bound,
+                         "%s: launches waited for home's build: %s, %.3f s in all (bound %.3f s); launches %s" %
+                         (tag, waits, waited, bound, summary))
             expect_timed(launches[1]["args"].get("not_split") == "preparing" and launches[1]["ts"] < built,
                    "%s: the second launch, before home's build ended, did not run on home as preparing: %s" %
                    (tag, summary))
