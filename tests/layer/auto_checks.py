@@ -152,8 +152,8 @@ class AutoChecks(layer_checks.Checks):
             if span < 1.5 and exit_waits < 1.5:
                 break
         expect_timed(span < 1.5 and all(e["args"].get("not_split") == "preparing" for e in launches),
-               "the launches took %.2f s from the first one's start (libclang loaded 3 s late): %s" %
-               (span, [e["args"] for e in launches]))
+                     "the launches took %.2f s from the first one's start (libclang loaded 3 s late): %s" %
+                     (span, [e["args"] for e in launches]))
         expect_timed(exit_waits < 1.5, "the exit waited %.2f s (libclang loaded 3 s late)" % exit_waits)
 
     def check_kept_analysis(self):
@@ -374,10 +374,10 @@ class AutoChecks(layer_checks.Checks):
                          "%s: launches waited for home's build: %s, %.3f s in all (bound %.3f s); launches %s" %
                          (tag, waits, waited, bound, summary))
             expect_timed(launches[1]["args"].get("not_split") == "preparing" and launches[1]["ts"] < built,
-                   "%s: the second launch, before home's build ended, did not run on home as preparing: %s" %
-                   (tag, summary))
+                         "%s: the second launch, before home's build ended, did not run on home as preparing: %s" %
+                         (tag, summary))
             expect_timed(any(e["args"].get("split") for e in launches if e["ts"] >= built),
-                   "%s: no launch split after home's build ended: %s" % (tag, summary))
+                         "%s: no launch split after home's build ended: %s" % (tag, summary))
 
     def check_data_first_timed(self):
         # Under auto a launch whose read data the other devices would take longer to receive (at
@@ -453,7 +453,7 @@ class AutoChecks(layer_checks.Checks):
             else:
                 split_after = [a for a in launches[small[0]:] if a.get("split")] if small else []
                 expect_timed(small and not split_after, "%s: %d launches too_small, %d split after the first: %s"
-                       % (what, len(small), len(split_after), split_after[:3]))
+                             % (what, len(small), len(split_after), split_after[:3]))
                 expect_timed(not ahead and not counted.get("processes"), "%s, expected none" % what)
 
     def check_compile_ahead_timed(self):
@@ -567,11 +567,11 @@ class AutoChecks(layer_checks.Checks):
                 first_launch = min((e for e in events if e.get("cat") == "kernel" and e["tid"] == home),
                                    key=lambda e: e["ts"])
                 expect_timed(len(builds) == 1 and builds[0]["ts"] >= first_launch["ts"] + first_launch["dur"],
-                       "%s: device %d's builds %s, home's first launch %s, min_split_seconds from launches of "
-                       "%.4f s, home's launches %s, analyses %s" % (
-                           what, other, builds, first_launch, seconds,
-                           [(round(e["dur"] / 1e6, 4), e.get("args", {}).get("not_split"))
-                            for e in events if e.get("cat") == "launch"], analyses))
+                             "%s: device %d's builds %s, home's first launch %s, min_split_seconds from launches of "
+                             "%.4f s, home's launches %s, analyses %s" % (
+                                 what, other, builds, first_launch, seconds,
+                                 [(round(e["dur"] / 1e6, 4), e.get("args", {}).get("not_split"))
+                                  for e in events if e.get("cat") == "launch"], analyses))
 
     def check_late_devices(self):
         # A device auto_late_devices names gets no context nor build until the program has run launches
