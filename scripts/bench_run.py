@@ -473,7 +473,7 @@ def load_set(session):
     only = set(session.args.only.split(",")) if session.args.only else None
     benches = []
     for b in spec["benchmarks"]:
-        if only and b["name"] not in only:
+        if (only and b["name"] not in only) or session.args.scale not in b["scales"]:
             continue
         program = benchmark_program(session.args.programs, b)
         if not os.access(program, os.X_OK):

@@ -49,21 +49,6 @@ std::map<pid_t, Running>& running() {
   return processes;
 }
 
-// The variants a split's chunks run with the app's local size, in PoCL's names (its cache folders;
-// POCL_BINARY_SPECIALIZE_WG takes the same): "16-16-1-smallgrid,16-16-1-goffs0-smallgrid", chunks at a
-// nonzero offset and home's first at zero, each of them narrower than the launch; of a wide launch
-// the chunks may be wide too ("16-16-1"), while its own variant at offset zero, run before, is PoCL's.
-std::string variants_for(cl_uint work_dim, const size_t* global, const size_t* local) {
-  if (!local || !global || work_dim == 0 || work_dim > 3) return "";
-  std::string sizes;
-  bool wide = false;
-  for (cl_uint d = 0; d < 3; ++d) {
-    sizes += (d ? "-" : "") + std::to_string(d < work_dim ? local[d] : 1);
-    wide = wide || (d < work_dim && global[d] >= pocl_kernel_cache::kSmallGridWidth);
-  }
-  return sizes + "-smallgrid," + sizes + "-goffs0-smallgrid" + (wide ? "," + sizes : "");
-}
-
 // The device's place among its platform's devices, as `coex compile-ahead` finds it again.
 int index_in_platform(const cl_icd_dispatch& cl, const devices::Device& device) {
   cl_uint count = 0;
@@ -148,8 +133,7 @@ bool wanted(Services& services, model::ProgramRecord& program, int home, const s
   return !hash.empty() && !pocl_kernel_cache::has_generic(root, hash, kernel);
 }
 
-bool start(Services& services, model::ProgramRecord& program, int home, cl_uint work_dim, const size_t* global,
-           const size_t* local) {
+bool start(Services& services, model::ProgramRecord& program, int home, const Launch& launch) {
   const std::string executable = kernel::analysis_process::find_executable();
   const devices::Device& device = services.devices().at(home);
   const int index = index_in_platform(services.next(), device);
@@ -164,10 +148,11 @@ bool start(Services& services, model::ProgramRecord& program, int home, cl_uint 
     std::lock_guard lock(program.mutex);
     options = program.build_options;
   }
-  const pid_t pid =
-      write_request(request, device, index, variants_for(work_dim, global, local), options, program.source)
-          ? spawn(executable, request)
-          : -1;
+  const pid_t pid = write_request(request, device, index,
+                                  variants_for(launch.work_dim, launch.global, launch.local, launch.local_picked),
+                                  options, program.source)
+                        ? spawn(executable, request)
+                        : -1;
   if (pid < 0) {
     ::unlink(request.c_str());
     return false;
@@ -249,6 +234,26 @@ bool below_process_limit(Services& services) {
 
 }  // namespace
 
+// The variants a split's chunks run with the app's local size, in PoCL's names (its cache folders;
+// POCL_BINARY_SPECIALIZE_WG takes the same): "16-16-1-smallgrid,16-16-1-goffs0-smallgrid", chunks at a
+// nonzero offset and home's first at zero, each of them narrower than the launch; of a wide launch
+// the chunks may be wide too ("16-16-1"), while its own variant at offset zero, run before, is PoCL's
+// where the app gave that local size. Where coex picked it (the app gave none, "256-1-1") the app's
+// own launches ran another: that one is asked for too. PoCL 3.1 compiles the smallgrid variants
+// alone of such a list (its folders after a build with all four named).
+std::string variants_for(cl_uint work_dim, const size_t* global, const size_t* local, bool local_picked) {
+  if (!local || !global || work_dim == 0 || work_dim > 3) return "";
+  std::string sizes;
+  bool wide = false;
+  for (cl_uint d = 0; d < 3; ++d) {
+    sizes += (d ? "-" : "") + std::to_string(d < work_dim ? local[d] : 1);
+    wide = wide || (d < work_dim && global[d] >= pocl_kernel_cache::kSmallGridWidth);
+  }
+  std::string variants = sizes + "-smallgrid," + sizes + "-goffs0-smallgrid";
+  if (wide) variants += "," + sizes + (local_picked ? "," + sizes + "-goffs0" : "");
+  return variants;
+}
+
 size_t default_process_limit(unsigned cores, unsigned cores_of_devices) {
   constexpr size_t kAtMost = 4;
   return cores > cores_of_devices ? std::min<size_t>(cores - cores_of_devices, kAtMost) : 1;
@@ -260,7 +265,7 @@ bool under_way(Services& services, model::ProgramRecord& program, int home, cons
     bool started = false;
     if (wanted(services, program, home, launch.kernel)) {
       if (below_process_limit(services))
-        started = start(services, program, home, launch.work_dim, launch.global, launch.local);
+        started = start(services, program, home, launch);
       else
         services.report().record_compile_ahead_beyond_limit();
     }

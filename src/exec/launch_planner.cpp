@@ -318,12 +318,13 @@ LaunchDecision plan(Services& services, const std::shared_ptr<model::KernelRecor
     repeat.by_home_times = true;  // a decision without them holds until home's times change
     if (fewer_than_two()) return too_small();
   }
-  // A kernel without loops whose first split would move, by the buffers it reads, at least
+  // A kernel without loops whose first split would move, by what it reads, at least
   // min_split_seconds into new memory (moves_keep_on_home, below, once the job is made) stays on home
   // while something is still to be read or built for the others: benchmarks/saxpy's first launch over
   // two basic PoCL devices read the app's binary and built it on the other device, 20 to 34 ms on the
   // app's thread, and then ran on home as too_small. It weighs the bytes that check weighs
-  // (bytes_read) over each set of devices it may weigh: the devices ready or to be built, with the
+  // (footprint_bytes_read, the whole buffers first: the footprint is evaluated only where they keep
+  // the launch) over each set of devices it may weigh: the devices ready or to be built, with the
   // late ones still waiting (let in, or their call still to come) or without them (too short to let
   // in). More devices can mean fewer moves (each receives less), so it keeps on home only a launch
   // both sets keep there: one that check would keep there too. Once prepared, that check alone says.
@@ -336,11 +337,14 @@ LaunchDecision plan(Services& services, const std::shared_ptr<model::KernelRecor
     });
   };
   if (!info->loops && left_to_prepare()) {
-    const uint64_t bytes = buffers_read_bytes(services, *info, args);
-    auto keeps_on_home = [&](const std::vector<int>& sharing) {
-      return moves_keep_on_home(services, home, sharing, bytes, home_key, split_seconds, true);
+    auto keeps_on_home = [&](uint64_t bytes) {
+      auto keeps = [&](const std::vector<int>& sharing) {
+        return moves_keep_on_home(services, home, sharing, bytes, home_key, split_seconds, true);
+      };
+      return keeps(early_sharing) && (early_sharing.size() == participants.size() || keeps(participants));
     };
-    if (keeps_on_home(early_sharing) && (early_sharing.size() == participants.size() || keeps_on_home(participants)))
+    if (keeps_on_home(buffers_read_bytes(services, *info, args)) &&
+        keeps_on_home(launch_footprint_bytes_read(services, *info, args, work_dim, offset, global, local)))
       return too_small();
   }
   // The app's binary, its read put off from clBuildProgram (exec/deferred_app_binary.h), is read by the
@@ -350,7 +354,18 @@ LaunchDecision plan(Services& services, const std::shared_ptr<model::KernelRecor
   // Still deferred after it: compiled ahead, or a thread inside a read (whose launches are not split).
   if (program->app_binary_deferred.load(std::memory_order_acquire)) {
     if (below_size_rule(launch_items)) return too_small();
-    const compile_ahead::Launch shape{kernel->name, work_dim, global, local};
+    // Without the app's local size the chunks run with the one coex picks (make_geometry, as the job's
+    // below): the variants compiled ahead are of that one. With none compiled ahead the first chunks
+    // compiled in the app's process, 0.5 s each over two basic devices on the 2-core machine (1 ms
+    // with them), and no PoCL device ran meanwhile (docs/design.md, "Compiled ahead").
+    LaunchGeometry picked;
+    if (!local) {
+      size_t compiled[3] = {0, 0, 0};
+      const size_t limit =
+          max_group_size(services.next(), devices, *kernel, queue_record->device, all_devices(), compiled);
+      make_geometry(work_dim, offset, global, compiled[0] ? compiled : nullptr, limit, picked);
+    }
+    const compile_ahead::Launch shape{kernel->name, work_dim, global, local ? local : picked.local, !local};
     // One of a kernel that does not loop runs on home, timed, and starts no process until home's
     // times can tell it from one below the floor above (timed_to_compile_ahead).
     if (!info->loops && split_floor() > 0 && !timed_to_compile_ahead(services, home_key, kernel_key, split_floor()) &&
@@ -482,9 +497,13 @@ LaunchDecision plan(Services& services, const std::shared_ptr<model::KernelRecor
   // anything (benchmarks/saxpy and jacobi beside a second H100: 1 GiB buffers and launches of about a
   // millisecond, whose first runs lost 0.4 to 0.5 s to one split; saxpy over two PoCL devices, into
   // their new buffers, 0.22 s against 15 ms). Under auto such a launch is timed on home first, and
-  // split once home takes as long as those moves.
-  if (moves_keep_on_home(services, home, may_take_part, bytes_read(*info, *job), home_key, split_seconds, !info->loops))
-    return too_small();
+  // split once home takes as long as those moves. Those of its footprint: a kernel over part of large
+  // buffers moves that part (the whole buffers first: the footprint is evaluated only where they keep
+  // the launch on home).
+  auto keeps_on_home = [&](uint64_t bytes) {
+    return moves_keep_on_home(services, home, may_take_part, bytes, home_key, split_seconds, !info->loops);
+  };
+  if (keeps_on_home(bytes_read(*info, *job)) && keeps_on_home(footprint_bytes_read(*info, *job))) return too_small();
   // The policy's gate before the check of the chunks: a launch it keeps on home needs none, and the
   // check evaluates every footprint of several pieces (most of a plan's time in benchmarks/lu, whose
   // arguments change at every launch). A launch it would split that the check keeps on home was

@@ -6,8 +6,11 @@
 #include "config/settings.h"
 #include "devices/device_set.h"
 #include "devices/host_memory.h"
+#include "exec/chunk_footprint.h"
 #include "exec/executor.h"
 #include "exec/home_launch_times.h"
+#include "exec/kernel_arguments.h"
+#include "exec/launch_geometry.h"
 #include "exec/repeated_launches.h"
 #include "sched/split_math.h"
 
@@ -99,6 +102,18 @@ uint64_t buffers_read_bytes(Services& services, const kernel::KernelInfo& info,
   for (size_t i = 0; i < args.size() && i < info.args.size(); ++i)
     read[i] = info.args[i].read && kernel::is_buffer_kind(info.args[i].kind);
   return buffers_bytes(services, args, read);
+}
+
+uint64_t launch_footprint_bytes_read(Services& services, const kernel::KernelInfo& info,
+                                     const std::vector<model::KernelArgValue>& args, unsigned work_dim,
+                                     const size_t* offset, const size_t* global, const size_t* local) {
+  constexpr size_t kAnyGroupLimit = 256;  // make_geometry's own cap on the local size it picks
+  LaunchJob job;
+  if (!make_geometry(work_dim, offset, global, local, kAnyGroupLimit, job.geometry) ||
+      bind_arguments(services, info, args, job))
+    return buffers_read_bytes(services, info, args);
+  capture_footprint_inputs(info, args, job);
+  return footprint_bytes_read(info, job);
 }
 
 }  // namespace coex::exec

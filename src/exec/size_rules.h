@@ -54,4 +54,12 @@ uint64_t buffers_bytes(Services& services, const std::vector<model::KernelArgVal
 uint64_t buffers_read_bytes(Services& services, const kernel::KernelInfo& info,
                             const std::vector<model::KernelArgValue>& args);
 
+// footprint_bytes_read (exec/kernel_arguments.h) of the launch, before its job is made: of a job bound
+// and shaped here alone, with the app's local size or make_geometry's without the driver's limit (the
+// footprint of all the work-groups hardly depends on it; the job's own check weighs its own). Where
+// the launch could not be bound (its job would not be split), buffers_read_bytes.
+uint64_t launch_footprint_bytes_read(Services& services, const kernel::KernelInfo& info,
+                                     const std::vector<model::KernelArgValue>& args, unsigned work_dim,
+                                     const size_t* offset, const size_t* global, const size_t* local);
+
 }  // namespace coex::exec

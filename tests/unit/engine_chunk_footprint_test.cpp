@@ -7,6 +7,8 @@
 
 #include "exec/byte_diff.h"
 #include "exec/chunk_footprint.h"
+#include "exec/kernel_arguments.h"
+#include "exec/launch_geometry.h"
 #include "kernel/kernel_analysis.h"
 
 namespace coex::exec {
@@ -199,6 +201,33 @@ TEST(ChunkFootprint, JacobiChunkNeedsItsRowsAndOneHaloRow) {
 
   ChunkFootprint top = chunk_footprint(job, 0, 8);  // rows 0..127: needs row 128 below
   EXPECT_EQ(top.roots[0].need, (IntervalSet{{0, 128 * row}, {128 * row + 4, 129 * row - 4}}));
+}
+
+// What a first split would move, by the footprint of the whole launch (exec/kernel_arguments.h): a
+// kernel over part of its buffers reads that part, where the bound buffers are all bytes_read counts.
+TEST(ChunkFootprint, ALaunchOverPartOfItsBuffersReadsThatPart) {
+  const char* source =
+      "__kernel void add(__global const float* a, __global const float* b, __global float* c) {\n"
+      "  size_t i = get_global_id(0);\n"
+      "  c[i] = a[i] + b[i];\n"
+      "}\n";
+  kernel::ProgramInfo info = kernel::analyze_program(source, "");
+  if (!info.parse_error.empty()) GTEST_SKIP() << "no libclang: " << info.parse_error;
+  const kernel::KernelInfo* k = info.find("add");
+  ASSERT_NE(k, nullptr);
+  ASSERT_TRUE(k->footprint);
+
+  const uint64_t bytes = 4096 * 4;  // three buffers of 4,096 floats
+  const size_t offset = 1024, global = 512, local = 64;
+  LaunchJob job;
+  ASSERT_TRUE(make_geometry(1, &offset, &global, &local, 256, job.geometry));
+  job.bindings = {buffer(0, 0, bytes, false), buffer(1, 0, bytes, false), buffer(2, 0, bytes)};
+  job.roots.resize(3);
+  capture_footprint_inputs(*k, std::vector<model::KernelArgValue>(3), job);
+  EXPECT_EQ(bytes_read(*k, job), 2 * bytes);            // a and b whole
+  EXPECT_EQ(footprint_bytes_read(*k, job), 2 * 2048u);  // items 1024..1535 of each
+  job.footprint = nullptr;                              // no model: the whole buffers
+  EXPECT_EQ(footprint_bytes_read(*k, job), 2 * bytes);
 }
 
 }  // namespace

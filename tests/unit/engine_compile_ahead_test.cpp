@@ -1,5 +1,6 @@
 // How many `coex compile-ahead` processes may run at once where the setting leaves it to coex
 // (exec/compile_ahead.h): the cores the PoCL CPU devices in use leave free, at least one, at most four.
+// And which work-group function variants a process asks PoCL for.
 #include <gtest/gtest.h>
 
 #include "exec/compile_ahead.h"
@@ -7,6 +8,7 @@
 namespace {
 
 using coex::exec::compile_ahead::default_process_limit;
+using coex::exec::compile_ahead::variants_for;
 
 TEST(CompileAheadProcesses, TheCoresTheDevicesLeave) {
   EXPECT_EQ(default_process_limit(16, 8), 4u);   // eight single-threaded devices on 16 cores: capped
@@ -18,6 +20,20 @@ TEST(CompileAheadProcesses, AtLeastOne) {
   EXPECT_EQ(default_process_limit(2, 2), 1u);   // two `basic` devices on two cores
   EXPECT_EQ(default_process_limit(2, 16), 1u);  // a threaded device wider than the machine's cores
   EXPECT_EQ(default_process_limit(0, 0), 1u);   // cores unknown
+}
+
+TEST(CompileAheadVariants, ChunksNarrowerThanTheLaunchAtBothOffsets) {
+  const size_t global[2] = {1024, 512}, local[2] = {16, 16};
+  EXPECT_EQ(variants_for(2, global, local, false), "16-16-1-smallgrid,16-16-1-goffs0-smallgrid");
+  EXPECT_EQ(variants_for(2, global, nullptr, false), "");  // no local size: none to name
+}
+
+TEST(CompileAheadVariants, AWideLaunchsChunksMayBeWide) {
+  const size_t global[1] = {1 << 20}, local[1] = {256};
+  // The app's local size: its own launches compiled the wide variant at offset zero.
+  EXPECT_EQ(variants_for(1, global, local, false), "256-1-1-smallgrid,256-1-1-goffs0-smallgrid,256-1-1");
+  // One coex picked: the app's launches ran with another, so home's first chunk needs that one too.
+  EXPECT_EQ(variants_for(1, global, local, true), "256-1-1-smallgrid,256-1-1-goffs0-smallgrid,256-1-1,256-1-1-goffs0");
 }
 
 }  // namespace
