@@ -289,7 +289,7 @@ bool would_start(Services& services, model::ProgramRecord& program, int home, co
     std::lock_guard lock(program.mutex);
     hash = program.pocl_folder;
   }
-  return pocl_kernel_cache::has_variant(pocl_kernel_cache::root(), hash, kernel, local, offset_zero);
+  return pocl_kernel_cache::has_variant(pocl_kernel_cache::root(), hash, kernel, local, offset_zero, true);
 }
 
 void stop_all() {

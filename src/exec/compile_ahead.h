@@ -49,9 +49,9 @@ bool under_way(Services& services, model::ProgramRecord& program, int home, cons
 bool would_start_process(Services& services, model::ProgramRecord& program, int home, const std::string& kernel);
 
 // Whether under_way would start a process for the program's first split now, and home's own
-// work-group function of the kernel at this local size (and a zero global offset or not) is in the
-// program's folder of PoCL's cache: a piece of the launch run on home loads it, compiling nothing
-// (exec/first_launch_probe.h).
+// work-group function of the kernel at this local size (and a zero global offset or not; a small grid:
+// a probe's piece is one) is in the program's folder of PoCL's cache: a piece of the launch run on home
+// loads it, compiling nothing (exec/first_launch_probe.h).
 bool would_start(Services& services, model::ProgramRecord& program, int home, const std::string& kernel,
                  const size_t local[3], bool offset_zero);
 

@@ -10,11 +10,12 @@
 
 #include "config/settings.h"
 #include "devices/device_set.h"
+#include "exec/pocl_kernel_cache.h"
 
 namespace coex::exec {
 namespace {
 
-using FirstRunKey = std::tuple<int, cl_kernel, size_t, size_t, size_t, bool>;
+using FirstRunKey = std::tuple<int, cl_kernel, size_t, size_t, size_t, bool, bool>;
 
 struct Compiles {
   std::mutex mutex;  // guards the two maps
@@ -53,7 +54,13 @@ std::unique_lock<std::mutex> bounded(std::mutex* m) {
 
 FirstRunKey first_run_key(int device, cl_kernel kernel, const LaunchGeometry& sub) {
   const bool offset_zero = sub.offset[0] == 0 && sub.offset[1] == 0 && sub.offset[2] == 0;
-  return FirstRunKey{device, kernel, sub.local[0], sub.local[1], sub.local[2], offset_zero};
+  return FirstRunKey{device,
+                     kernel,
+                     sub.local[0],
+                     sub.local[1],
+                     sub.local[2],
+                     offset_zero,
+                     pocl_kernel_cache::small_grid(sub.work_dim, sub.global)};
 }
 
 }  // namespace

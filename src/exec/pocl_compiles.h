@@ -29,8 +29,9 @@ namespace coex::exec {
 inline constexpr std::chrono::seconds kCompileLockWait{10};
 
 // Whether a sub-launch of `kernel` on `device` with this geometry is the first of its kind: of its
-// local size and of whether its offset is zero, for each of which PoCL compiles (cold cache) or
-// loads a work-group function as it first runs. True once per kind and process. Its time includes
+// local size, of whether its offset is zero and of whether its grid is small
+// (pocl_kernel_cache::small_grid), for each of which PoCL compiles (cold cache) or loads a work-group
+// function as it first runs. True once per kind and process. Its time includes
 // that one-time work: the History does not learn the device's pace from it.
 bool first_run_of(int device, cl_kernel kernel, const LaunchGeometry& sub);
 // Whether first_run_of would say so now, without marking the run.

@@ -20,7 +20,7 @@ namespace {
 bool is_hash_letter(char c) { return c >= 'A' && c <= 'P'; }
 
 // "16-16-1-goffs0-smallgrid": the three local sizes, then flags.
-bool variant_matches(const std::string& name, const size_t local[3], bool offset_zero) {
+bool variant_matches(const std::string& name, const size_t local[3], bool offset_zero, bool small_grid) {
   size_t at = 0;
   for (int d = 0; d < 3; ++d) {
     const size_t dash = name.find('-', at);
@@ -29,11 +29,12 @@ bool variant_matches(const std::string& name, const size_t local[3], bool offset
     if (number.empty() || number.find_first_not_of("0123456789") != std::string::npos ||
         std::strtoull(number.c_str(), nullptr, 10) != want)
       return false;
-    if (dash == std::string::npos) return d == 2 && !offset_zero;
+    if (dash == std::string::npos) return d == 2 && !offset_zero && !small_grid;
     at = dash + 1;
   }
   const std::string flags = "-" + name.substr(at) + "-";
-  return (flags.find("-goffs0-") != std::string::npos) == offset_zero;
+  return (flags.find("-goffs0-") != std::string::npos) == offset_zero &&
+         (flags.find("-smallgrid-") != std::string::npos) == small_grid;
 }
 
 }  // namespace
@@ -71,11 +72,12 @@ bool folder_named_as_kernel(const std::string& kernel) {
 }
 
 bool has_variant(const std::string& root, const std::string& hash, const std::string& kernel, const size_t local[3],
-                 bool offset_zero) {
+                 bool offset_zero, bool small_grid) {
   std::error_code ec;
   for (fs::directory_iterator it(fs::path(root) / hash / kernel, ec), end; !ec && it != end; it.increment(ec)) {
     std::error_code item;
-    if (!it->is_directory(item) || !variant_matches(it->path().filename().string(), local, offset_zero)) continue;
+    if (!it->is_directory(item) || !variant_matches(it->path().filename().string(), local, offset_zero, small_grid))
+      continue;
     // PoCL makes the folder before it compiles: compiled once the library is in it.
     for (fs::directory_iterator file(it->path(), item), none; !item && file != none; file.increment(item))
       if (file->path().extension() == ".so") return true;

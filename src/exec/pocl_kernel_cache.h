@@ -37,13 +37,19 @@ bool folder_named_as_kernel(const std::string& kernel);
 
 // PoCL's CPU devices compile a "smallgrid" variant for a grid narrower than a limit in every dimension
 // (grid_width_specialization_limit): 8,192-wide launches of benchmarks/nbody ran one, 1,048,576-wide
-// ones of benchmarks/binomial not.
+// ones of benchmarks/binomial not. The two are functions of their own: a device that ran chunks of
+// 8,192 work-items of benchmarks/slices compiled again at its first chunk of 65,536.
 inline constexpr size_t kSmallGridWidth = 65536;
+inline bool small_grid(unsigned work_dim, const size_t global[3]) {
+  for (unsigned d = 0; d < work_dim && d < 3; ++d)
+    if (global[d] >= kSmallGridWidth) return false;
+  return true;
+}
 
 // Whether <root>/<hash>/<kernel>/ holds a work-group function for this local size (three sizes, 1
-// beyond the launch's dimensions) and a zero global offset or not.
+// beyond the launch's dimensions), a zero global offset or not, and a small grid or not.
 bool has_variant(const std::string& root, const std::string& hash, const std::string& kernel, const size_t local[3],
-                 bool offset_zero);
+                 bool offset_zero, bool small_grid);
 
 // Whether <root>/<hash>/<kernel>/0-0-0/ holds a compiled generic work-group function: the one PoCL
 // compiles into a binary of the program (for a kernel without a reqd_work_group_size).

@@ -36,7 +36,7 @@ Registry& registry() {
 }
 
 bool compiled_in(const FirstRunSharePlan& plan, const std::string& hash) {
-  return pocl_kernel_cache::has_variant(plan.root, hash, plan.kernel, plan.local, plan.offset_zero);
+  return pocl_kernel_cache::has_variant(plan.root, hash, plan.kernel, plan.local, plan.offset_zero, plan.small_grid);
 }
 
 }  // namespace
@@ -80,8 +80,9 @@ FirstRunSharePlan plan_first_run_share(const LaunchJob& job, int device, const L
     plan.local[d] = d < sub.work_dim ? sub.local[d] : 1;
     plan.offset_zero = plan.offset_zero && (d >= sub.work_dim || sub.offset[d] == 0);
   }
+  plan.small_grid = pocl_kernel_cache::small_grid(sub.work_dim, sub.global);
   plan.key = family + "|" + plan.kernel + "|" + std::to_string(plan.local[0]) + "-" + std::to_string(plan.local[1]) +
-             "-" + std::to_string(plan.local[2]) + (plan.offset_zero ? "|0" : "|x");
+             "-" + std::to_string(plan.local[2]) + (plan.offset_zero ? "|0" : "|x") + (plan.small_grid ? "|s" : "|w");
   return plan;
 }
 

@@ -27,9 +27,10 @@ namespace coex::exec {
 struct FirstRunSharePlan {
   std::string root, kernel, own;    // PoCL's cache, the kernel, this device's build hash
   std::vector<std::string> family;  // the build hashes of the other builds from the same binary
-  std::string key;                  // family, kernel, local size, offset
+  std::string key;                  // family, kernel, local size, offset, grid
   size_t local[3] = {1, 1, 1};
   bool offset_zero = true;
+  bool small_grid = true;
   bool empty() const { return key.empty(); }
 };
 FirstRunSharePlan plan_first_run_share(const LaunchJob& job, int device, const LaunchGeometry& sub);

@@ -84,24 +84,36 @@ TEST(PoclKernelCacheRoot, FollowsPoclsOwnChoice) {
       ::unsetenv(name.c_str());
 }
 
-TEST_F(PoclKernelCache, AVariantIsFoundByLocalSizeAndOffset) {
+TEST_F(PoclKernelCache, AVariantIsFoundByLocalSizeOffsetAndGrid) {
   compiled(kHash, "matmul", "16-16-1-goffs0-smallgrid", "zero offset");
   const size_t local[3] = {16, 16, 1}, other[3] = {8, 16, 1};
-  EXPECT_TRUE(cache::has_variant(root_, kHash, "matmul", local, true));
-  EXPECT_FALSE(cache::has_variant(root_, kHash, "matmul", local, false));  // only the zero-offset one
-  EXPECT_FALSE(cache::has_variant(root_, kHash, "matmul", other, true));
-  EXPECT_FALSE(cache::has_variant(root_, kHash, "other", local, true));
-  EXPECT_FALSE(cache::has_variant(root_, kOther, "matmul", local, true));
+  EXPECT_TRUE(cache::has_variant(root_, kHash, "matmul", local, true, true));
+  EXPECT_FALSE(cache::has_variant(root_, kHash, "matmul", local, false, true));  // only the zero-offset one
+  EXPECT_FALSE(cache::has_variant(root_, kHash, "matmul", local, true, false));  // only the small grid's
+  EXPECT_FALSE(cache::has_variant(root_, kHash, "matmul", other, true, true));
+  EXPECT_FALSE(cache::has_variant(root_, kHash, "other", local, true, true));
+  EXPECT_FALSE(cache::has_variant(root_, kOther, "matmul", local, true, true));
   compiled(kHash, "matmul", "16-16-1-smallgrid", "any offset");
-  EXPECT_TRUE(cache::has_variant(root_, kHash, "matmul", local, false));
-  compiled(kHash, "scan", "128-1-1", "plain");  // no flags at all
+  EXPECT_TRUE(cache::has_variant(root_, kHash, "matmul", local, false, true));
+  EXPECT_FALSE(cache::has_variant(root_, kHash, "matmul", local, false, false));
+  compiled(kHash, "scan", "128-1-1", "plain");  // no flags at all: a wide grid at a nonzero offset
   const size_t scan[3] = {128, 0, 0};           // sizes beyond the launch's dimensions count as 1
-  EXPECT_TRUE(cache::has_variant(root_, kHash, "scan", scan, false));
-  EXPECT_FALSE(cache::has_variant(root_, kHash, "scan", scan, true));
+  EXPECT_TRUE(cache::has_variant(root_, kHash, "scan", scan, false, false));
+  EXPECT_FALSE(cache::has_variant(root_, kHash, "scan", scan, true, false));
+  EXPECT_FALSE(cache::has_variant(root_, kHash, "scan", scan, false, true));
+  compiled(kHash, "scan", "128-1-1-goffs0", "wide, zero offset");
+  EXPECT_TRUE(cache::has_variant(root_, kHash, "scan", scan, true, false));
   compiled(kHash, "generic", "0-0-0", "any local size");  // the generic one a binary read compiles
-  EXPECT_FALSE(cache::has_variant(root_, kHash, "generic", local, false));
+  EXPECT_FALSE(cache::has_variant(root_, kHash, "generic", local, false, false));
   fs::create_directories(fs::path(root_) / kHash / "empty" / "16-16-1-smallgrid");  // made, not compiled yet
-  EXPECT_FALSE(cache::has_variant(root_, kHash, "empty", local, false));
+  EXPECT_FALSE(cache::has_variant(root_, kHash, "empty", local, false, true));
+}
+
+TEST(PoclSmallGrid, EveryDimensionNarrowerThanTheLimit) {
+  const size_t narrow[3] = {65535, 4, 1}, wide[3] = {16, 65536, 1};
+  EXPECT_TRUE(cache::small_grid(2, narrow));
+  EXPECT_FALSE(cache::small_grid(2, wide));
+  EXPECT_TRUE(cache::small_grid(1, wide));  // dimensions beyond the launch's do not count
 }
 
 TEST_F(PoclKernelCache, WhatAnotherDeviceCompiledIsCopiedWhereMissing) {
