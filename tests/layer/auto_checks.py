@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """How auto treats a program's first launches (docs/design.md, "Size by time" and "One-time costs"):
 a device still building joins late, the first launch waits for the analysis and for home's build, a
-launch with much data is timed on home first, a device much slower than home gets no build. The same runner as
+device much slower than home gets no build (a launch with much data: moves_checks.py). The same runner as
 layer_checks.py: each check runs a test app bare and under coex on real PoCL devices.
 Usage: auto_checks.py --build DIR --source DIR CHECK
 """
@@ -13,21 +13,11 @@ import sys
 import time
 
 import layer_checks
+from first_launches import FirstLaunches, expect_first_launch
 from layer_checks import expect, expect_timed, run
 
 
-def expect_first_launch(first, not_split, when):
-    """The first launch's trace args `first` show it split (`not_split` None) or run on home for the
-    reason `not_split` (or one of a tuple of reasons)."""
-    if not_split is None:
-        expect(first.get("split"), "%s the first launch was not split: %s" % (when, first))
-    else:
-        reasons = not_split if isinstance(not_split, tuple) else (not_split,)
-        expect(first.get("not_split") in reasons,
-               "%s the first launch did not run on home (%s): %s" % (when, " or ".join(reasons), first))
-
-
-class AutoChecks(layer_checks.Checks):
+class AutoChecks(FirstLaunches, layer_checks.Checks):
     def check_late_joiner(self):
         # Device 1's build begins a second late (COEX_FAULT=slow_build:1). Under auto the app's
         # launches do not wait for it (docs/design.md, "One-time costs"): they are split from the
@@ -97,23 +87,6 @@ class AutoChecks(layer_checks.Checks):
         expect(kernel["split_launches"] <= 2 and kernel["launches"] == 20 and
                set(kernel["not_split"]) <= {"preparing", "split_being_measured", "too_small"},
                "pthread: %d of 20 sweeps split, the others %s" % (kernel["split_launches"], kernel["not_split"]))
-
-    def vector_add_first_launch(self, tag, env):
-        """vector_add under coex with `env` (and a trace): its output must be the bare one; the args
-        of its first launch's slice in the trace."""
-        app = os.path.join(self.build, "tests", "apps", "vector_add")
-        rc, bare, _ = run([app])
-        expect(rc == 0, "vector_add fails bare")
-        trace = os.path.join(self.tmp, "%s-trace.json" % tag)
-        env = dict(env, COEX_TRACE=trace, COEX_CACHE=os.path.join(self.tmp, "%s-history.json" % tag))
-        rc, out, err = run([app], env, self.layer)
-        expect(rc == 0 and out == bare, "exit %d, output:\n%s\nstderr:\n%s" % (rc, out, err))
-        with open(trace) as f:
-            events = json.load(f)["traceEvents"]
-        launches = sorted((e for e in events if e.get("ph") == "X" and e.get("cat") == "launch"),
-                          key=lambda e: e["ts"])
-        expect(launches, "no launch in the trace")
-        return launches[0]["args"]
 
     def check_analysis_wait(self):
         # Under auto the program's first launch that could be split waits up to auto_analysis_wait for
@@ -378,34 +351,6 @@ class AutoChecks(layer_checks.Checks):
                          (tag, summary))
             expect_timed(any(e["args"].get("split") for e in launches if e["ts"] >= built),
                          "%s: no launch split after home's build ended: %s" % (tag, summary))
-
-    def check_data_first_timed(self):
-        # Under auto a launch whose read data the other devices would take longer to receive (at
-        # kNominalTransferGBs) than min_split_seconds runs on home first and is timed (docs/design.md,
-        # "Size by time"): vector_add's first launch (8 MiB read) with min_split_seconds at 0.1 ms.
-        # Under static, which does not time first, it is split. Under auto the rule keeps it on home
-        # whether the analysis ended before it (`too_small`) or not (`preparing`: the launch then does
-        # not wait for the analysis, and is timed all the same; with COEX_FAULT=slow_analysis every
-        # time, on a loaded 2-core machine either way); without the rule it waits for the analysis and
-        # is split.
-        for policy, splits in (("auto", False), ("static", True)):
-            first = self.vector_add_first_launch("data-first-" + policy, {
-                "COEX_POLICY": policy, "COEX_MIN_SPLIT_SECONDS": "0.0001", "COEX_AUTO_ANALYSIS_WAIT": "30"})
-            expect_first_launch(first, None if splits else ("too_small", "preparing"), "under " + policy)
-
-    def check_fresh_memory_first_timed(self):
-        # A kernel without loops whose first split would move the other CPU device's share of what it
-        # reads into that device's new buffers at auto_fresh_memory_gbs (docs/design.md, "Size by
-        # time"): vector_add's first launch (vadd, 8 MiB read, 4 MiB to the other device) with
-        # min_split_seconds at 2 ms runs on home first under auto where new memory takes writes at
-        # 0.5 GB/s (the host copy's fill of those 4 MiB, then the device's receipt of them: 16.8 ms),
-        # and is split where it is faster than the nominal 8 GB/s (0.5 ms).
-        for gbs, splits in (("0.5", False), ("1000", True)):
-            first = self.vector_add_first_launch("fresh-memory-" + gbs, {
-                "COEX_POLICY": "auto", "COEX_MIN_SPLIT_SECONDS": "0.002", "COEX_AUTO_ANALYSIS_WAIT": "30",
-                "COEX_AUTO_FRESH_MEMORY_GBS": gbs})
-            expect_first_launch(first, None if splits else ("too_small", "preparing"),
-                                "with new memory at %s GB/s" % gbs)
 
     def check_first_run_untimed(self):
         # Home's first run of a kernel pays the driver's one-time work, which is not the launch's time

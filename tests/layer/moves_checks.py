@@ -1,6 +1,7 @@
 #!/usr/bin/env python3
-"""How auto weighs what a first split would move (docs/design.md, "Size by time"): by the footprint of
-the launch, not the whole buffers it is given. The same runner as layer_checks.py: each check runs a
+"""How auto weighs what a first split would move (docs/design.md, "Size by time"): a launch with much
+data for the other devices is timed on home first, into new memory at its speed, and by the footprint
+of the launch, not the whole buffers it is given. The same runner as layer_checks.py: each check runs a
 test app bare and under coex on real PoCL devices.
 Usage: moves_checks.py --build DIR --source DIR CHECK
 """
@@ -9,10 +10,39 @@ import os
 import sys
 
 import layer_checks
+from first_launches import FirstLaunches, expect_first_launch
 from layer_checks import expect, expect_timed, run
 
 
-class MovesChecks(layer_checks.Checks):
+class MovesChecks(FirstLaunches, layer_checks.Checks):
+    def check_data_first_timed(self):
+        # Under auto a launch whose read data the other devices would take longer to receive (at
+        # kNominalTransferGBs) than min_split_seconds runs on home first and is timed (docs/design.md,
+        # "Size by time"): vector_add's first launch (8 MiB read) with min_split_seconds at 0.1 ms.
+        # Under static, which does not time first, it is split. Under auto the rule keeps it on home
+        # whether the analysis ended before it (`too_small`) or not (`preparing`: the launch then does
+        # not wait for the analysis, and is timed all the same; with COEX_FAULT=slow_analysis every
+        # time, on a loaded 2-core machine either way); without the rule it waits for the analysis and
+        # is split.
+        for policy, splits in (("auto", False), ("static", True)):
+            first = self.vector_add_first_launch("data-first-" + policy, {
+                "COEX_POLICY": policy, "COEX_MIN_SPLIT_SECONDS": "0.0001", "COEX_AUTO_ANALYSIS_WAIT": "30"})
+            expect_first_launch(first, None if splits else ("too_small", "preparing"), "under " + policy)
+
+    def check_fresh_memory_first_timed(self):
+        # A kernel without loops whose first split would move the other CPU device's share of what it
+        # reads into that device's new buffers at auto_fresh_memory_gbs (docs/design.md, "Size by
+        # time"): vector_add's first launch (vadd, 8 MiB read, 4 MiB to the other device) with
+        # min_split_seconds at 2 ms runs on home first under auto where new memory takes writes at
+        # 0.5 GB/s (the host copy's fill of those 4 MiB, then the device's receipt of them: 16.8 ms),
+        # and is split where it is faster than the nominal 8 GB/s (0.5 ms).
+        for gbs, splits in (("0.5", False), ("1000", True)):
+            first = self.vector_add_first_launch("fresh-memory-" + gbs, {
+                "COEX_POLICY": "auto", "COEX_MIN_SPLIT_SECONDS": "0.002", "COEX_AUTO_ANALYSIS_WAIT": "30",
+                "COEX_AUTO_FRESH_MEMORY_GBS": gbs})
+            expect_first_launch(first, None if splits else ("too_small", "preparing"),
+                                "with new memory at %s GB/s" % gbs)
+
     def check_part_of_buffers(self):
         # tests/layer/part_of_buffers: a kernel without loops over the first sixteenth of two 16 MiB
         # buffers, launches of about 16 ms on one basic device, a user's first coex run (PoCL's cache
