@@ -244,13 +244,10 @@ bool below_process_limit(Services& services) {
 std::string variants_for(cl_uint work_dim, const size_t* global, const size_t* local, bool local_picked) {
   if (!local || !global || work_dim == 0 || work_dim > 3) return "";
   std::string sizes;
-  bool wide = false;
-  for (cl_uint d = 0; d < 3; ++d) {
-    sizes += (d ? "-" : "") + std::to_string(d < work_dim ? local[d] : 1);
-    wide = wide || (d < work_dim && global[d] >= pocl_kernel_cache::kSmallGridWidth);
-  }
+  for (cl_uint d = 0; d < 3; ++d) sizes += (d ? "-" : "") + std::to_string(d < work_dim ? local[d] : 1);
   std::string variants = sizes + "-smallgrid," + sizes + "-goffs0-smallgrid";
-  if (wide) variants += "," + sizes + (local_picked ? "," + sizes + "-goffs0" : "");
+  if (!pocl_kernel_cache::small_grid(work_dim, global))
+    variants += "," + sizes + (local_picked ? "," + sizes + "-goffs0" : "");
   return variants;
 }
 

@@ -322,12 +322,9 @@ LaunchDecision plan(Services& services, const std::shared_ptr<model::KernelRecor
   // min_split_seconds into new memory (moves_keep_on_home, below, once the job is made) stays on home
   // while something is still to be read or built for the others: benchmarks/saxpy's first launch over
   // two basic PoCL devices read the app's binary and built it on the other device, 20 to 34 ms on the
-  // app's thread, and then ran on home as too_small. It weighs the bytes that check weighs
-  // (footprint_bytes_read, the whole buffers first: the footprint is evaluated only where they keep
-  // the launch) over each set of devices it may weigh: the devices ready or to be built, with the
-  // late ones still waiting (let in, or their call still to come) or without them (too short to let
-  // in). More devices can mean fewer moves (each receives less), so it keeps on home only a launch
-  // both sets keep there: one that check would keep there too. Once prepared, that check alone says.
+  // app's thread, and then ran on home as too_small. It weighs what that check weighs, over the devices
+  // with and without the late ones still waiting (let in, or their call still to come; or too short
+  // to let in): reads_keep_on_home_before_job. Once prepared, that check alone says.
   const std::vector<int> early_sharing = devices_without(participants, late.waiting_among(participants, home));
   auto left_to_prepare = [&] {
     if (program->app_binary_deferred.load(std::memory_order_acquire)) return true;
@@ -336,17 +333,10 @@ LaunchDecision plan(Services& services, const std::shared_ptr<model::KernelRecor
       return d != home && !program->builds_posted.count({d, false});
     });
   };
-  if (!info->loops && left_to_prepare()) {
-    auto keeps_on_home = [&](uint64_t bytes) {
-      auto keeps = [&](const std::vector<int>& sharing) {
-        return moves_keep_on_home(services, home, sharing, bytes, home_key, split_seconds, true);
-      };
-      return keeps(early_sharing) && (early_sharing.size() == participants.size() || keeps(participants));
-    };
-    if (keeps_on_home(buffers_read_bytes(services, *info, args)) &&
-        keeps_on_home(launch_footprint_bytes_read(services, *info, args, work_dim, offset, global, local)))
-      return too_small();
-  }
+  if (!info->loops && left_to_prepare() &&
+      reads_keep_on_home_before_job(services, home, early_sharing, participants, *info, args, work_dim, offset, global,
+                                    local, home_key, split_seconds))
+    return too_small();
   // The app's binary, its read put off from clBuildProgram (exec/deferred_app_binary.h), is read by the
   // first launch the size rule lets be split (none of benchmarks/gram_schmidt's 1,535: no read), or
   // compiled ahead while launches run on home; one nothing timed whose kernel loops may be long enough

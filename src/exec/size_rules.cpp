@@ -104,16 +104,27 @@ uint64_t buffers_read_bytes(Services& services, const kernel::KernelInfo& info,
   return buffers_bytes(services, args, read);
 }
 
-uint64_t launch_footprint_bytes_read(Services& services, const kernel::KernelInfo& info,
-                                     const std::vector<model::KernelArgValue>& args, unsigned work_dim,
-                                     const size_t* offset, const size_t* global, const size_t* local) {
+bool reads_keep_on_home_before_job(Services& services, int home, const std::vector<int>& early_sharing,
+                                   const std::vector<int>& participants, const kernel::KernelInfo& info,
+                                   const std::vector<model::KernelArgValue>& args, unsigned work_dim,
+                                   const size_t* offset, const size_t* global, const size_t* local,
+                                   const std::string& home_key,
+                                   const std::function<std::optional<double>(const std::vector<int>&)>& split_seconds) {
+  auto keeps_on_home = [&](uint64_t bytes) {
+    auto keeps = [&](const std::vector<int>& sharing) {
+      return moves_keep_on_home(services, home, sharing, bytes, home_key, split_seconds, true);
+    };
+    return keeps(early_sharing) && (early_sharing.size() == participants.size() || keeps(participants));
+  };
+  const uint64_t whole = buffers_read_bytes(services, info, args);
+  if (!keeps_on_home(whole)) return false;
   constexpr size_t kAnyGroupLimit = 256;  // make_geometry's own cap on the local size it picks
   LaunchJob job;
   if (!make_geometry(work_dim, offset, global, local, kAnyGroupLimit, job.geometry) ||
       bind_arguments(services, info, args, job))
-    return buffers_read_bytes(services, info, args);
+    return true;
   capture_footprint_inputs(info, args, job);
-  return footprint_bytes_read(info, job);
+  return keeps_on_home(footprint_bytes_read(info, job));
 }
 
 }  // namespace coex::exec

@@ -54,12 +54,20 @@ uint64_t buffers_bytes(Services& services, const std::vector<model::KernelArgVal
 uint64_t buffers_read_bytes(Services& services, const kernel::KernelInfo& info,
                             const std::vector<model::KernelArgValue>& args);
 
-// footprint_bytes_read (exec/kernel_arguments.h) of the launch, before its job is made: of a job bound
-// and shaped here alone, with the app's local size or make_geometry's without the driver's limit (the
-// footprint of all the work-groups hardly depends on it; the job's own check weighs its own). Where
-// the launch could not be bound (its job would not be split), buffers_read_bytes.
-uint64_t launch_footprint_bytes_read(Services& services, const kernel::KernelInfo& info,
-                                     const std::vector<model::KernelArgValue>& args, unsigned work_dim,
-                                     const size_t* offset, const size_t* global, const size_t* local);
+// The rule of moves_keep_on_home before the launch's job is made, for a kernel without loops (into new
+// memory): whether it keeps the launch on home over `early_sharing` (the devices ready or to be built,
+// less the late ones still waiting) and, where it differs, over `participants` (with them). More
+// devices can mean fewer moves, each receiving less, so a launch stays only where both sets keep it:
+// one the job's check would keep there too. It weighs the bytes that check weighs: those of the
+// buffers the kernel reads (buffers_read_bytes), and where they keep it, those of the footprint of all
+// its work-groups (footprint_bytes_read of a job bound and shaped here alone, with the app's local size
+// or make_geometry's without the driver's limit: the footprint of all the work-groups hardly depends on
+// it; a launch that could not be bound, whose job would not be split, by its buffers alone).
+bool reads_keep_on_home_before_job(Services& services, int home, const std::vector<int>& early_sharing,
+                                   const std::vector<int>& participants, const kernel::KernelInfo& info,
+                                   const std::vector<model::KernelArgValue>& args, unsigned work_dim,
+                                   const size_t* offset, const size_t* global, const size_t* local,
+                                   const std::string& home_key,
+                                   const std::function<std::optional<double>(const std::vector<int>&)>& split_seconds);
 
 }  // namespace coex::exec
