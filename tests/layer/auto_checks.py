@@ -352,77 +352,6 @@ class AutoChecks(FirstLaunches, layer_checks.Checks):
             expect_timed(any(e["args"].get("split") for e in launches if e["ts"] >= built),
                          "%s: no launch split after home's build ended: %s" % (tag, summary))
 
-    def check_first_run_untimed(self):
-        # Home's first run of a kernel pays the driver's one-time work, which is not the launch's time
-        # (docs/design.md, "Size by time"): that launch is not timed. tiny_steps' 400 launches of a
-        # few microseconds stay on home under auto (one_device_pays); run again with the History of
-        # the first run and PoCL's cache cold, its first launch compiles the work-group function on
-        # home for a tenth of a second. Timed, that was home's time of the launch: every split
-        # looked worth it, and 399 of the 400 launches split.
-        app = os.path.join(self.build, "tests", "layer", "tiny_steps")
-        rc, bare, _ = run([app], {"POCL_DEVICES": "basic basic"})
-        expect(rc == 0, "tiny_steps fails bare")
-        history = os.path.join(self.tmp, "first-run-untimed-history.json")
-        for run_number in (1, 2):
-            report = os.path.join(self.tmp, "first-run-untimed-report-%d.json" % run_number)
-            env = {"POCL_DEVICES": "basic basic", "COEX_POLICY": "auto", "COEX_CACHE": history,
-                   "COEX_REPORT": report,
-                   "POCL_CACHE_DIR": os.path.join(self.tmp, "first-run-untimed-pocl-%d" % run_number)}
-            rc, out, err = run([app], env, self.layer)
-            expect(rc == 0 and out == bare, "run %d: exit %d, output:\n%s\nstderr:\n%s" % (run_number, rc, out, err))
-            with open(report) as f:
-                kernel = json.load(f)["kernels"][0]
-            expect(kernel["launches"] == 400 and kernel["split_launches"] <= 40,
-                   "run %d: %d of %d launches split (%s)" % (run_number, kernel["split_launches"],
-                                                             kernel["launches"], kernel["not_split"]))
-
-    def check_split_floor(self):
-        # Under auto a launch measured shorter on home than any split costs stays there, whatever its
-        # work-items (auto_split_floor_seconds; docs/design.md, "Size by time"): tiny_steps' 2,000
-        # launches of 4,096 items, a few microseconds each over two basic devices, run on home as
-        # `too_small` once home has timed them, and none splits after the first such. Its kernel has no
-        # loop: on a user's first run (PoCL's cache filled by the bare run) no process compiles ahead
-        # for launches home's times keep there. At 0 no launch is too_small (the size rule alone would
-        # split them: auto measures and probes them), and the first starts that process. The output is
-        # the bare one either way (first_runs_by_setting).
-        app = [os.path.join(self.build, "tests", "layer", "tiny_steps"), "2000"]
-        for floor, slices, counted in self.first_runs_by_setting(app, "AUTO_SPLIT_FLOOR_SECONDS", (None, "0")):
-            launches = [e["args"] for e in sorted(slices, key=lambda e: e["ts"]) if e.get("cat") == "launch"]
-            ahead = [e for e in slices if e["name"] == "compile ahead"]
-            what = "floor %s: %d compile-ahead processes (report %s)" % (floor, len(ahead), counted)
-            expect(len(launches) == 2000, "%s: %d launches in the trace, not 2000" % (what, len(launches)))
-            small = [i for i, a in enumerate(launches) if a.get("not_split") == "too_small"]
-            if floor == "0":
-                expect(not small, "%s: %d launches too_small, the first %s" % (what, len(small), launches[small[0]] if small else None))
-                expect(len(ahead) == 1 and counted.get("processes") == 1, "%s, expected 1" % what)
-            else:
-                split_after = [a for a in launches[small[0]:] if a.get("split")] if small else []
-                expect_timed(small and not split_after, "%s: %d launches too_small, %d split after the first: %s"
-                             % (what, len(small), len(split_after), split_after[:3]))
-                expect_timed(not ahead and not counted.get("processes"), "%s, expected none" % what)
-
-    def check_compile_ahead_timed(self):
-        # A kernel without loops starts a compile-ahead process only once home's times put its launch
-        # past the floor (docs/design.md, "Size by time"): three launches of its size (two well past
-        # it), or one of first_split_compile_seconds or more. two_programs' kernels, launched twice each with a read
-        # between (2 ms a launch over two basic devices, the first more), on a user's first run: with
-        # first_split_compile_seconds at 0.5 ms the first launch's time starts a process at the
-        # second; at 2 s (far above the first's time, however busy the machine) each second launch is
-        # planned with one time, runs on home as `preparing`, and no process starts.
-        app = [os.path.join(self.build, "tests", "layer", "two_programs"), "3", "both", "2"]
-        for seconds, slices, counted in self.first_runs_by_setting(app, "FIRST_SPLIT_COMPILE_SECONDS", ("0.0005", "2")):
-            ahead = [e for e in slices if e["name"] == "compile ahead"]
-            launches = [e for e in sorted(slices, key=lambda e: e["ts"]) if e.get("cat") == "launch"]
-            what = "first_split_compile_seconds %s: %d compile-ahead processes (report %s), launches %s" % (
-                seconds, len(ahead), counted, [(e["name"], e.get("args", {}).get("not_split")) for e in launches])
-            expect(len(launches) == 4, "%s: expected 4" % what)
-            if seconds == "2":
-                expect(not ahead and not counted.get("processes"), "%s: expected no process" % what)
-                expect(all(e.get("args", {}).get("not_split") == "preparing" for e in launches),
-                       "%s: every launch held on home to be timed" % what)
-            else:
-                expect(ahead and counted.get("processes") == len(ahead), "%s: expected one or more" % what)
-
     def check_deferred_builds(self):
         # A device much slower than home by its specification (a CPU beside a GPU; here PoCL's basic
         # device beside its pthread devices with 8 compute units, the app's among them) sits auto's
@@ -531,7 +460,7 @@ class AutoChecks(FirstLaunches, layer_checks.Checks):
         # program, and the exit wait for it). The report names device 1 among its late devices, never
         # let in, then let in 0.02 s or more after the first launch that could take it. The outputs are
         # the bare ones. vector_add's auto_late_after is 5 s: a loaded machine (a sanitizer build) may
-        # take the default's 0.5 s over its launches. Not compiled ahead (layer_checks' compile_ahead): in
+        # take the default's 0.5 s over its launches. Not compiled ahead (compile_checks.py, compile_ahead): in
         # a PoCL cache cold for it, vector_add's launch would wait for that, and device 1 build after it.
         # New memory as fast as the nominal rate: on this machine vector_add's moves into new memory keep
         # its launches on home before anything is built for device 1 (docs/design.md, "Size by time").
