@@ -63,14 +63,13 @@ uint64_t bytes_read(const kernel::KernelInfo& info, const LaunchJob& job) {
   return bytes;
 }
 
-uint64_t footprint_bytes_read(const kernel::KernelInfo& info, const LaunchJob& job) {
-  const uint64_t whole = bytes_read(info, job);
-  if (!job.footprint || whole == 0) return whole;
+uint64_t footprint_bytes_read(const LaunchJob& job, uint64_t bound) {
+  if (!job.footprint || bound == 0) return bound;
   // Evaluated once, not kept: asked where the bound ranges would keep a launch on home alone.
   const ChunkFootprint all = chunk_footprint(job, 0, job.geometry.groups_along_split(), false);
   uint64_t bytes = 0;
   for (const RootFootprint& root : all.roots) bytes += root.reads.total();
-  return std::min(whole, bytes);
+  return std::min(bound, bytes);
 }
 
 cl_int set_arguments(LaunchJob& job, cl_kernel kernel, int device) {

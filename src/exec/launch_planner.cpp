@@ -42,6 +42,20 @@ const char* origin_reason(model::ProgramOrigin origin) {
   return "unknown_program";
 }
 
+// The geometry a split runs with, over `devices`: the app's local size, else the one the kernel was
+// compiled for, else coex's pick (make_geometry), within the devices' and the kernel's limit. False
+// where the driver would reject the launch.
+bool split_geometry(Services& services, model::KernelRecord& kernel, cl_device_id home, const std::vector<int>& devices,
+                    cl_uint work_dim, const size_t* offset, const size_t* global, const size_t* local,
+                    LaunchGeometry& out) {
+  size_t compiled[3] = {0, 0, 0};
+  const size_t limit = max_group_size(services.next(), services.devices(), kernel, home, devices, compiled);
+  if (!make_geometry(work_dim, offset, global, local ? local : (compiled[0] ? compiled : nullptr), limit, out))
+    return false;
+  if (!local && compiled[0]) out.local_given = false;
+  return true;
+}
+
 // The plan of a launch. `repeat` says whether the decision may serve the launches that repeat this one
 // (exec/repeated_launches.h), and `args` gets the arguments it was made with.
 LaunchDecision plan(Services& services, const std::shared_ptr<model::KernelRecord>& kernel,
@@ -349,12 +363,8 @@ LaunchDecision plan(Services& services, const std::shared_ptr<model::KernelRecor
     // compiled in the app's process, 0.5 s each over two basic devices on the 2-core machine (1 ms
     // with them), and no PoCL device ran meanwhile (docs/design.md, "Compiled ahead").
     LaunchGeometry picked;
-    if (!local) {
-      size_t compiled[3] = {0, 0, 0};
-      const size_t limit =
-          max_group_size(services.next(), devices, *kernel, queue_record->device, all_devices(), compiled);
-      make_geometry(work_dim, offset, global, compiled[0] ? compiled : nullptr, limit, picked);
-    }
+    if (!local)
+      split_geometry(services, *kernel, queue_record->device, all_devices(), work_dim, offset, global, local, picked);
     const compile_ahead::Launch shape{kernel->name, work_dim, global, local ? local : picked.local, !local};
     // One of a kernel that does not loop runs on home, timed, and starts no process until home's
     // times can tell it from one below the floor above (timed_to_compile_ahead).
@@ -471,12 +481,9 @@ LaunchDecision plan(Services& services, const std::shared_ptr<model::KernelRecor
 
   auto job = std::make_unique<LaunchJob>();
   job->services = &services;
-  size_t compiled[3] = {0, 0, 0};
-  size_t limit = max_group_size(services.next(), devices, *kernel, queue_record->device, may_take_part, compiled);
-  const size_t* local_to_use = local ? local : (compiled[0] ? compiled : nullptr);
-  if (!make_geometry(work_dim, offset, global, local_to_use, limit, job->geometry))
+  if (!split_geometry(services, *kernel, queue_record->device, may_take_part, work_dim, offset, global, local,
+                      job->geometry))
     return not_split("invalid_launch");  // the driver gives the app its error code
-  if (!local && compiled[0]) job->geometry.local_given = false;
   if (below_size_rule(job->geometry.work_items())) return too_small();
   if (job->geometry.groups_along_split() < 2) return lasting("too_small");
 
@@ -493,7 +500,9 @@ LaunchDecision plan(Services& services, const std::shared_ptr<model::KernelRecor
   auto keeps_on_home = [&](uint64_t bytes) {
     return moves_keep_on_home(services, home, may_take_part, bytes, home_key, split_seconds, !info->loops);
   };
-  if (keeps_on_home(bytes_read(*info, *job)) && keeps_on_home(footprint_bytes_read(*info, *job))) return too_small();
+  if (const uint64_t bound = bytes_read(*info, *job);
+      keeps_on_home(bound) && keeps_on_home(footprint_bytes_read(*job, bound)))
+    return too_small();
   // The policy's gate before the check of the chunks: a launch it keeps on home needs none, and the
   // check evaluates every footprint of several pieces (most of a plan's time in benchmarks/lu, whose
   // arguments change at every launch). A launch it would split that the check keeps on home was

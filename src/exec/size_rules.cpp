@@ -124,7 +124,7 @@ bool reads_keep_on_home_before_job(Services& services, int home, const std::vect
       bind_arguments(services, info, args, job))
     return true;
   capture_footprint_inputs(info, args, job);
-  return keeps_on_home(footprint_bytes_read(info, job));
+  return keeps_on_home(footprint_bytes_read(job, whole));
 }
 
 }  // namespace coex::exec

@@ -225,9 +225,9 @@ TEST(ChunkFootprint, ALaunchOverPartOfItsBuffersReadsThatPart) {
   job.roots.resize(3);
   capture_footprint_inputs(*k, std::vector<model::KernelArgValue>(3), job);
   EXPECT_EQ(bytes_read(*k, job), 2 * bytes);            // a and b whole
-  EXPECT_EQ(footprint_bytes_read(*k, job), 2 * 2048u);  // items 1024..1535 of each
-  job.footprint = nullptr;                              // no model: the whole buffers
-  EXPECT_EQ(footprint_bytes_read(*k, job), 2 * bytes);
+  EXPECT_EQ(footprint_bytes_read(job, 2 * bytes), 2 * 2048u);  // items 1024..1535 of each
+  job.footprint = nullptr;                                     // no model: the whole buffers
+  EXPECT_EQ(footprint_bytes_read(job, 2 * bytes), 2 * bytes);
 }
 
 }  // namespace
