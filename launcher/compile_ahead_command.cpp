@@ -6,8 +6,9 @@
 // itself, which stalls what the app runs on PoCL meanwhile
 // (docs/design.md, "Compiled ahead, in a process of its own").
 //
-// REQUEST is a file: lines "key=value" (platform, device, device_name, variants, options), then a
-// line "source:" and the source to the end of the file. Exit status 0 when the binary was made.
+// REQUEST is a file: lines "key=value" (platform, device, device_name, pocl_devices, variants,
+// options), then a line "source:" and the source to the end of the file. Exit status 0 when the
+// binary was made.
 #include <stdlib.h>
 #include <unistd.h>
 
@@ -24,7 +25,7 @@ namespace coex::launcher {
 namespace {
 
 struct Request {
-  std::string platform, device_name, variants, options, source;
+  std::string platform, device_name, pocl_devices, variants, options, source;
   int device = -1;
 };
 
@@ -48,6 +49,8 @@ bool read_request(const std::string& path, Request& request) {
       request.device = std::atoi(value.c_str());
     else if (key == "device_name")
       request.device_name = value;
+    else if (key == "pocl_devices")
+      request.pocl_devices = value;
     else if (key == "variants")
       request.variants = value;
     else if (key == "options")
@@ -103,6 +106,8 @@ int compile_ahead(const Args& args) {
   std::string variants = request.variants;
   if (own && *own) variants = std::string(own) + (variants.empty() ? "" : "," + variants);
   if (!variants.empty()) setenv("POCL_BINARY_SPECIALIZE_WG", variants.c_str(), 1);
+  // The one device to compile for, where the app's list allows (exec/compile_ahead.h, pocl_devices_entry).
+  if (!request.pocl_devices.empty()) setenv("POCL_DEVICES", request.pocl_devices.c_str(), 1);
   cl_icd_dispatch cl{};
   if (!api::load_libopencl_table(cl, nullptr)) return 1;
   cl_device_id device = find_device(cl, request);

@@ -15,6 +15,7 @@
 #include <map>
 #include <mutex>
 #include <set>
+#include <sstream>
 #include <vector>
 
 #include "config/settings.h"
@@ -49,22 +50,26 @@ std::map<pid_t, Running>& running() {
   return processes;
 }
 
-// The device's place among its platform's devices, as `coex compile-ahead` finds it again.
-int index_in_platform(const cl_icd_dispatch& cl, const devices::Device& device) {
-  cl_uint count = 0;
-  if (cl.clGetDeviceIDs(device.platform, CL_DEVICE_TYPE_ALL, 0, nullptr, &count) != CL_SUCCESS || !count) return -1;
-  std::vector<cl_device_id> ids(count);
-  if (cl.clGetDeviceIDs(device.platform, CL_DEVICE_TYPE_ALL, count, ids.data(), nullptr) != CL_SUCCESS) return -1;
-  for (cl_uint i = 0; i < count; ++i)
+// The device's place among its platform's devices, as `coex compile-ahead` finds it again, and how
+// many the platform has.
+int index_in_platform(const cl_icd_dispatch& cl, const devices::Device& device, size_t& count) {
+  cl_uint n = 0;
+  if (cl.clGetDeviceIDs(device.platform, CL_DEVICE_TYPE_ALL, 0, nullptr, &n) != CL_SUCCESS || !n) return -1;
+  std::vector<cl_device_id> ids(n);
+  if (cl.clGetDeviceIDs(device.platform, CL_DEVICE_TYPE_ALL, n, ids.data(), nullptr) != CL_SUCCESS) return -1;
+  count = n;
+  for (cl_uint i = 0; i < n; ++i)
     if (ids[i] == device.id) return int(i);
   return -1;
 }
 
-bool write_request(const std::string& path, const devices::Device& device, int index, const std::string& variants,
-                   const std::string& options, const std::string& source) {
+// `pocl_devices`, where not empty, is the process's POCL_DEVICES, the device then its first.
+bool write_request(const std::string& path, const devices::Device& device, int index, const std::string& pocl_devices,
+                   const std::string& variants, const std::string& options, const std::string& source) {
   std::ofstream out(path, std::ios::binary | std::ios::trunc);
-  out << "platform=" << device.platform_name << "\ndevice=" << index << "\ndevice_name=" << device.name
-      << "\nvariants=" << variants << "\noptions=" << options << "\nsource:\n"
+  out << "platform=" << device.platform_name << "\ndevice=" << (pocl_devices.empty() ? index : 0)
+      << "\ndevice_name=" << device.name << "\npocl_devices=" << pocl_devices << "\nvariants=" << variants
+      << "\noptions=" << options << "\nsource:\n"
       << source;
   return bool(out.flush());
 }
@@ -136,7 +141,8 @@ bool wanted(Services& services, model::ProgramRecord& program, int home, const s
 bool start(Services& services, model::ProgramRecord& program, int home, const Launch& launch) {
   const std::string executable = kernel::analysis_process::find_executable();
   const devices::Device& device = services.devices().at(home);
-  const int index = index_in_platform(services.next(), device);
+  size_t platform_devices = 0;
+  const int index = index_in_platform(services.next(), device, platform_devices);
   if (executable.empty() || index < 0) return false;
   std::error_code ec;
   std::string request = (std::filesystem::temp_directory_path(ec) / "coex-compile-ahead-XXXXXX").string();
@@ -148,11 +154,12 @@ bool start(Services& services, model::ProgramRecord& program, int home, const La
     std::lock_guard lock(program.mutex);
     options = program.build_options;
   }
-  const pid_t pid = write_request(request, device, index,
-                                  variants_for(launch.work_dim, launch.global, launch.local, launch.local_picked),
-                                  options, program.source)
-                        ? spawn(executable, request)
-                        : -1;
+  const pid_t pid =
+      write_request(request, device, index, pocl_devices_entry(std::getenv("POCL_DEVICES"), platform_devices, index),
+                    variants_for(launch.work_dim, launch.global, launch.local, launch.local_picked), options,
+                    program.source)
+          ? spawn(executable, request)
+          : -1;
   if (pid < 0) {
     ::unlink(request.c_str());
     return false;
@@ -249,6 +256,19 @@ std::string variants_for(cl_uint work_dim, const size_t* global, const size_t* l
   if (!pocl_kernel_cache::small_grid(work_dim, global))
     variants += "," + sizes + (local_picked ? "," + sizes + "-goffs0" : "");
   return variants;
+}
+
+std::string pocl_devices_entry(const char* list, size_t platform_devices, int index) {
+  // PoCL's CPU drivers, each entry one device (PoCL 3.1's names and PoCL 5's).
+  static const std::set<std::string> kOneDeviceEach = {"basic", "pthread", "tbb", "cpu", "cpu-minimal", "cpu-tbb"};
+  if (!list || index < 0) return "";
+  std::vector<std::string> entries;
+  std::istringstream words(list);
+  for (std::string word; words >> word;) {
+    if (!kOneDeviceEach.count(word)) return "";
+    entries.push_back(word);
+  }
+  return entries.size() == platform_devices && size_t(index) < entries.size() ? entries[size_t(index)] : "";
 }
 
 size_t default_process_limit(unsigned cores, unsigned cores_of_devices) {

@@ -55,6 +55,14 @@ bool would_start_process(Services& services, model::ProgramRecord& program, int 
 bool would_start(Services& services, model::ProgramRecord& program, int home, const std::string& kernel,
                  const size_t local[3], bool offset_zero);
 
+// The process's POCL_DEVICES: the app's entry of the device at `index` of PoCL's platform, where the
+// app's list (`list`, its POCL_DEVICES) names one CPU device per entry and as many as the platform
+// has; "" otherwise (the process then lists what the app lists). PoCL then sets up one device, not
+// all the app's (eight `cpu-minimal` devices: about 50 ms more of the process's start on the device
+// machine), and its build hash, which names no other device, is the app's: the process's compiles
+// land in the app's program folder.
+std::string pocl_devices_entry(const char* list, size_t platform_devices, int index);
+
 // How many processes may run at once where the setting `compile_ahead_processes` leaves it to coex:
 // the cores not taken by the PoCL CPU devices in use (their compute units), at least 1, at most 4.
 // Each is a compiler on a core of its own: more would take the cores the devices run on.

@@ -1,6 +1,6 @@
 // How many `coex compile-ahead` processes may run at once where the setting leaves it to coex
 // (exec/compile_ahead.h): the cores the PoCL CPU devices in use leave free, at least one, at most four.
-// And which work-group function variants a process asks PoCL for.
+// And which work-group function variants a process asks PoCL for, and which devices it lists.
 #include <gtest/gtest.h>
 
 #include "exec/compile_ahead.h"
@@ -8,6 +8,7 @@
 namespace {
 
 using coex::exec::compile_ahead::default_process_limit;
+using coex::exec::compile_ahead::pocl_devices_entry;
 using coex::exec::compile_ahead::variants_for;
 
 TEST(CompileAheadProcesses, TheCoresTheDevicesLeave) {
@@ -34,6 +35,21 @@ TEST(CompileAheadVariants, AWideLaunchsChunksMayBeWide) {
   EXPECT_EQ(variants_for(1, global, local, false), "256-1-1-smallgrid,256-1-1-goffs0-smallgrid,256-1-1");
   // One coex picked: the app's launches ran with another, so home's first chunk needs that one too.
   EXPECT_EQ(variants_for(1, global, local, true), "256-1-1-smallgrid,256-1-1-goffs0-smallgrid,256-1-1,256-1-1-goffs0");
+}
+
+TEST(CompileAheadDevices, TheAppsEntryOfTheDeviceAlone) {
+  EXPECT_EQ(pocl_devices_entry("cpu-minimal cpu-minimal cpu-minimal", 3, 2), "cpu-minimal");
+  EXPECT_EQ(pocl_devices_entry("  cpu\tcpu-minimal basic ", 3, 1), "cpu-minimal");  // the mixed set
+  EXPECT_EQ(pocl_devices_entry("pthread basic", 2, 0), "pthread");
+}
+
+TEST(CompileAheadDevices, AsTheAppListsWhereEntriesAndDevicesDoNotMatch) {
+  EXPECT_EQ(pocl_devices_entry(nullptr, 1, 0), "");  // PoCL's default devices
+  EXPECT_EQ(pocl_devices_entry("", 1, 0), "");
+  EXPECT_EQ(pocl_devices_entry("cpu remote", 3, 0), "");   // a driver of several devices
+  EXPECT_EQ(pocl_devices_entry("basic basic", 3, 1), "");  // more devices than entries
+  EXPECT_EQ(pocl_devices_entry("basic basic", 2, 2), "");  // no such entry
+  EXPECT_EQ(pocl_devices_entry("basic basic", 2, -1), "");
 }
 
 }  // namespace
