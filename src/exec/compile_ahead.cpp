@@ -246,8 +246,9 @@ bool below_process_limit(Services& services) {
 // nonzero offset and home's first at zero, each of them narrower than the launch; of a wide launch
 // the chunks may be wide too ("16-16-1"), while its own variant at offset zero, run before, is PoCL's
 // where the app gave that local size. Where coex picked it (the app gave none, "256-1-1") the app's
-// own launches ran another: that one is asked for too. PoCL 3.1 compiles the smallgrid variants
-// alone of such a list (its folders after a build with all four named).
+// own launches ran another: that one is asked for too. PoCL 3.1 and 5.0 compile the smallgrid
+// variants alone of such a list (their folders after a build with all four named, on both machines):
+// a wide chunk's function is still compiled in the app's process at its first run.
 std::string variants_for(cl_uint work_dim, const size_t* global, const size_t* local, bool local_picked) {
   if (!local || !global || work_dim == 0 || work_dim > 3) return "";
   std::string sizes;
