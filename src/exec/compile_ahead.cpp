@@ -10,12 +10,12 @@
 #include <algorithm>
 #include <cerrno>
 #include <chrono>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <map>
 #include <mutex>
 #include <set>
-#include <sstream>
 #include <vector>
 
 #include "config/settings.h"
@@ -63,7 +63,7 @@ int index_in_platform(const cl_icd_dispatch& cl, const devices::Device& device, 
   return -1;
 }
 
-// `pocl_devices`, where not empty, is the process's POCL_DEVICES, the device then its first.
+// `pocl_devices`, where not empty, is the process's POCL_DEVICES (one driver), the device then its first.
 bool write_request(const std::string& path, const devices::Device& device, int index, const std::string& pocl_devices,
                    const std::string& variants, const std::string& options, const std::string& source) {
   std::ofstream out(path, std::ios::binary | std::ios::trunc);
@@ -155,7 +155,7 @@ bool start(Services& services, model::ProgramRecord& program, int home, const La
     options = program.build_options;
   }
   const pid_t pid =
-      write_request(request, device, index, pocl_devices_entry(std::getenv("POCL_DEVICES"), platform_devices, index),
+      write_request(request, device, index, pocl_devices_entry(std::getenv("POCL_DEVICES"), platform_devices),
                     variants_for(launch.work_dim, launch.global, launch.local, launch.local_picked), options,
                     program.source)
           ? spawn(executable, request)
@@ -259,17 +259,26 @@ std::string variants_for(cl_uint work_dim, const size_t* global, const size_t* l
   return variants;
 }
 
-std::string pocl_devices_entry(const char* list, size_t platform_devices, int index) {
+std::string pocl_devices_entry(const char* list, size_t platform_devices) {
   // PoCL's CPU drivers, each entry one device (PoCL 3.1's names and PoCL 5's).
   static const std::set<std::string> kOneDeviceEach = {"basic", "pthread", "tbb", "cpu", "cpu-minimal", "cpu-tbb"};
-  if (!list || index < 0) return "";
-  std::vector<std::string> entries;
-  std::istringstream words(list);
-  for (std::string word; words >> word;) {
-    if (!kOneDeviceEach.count(word)) return "";
-    entries.push_back(word);
+  if (!list) return "";
+  // Entries apart by spaces, as PoCL reads them (strtok on " ": a tab is part of an entry).
+  std::string driver;
+  size_t entries = 0;
+  for (const char* at = list; *at;) {
+    if (*at == ' ') {
+      ++at;
+      continue;
+    }
+    const char* end = std::strchr(at, ' ');
+    const std::string entry(at, end ? size_t(end - at) : std::strlen(at));
+    if (!kOneDeviceEach.count(entry) || (entries && entry != driver)) return "";
+    driver = entry;
+    ++entries;
+    at += entry.size();
   }
-  return entries.size() == platform_devices && size_t(index) < entries.size() ? entries[size_t(index)] : "";
+  return entries == platform_devices ? driver : "";
 }
 
 size_t default_process_limit(unsigned cores, unsigned cores_of_devices) {

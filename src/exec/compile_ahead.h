@@ -55,13 +55,14 @@ bool would_start_process(Services& services, model::ProgramRecord& program, int 
 bool would_start(Services& services, model::ProgramRecord& program, int home, const std::string& kernel,
                  const size_t local[3], bool offset_zero);
 
-// The process's POCL_DEVICES: the app's entry of the device at `index` of PoCL's platform, where the
-// app's list (`list`, its POCL_DEVICES) names one CPU device per entry and as many as the platform
-// has; "" otherwise (the process then lists what the app lists). PoCL then sets up one device, not
-// all the app's (eight `cpu-minimal` devices: about 50 ms more of the process's start on the device
-// machine), and its build hash, which names no other device, is the app's: the process's compiles
-// land in the app's program folder.
-std::string pocl_devices_entry(const char* list, size_t platform_devices, int index);
+// The process's POCL_DEVICES: the one driver the app's list (`list`, its POCL_DEVICES) names in every
+// entry, where that is a CPU driver of one device an entry and the entries are as many as the
+// platform's devices; "" otherwise (the process then lists what the app lists). A list of several
+// drivers is not reduced: PoCL numbers its devices driver by driver, in an order of its own, not in
+// the list's. PoCL then sets up one device, not all the app's (slices' request on the device machine:
+// 0.33 s with one `cpu-minimal` device listed, 0.54 s with eight), and its build hash, which names no
+// other device, is the app's: the process's compiles land in the app's program folder.
+std::string pocl_devices_entry(const char* list, size_t platform_devices);
 
 // How many processes may run at once where the setting `compile_ahead_processes` leaves it to coex:
 // the cores not taken by the PoCL CPU devices in use (their compute units), at least 1, at most 4.

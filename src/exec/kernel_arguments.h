@@ -25,10 +25,11 @@ const char* bind_arguments(Services& services, const kernel::KernelInfo& info,
 // The bytes the launch's buffer arguments may read, a root's ranges counted once.
 uint64_t bytes_read(const kernel::KernelInfo& info, const LaunchJob& job);
 
-// Of `bound` (bytes_read of the job, which its caller has counted already), the bytes the footprint of
-// all the launch's work-groups reads (exec/chunk_footprint.h; the job's footprint inputs captured):
-// what its split moves, its devices' shares together. A kernel over part of large buffers reads that
-// part alone. Without a model, or where the model reads an argument whole, `bound`; never more.
+// Of `bound` (bytes_read of the job, or its equal, which the caller has counted already), the bytes
+// the footprint of all the launch's work-groups reads (exec/chunk_footprint.h; the job's footprint
+// inputs captured): what its split moves, its devices' shares together. A kernel over part of large
+// buffers reads that part alone. Without a model, or where the model reads an argument whole,
+// `bound`; never more.
 uint64_t footprint_bytes_read(const LaunchJob& job, uint64_t bound);
 
 // Sets every argument of the app's launch on `kernel`, bound to the device's own buffers.

@@ -42,18 +42,17 @@ const char* origin_reason(model::ProgramOrigin origin) {
   return "unknown_program";
 }
 
-// The geometry a split runs with, over `devices`: the app's local size, else the one the kernel was
-// compiled for, else coex's pick (make_geometry), within the devices' and the kernel's limit. False
-// where the driver would reject the launch.
+// A split's geometry over `devices`: the app's local size, else the kernel's compiled one, else coex's
+// pick (make_geometry), within the devices' and the kernel's limit. False: the driver would reject it.
 bool split_geometry(Services& services, model::KernelRecord& kernel, cl_device_id home, const std::vector<int>& devices,
                     cl_uint work_dim, const size_t* offset, const size_t* global, const size_t* local,
                     LaunchGeometry& out) {
   size_t compiled[3] = {0, 0, 0};
   const size_t limit = max_group_size(services.next(), services.devices(), kernel, home, devices, compiled);
-  if (!make_geometry(work_dim, offset, global, local ? local : (compiled[0] ? compiled : nullptr), limit, out))
-    return false;
+  const bool made =
+      make_geometry(work_dim, offset, global, local ? local : (compiled[0] ? compiled : nullptr), limit, out);
   if (!local && compiled[0]) out.local_given = false;
-  return true;
+  return made;
 }
 
 // The plan of a launch. `repeat` says whether the decision may serve the launches that repeat this one
@@ -364,7 +363,7 @@ LaunchDecision plan(Services& services, const std::shared_ptr<model::KernelRecor
     // with them), and no PoCL device ran meanwhile (docs/design.md, "Compiled ahead").
     LaunchGeometry picked;
     if (!local)
-      split_geometry(services, *kernel, queue_record->device, all_devices(), work_dim, offset, global, local, picked);
+      split_geometry(services, *kernel, queue_record->device, all_devices(), work_dim, offset, global, nullptr, picked);
     const compile_ahead::Launch shape{kernel->name, work_dim, global, local ? local : picked.local, !local};
     // One of a kernel that does not loop runs on home, timed, and starts no process until home's
     // times can tell it from one below the floor above (timed_to_compile_ahead).

@@ -527,5 +527,6 @@ class CompileChecks(layer_checks.Checks):
             else:
                 expect(ahead and counted.get("processes") == len(ahead), "%s: expected one or more" % what)
 
+
 if __name__ == "__main__":
     sys.exit(layer_checks.main(CompileChecks, "coex-compile-check-"))

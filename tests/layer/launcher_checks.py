@@ -194,5 +194,6 @@ class LauncherChecks(layer_checks.Checks):
                [os.path.realpath(os.path.join(libdir, "libcoex.so")), os.path.realpath(launcher)],
                "coex::layer and coex::coex are %s" % targets)
 
+
 if __name__ == "__main__":
     sys.exit(layer_checks.main(LauncherChecks, "coex-launcher-check-"))
