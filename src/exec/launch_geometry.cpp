@@ -86,4 +86,13 @@ LaunchGeometry sub_launch(const LaunchGeometry& launch, uint64_t begin, uint64_t
   return sub;
 }
 
+uint64_t small_grid_groups(const LaunchGeometry& sub, size_t width) {
+  const unsigned d = sub.split_dim();
+  const uint64_t groups = (sub.global[d] + sub.local[d] - 1) / sub.local[d];
+  for (unsigned i = 0; i < sub.work_dim; ++i)
+    if (i != d && sub.global[i] >= width) return groups;
+  if (sub.global[d] < width) return groups;
+  return std::max<uint64_t>(1, (width - 1) / sub.local[d]);
+}
+
 }  // namespace coex::exec

@@ -37,4 +37,9 @@ bool make_geometry(unsigned work_dim, const size_t* offset, const size_t* global
 // The sub-launch that runs work-groups [begin, end) of the split dimension.
 LaunchGeometry sub_launch(const LaunchGeometry& launch, uint64_t begin, uint64_t end);
 
+// The work-groups of the split dimension a piece of `sub` may hold and be narrower than `width`
+// work-items in every dimension (PoCL's "small grid"): at least one; all of sub's where sub is that
+// narrow already, or where another dimension is `width` wide or more (no piece would be narrower).
+uint64_t small_grid_groups(const LaunchGeometry& sub, size_t width);
+
 }  // namespace coex::exec

@@ -2,6 +2,7 @@
 
 #include <spdlog/spdlog.h>
 
+#include <algorithm>
 #include <chrono>
 #include <mutex>
 #include <stdexcept>
@@ -18,6 +19,7 @@
 #include "exec/exit_guard.h"
 #include "exec/kernel_arguments.h"
 #include "exec/pocl_compiles.h"
+#include "exec/pocl_kernel_cache.h"
 #include "exec/shared_first_runs.h"
 #include "exec/split_safety.h"
 #include "report/trace.h"
@@ -32,6 +34,28 @@ const cl_icd_dispatch& cl(const LaunchJob& job) { return job.services->next(); }
 void trace(Services& services, int device, const char* name, const char* category, Clock::time_point begin,
            Clock::time_point end) {
   if (auto* t = services.trace()) t->record(name, category, device, begin, end);
+}
+
+// The sub-launches a chunk runs as: itself, or on a PoCL CPU device, where it is at a nonzero global
+// offset and 65,536 work-items wide or more, pieces narrower than that, one enqueue each and one wait.
+// PoCL compiles a "small grid" and a wide work-group function apart, and PoCL 3.1 and 5.0 compile no
+// wide one ahead (each entry of POCL_BINARY_SPECIALIZE_WG is built as a small grid): a wide chunk's
+// first run compiled in the app's process, every PoCL device of it stopped meanwhile (docs/design.md,
+// "Compiled ahead, in a process of its own"), where the pieces run the small one compiled ahead. A
+// chunk at offset zero stays whole (the app's own launches compiled its wide variant where the app gave
+// the local size), and so does one of a rewritten kernel (its group base is an argument per sub-launch).
+std::vector<LaunchGeometry> sub_launches(const LaunchJob& job, int device, const sched::Chunk& chunk,
+                                         const LaunchGeometry& sub) {
+  const devices::Device& on = job.services->devices().at(device);
+  const bool offset_zero = sub.offset[0] == 0 && sub.offset[1] == 0 && sub.offset[2] == 0;
+  const uint64_t per_piece = small_grid_groups(sub, pocl_kernel_cache::kSmallGridWidth);
+  if (!on.is_pocl() || on.remote || !(on.type & CL_DEVICE_TYPE_CPU) || offset_zero || job.rewrite ||
+      per_piece >= chunk.groups())
+    return {sub};
+  std::vector<LaunchGeometry> pieces;
+  for (uint64_t begin = chunk.begin; begin < chunk.end; begin += per_piece)
+    pieces.push_back(sub_launch(job.geometry, begin, std::min(chunk.end, begin + per_piece)));
+  return pieces;
 }
 
 // Cancelled: taken over while it was being prepared; the thread leaves the launch (SplitProgress::leave)
@@ -142,15 +166,18 @@ ChunkOutcome run_chunk(DeviceTask& t, const sched::Chunk& chunk, const ChunkFoot
     trace(*job.services, device, "upload", "transfer", wall_start, kernel_start);
   if (run.error == CL_SUCCESS && job.rewrite) run.error = set_rewrite_arguments(job, t.kernel, chunk.begin);
   LaunchGeometry sub = sub_launch(job.geometry, chunk.begin, chunk.end);
+  const std::vector<LaunchGeometry> pieces = sub_launches(job, device, chunk, sub);
+  const LaunchGeometry& first_piece = pieces.front();  // the pieces' variant: its first run is theirs
   // From chunk_started on the device may be abandoned, and the launch end: nothing of the job is
   // touched until chunk_finished says it was not.
   const bool home = device == job.home;
   // What sharing a first run with the devices built from the same binary needs of the job, taken
   // while the job is sure to live. Not for a stalled sub-launch (COEX_FAULT): the others would wait for
   // a compile that never ends.
-  const FirstRunSharePlan share_plan = run.error == CL_SUCCESS && !stall && first_run_pending(device, t.kernel, sub)
-                                           ? plan_first_run_share(job, device, sub)
-                                           : FirstRunSharePlan();
+  const FirstRunSharePlan share_plan =
+      run.error == CL_SUCCESS && !stall && first_run_pending(device, t.kernel, first_piece)
+          ? plan_first_run_share(job, device, first_piece)
+          : FirstRunSharePlan();
   if (!t.progress.chunk_started(device, t.now())) return ChunkOutcome::Cancelled;
   if (!home && config::fault_injected(settings.fault, config::FaultSpec::Kind::LateStart, device, sub_launch_number))
     start_late(t);
@@ -158,13 +185,16 @@ ChunkOutcome run_chunk(DeviceTask& t, const sched::Chunk& chunk, const ChunkFoot
     throw_when_taken_over(t);
   // PoCL compiles when the sub-launch first runs, in this thread: with serial_compiles, one device at
   // a time there.
-  const bool first_run = run.error == CL_SUCCESS && first_run_of(device, t.kernel, sub);
+  const bool first_run = run.error == CL_SUCCESS && first_run_of(device, t.kernel, first_piece);
   // Another device built from the same binary may have compiled it, or be compiling it now: its files serve.
   SharedFirstRun shared = first_run ? share_first_run(services, device, share_plan) : SharedFirstRun();
   auto compile_lock = lock_first_run(services, device, first_run);
-  if (run.error == CL_SUCCESS)
-    run.error = services.next().clEnqueueNDRangeKernel(t.queues.device, t.kernel, sub.work_dim, sub.offset, sub.global,
-                                                       sub.local, stall ? 1 : 0, stall ? &stall : nullptr, nullptr);
+  for (size_t i = 0; i < pieces.size() && run.error == CL_SUCCESS; ++i) {
+    const LaunchGeometry& g = pieces[i];
+    const bool waits = stall && i == 0;
+    run.error = services.next().clEnqueueNDRangeKernel(t.queues.device, t.kernel, g.work_dim, g.offset, g.global,
+                                                       g.local, waits ? 1 : 0, waits ? &stall : nullptr, nullptr);
+  }
   const cl_int finished = services.next().clFinish(t.queues.device);  // the queued uploads' too
   queued_wait.waited();
   if (run.error == CL_SUCCESS) run.error = finished;

@@ -6,6 +6,7 @@
 
 using coex::exec::LaunchGeometry;
 using coex::exec::make_geometry;
+using coex::exec::small_grid_groups;
 using coex::exec::sub_launch;
 
 TEST(LaunchGeometry, ExplicitLocalSizeIsKept) {
@@ -111,4 +112,27 @@ TEST(LaunchGeometry, NonUniformLastGroupIsPartial) {
   EXPECT_EQ(g.groups_along_split(), 7u);
   EXPECT_EQ(sub_launch(g, 6, 7).global[0], 4u);
   EXPECT_EQ(sub_launch(g, 6, 7).offset[0], 96u);
+}
+
+// Pieces of a chunk narrower than PoCL's small grid (exec/split_device_thread.cpp runs a wide chunk at
+// a nonzero offset as such pieces, for the work-group function compiled ahead).
+TEST(LaunchGeometry, SmallGridPiecesStayUnderTheWidth) {
+  size_t global = 1 << 20, local = 256;
+  LaunchGeometry g;
+  ASSERT_TRUE(make_geometry(1, nullptr, &global, &local, 1024, g));
+  const LaunchGeometry wide = sub_launch(g, 256, 768);               // 131,072 work-items at offset 65,536
+  EXPECT_EQ(small_grid_groups(wide, 65536), 255u);                   // 65,280 work-items a piece
+  EXPECT_EQ(small_grid_groups(sub_launch(g, 0, 64), 65536), 64u);    // narrow already: whole
+  EXPECT_EQ(small_grid_groups(sub_launch(g, 0, 256), 65536), 255u);  // exactly 65,536: wide
+}
+
+TEST(LaunchGeometry, SmallGridPiecesWholeWhereAnotherDimensionIsWide) {
+  size_t global[2] = {1 << 17, 64}, local[2] = {256, 1};
+  LaunchGeometry g;
+  ASSERT_TRUE(make_geometry(2, nullptr, global, local, 1024, g));
+  const LaunchGeometry rows = sub_launch(g, 8, 40);  // dimension 0 is 131,072 wide in every piece
+  EXPECT_EQ(small_grid_groups(rows, 65536), 32u);
+  size_t big_local = 100000, big_global = 300000;  // one group wider than the width: one a piece
+  ASSERT_TRUE(make_geometry(1, nullptr, &big_global, &big_local, 1 << 20, g));
+  EXPECT_EQ(small_grid_groups(g, 65536), 1u);
 }
