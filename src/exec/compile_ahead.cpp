@@ -248,7 +248,7 @@ bool below_process_limit(Services& services) {
 // where the app gave that local size. Where coex picked it (the app gave none, "256-1-1") the app's
 // own launches ran another: that one is asked for too. PoCL 3.1 and 5.0 compile the smallgrid
 // variants alone of such a list (their folders after a build with all four named, on both machines):
-// a wide chunk's function is still compiled in the app's process at its first run.
+// there a wide chunk at a nonzero offset runs in smallgrid pieces (split_device_thread.cpp).
 std::string variants_for(cl_uint work_dim, const size_t* global, const size_t* local, bool local_picked) {
   if (!local || !global || work_dim == 0 || work_dim > 3) return "";
   std::string sizes;
