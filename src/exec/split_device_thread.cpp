@@ -37,13 +37,13 @@ void trace(Services& services, int device, const char* name, const char* categor
 }
 
 // The sub-launches a chunk runs as: itself, or on a PoCL CPU device, where it is at a nonzero global
-// offset and 65,536 work-items wide or more, pieces narrower than that, one enqueue each and one wait.
-// PoCL compiles a "small grid" and a wide work-group function apart, and PoCL 3.1 and 5.0 compile no
-// wide one ahead (each entry of POCL_BINARY_SPECIALIZE_WG is built as a small grid): a wide chunk's
-// first run compiled in the app's process, every PoCL device of it stopped meanwhile (docs/design.md,
-// "Compiled ahead, in a process of its own"), where the pieces run the small one compiled ahead. A
-// chunk at offset zero stays whole (the app's own launches compiled its wide variant where the app gave
-// the local size), and so does one of a rewritten kernel (its group base is an argument per sub-launch).
+// offset and 65,535 work-items wide or more (pocl_kernel_cache::kSmallGridWidth), pieces narrower than that, one
+// enqueue each and one wait. PoCL compiles a "small grid" and a wide work-group function apart, and PoCL 3.1 and 5.0
+// compile no wide one ahead (each entry of POCL_BINARY_SPECIALIZE_WG is built as a small grid): a wide chunk's first
+// run compiled in the app's process, every PoCL device of it stopped meanwhile (docs/design.md, "Compiled ahead, in a
+// process of its own"), where the pieces run the small one compiled ahead. A chunk at offset zero stays whole (the
+// app's own launches compiled its wide variant where the app gave the local size), and so does one of a rewritten
+// kernel (its group base is an argument per sub-launch).
 std::vector<LaunchGeometry> sub_launches(const LaunchJob& job, int device, const sched::Chunk& chunk,
                                          const LaunchGeometry& sub) {
   const devices::Device& on = job.services->devices().at(device);

@@ -121,9 +121,16 @@ TEST(LaunchGeometry, SmallGridPiecesStayUnderTheWidth) {
   LaunchGeometry g;
   ASSERT_TRUE(make_geometry(1, nullptr, &global, &local, 1024, g));
   const LaunchGeometry wide = sub_launch(g, 256, 768);               // 131,072 work-items at offset 65,536
-  EXPECT_EQ(small_grid_groups(wide, 65536), 255u);                   // 65,280 work-items a piece
-  EXPECT_EQ(small_grid_groups(sub_launch(g, 0, 64), 65536), 64u);    // narrow already: whole
-  EXPECT_EQ(small_grid_groups(sub_launch(g, 0, 256), 65536), 255u);  // exactly 65,536: wide
+  EXPECT_EQ(small_grid_groups(wide, 65535), 255u);                   // 65,280 work-items a piece
+  EXPECT_EQ(small_grid_groups(sub_launch(g, 0, 64), 65535), 64u);    // narrow already: whole
+  EXPECT_EQ(small_grid_groups(sub_launch(g, 0, 256), 65535), 255u);  // 65,536: wide
+}
+
+TEST(LaunchGeometry, SmallGridPiecesOfOneItemGroupsStayUnderTheLimit) {
+  size_t global = 1 << 20, local = 1;  // PoCL's limit is 65,535: a piece of 65,535 items is wide
+  LaunchGeometry g;
+  ASSERT_TRUE(make_geometry(1, nullptr, &global, &local, 1024, g));
+  EXPECT_EQ(small_grid_groups(sub_launch(g, 1, 200001), 65535), 65534u);
 }
 
 TEST(LaunchGeometry, SmallGridPiecesWholeWhereAnotherDimensionIsWide) {
@@ -131,8 +138,8 @@ TEST(LaunchGeometry, SmallGridPiecesWholeWhereAnotherDimensionIsWide) {
   LaunchGeometry g;
   ASSERT_TRUE(make_geometry(2, nullptr, global, local, 1024, g));
   const LaunchGeometry rows = sub_launch(g, 8, 40);  // dimension 0 is 131,072 wide in every piece
-  EXPECT_EQ(small_grid_groups(rows, 65536), 32u);
+  EXPECT_EQ(small_grid_groups(rows, 65535), 32u);
   size_t big_local = 100000, big_global = 300000;  // one group wider than the width: one a piece
   ASSERT_TRUE(make_geometry(1, nullptr, &big_global, &big_local, 1 << 20, g));
-  EXPECT_EQ(small_grid_groups(g, 65536), 1u);
+  EXPECT_EQ(small_grid_groups(g, 65535), 1u);
 }

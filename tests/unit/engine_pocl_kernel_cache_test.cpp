@@ -110,7 +110,7 @@ TEST_F(PoclKernelCache, AVariantIsFoundByLocalSizeOffsetAndGrid) {
 }
 
 TEST(PoclSmallGrid, EveryDimensionNarrowerThanTheLimit) {
-  const size_t narrow[3] = {65535, 4, 1}, wide[3] = {16, 65536, 1};
+  const size_t narrow[3] = {65534, 4, 1}, wide[3] = {16, 65535, 1};
   EXPECT_TRUE(cache::small_grid(2, narrow));
   EXPECT_FALSE(cache::small_grid(2, wide));
   EXPECT_TRUE(cache::small_grid(1, wide));  // dimensions beyond the launch's do not count
