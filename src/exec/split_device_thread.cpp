@@ -36,26 +36,21 @@ void trace(Services& services, int device, const char* name, const char* categor
   if (auto* t = services.trace()) t->record(name, category, device, begin, end);
 }
 
-// The sub-launches a chunk runs as: itself, or on a PoCL CPU device, where it is at a nonzero global
-// offset and 65,535 work-items wide or more (pocl_kernel_cache::kSmallGridWidth), pieces narrower than that, one
-// enqueue each and one wait. PoCL compiles a "small grid" and a wide work-group function apart, and PoCL 3.1 and 5.0
-// compile no wide one ahead (each entry of POCL_BINARY_SPECIALIZE_WG is built as a small grid): a wide chunk's first
-// run compiled in the app's process, every PoCL device of it stopped meanwhile (docs/design.md, "Compiled ahead, in a
-// process of its own"), where the pieces run the small one compiled ahead. A chunk at offset zero stays whole (the
-// app's own launches compiled its wide variant where the app gave the local size), and so does one of a rewritten
-// kernel (its group base is an argument per sub-launch).
-std::vector<LaunchGeometry> sub_launches(const LaunchJob& job, int device, const sched::Chunk& chunk,
-                                         const LaunchGeometry& sub) {
+// The work-groups a chunk enqueues at once: all of them, or on a PoCL CPU device, where the chunk is at a
+// nonzero global offset and 65,535 work-items wide or more (pocl_kernel_cache::kSmallGridWidth), pieces
+// narrower than that, one enqueue each and one wait. PoCL compiles a "small grid" and a wide work-group
+// function apart, and PoCL 3.1 and 5.0 compile no wide one ahead (each entry of POCL_BINARY_SPECIALIZE_WG
+// is built as a small grid): a wide chunk's first run compiled in the app's process, every PoCL device of
+// it stopped meanwhile (docs/design.md, "Compiled ahead, in a process of its own"), where the pieces run
+// the small one compiled ahead. A chunk at offset zero stays whole (the app's own launches compiled its
+// wide variant where the app gave the local size), and so does one of a rewritten kernel (its group base
+// is an argument per sub-launch).
+uint64_t groups_per_enqueue(const LaunchJob& job, int device, const sched::Chunk& chunk, const LaunchGeometry& sub) {
   const devices::Device& on = job.services->devices().at(device);
   const bool offset_zero = sub.offset[0] == 0 && sub.offset[1] == 0 && sub.offset[2] == 0;
-  const uint64_t per_piece = small_grid_groups(sub, pocl_kernel_cache::kSmallGridWidth);
-  if (!on.is_pocl() || on.remote || !(on.type & CL_DEVICE_TYPE_CPU) || offset_zero || job.rewrite ||
-      per_piece >= chunk.groups())
-    return {sub};
-  std::vector<LaunchGeometry> pieces;
-  for (uint64_t begin = chunk.begin; begin < chunk.end; begin += per_piece)
-    pieces.push_back(sub_launch(job.geometry, begin, std::min(chunk.end, begin + per_piece)));
-  return pieces;
+  if (!on.is_pocl() || on.remote || !(on.type & CL_DEVICE_TYPE_CPU) || offset_zero || job.rewrite)
+    return chunk.groups();
+  return std::min(chunk.groups(), small_grid_groups(sub, pocl_kernel_cache::kSmallGridWidth));
 }
 
 // Cancelled: taken over while it was being prepared; the thread leaves the launch (SplitProgress::leave)
@@ -166,8 +161,12 @@ ChunkOutcome run_chunk(DeviceTask& t, const sched::Chunk& chunk, const ChunkFoot
     trace(*job.services, device, "upload", "transfer", wall_start, kernel_start);
   if (run.error == CL_SUCCESS && job.rewrite) run.error = set_rewrite_arguments(job, t.kernel, chunk.begin);
   LaunchGeometry sub = sub_launch(job.geometry, chunk.begin, chunk.end);
-  const std::vector<LaunchGeometry> pieces = sub_launches(job, device, chunk, sub);
-  const LaunchGeometry& first_piece = pieces.front();  // the pieces' variant: its first run is theirs
+  // In pieces, sub has two groups or more along the job's split dimension: its own split dimension is
+  // that one, and pieces of it are cut as the job's would be. Their variant, all alike, has the first run.
+  const uint64_t per_enqueue = groups_per_enqueue(job, device, chunk, sub);
+  const bool in_pieces = per_enqueue < chunk.groups();
+  const uint64_t enqueues = in_pieces ? (chunk.groups() + per_enqueue - 1) / per_enqueue : 1;
+  const LaunchGeometry first_piece = in_pieces ? sub_launch(sub, 0, per_enqueue) : sub;
   // From chunk_started on the device may be abandoned, and the launch end: nothing of the job is
   // touched until chunk_finished says it was not.
   const bool home = device == job.home;
@@ -189,8 +188,9 @@ ChunkOutcome run_chunk(DeviceTask& t, const sched::Chunk& chunk, const ChunkFoot
   // Another device built from the same binary may have compiled it, or be compiling it now: its files serve.
   SharedFirstRun shared = first_run ? share_first_run(services, device, share_plan) : SharedFirstRun();
   auto compile_lock = lock_first_run(services, device, first_run);
-  for (size_t i = 0; i < pieces.size() && run.error == CL_SUCCESS; ++i) {
-    const LaunchGeometry& g = pieces[i];
+  for (uint64_t i = 0; i < enqueues && run.error == CL_SUCCESS; ++i) {
+    const LaunchGeometry g =
+        in_pieces ? sub_launch(sub, i * per_enqueue, std::min(chunk.groups(), (i + 1) * per_enqueue)) : sub;
     const bool waits = stall && i == 0;
     run.error = services.next().clEnqueueNDRangeKernel(t.queues.device, t.kernel, g.work_dim, g.offset, g.global,
                                                        g.local, waits ? 1 : 0, waits ? &stall : nullptr, nullptr);
