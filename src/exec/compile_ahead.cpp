@@ -156,8 +156,7 @@ bool start(Services& services, model::ProgramRecord& program, int home, const La
   }
   const pid_t pid =
       write_request(request, device, index, pocl_devices_entry(std::getenv("POCL_DEVICES"), platform_devices),
-                    variants_for(launch.work_dim, launch.global, launch.local, launch.local_picked), options,
-                    program.source)
+                    variants_for(launch.work_dim, launch.local), options, program.source)
           ? spawn(executable, request)
           : -1;
   if (pid < 0) {
@@ -249,14 +248,11 @@ bool below_process_limit(Services& services) {
 // own launches ran another: that one is asked for too. PoCL 3.1 and 5.0 compile the smallgrid
 // variants alone of such a list (their folders after a build with all four named, on both machines):
 // there a wide chunk at a nonzero offset runs in smallgrid pieces (split_device_thread.cpp).
-std::string variants_for(cl_uint work_dim, const size_t* global, const size_t* local, bool local_picked) {
-  if (!local || !global || work_dim == 0 || work_dim > 3) return "";
+std::string variants_for(cl_uint work_dim, const size_t* local) {
+  if (!local || work_dim == 0 || work_dim > 3) return "";
   std::string sizes;
   for (cl_uint d = 0; d < 3; ++d) sizes += (d ? "-" : "") + std::to_string(d < work_dim ? local[d] : 1);
-  std::string variants = sizes + "-smallgrid," + sizes + "-goffs0-smallgrid";
-  if (!pocl_kernel_cache::small_grid(work_dim, global))
-    variants += "," + sizes + (local_picked ? "," + sizes + "-goffs0" : "");
-  return variants;
+  return sizes + "-smallgrid," + sizes + "-goffs0-smallgrid";
 }
 
 std::string pocl_devices_entry(const char* list, size_t platform_devices) {

@@ -24,15 +24,14 @@ namespace coex::exec::compile_ahead {
 struct Launch {
   const std::string& kernel;
   cl_uint work_dim;
-  const size_t* global;
   const size_t* local;  // the chunks' local size: the app's, or the one coex picks (make_geometry)
-  bool local_picked;    // coex's: the app's own launches on home ran with another
 };
 
 // The variants of the kernel's work-group function `coex compile-ahead` asks PoCL for
-// (POCL_BINARY_SPECIALIZE_WG, in PoCL's names of its cache folders): those the split's chunks run
-// with `local`, at a zero and a nonzero offset; "" without a local size.
-std::string variants_for(cl_uint work_dim, const size_t* global, const size_t* local, bool local_picked);
+// (POCL_BINARY_SPECIALIZE_WG, in PoCL's names of its cache folders): the small grids the split's chunks
+// run with `local`, at a zero and a nonzero offset (a wide chunk runs in small-grid pieces, and PoCL 3.1
+// and 5.0 build a wide entry as a small grid too); "" without a local size.
+std::string variants_for(cl_uint work_dim, const size_t* local);
 
 // At a launch that would read the app's program binary now (exec/deferred_app_binary.h): true while
 // `coex compile-ahead` runs for the program, started here where PoCL's cache lacks the kernel's

@@ -39,7 +39,9 @@ LaunchGeometry sub_launch(const LaunchGeometry& launch, uint64_t begin, uint64_t
 
 // The work-groups of the split dimension a piece of `sub` may hold and be narrower than `width`
 // work-items in every dimension (PoCL's "small grid"): at least one; all of sub's where sub is that
-// narrow already, or where another dimension is `width` wide or more (no piece would be narrower).
+// narrow already, where another dimension is `width` wide or more (no piece would be narrower), or
+// where sub starts at offset zero with the app's own local size (the app's launches ran that wide
+// work-group function: its compile is done).
 uint64_t small_grid_groups(const LaunchGeometry& sub, size_t width);
 
 }  // namespace coex::exec

@@ -364,7 +364,7 @@ LaunchDecision plan(Services& services, const std::shared_ptr<model::KernelRecor
     LaunchGeometry picked;
     if (!local)
       split_geometry(services, *kernel, queue_record->device, all_devices(), work_dim, offset, global, nullptr, picked);
-    const compile_ahead::Launch shape{kernel->name, work_dim, global, local ? local : picked.local, !local};
+    const compile_ahead::Launch shape{kernel->name, work_dim, local ? local : picked.local};
     // One of a kernel that does not loop runs on home, timed, and starts no process until home's
     // times can tell it from one below the floor above (timed_to_compile_ahead).
     if (!info->loops && split_floor() > 0 && !timed_to_compile_ahead(services, home_key, kernel_key, split_floor()) &&

@@ -36,20 +36,18 @@ void trace(Services& services, int device, const char* name, const char* categor
   if (auto* t = services.trace()) t->record(name, category, device, begin, end);
 }
 
-// The work-groups a chunk enqueues at once: all of them, or on a PoCL CPU device, where the chunk is at a
-// nonzero global offset and 65,535 work-items wide or more (pocl_kernel_cache::kSmallGridWidth), pieces
-// narrower than that, one enqueue each and one wait. PoCL compiles a "small grid" and a wide work-group
-// function apart, and PoCL 3.1 and 5.0 compile no wide one ahead (each entry of POCL_BINARY_SPECIALIZE_WG
-// is built as a small grid): a wide chunk's first run compiled in the app's process, every PoCL device of
-// it stopped meanwhile (docs/design.md, "Compiled ahead, in a process of its own"), where the pieces run
-// the small one compiled ahead. A chunk at offset zero stays whole (the app's own launches compiled its
-// wide variant where the app gave the local size), and so does one of a rewritten kernel (its group base
-// is an argument per sub-launch).
+// The work-groups a chunk enqueues at once: all of them, or on a PoCL CPU device, where the chunk is 65,535
+// work-items wide or more (pocl_kernel_cache::kSmallGridWidth), pieces narrower than that, one enqueue
+// each and one wait. PoCL compiles a "small grid" and a wide work-group function apart, and PoCL 3.1 and
+// 5.0 compile no wide one ahead (each entry of POCL_BINARY_SPECIALIZE_WG is built as a small grid): a
+// wide chunk's first run compiled in the app's process, every PoCL device of it stopped meanwhile
+// (docs/design.md, "Compiled ahead, in a process of its own"), where the pieces run the small one
+// compiled ahead. A chunk at offset zero with the app's own local size stays whole (the app's launches
+// compiled that wide variant), and so does one of a rewritten kernel (its group base is an argument per
+// sub-launch).
 uint64_t groups_per_enqueue(const LaunchJob& job, int device, const sched::Chunk& chunk, const LaunchGeometry& sub) {
   const devices::Device& on = job.services->devices().at(device);
-  const bool offset_zero = sub.offset[0] == 0 && sub.offset[1] == 0 && sub.offset[2] == 0;
-  if (!on.is_pocl() || on.remote || !(on.type & CL_DEVICE_TYPE_CPU) || offset_zero || job.rewrite)
-    return chunk.groups();
+  if (!on.is_pocl() || on.remote || !(on.type & CL_DEVICE_TYPE_CPU) || job.rewrite) return chunk.groups();
   return std::min(chunk.groups(), small_grid_groups(sub, pocl_kernel_cache::kSmallGridWidth));
 }
 

@@ -23,18 +23,17 @@ TEST(CompileAheadProcesses, AtLeastOne) {
   EXPECT_EQ(default_process_limit(0, 0), 1u);   // cores unknown
 }
 
-TEST(CompileAheadVariants, ChunksNarrowerThanTheLaunchAtBothOffsets) {
-  const size_t global[2] = {1024, 512}, local[2] = {16, 16};
-  EXPECT_EQ(variants_for(2, global, local, false), "16-16-1-smallgrid,16-16-1-goffs0-smallgrid");
-  EXPECT_EQ(variants_for(2, global, nullptr, false), "");  // no local size: none to name
+TEST(CompileAheadVariants, SmallGridsAtBothOffsets) {
+  const size_t local[2] = {16, 16};
+  EXPECT_EQ(variants_for(2, local), "16-16-1-smallgrid,16-16-1-goffs0-smallgrid");
+  EXPECT_EQ(variants_for(2, nullptr), "");  // no local size: none to name
+  EXPECT_EQ(variants_for(0, local), "");
 }
 
-TEST(CompileAheadVariants, AWideLaunchsChunksMayBeWide) {
-  const size_t global[1] = {1 << 20}, local[1] = {256};
-  // The app's local size: its own launches compiled the wide variant at offset zero.
-  EXPECT_EQ(variants_for(1, global, local, false), "256-1-1-smallgrid,256-1-1-goffs0-smallgrid,256-1-1");
-  // One coex picked: the app's launches ran with another, so home's first chunk needs that one too.
-  EXPECT_EQ(variants_for(1, global, local, true), "256-1-1-smallgrid,256-1-1-goffs0-smallgrid,256-1-1,256-1-1-goffs0");
+TEST(CompileAheadVariants, AWideLaunchsChunksRunAsSmallGrids) {
+  // Its chunks run in small-grid pieces (split_device_thread.cpp): no wide variant is asked for.
+  const size_t local[1] = {256};
+  EXPECT_EQ(variants_for(1, local), "256-1-1-smallgrid,256-1-1-goffs0-smallgrid");
 }
 
 TEST(CompileAheadDevices, OneDriverOfTheAppsListAlone) {

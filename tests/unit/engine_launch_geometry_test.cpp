@@ -123,7 +123,21 @@ TEST(LaunchGeometry, SmallGridPiecesStayUnderTheWidth) {
   const LaunchGeometry wide = sub_launch(g, 256, 768);               // 131,072 work-items at offset 65,536
   EXPECT_EQ(small_grid_groups(wide, 65535), 255u);                   // 65,280 work-items a piece
   EXPECT_EQ(small_grid_groups(sub_launch(g, 0, 64), 65535), 64u);    // narrow already: whole
-  EXPECT_EQ(small_grid_groups(sub_launch(g, 0, 256), 65535), 255u);  // 65,536: wide
+  EXPECT_EQ(small_grid_groups(sub_launch(g, 1, 257), 65535), 255u);  // 65,536: wide
+}
+
+TEST(LaunchGeometry, SmallGridPiecesAtOffsetZeroWhereCoexPickedTheLocalSize) {
+  size_t global = 1 << 20, local = 256;
+  LaunchGeometry given, picked;
+  ASSERT_TRUE(make_geometry(1, nullptr, &global, &local, 1024, given));
+  ASSERT_TRUE(make_geometry(1, nullptr, &global, nullptr, 256, picked));
+  ASSERT_FALSE(picked.local_given);
+  ASSERT_EQ(picked.local[0], 256u);
+  // The app's local size: its own launches ran the wide function at offset zero, so that chunk stays whole.
+  EXPECT_EQ(small_grid_groups(sub_launch(given, 0, 512), 65535), 512u);
+  EXPECT_EQ(small_grid_groups(sub_launch(picked, 0, 512), 65535), 255u);
+  // At a nonzero offset pieces either way (PoCL compiled no wide function there).
+  EXPECT_EQ(small_grid_groups(sub_launch(given, 512, 1024), 65535), 255u);
 }
 
 TEST(LaunchGeometry, SmallGridPiecesOfOneItemGroupsStayUnderTheLimit) {
@@ -141,5 +155,5 @@ TEST(LaunchGeometry, SmallGridPiecesWholeWhereAnotherDimensionIsWide) {
   EXPECT_EQ(small_grid_groups(rows, 65535), 32u);
   size_t big_local = 100000, big_global = 300000;  // one group wider than the width: one a piece
   ASSERT_TRUE(make_geometry(1, nullptr, &big_global, &big_local, 1 << 20, g));
-  EXPECT_EQ(small_grid_groups(g, 65535), 1u);
+  EXPECT_EQ(small_grid_groups(sub_launch(g, 1, 3), 65535), 1u);
 }
