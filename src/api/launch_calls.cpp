@@ -119,15 +119,17 @@ bool waits_on_pending_events(const exec::LaunchJob& job, cl_uint num_wait, const
 }
 
 // Whether this launch is the first of `kernel` on `home` with its local size (the driver's, where the
-// app gave none) and a zero or other offset (exec/pocl_compiles.h, first_run_of). Asked of launches
-// to be timed alone: an earlier launch never timed makes a later one look first, which costs one
-// timing, never a time with a first run in it.
-bool home_runs_it_first(int home, cl_kernel kernel, cl_uint work_dim, const size_t* offset, const size_t* local) {
-  if (home < 0 || work_dim < 1 || work_dim > 3) return false;
+// app gave none), a zero or other offset and a small or wide grid (exec/pocl_compiles.h, first_run_of). Asked of
+// launches to be timed alone: an earlier launch never timed makes a later one look first, which costs one timing, never
+// a time with a first run in it.
+bool home_runs_it_first(int home, cl_kernel kernel, cl_uint work_dim, const size_t* offset, const size_t* global,
+                        const size_t* local) {
+  if (home < 0 || work_dim < 1 || work_dim > 3 || !global) return false;
   exec::LaunchGeometry geometry;
   geometry.work_dim = work_dim;
   for (cl_uint d = 0; d < work_dim; ++d) {
     geometry.offset[d] = offset ? offset[d] : 0;
+    geometry.global[d] = global[d];
     geometry.local[d] = local ? local[d] : 0;
   }
   return exec::first_run_of(home, kernel, geometry);
@@ -220,7 +222,8 @@ cl_int CL_API_CALL enqueue_ndrange(cl_command_queue queue, cl_kernel kernel, cl_
   // queue), nor one whose queue did not drain in time. The first run is asked first: it needs no wait
   // for the queue. Not timed, the launch counts among those to time: the next is.
   if (decision.time_drained && !decision.time_on_home_key.empty() &&
-      (home_runs_it_first(decision.home, kernel, work_dim, offset, local) || !(num_wait == 0 && drained(queue)))) {
+      (home_runs_it_first(decision.home, kernel, work_dim, offset, global, local) ||
+       !(num_wait == 0 && drained(queue)))) {
     record_safely("clEnqueueNDRangeKernel",
                   [&] { rt().executor().home_launch_times().not_timed(decision.time_on_home_key); });
     decision.time_on_home_key.clear();

@@ -240,14 +240,13 @@ bool below_process_limit(Services& services) {
 
 }  // namespace
 
-// The variants a split's chunks run with the app's local size, in PoCL's names (its cache folders;
-// POCL_BINARY_SPECIALIZE_WG takes the same): "16-16-1-smallgrid,16-16-1-goffs0-smallgrid", chunks at a
-// nonzero offset and home's first at zero, each of them narrower than the launch; of a wide launch
-// the chunks may be wide too ("16-16-1"), while its own variant at offset zero, run before, is PoCL's
-// where the app gave that local size. Where coex picked it (the app gave none, "256-1-1") the app's
-// own launches ran another: that one is asked for too. PoCL 3.1 and 5.0 compile the smallgrid
-// variants alone of such a list (their folders after a build with all four named, on both machines):
-// there a wide chunk at a nonzero offset runs in smallgrid pieces (split_device_thread.cpp).
+// In PoCL's names (its cache folders; POCL_BINARY_SPECIALIZE_WG takes the same): "16-16-1-smallgrid"
+// for the chunks at a nonzero offset, "16-16-1-goffs0-smallgrid" for the one at zero. No wide variant:
+// PoCL 3.1 and 5.0 compile the smallgrid variants alone of a list naming both kinds (their folders
+// after a build with four named, on both machines), and a wide chunk runs in small-grid pieces
+// (small_grid_groups). The one at offset zero is asked for even where the app's launches ran it with
+// that local size: the first launch may be split before home ran it whole (docs/design.md, "Compiled
+// ahead, in a process of its own").
 std::string variants_for(cl_uint work_dim, const size_t* local) {
   if (!local || work_dim == 0 || work_dim > 3) return "";
   std::string sizes;

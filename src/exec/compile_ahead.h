@@ -24,13 +24,14 @@ namespace coex::exec::compile_ahead {
 struct Launch {
   const std::string& kernel;
   cl_uint work_dim;
-  const size_t* local;  // the chunks' local size: the app's, or the one coex picks (make_geometry)
+  const size_t* local;  // the chunks' local size: the app's, else the kernel's compiled one or coex's pick
 };
 
 // The variants of the kernel's work-group function `coex compile-ahead` asks PoCL for
 // (POCL_BINARY_SPECIALIZE_WG, in PoCL's names of its cache folders): the small grids the split's chunks
-// run with `local`, at a zero and a nonzero offset (a wide chunk runs in small-grid pieces, and PoCL 3.1
-// and 5.0 build a wide entry as a small grid too); "" without a local size.
+// run with `local`, at a zero and a nonzero offset (a wide chunk runs in small-grid pieces where no wide
+// function was compiled, and PoCL 3.1 and 5.0 build a wide entry as a small grid too); "" without a
+// local size.
 std::string variants_for(cl_uint work_dim, const size_t* local);
 
 // At a launch that would read the app's program binary now (exec/deferred_app_binary.h): true while

@@ -89,11 +89,11 @@ LaunchGeometry sub_launch(const LaunchGeometry& launch, uint64_t begin, uint64_t
 uint64_t small_grid_groups(const LaunchGeometry& sub, size_t width) {
   const unsigned d = sub.split_dim();
   const uint64_t groups = (sub.global[d] + sub.local[d] - 1) / sub.local[d];
-  if (sub.local_given && sub.offset[0] == 0 && sub.offset[1] == 0 && sub.offset[2] == 0) return groups;
+  if (sub.local_given && sub.at_offset_zero()) return groups;
   for (unsigned i = 0; i < sub.work_dim; ++i)
     if (i != d && sub.global[i] >= width) return groups;
-  if (sub.global[d] < width) return groups;
-  return std::max<uint64_t>(1, (width - 1) / sub.local[d]);
+  if (sub.global[d] < width || sub.local[d] >= width) return groups;  // narrow already, or one group is wide
+  return (width - 1) / sub.local[d];
 }
 
 }  // namespace coex::exec

@@ -13,7 +13,8 @@ struct LaunchGeometry {
   size_t offset[3] = {0, 0, 0};
   size_t global[3] = {1, 1, 1};
   size_t local[3] = {1, 1, 1};
-  bool local_given = false;  // false: the app passed NULL and coex chose `local`
+  // false: the app passed NULL, and `local` is the kernel's compiled size or the one coex chose
+  bool local_given = false;
 
   // The outermost dimension with more than one work-group; the last one when none has (a launch of
   // one group, which is not split). A 2-D launch of {n, 1} splits along dimension 0.
@@ -24,6 +25,8 @@ struct LaunchGeometry {
   uint64_t items_per_group() const;
   // Work-groups of the other dimensions beside one work-group of the split dimension.
   uint64_t groups_per_slice() const;
+  // PoCL compiles a work-group function for a global offset of zero and one for any other.
+  bool at_offset_zero() const { return offset[0] == 0 && offset[1] == 0 && offset[2] == 0; }
 };
 
 // Builds the geometry of an app's launch; with a NULL local size, picks one that divides the
@@ -38,10 +41,10 @@ bool make_geometry(unsigned work_dim, const size_t* offset, const size_t* global
 LaunchGeometry sub_launch(const LaunchGeometry& launch, uint64_t begin, uint64_t end);
 
 // The work-groups of the split dimension a piece of `sub` may hold and be narrower than `width`
-// work-items in every dimension (PoCL's "small grid"): at least one; all of sub's where sub is that
-// narrow already, where another dimension is `width` wide or more (no piece would be narrower), or
-// where sub starts at offset zero with the app's own local size (the app's launches ran that wide
-// work-group function: its compile is done).
+// work-items in every dimension (PoCL's "small grid"): all of sub's where sub is that narrow already,
+// where another dimension or one work-group is `width` wide or more (no piece would be narrower), or
+// where sub starts at offset zero with the app's own local size (where the launch ran whole on home
+// first, under auto while its compile ahead ran, that run compiled the wide work-group function).
 uint64_t small_grid_groups(const LaunchGeometry& sub, size_t width);
 
 }  // namespace coex::exec

@@ -260,14 +260,11 @@ LaunchDecision plan(Services& services, const std::shared_ptr<model::KernelRecor
     repeat.counts_launch.emplace(kernel_key, launch_items);
     return not_split("preparing");
   };
-  // Few work-items, or every other device much slower than home by its specification: split only once
-  // a launch of this kernel and size was measured long enough on home. A device much slower than home
-  // sits the launch out until home's time, weighed by the share it promises, is long enough, and its
-  // build waits for that launch too (devices_held_back): with none left but home, the launch is kept
-  // there before it could ask for a build.
   // The size rule: few work-items for home's width, split only once a launch of this kernel and size
-  // was measured long enough on home (the rule for devices much slower than home, below, is the same
-  // one weighed by their share).
+  // was measured long enough on home. A device much slower than home by its specification sits the
+  // launch out until home's time, weighed by the share it promises, is long enough, and its build
+  // waits for that launch too (devices_held_back): with none left but home, the launch is kept there
+  // before it could ask for a build.
   // Under auto (the policy that does not wait for preparation), a launch of any size measured (or paced)
   // on home shorter than a split over the devices costs stays there too (auto_split_floor_seconds per
   // device; docs/design.md, "Size by time").

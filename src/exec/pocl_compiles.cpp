@@ -53,13 +53,12 @@ std::unique_lock<std::mutex> bounded(std::mutex* m) {
 }
 
 FirstRunKey first_run_key(int device, cl_kernel kernel, const LaunchGeometry& sub) {
-  const bool offset_zero = sub.offset[0] == 0 && sub.offset[1] == 0 && sub.offset[2] == 0;
   return FirstRunKey{device,
                      kernel,
                      sub.local[0],
                      sub.local[1],
                      sub.local[2],
-                     offset_zero,
+                     sub.at_offset_zero(),
                      pocl_kernel_cache::small_grid(sub.work_dim, sub.global)};
 }
 

@@ -42,9 +42,8 @@ void trace(Services& services, int device, const char* name, const char* categor
 // 5.0 compile no wide one ahead (each entry of POCL_BINARY_SPECIALIZE_WG is built as a small grid): a
 // wide chunk's first run compiled in the app's process, every PoCL device of it stopped meanwhile
 // (docs/design.md, "Compiled ahead, in a process of its own"), where the pieces run the small one
-// compiled ahead. A chunk at offset zero with the app's own local size stays whole (the app's launches
-// compiled that wide variant), and so does one of a rewritten kernel (its group base is an argument per
-// sub-launch).
+// compiled ahead. A chunk at offset zero with the app's own local size stays whole (small_grid_groups),
+// and so does one of a rewritten kernel (its group base is an argument per sub-launch).
 uint64_t groups_per_enqueue(const LaunchJob& job, int device, const sched::Chunk& chunk, const LaunchGeometry& sub) {
   const devices::Device& on = job.services->devices().at(device);
   if (!on.is_pocl() || on.remote || !(on.type & CL_DEVICE_TYPE_CPU) || job.rewrite) return chunk.groups();
@@ -160,21 +159,29 @@ ChunkOutcome run_chunk(DeviceTask& t, const sched::Chunk& chunk, const ChunkFoot
   if (run.error == CL_SUCCESS && job.rewrite) run.error = set_rewrite_arguments(job, t.kernel, chunk.begin);
   LaunchGeometry sub = sub_launch(job.geometry, chunk.begin, chunk.end);
   // In pieces, sub has two groups or more along the job's split dimension: its own split dimension is
-  // that one, and pieces of it are cut as the job's would be. Their variant, all alike, has the first run.
+  // that one, and pieces of it are cut as the job's would be. The pieces run one variant of PoCL's
+  // work-group function, or two where the first is at offset zero (PoCL compiles one for a zero and
+  // one for another offset): each has its first run.
   const uint64_t per_enqueue = groups_per_enqueue(job, device, chunk, sub);
   const bool in_pieces = per_enqueue < chunk.groups();
   const uint64_t enqueues = in_pieces ? (chunk.groups() + per_enqueue - 1) / per_enqueue : 1;
   const LaunchGeometry first_piece = in_pieces ? sub_launch(sub, 0, per_enqueue) : sub;
+  const bool later_variant = enqueues > 1 && first_piece.at_offset_zero();
+  const LaunchGeometry later_piece =
+      later_variant ? sub_launch(sub, per_enqueue, std::min(chunk.groups(), 2 * per_enqueue)) : first_piece;
   // From chunk_started on the device may be abandoned, and the launch end: nothing of the job is
   // touched until chunk_finished says it was not.
   const bool home = device == job.home;
   // What sharing a first run with the devices built from the same binary needs of the job, taken
   // while the job is sure to live. Not for a stalled sub-launch (COEX_FAULT): the others would wait for
   // a compile that never ends.
-  const FirstRunSharePlan share_plan =
-      run.error == CL_SUCCESS && !stall && first_run_pending(device, t.kernel, first_piece)
-          ? plan_first_run_share(job, device, first_piece)
-          : FirstRunSharePlan();
+  auto share_plan_of = [&](const LaunchGeometry& piece) {
+    return run.error == CL_SUCCESS && !stall && first_run_pending(device, t.kernel, piece)
+               ? plan_first_run_share(job, device, piece)
+               : FirstRunSharePlan();
+  };
+  const FirstRunSharePlan share_plan = share_plan_of(first_piece);
+  const FirstRunSharePlan later_share_plan = later_variant ? share_plan_of(later_piece) : FirstRunSharePlan();
   if (!t.progress.chunk_started(device, t.now())) return ChunkOutcome::Cancelled;
   if (!home && config::fault_injected(settings.fault, config::FaultSpec::Kind::LateStart, device, sub_launch_number))
     start_late(t);
@@ -182,9 +189,12 @@ ChunkOutcome run_chunk(DeviceTask& t, const sched::Chunk& chunk, const ChunkFoot
     throw_when_taken_over(t);
   // PoCL compiles when the sub-launch first runs, in this thread: with serial_compiles, one device at
   // a time there.
-  const bool first_run = run.error == CL_SUCCESS && first_run_of(device, t.kernel, first_piece);
+  const bool first_piece_first = run.error == CL_SUCCESS && first_run_of(device, t.kernel, first_piece);
+  const bool later_first = run.error == CL_SUCCESS && later_variant && first_run_of(device, t.kernel, later_piece);
+  const bool first_run = first_piece_first || later_first;
   // Another device built from the same binary may have compiled it, or be compiling it now: its files serve.
-  SharedFirstRun shared = first_run ? share_first_run(services, device, share_plan) : SharedFirstRun();
+  SharedFirstRun shared = first_piece_first ? share_first_run(services, device, share_plan) : SharedFirstRun();
+  SharedFirstRun later_shared = later_first ? share_first_run(services, device, later_share_plan) : SharedFirstRun();
   auto compile_lock = lock_first_run(services, device, first_run);
   for (uint64_t i = 0; i < enqueues && run.error == CL_SUCCESS; ++i) {
     const LaunchGeometry g =
@@ -198,6 +208,7 @@ ChunkOutcome run_chunk(DeviceTask& t, const sched::Chunk& chunk, const ChunkFoot
   if (run.error == CL_SUCCESS) run.error = finished;
   if (compile_lock) compile_lock.unlock();
   shared.end();  // compiled: the devices waiting for it copy it now
+  later_shared.end();
   const double end = t.now();
   const double transfer = std::chrono::duration<double>(kernel_start - wall_start).count();
   if (!t.progress.chunk_finished(device, {chunk, start, end, transfer, first_run}, from_policy))

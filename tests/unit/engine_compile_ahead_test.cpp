@@ -30,10 +30,11 @@ TEST(CompileAheadVariants, SmallGridsAtBothOffsets) {
   EXPECT_EQ(variants_for(0, local), "");
 }
 
-TEST(CompileAheadVariants, AWideLaunchsChunksRunAsSmallGrids) {
-  // Its chunks run in small-grid pieces (split_device_thread.cpp): no wide variant is asked for.
+TEST(CompileAheadVariants, OneDimension) {
+  // A wide launch's chunks run in small-grid pieces (split_device_thread.cpp): no wide variant is asked for.
   const size_t local[1] = {256};
   EXPECT_EQ(variants_for(1, local), "256-1-1-smallgrid,256-1-1-goffs0-smallgrid");
+  EXPECT_EQ(variants_for(4, local), "");
 }
 
 TEST(CompileAheadDevices, OneDriverOfTheAppsListAlone) {

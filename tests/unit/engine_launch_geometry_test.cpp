@@ -114,8 +114,9 @@ TEST(LaunchGeometry, NonUniformLastGroupIsPartial) {
   EXPECT_EQ(sub_launch(g, 6, 7).offset[0], 96u);
 }
 
-// Pieces of a chunk narrower than PoCL's small grid (exec/split_device_thread.cpp runs a wide chunk at
-// a nonzero offset as such pieces, for the work-group function compiled ahead).
+// Pieces of a chunk narrower than PoCL's small grid (exec/split_device_thread.cpp runs a wide chunk as
+// such pieces, for the work-group functions compiled ahead, unless it is at offset zero with the app's
+// local size).
 TEST(LaunchGeometry, SmallGridPiecesStayUnderTheWidth) {
   size_t global = 1 << 20, local = 256;
   LaunchGeometry g;
@@ -140,6 +141,21 @@ TEST(LaunchGeometry, SmallGridPiecesAtOffsetZeroWhereCoexPickedTheLocalSize) {
   EXPECT_EQ(small_grid_groups(sub_launch(given, 512, 1024), 65535), 255u);
 }
 
+TEST(LaunchGeometry, SmallGridPiecesWhereAnyDimensionsOffsetIsNonzero) {
+  // Split along dimension 1 at offset zero there, the app's offset nonzero along dimension 0: not the
+  // app's function at offset zero.
+  size_t offset[2] = {8, 0}, global[2] = {16, 1 << 20}, local[2] = {16, 16};
+  LaunchGeometry g;
+  ASSERT_TRUE(make_geometry(2, offset, global, local, 1024, g));
+  ASSERT_EQ(g.split_dim(), 1u);
+  EXPECT_FALSE(sub_launch(g, 0, 8192).at_offset_zero());
+  EXPECT_EQ(small_grid_groups(sub_launch(g, 0, 8192), 65535), 4095u);
+  offset[0] = 0;
+  ASSERT_TRUE(make_geometry(2, offset, global, local, 1024, g));
+  EXPECT_TRUE(sub_launch(g, 0, 8192).at_offset_zero());
+  EXPECT_EQ(small_grid_groups(sub_launch(g, 0, 8192), 65535), 8192u);
+}
+
 TEST(LaunchGeometry, SmallGridPiecesOfOneItemGroupsStayUnderTheLimit) {
   size_t global = 1 << 20, local = 1;  // PoCL's limit is 65,535: a piece of 65,535 items is wide
   LaunchGeometry g;
@@ -153,7 +169,7 @@ TEST(LaunchGeometry, SmallGridPiecesWholeWhereAnotherDimensionIsWide) {
   ASSERT_TRUE(make_geometry(2, nullptr, global, local, 1024, g));
   const LaunchGeometry rows = sub_launch(g, 8, 40);  // dimension 0 is 131,072 wide in every piece
   EXPECT_EQ(small_grid_groups(rows, 65535), 32u);
-  size_t big_local = 100000, big_global = 300000;  // one group wider than the width: one a piece
+  size_t big_local = 100000, big_global = 300000;  // one group wider than the width: whole
   ASSERT_TRUE(make_geometry(1, nullptr, &big_global, &big_local, 1 << 20, g));
-  EXPECT_EQ(small_grid_groups(sub_launch(g, 1, 3), 65535), 1u);
+  EXPECT_EQ(small_grid_groups(sub_launch(g, 1, 3), 65535), 2u);
 }
