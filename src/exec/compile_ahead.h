@@ -29,9 +29,9 @@ struct Launch {
 
 // The variants of the kernel's work-group function `coex compile-ahead` asks PoCL for
 // (POCL_BINARY_SPECIALIZE_WG, in PoCL's names of its cache folders): the small grids the split's chunks
-// run with `local`, at a zero and a nonzero offset (a wide chunk runs in small-grid pieces where no wide
-// function was compiled, and PoCL 3.1 and 5.0 build a wide entry as a small grid too); "" without a
-// local size.
+// run with `local`, at a zero and a nonzero offset (a wide chunk runs in small-grid pieces, but for one
+// at offset zero with the app's local size, small_grid_groups; and PoCL 3.1 and 5.0 build a wide entry
+// as a small grid too); "" without a local size.
 std::string variants_for(cl_uint work_dim, const size_t* local);
 
 // At a launch that would read the app's program binary now (exec/deferred_app_binary.h): true while

@@ -44,7 +44,8 @@ LaunchGeometry sub_launch(const LaunchGeometry& launch, uint64_t begin, uint64_t
 // work-items in every dimension (PoCL's "small grid"): all of sub's where sub is that narrow already,
 // where another dimension or one work-group is `width` wide or more (no piece would be narrower), or
 // where sub starts at offset zero with the app's own local size (where the launch ran whole on home
-// first, under auto while its compile ahead ran, that run compiled the wide work-group function).
+// first, under auto while its compile ahead ran, that run compiled the wide work-group function; where
+// it did not, the chunk's first run compiles it, as without pieces).
 uint64_t small_grid_groups(const LaunchGeometry& sub, size_t width);
 
 }  // namespace coex::exec

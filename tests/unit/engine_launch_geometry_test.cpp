@@ -134,11 +134,28 @@ TEST(LaunchGeometry, SmallGridPiecesAtOffsetZeroWhereCoexPickedTheLocalSize) {
   ASSERT_TRUE(make_geometry(1, nullptr, &global, nullptr, 256, picked));
   ASSERT_FALSE(picked.local_given);
   ASSERT_EQ(picked.local[0], 256u);
-  // The app's local size: its own launches ran the wide function at offset zero, so that chunk stays whole.
+  // The app's local size: the launch run whole on home compiles the wide function at offset zero, so
+  // that chunk stays whole.
   EXPECT_EQ(small_grid_groups(sub_launch(given, 0, 512), 65535), 512u);
   EXPECT_EQ(small_grid_groups(sub_launch(picked, 0, 512), 65535), 255u);
   // At a nonzero offset pieces either way (PoCL compiled no wide function there).
   EXPECT_EQ(small_grid_groups(sub_launch(given, 512, 1024), 65535), 255u);
+}
+
+TEST(LaunchGeometry, SmallGridPiecesAtTheWidthOfOneGroup) {
+  size_t global = 1 << 20, local = 65535, offset = 65535;
+  LaunchGeometry g;
+  ASSERT_TRUE(make_geometry(1, &offset, &global, &local, 1 << 20, g));
+  EXPECT_EQ(small_grid_groups(g, 65535), g.groups_along_split());  // one group is wide: whole
+  local = 65534;
+  ASSERT_TRUE(make_geometry(1, &offset, &global, &local, 1 << 20, g));
+  EXPECT_EQ(small_grid_groups(g, 65535), 1u);
+  // The second piece of a chunk at offset zero is at a nonzero offset, and a small grid.
+  ASSERT_TRUE(make_geometry(1, nullptr, &global, nullptr, 256, g));
+  const uint64_t per = small_grid_groups(g, 65535);
+  const LaunchGeometry second = sub_launch(g, per, 2 * per);
+  EXPECT_FALSE(second.at_offset_zero());
+  EXPECT_LT(second.global[0], 65535u);
 }
 
 TEST(LaunchGeometry, SmallGridPiecesWhereAnyDimensionsOffsetIsNonzero) {
@@ -163,7 +180,7 @@ TEST(LaunchGeometry, SmallGridPiecesOfOneItemGroupsStayUnderTheLimit) {
   EXPECT_EQ(small_grid_groups(sub_launch(g, 1, 200001), 65535), 65534u);
 }
 
-TEST(LaunchGeometry, SmallGridPiecesWholeWhereAnotherDimensionIsWide) {
+TEST(LaunchGeometry, SmallGridPiecesWholeWhereAnotherDimensionOrOneGroupIsWide) {
   size_t global[2] = {1 << 17, 64}, local[2] = {256, 1};
   LaunchGeometry g;
   ASSERT_TRUE(make_geometry(2, nullptr, global, local, 1024, g));
