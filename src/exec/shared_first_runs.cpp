@@ -76,10 +76,8 @@ FirstRunSharePlan plan_first_run_share(const LaunchJob& job, int device, const L
   plan.root = pocl_kernel_cache::root();
   if (plan.root.empty() || plan.own.empty()) return {};
   plan.kernel = job.kernel_name;
-  for (unsigned d = 0; d < 3; ++d) {
-    plan.local[d] = d < sub.work_dim ? sub.local[d] : 1;
-    plan.offset_zero = plan.offset_zero && (d >= sub.work_dim || sub.offset[d] == 0);
-  }
+  for (unsigned d = 0; d < 3; ++d) plan.local[d] = d < sub.work_dim ? sub.local[d] : 1;
+  plan.offset_zero = sub.at_offset_zero();
   plan.small_grid = pocl_kernel_cache::small_grid(sub.work_dim, sub.global);
   plan.key = family + "|" + plan.kernel + "|" + std::to_string(plan.local[0]) + "-" + std::to_string(plan.local[1]) +
              "-" + std::to_string(plan.local[2]) + (plan.offset_zero ? "|0" : "|x") + (plan.small_grid ? "|s" : "|w");

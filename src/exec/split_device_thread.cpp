@@ -165,10 +165,12 @@ ChunkOutcome run_chunk(DeviceTask& t, const sched::Chunk& chunk, const ChunkFoot
   const uint64_t per_enqueue = groups_per_enqueue(job, device, chunk, sub);
   const bool in_pieces = per_enqueue < chunk.groups();
   const uint64_t enqueues = in_pieces ? (chunk.groups() + per_enqueue - 1) / per_enqueue : 1;
-  const LaunchGeometry first_piece = in_pieces ? sub_launch(sub, 0, per_enqueue) : sub;
+  auto piece = [&](uint64_t i) {
+    return in_pieces ? sub_launch(sub, i * per_enqueue, std::min(chunk.groups(), (i + 1) * per_enqueue)) : sub;
+  };
+  const LaunchGeometry first_piece = piece(0);
   const bool later_variant = enqueues > 1 && first_piece.at_offset_zero();
-  const LaunchGeometry later_piece =
-      later_variant ? sub_launch(sub, per_enqueue, std::min(chunk.groups(), 2 * per_enqueue)) : first_piece;
+  const LaunchGeometry later_piece = later_variant ? piece(1) : first_piece;
   // From chunk_started on the device may be abandoned, and the launch end: nothing of the job is
   // touched until chunk_finished says it was not.
   const bool home = device == job.home;
@@ -197,8 +199,7 @@ ChunkOutcome run_chunk(DeviceTask& t, const sched::Chunk& chunk, const ChunkFoot
   SharedFirstRun later_shared = later_first ? share_first_run(services, device, later_share_plan) : SharedFirstRun();
   auto compile_lock = lock_first_run(services, device, first_run);
   for (uint64_t i = 0; i < enqueues && run.error == CL_SUCCESS; ++i) {
-    const LaunchGeometry g =
-        in_pieces ? sub_launch(sub, i * per_enqueue, std::min(chunk.groups(), (i + 1) * per_enqueue)) : sub;
+    const LaunchGeometry g = piece(i);
     const bool waits = stall && i == 0;
     run.error = services.next().clEnqueueNDRangeKernel(t.queues.device, t.kernel, g.work_dim, g.offset, g.global,
                                                        g.local, waits ? 1 : 0, waits ? &stall : nullptr, nullptr);
