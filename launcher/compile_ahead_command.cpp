@@ -7,13 +7,18 @@
 // (docs/design.md, "Compiled ahead, in a process of its own").
 //
 // REQUEST is a file: lines "key=value" (platform, device, device_name, pocl_devices, variants,
-// options), then a line "source:" and the source to the end of the file. Exit status 0 when the
-// binary was made.
+// variants_from_input, options), then a line "source:" and the source to the end of the file. With
+// variants_from_input=1 (a process started at the app's clBuildProgram) the binary is asked for twice:
+// at once, which compiles the generic functions, then with the variants of the line its standard input
+// brings once the app's first split names them (PoCL makes the binary anew at each ask, compiling what
+// its cache lacks). Exit status 0 when the binary was made, 3 when the input ended without a line.
+#include <poll.h>
 #include <stdlib.h>
 #include <unistd.h>
 
 #include <cstdio>
 #include <fstream>
+#include <iostream>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -24,9 +29,15 @@
 namespace coex::launcher {
 namespace {
 
+// How long a process started at the app's clBuildProgram waits for its variants: it is the app's
+// child, and an app that waits for all its children would wait for it this long at most. A first split
+// later than that starts a process of its own for what the generic functions lack (exec/compile_ahead.h).
+constexpr int kVariantsWaitMilliseconds = 5000;
+
 struct Request {
   std::string platform, device_name, pocl_devices, variants, options, source;
   int device = -1;
+  bool variants_from_input = false;
 };
 
 bool read_request(const std::string& path, Request& request) {
@@ -53,6 +64,8 @@ bool read_request(const std::string& path, Request& request) {
       request.pocl_devices = value;
     else if (key == "variants")
       request.variants = value;
+    else if (key == "variants_from_input")
+      request.variants_from_input = value == "1";
     else if (key == "options")
       request.options = value;
   }
@@ -72,6 +85,19 @@ std::string info_string(const cl_icd_dispatch& cl, cl_platform_id platform, cl_d
     cl.clGetPlatformInfo(platform, CL_PLATFORM_NAME, size, text.data(), nullptr);
   while (!text.empty() && text.back() == '\0') text.pop_back();
   return text;
+}
+
+// POCL_BINARY_SPECIALIZE_WG for `variants`: the user's own specializations first, which stay.
+void specialize(const char* own, const std::string& variants) {
+  std::string all = own ? own : "";
+  if (!variants.empty()) all += (all.empty() ? "" : ",") + variants;
+  if (!all.empty()) setenv("POCL_BINARY_SPECIALIZE_WG", all.c_str(), 1);
+}
+
+// Asks for the program's binary: PoCL compiles what its cache lacks of it.
+bool binary_made(const cl_icd_dispatch& cl, cl_program program) {
+  size_t size = 0;
+  return cl.clGetProgramInfo(program, CL_PROGRAM_BINARY_SIZES, sizeof size, &size, nullptr) == CL_SUCCESS && size > 0;
 }
 
 // The device the request names: the n-th of the first platform of that name, of that name.
@@ -101,11 +127,10 @@ int compile_ahead(const Args& args) {
   if (args.size() != 1 || !read_request(args[0], request)) return 2;
   // Read: gone at once, so that none is left behind by an app that ends without removing it.
   ::unlink(args[0].c_str());
-  // The user's own specializations stay; PoCL reads the variable as it makes the binary.
-  const char* own = std::getenv("POCL_BINARY_SPECIALIZE_WG");
-  std::string variants = request.variants;
-  if (own && *own) variants = std::string(own) + (variants.empty() ? "" : "," + variants);
-  if (!variants.empty()) setenv("POCL_BINARY_SPECIALIZE_WG", variants.c_str(), 1);
+  // PoCL reads the variable as it makes the binary.
+  const char* set = std::getenv("POCL_BINARY_SPECIALIZE_WG");
+  const std::string own = set ? set : "";
+  specialize(own.c_str(), request.variants);
   // The one device to compile for, where the app's list allows (exec/compile_ahead.h, pocl_devices_entry).
   if (!request.pocl_devices.empty()) setenv("POCL_DEVICES", request.pocl_devices.c_str(), 1);
   cl_icd_dispatch cl{};
@@ -118,15 +143,25 @@ int compile_ahead(const Args& args) {
   const char* text = request.source.c_str();
   const size_t length = request.source.size();
   cl_program program = cl.clCreateProgramWithSource(context, 1, &text, &length, &err);
-  size_t binary_size = 0;
-  const bool made =
+  int status =
       err == CL_SUCCESS &&
-      cl.clBuildProgram(program, 1, &device, request.options.c_str(), nullptr, nullptr) == CL_SUCCESS &&
-      cl.clGetProgramInfo(program, CL_PROGRAM_BINARY_SIZES, sizeof binary_size, &binary_size, nullptr) == CL_SUCCESS &&
-      binary_size > 0;
+              cl.clBuildProgram(program, 1, &device, request.options.c_str(), nullptr, nullptr) == CL_SUCCESS &&
+              binary_made(cl, program)
+          ? 0
+          : 1;
+  if (status == 0 && request.variants_from_input) {
+    std::string variants;
+    pollfd input{0, POLLIN, 0};
+    if (::poll(&input, 1, kVariantsWaitMilliseconds) != 1 || !std::getline(std::cin, variants))
+      status = 3;  // none within the wait, none to ask for, or the app's process has ended
+    else if (!variants.empty()) {
+      specialize(own.c_str(), variants);
+      status = binary_made(cl, program) ? 0 : 1;
+    }
+  }
   if (program) cl.clReleaseProgram(program);
   cl.clReleaseContext(context);
-  return made ? 0 : 1;
+  return status;
 }
 
 }  // namespace coex::launcher

@@ -95,6 +95,13 @@ COEX_SETTING(Bool, compile_ahead, true, (),
              "app's process those compiles stop every PoCL device of the process while they run (0.1 to 0.6 s a "
              "kernel). A run that ends first does not wait for it. `false`: compiled in the app's process, at the "
              "first launch that may be split.")
+COEX_SETTING(Enum, compile_ahead_start, "auto", ("auto build launch"),
+             "When the `compile_ahead` process starts. `build`: at the app's clBuildProgram of the program, where "
+             "PoCL's kernel cache lacks a kernel's generic work-group function: it sets PoCL up, builds the program "
+             "and compiles those functions, then waits for the variants the first split's chunks run, which the "
+             "first launch that may be split names. `launch`: at that launch, which then waits for all of it. "
+             "`auto`: `build` where the machine has a core that none of the PoCL CPU devices in use runs on, else "
+             "`launch`.")
 COEX_SETTING(Int, compile_ahead_processes, 0, (0, 64),
              "At most this many `coex compile-ahead` processes at once (`compile_ahead`); a program whose first "
              "split would start one beyond compiles in the app's process, as with `compile_ahead` false. Each is "

@@ -4,6 +4,7 @@
 #include <signal.h>
 #include <spawn.h>
 #include <stdlib.h>
+#include <sys/socket.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -30,7 +31,8 @@
 namespace coex::exec::compile_ahead {
 namespace {
 
-enum State : int { kNotAsked = 0, kStarting, kRunning, kEnded };
+// kWaiting: started at the app's clBuildProgram, the process waits for the variants (begin_at_build).
+enum State : int { kNotAsked = 0, kStarting, kWaiting, kRunning, kEnded };
 
 // PoCL touches its program folder's `last_accessed` during the build, and a file's time is the
 // kernel's coarse clock (a tick of a few milliseconds behind a precise reading): a margin each side.
@@ -42,6 +44,9 @@ struct Running {
   report::TraceRecorder* trace = nullptr;  // where its slice goes, on home's track
   int home = 0;
   report::ReportRecorder* report = nullptr;  // what it cost, in the report's `compile_ahead`
+  int input = -1;         // started at the build: where the variants go (its standard input), until sent
+  bool at_build = false;  // started at the app's clBuildProgram (begin_at_build)
+  std::chrono::steady_clock::time_point asked{};  // when it was sent the variants (started at the build)
 };
 
 std::mutex running_mutex;
@@ -64,22 +69,29 @@ int index_in_platform(const cl_icd_dispatch& cl, const devices::Device& device, 
 }
 
 // `pocl_devices`, where not empty, is the process's POCL_DEVICES (one driver), the device then its first.
+// `variants_from_input`: the variants come later, a line on the process's standard input.
 bool write_request(const std::string& path, const devices::Device& device, int index, const std::string& pocl_devices,
-                   const std::string& variants, const std::string& options, const std::string& source) {
+                   const std::string& variants, bool variants_from_input, const std::string& options,
+                   const std::string& source) {
   std::ofstream out(path, std::ios::binary | std::ios::trunc);
   out << "platform=" << device.platform_name << "\ndevice=" << (pocl_devices.empty() ? index : 0)
       << "\ndevice_name=" << device.name << "\npocl_devices=" << pocl_devices << "\nvariants=" << variants
-      << "\noptions=" << options << "\nsource:\n"
+      << "\nvariants_from_input=" << (variants_from_input ? 1 : 0) << "\noptions=" << options << "\nsource:\n"
       << source;
   return bool(out.flush());
 }
 
-// Starts `executable compile-ahead REQUEST` with the app's environment less what loads coex, no
-// input or output, none of the app's descriptors, default signal handling. The process ID, or -1.
-pid_t spawn(const std::string& executable, const std::string& request) {
+// Starts `executable compile-ahead REQUEST` with the app's environment less what loads coex, `input`
+// as its standard input (else none), no output, none of the app's descriptors, default signal
+// handling. The process ID, or -1.
+pid_t spawn(const std::string& executable, const std::string& request, int input) {
   posix_spawn_file_actions_t actions;
   posix_spawn_file_actions_init(&actions);
-  for (int fd : {0, 1, 2}) posix_spawn_file_actions_addopen(&actions, fd, "/dev/null", fd ? O_WRONLY : O_RDONLY, 0);
+  if (input >= 0)
+    posix_spawn_file_actions_adddup2(&actions, input, 0);
+  else
+    posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0);
+  for (int fd : {1, 2}) posix_spawn_file_actions_addopen(&actions, fd, "/dev/null", O_WRONLY, 0);
   const pid_t pid = kernel::child_process::spawn(executable, {"compile-ahead", request}, actions, 2);
   posix_spawn_file_actions_destroy(&actions);
   return pid;
@@ -124,21 +136,69 @@ std::string program_folder(const std::string& root, model::ProgramRecord& progra
   return hash;
 }
 
+// The hash of the program's folder of PoCL's cache, where a process may compile for the program at
+// all (compile_ahead on, home a PoCL device of this machine, the program built from one source, the
+// folder found); "" otherwise.
+std::string folder_to_compile_into(Services& services, model::ProgramRecord& program, int home) {
+  const devices::Device& device = services.devices().at(home);
+  if (!services.settings().compile_ahead || !device.is_pocl() || device.remote ||
+      program.origin != model::ProgramOrigin::Source || program.source.empty())
+    return "";
+  const std::string root = pocl_kernel_cache::root();
+  return root.empty() ? "" : program_folder(root, program);
+}
+
 // Whether the program's first split would compile in the app's process what a process of its own can
 // compile first: PoCL's cache lacks the kernel's generic function in the app's program folder.
 bool wanted(Services& services, model::ProgramRecord& program, int home, const std::string& kernel) {
-  const devices::Device& device = services.devices().at(home);
-  if (!services.settings().compile_ahead || !device.is_pocl() || device.remote ||
-      program.origin != model::ProgramOrigin::Source || program.source.empty() ||
-      !pocl_kernel_cache::folder_named_as_kernel(kernel))
-    return false;
-  const std::string root = pocl_kernel_cache::root();
-  if (root.empty()) return false;
-  const std::string hash = program_folder(root, program);
-  return !hash.empty() && !pocl_kernel_cache::has_generic(root, hash, kernel);
+  if (!pocl_kernel_cache::folder_named_as_kernel(kernel)) return false;
+  const std::string hash = folder_to_compile_into(services, program, home);
+  return !hash.empty() && !pocl_kernel_cache::has_generic(pocl_kernel_cache::root(), hash, kernel);
 }
 
-bool start(Services& services, model::ProgramRecord& program, int home, const Launch& launch) {
+// The kernels of the app's built program, by the driver's word (CL_PROGRAM_KERNEL_NAMES).
+std::vector<std::string> kernel_names(const cl_icd_dispatch& cl, cl_program program) {
+  size_t size = 0;
+  if (!program || cl.clGetProgramInfo(program, CL_PROGRAM_KERNEL_NAMES, 0, nullptr, &size) != CL_SUCCESS || !size)
+    return {};
+  std::string names(size, '\0');
+  if (cl.clGetProgramInfo(program, CL_PROGRAM_KERNEL_NAMES, size, names.data(), nullptr) != CL_SUCCESS) return {};
+  names.resize(std::strlen(names.c_str()));
+  std::vector<std::string> out;
+  for (size_t at = 0; at < names.size();) {
+    const size_t end = std::min(names.find(';', at), names.size());
+    if (end > at) out.push_back(names.substr(at, end - at));
+    at = end + 1;
+  }
+  return out;
+}
+
+// At the app's clBuildProgram: whether PoCL's cache lacks the generic function of some kernel of the
+// program in its folder (what the first split's read would compile).
+bool wanted_at_build(Services& services, model::ProgramRecord& program, int home) {
+  const std::string hash = folder_to_compile_into(services, program, home);
+  if (hash.empty()) return false;
+  const std::string root = pocl_kernel_cache::root();
+  for (const std::string& kernel : kernel_names(services.next(), program.handle))
+    if (pocl_kernel_cache::folder_named_as_kernel(kernel) && !pocl_kernel_cache::has_generic(root, hash, kernel))
+      return true;
+  return false;
+}
+
+// The compute units of the PoCL CPU devices in use: the cores they run on.
+unsigned cores_of_pocl_cpu_devices(Services& services) {
+  unsigned cores = 0;
+  for (int d : services.devices().selected())
+    if (const devices::Device& device = services.devices().at(d);
+        device.is_pocl() && (device.type & CL_DEVICE_TYPE_CPU))
+      cores += device.compute_units;
+  return cores;
+}
+
+// `variants_from_input`: started at the app's clBuildProgram, the process takes the variants later, a
+// line on its standard input (a socket: a send to a process that has ended raises no SIGPIPE here).
+bool start(Services& services, model::ProgramRecord& program, int home, const std::string& variants,
+           bool variants_from_input) {
   const std::string executable = kernel::analysis_process::find_executable();
   const devices::Device& device = services.devices().at(home);
   size_t platform_devices = 0;
@@ -154,32 +214,96 @@ bool start(Services& services, model::ProgramRecord& program, int home, const La
     std::lock_guard lock(program.mutex);
     options = program.build_options;
   }
+  int input[2] = {-1, -1};  // this end, the process's
+  if (variants_from_input) {
+    if (::socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, input) != 0) input[0] = input[1] = -1;
+    // The process's end goes to its descriptor 0: one of 0 to 2 (an app that closed its own) moves up
+    // first, so that the spawn's dup2 does not leave it marked close-on-exec.
+    if (input[1] >= 0 && input[1] <= 2) {
+      const int moved = ::fcntl(input[1], F_DUPFD_CLOEXEC, 3);
+      ::close(input[1]);
+      input[1] = moved;
+    }
+    if (input[1] < 0) {
+      if (input[0] >= 0) ::close(input[0]);
+      ::unlink(request.c_str());
+      return false;
+    }
+  }
   const pid_t pid =
-      write_request(request, device, index, pocl_devices_entry(std::getenv("POCL_DEVICES"), platform_devices),
-                    variants_for(launch.work_dim, launch.local), options, program.source)
-          ? spawn(executable, request)
+      write_request(request, device, index, pocl_devices_entry(std::getenv("POCL_DEVICES"), platform_devices), variants,
+                    variants_from_input, options, program.source)
+          ? spawn(executable, request, input[1])
           : -1;
+  if (input[1] >= 0) ::close(input[1]);
   if (pid < 0) {
+    if (input[0] >= 0) ::close(input[0]);
     ::unlink(request.c_str());
     return false;
   }
   std::lock_guard lock(running_mutex);
-  running()[pid] = {request, std::chrono::steady_clock::now(), services.trace(), home, &services.report()};
+  Running& process = running()[pid];
+  process = {request, std::chrono::steady_clock::now(), services.trace(), home, &services.report()};
+  process.input = input[0];
+  process.at_build = variants_from_input;
   program.compile_ahead_pid.store(pid, std::memory_order_release);
   return true;
 }
 
+// Ends the program's process's wait for the variants: sends them (a line), or with `variants` null
+// only closes its input (it then ends without them). Whether it took them: false where it had ended
+// (its wait is bounded: launcher/compile_ahead_command.cpp), or was sent them already.
+bool end_wait_for_variants(model::ProgramRecord& program, const std::string* variants) {
+  const pid_t pid = program.compile_ahead_pid.load(std::memory_order_acquire);
+  std::lock_guard lock(running_mutex);
+  auto it = running().find(pid);
+  if (it == running().end() || it->second.input < 0) return false;
+  bool sent = false;
+  if (variants) {
+    const std::string line = *variants + "\n";
+    sent = ::send(it->second.input, line.data(), line.size(), MSG_NOSIGNAL) == ssize_t(line.size());
+    if (sent) it->second.asked = std::chrono::steady_clock::now();
+  }
+  ::close(it->second.input);
+  it->second.input = -1;
+  return sent;
+}
+
+// Whether the program's folder lacks a variant the launch's chunks run (variants_for): a small grid
+// at a zero or a nonzero offset with the launch's local size.
+bool variants_missing(model::ProgramRecord& program, const Launch& launch) {
+  if (!launch.local || launch.work_dim == 0 || launch.work_dim > 3) return false;
+  size_t local[3] = {1, 1, 1};
+  for (cl_uint d = 0; d < launch.work_dim; ++d) local[d] = launch.local[d];
+  std::string hash;
+  {
+    std::lock_guard lock(program.mutex);
+    hash = program.pocl_folder;
+  }
+  const std::string root = pocl_kernel_cache::root();
+  return !hash.empty() && (!pocl_kernel_cache::has_variant(root, hash, launch.kernel, local, true, true) ||
+                           !pocl_kernel_cache::has_variant(root, hash, launch.kernel, local, false, true));
+}
+
 // A process seen ended now, or ended at exit: its `compile ahead` slice on home's track and its
-// seconds in the report.
-void note_end(const Running& process, bool made, bool at_exit) {
+// seconds in the report. Its input, if still open, is closed.
+void note_end(Running& process, bool made, bool at_exit) {
+  if (process.input >= 0) ::close(process.input);
+  process.input = -1;
   const auto now = std::chrono::steady_clock::now();
   if (process.trace) {
     nlohmann::json args{{"made", made}};
     if (at_exit) args["ended_at_exit"] = true;
+    if (process.at_build) {
+      args["at_build"] = true;
+      if (process.asked != std::chrono::steady_clock::time_point{})
+        args["variants_after_ms"] = std::chrono::duration<double, std::milli>(process.asked - process.started).count();
+    }
     process.trace->record("compile ahead", "build", process.home, process.started, now, std::move(args));
   }
   if (process.report)
-    process.report->record_compile_ahead(std::chrono::duration<double>(now - process.started).count(), made, at_exit);
+    process.report->record_compile_ahead(std::chrono::duration<double>(now - process.started).count(), made, at_exit,
+                                         process.at_build);
 }
 
 // Takes every process that has ended out of running(), its request file removed and its slice and
@@ -206,7 +330,7 @@ auto reap_ended(Look look) {
     }
     result = look();
   }
-  for (const auto& [process, made] : ended) {
+  for (auto& [process, made] : ended) {
     ::unlink(process.request.c_str());
     note_end(process, made, false);
   }
@@ -227,15 +351,15 @@ bool still_running(model::ProgramRecord& program) {
 // while nothing of its own program launches, would otherwise hold a place until the exit.
 bool below_process_limit(Services& services) {
   size_t limit = size_t(services.settings().compile_ahead_processes);
-  if (limit == 0) {
-    unsigned of_devices = 0;
-    for (int d : services.devices().selected())
-      if (const devices::Device& device = services.devices().at(d);
-          device.is_pocl() && (device.type & CL_DEVICE_TYPE_CPU))
-        of_devices += device.compute_units;
-    limit = default_process_limit(usable_cores(), of_devices);
-  }
+  if (limit == 0) limit = default_process_limit(usable_cores(), cores_of_pocl_cpu_devices(services));
   return reap_ended([&] { return running().size() < limit; });
+}
+
+// Whether a program's process starts at the app's clBuildProgram (`compile_ahead_start`): under `auto`
+// where a core is left that no PoCL CPU device in use runs on, so that the process takes none from them.
+bool starts_at_build(Services& services) {
+  const std::string& when = services.settings().compile_ahead_start;
+  return when == "build" || (when == "auto" && usable_cores() > cores_of_pocl_cpu_devices(services));
 }
 
 }  // namespace
@@ -283,11 +407,21 @@ size_t default_process_limit(unsigned cores, unsigned cores_of_devices) {
 
 bool under_way(Services& services, model::ProgramRecord& program, int home, const Launch& launch) {
   int state = program.compile_ahead.load(std::memory_order_acquire);
+  if (state == kWaiting && program.compile_ahead.compare_exchange_strong(state, kStarting)) {
+    const std::string variants = variants_for(launch.work_dim, launch.local);
+    bool started = end_wait_for_variants(program, &variants);
+    // Its wait ended first (a long time between the build and this launch): one of this launch's own
+    // compiles the variants its generic functions lack, as a process started here would.
+    if (!started && variants_missing(program, launch) && below_process_limit(services))
+      started = start(services, program, home, variants, false);
+    program.compile_ahead.store(started ? kRunning : kEnded, std::memory_order_release);
+    return started && still_running(program);
+  }
   if (state == kNotAsked && program.compile_ahead.compare_exchange_strong(state, kStarting)) {
     bool started = false;
     if (wanted(services, program, home, launch.kernel)) {
       if (below_process_limit(services))
-        started = start(services, program, home, launch);
+        started = start(services, program, home, variants_for(launch.work_dim, launch.local), false);
       else
         services.report().record_compile_ahead_beyond_limit();
     }
@@ -299,8 +433,23 @@ bool under_way(Services& services, model::ProgramRecord& program, int home, cons
 }
 
 bool would_start_process(Services& services, model::ProgramRecord& program, int home, const std::string& kernel) {
-  return program.compile_ahead.load(std::memory_order_acquire) == kNotAsked &&
-         wanted(services, program, home, kernel) && below_process_limit(services);
+  const int state = program.compile_ahead.load(std::memory_order_acquire);
+  return state == kWaiting ||
+         (state == kNotAsked && wanted(services, program, home, kernel) && below_process_limit(services));
+}
+
+void begin_at_build(Services& services, model::ProgramRecord& program, int home) {
+  if (!starts_at_build(services)) return;
+  int state = kNotAsked;
+  if (!program.compile_ahead.compare_exchange_strong(state, kStarting)) return;
+  const bool started = wanted_at_build(services, program, home) && below_process_limit(services) &&
+                       start(services, program, home, "", true);
+  program.compile_ahead.store(started ? kWaiting : kNotAsked, std::memory_order_release);
+}
+
+void not_needed(model::ProgramRecord& program) {
+  int state = kWaiting;
+  if (program.compile_ahead.compare_exchange_strong(state, kEnded)) end_wait_for_variants(program, nullptr);
 }
 
 bool would_start(Services& services, model::ProgramRecord& program, int home, const std::string& kernel,
@@ -320,7 +469,7 @@ void stop_all() {
     std::lock_guard lock(running_mutex);
     left.swap(running());
   }
-  for (const auto& [pid, process] : left) {
+  for (auto& [pid, process] : left) {
     // Still this process's child (an app that reaps every child may have reaped it: its ID may be
     // another process's by now), then ended.
     if (::waitpid(pid, nullptr, WNOHANG) == 0 && ::kill(pid, SIGKILL) == 0) ::waitpid(pid, nullptr, 0);

@@ -44,8 +44,24 @@ std::string variants_for(cl_uint work_dim, const size_t* local);
 // as `compile_ahead_processes` allows: the read then compiles in the app's process, as without).
 bool under_way(Services& services, model::ProgramRecord& program, int home, const Launch& launch);
 
-// Whether under_way would start a process for the program's first split now: none asked for yet,
-// one wanted, and fewer running than `compile_ahead_processes`.
+// At the app's clBuildProgram of a program whose binary's read is put off to its first split
+// (exec/deferred_app_binary.h), where `compile_ahead_start` says so: starts the program's process at
+// once where PoCL's cache lacks the generic function of one of its kernels in its folder. The process
+// sets PoCL up, builds the source and compiles those functions, while the app makes its buffers and
+// its first launches; then it waits for the variants, which under_way sends at the first launch that
+// would read the binary: that launch waits for the variants' compile alone (jacobi's source on PoCL
+// 3.1, two `basic` devices: the generic function 137 ms, the two variants 219 ms, against 347 ms for
+// both together, after PoCL's start and the build, 130 ms).
+void begin_at_build(Services& services, model::ProgramRecord& program, int home);
+
+// The program's read of its binary no longer waits for a process (a launch split at once, a program
+// rewritten or with nothing to split): a process started at the build and still waiting for the
+// variants is told there are none, and ends.
+void not_needed(model::ProgramRecord& program);
+
+// Whether under_way would start a process for the program's first split now, or send one started at
+// the build its variants: none asked for yet, one wanted, and fewer running than
+// `compile_ahead_processes`; or one waiting.
 bool would_start_process(Services& services, model::ProgramRecord& program, int home, const std::string& kernel);
 
 // Whether under_way would start a process for the program's first split now, and home's own

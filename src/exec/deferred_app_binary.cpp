@@ -129,6 +129,7 @@ void read_deferred_app_binary(Services& services, const std::shared_ptr<model::P
       !(analysis_ready(*program) && (!program->rewritten_source.empty() || analysed_unsplittable(*program))) &&
       compile_ahead::under_way(services, *program, home, *ahead))
     return;
+  compile_ahead::not_needed(*program);  // one started at the build and still waiting: read here instead
   bool read = false;  // the app's binary read: the devices of home's kind build from it
   {
     // One read per program: PoCL fills a program's binaries without a lock of its own

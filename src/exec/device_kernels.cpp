@@ -14,6 +14,7 @@
 #include "config/settings.h"
 #include "devices/device_set.h"
 #include "exec/background_tasks.h"
+#include "exec/compile_ahead.h"
 #include "exec/deferred_app_binary.h"
 #include "exec/executor.h"
 #include "exec/exit_guard.h"
@@ -566,6 +567,8 @@ void prebuild_program(Services& services, std::shared_ptr<model::ProgramRecord> 
   // let in), or at the first launch that may be split: decided before a task may let one in.
   if (!defer_app_program_binary(services, *program, home, kept))
     read_app_program_binary(services, *program, home, kept);
+  else if (!program->app_binary_needs_quiet)
+    compile_ahead::begin_at_build(services, *program, home);
   let_in_if_remembered(services, program, app_context, home, kept);
   std::vector<int> to_build = without_waiting(services, home, kept);
   if (to_build.empty()) return;
@@ -592,6 +595,7 @@ void release_device_builds(const cl_icd_dispatch& cl, model::ProgramRecord& prog
   program.app_binary.clear();
   program.app_binary_device = -1;
   end_app_binary_deferral(program);
+  compile_ahead::not_needed(program);
   program.builds.clear();
   program.builds_posted.clear();
 }

@@ -14,8 +14,8 @@
 //                  "devices_to_host", "host_to_home"}, "args": [{"index", "tier", "name"}]}],
 //     "builds": [{"device", "builds", "failed", "seconds"}],
 //     "late_devices": [{"device", "let_in_after"}],
-//     "compile_ahead": {"processes", "made", "ended_at_exit", "seconds", "beyond_limit", "probes",
-//                       "probe_seconds", "split_after_probe"},
+//     "compile_ahead": {"processes", "made", "ended_at_exit", "at_build", "seconds", "beyond_limit",
+//                       "probes", "probe_seconds", "split_after_probe"},
 //     "totals": {"launches", "split_launches", "bytes_moved", "bytes_minimal", "bytes_home_on_demand",
 //                "bytes_fetched_on_demand"} }
 // bytes_home_on_demand (lazy home): what the other devices wrote, written to the app's buffers when
@@ -40,7 +40,8 @@
 // kernel at its first run on a device, which cold_splits count), their number and seconds.
 // compile_ahead: the `coex compile-ahead` processes (exec/compile_ahead.h; one-time costs paid in
 // processes of their own while launches ran on home): how many ran, made their binary, were ended at
-// exit, their seconds together (until a launch found each ended), and how many programs compiled in
+// exit, were started at the app's clBuildProgram (compile_ahead_start), their seconds together (from
+// their start until a launch found each ended), and how many programs compiled in
 // the app's process instead because as many ran as compile_ahead_processes allows; the first launches
 // probed on home (exec/first_launch_probe.h: a piece of each timed there, their seconds together) and
 // how many of them were split at once; absent where none ran, was refused nor probed.
@@ -179,8 +180,9 @@ class ReportRecorder {
   // the first launch that could take it.
   void record_late_device(int device, std::optional<double> let_in_after);
   // A compile-ahead process that ended (`made`: it made the program's binary; `at_exit`: the exit
-  // ended it) after `seconds`; or a program refused one (beyond compile_ahead_processes).
-  void record_compile_ahead(double seconds, bool made, bool at_exit);
+  // ended it; `at_build`: started at the app's clBuildProgram) after `seconds`; or a program refused
+  // one (beyond compile_ahead_processes).
+  void record_compile_ahead(double seconds, bool made, bool at_exit, bool at_build);
   void record_compile_ahead_beyond_limit();
   // A first launch probed on home (its pieces took `seconds`), or one split at once after its probe.
   void record_first_launch_probe(double seconds);
@@ -242,7 +244,8 @@ class ReportRecorder {
   std::vector<std::pair<int, Builds>> builds_;         // by device, sorted by index
   std::map<int, std::optional<double>> late_devices_;  // record_late_device's
   struct CompileAhead {
-    uint64_t processes = 0, made = 0, ended_at_exit = 0, beyond_limit = 0, probes = 0, split_after_probe = 0;
+    uint64_t processes = 0, made = 0, ended_at_exit = 0, at_build = 0, beyond_limit = 0, probes = 0,
+             split_after_probe = 0;
     double seconds = 0, probe_seconds = 0;
   } compile_ahead_;
   LaunchObserver launch_observer_;

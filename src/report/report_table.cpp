@@ -156,7 +156,8 @@ std::string late_devices_line(const json& late) {
   return out;
 }
 
-// "compiled ahead (one-time, in processes of coex's own): 2 in 0.61 s (1 made, 1 ended at exit); 1
+// "compiled ahead (one-time, in processes of coex's own): 2 in 0.61 s (1 made, 1 ended at exit, 2
+// started at the build); 1
 // program compiled in the app's process (compile_ahead_processes); 2 first launches probed on home in
 // 0.014 s, 1 then split at once": what compiling ahead cost, off the app's process, and what the
 // probes that chose it cost in it. Empty for a report without it.
@@ -171,6 +172,8 @@ std::string compile_ahead_line(const json& ahead) {
                     seconds_of("seconds") + " (" + std::to_string(count_of(member(ahead, "made"))) + " made";
   if (const uint64_t at_exit = count_of(member(ahead, "ended_at_exit")))
     out += ", " + std::to_string(at_exit) + " ended at exit";
+  if (const uint64_t at_build = count_of(member(ahead, "at_build")))
+    out += ", " + std::to_string(at_build) + " started at the build";
   out += ")";
   if (beyond)
     out += "; " + std::to_string(beyond) + (beyond == 1 ? " program" : " programs") +

@@ -505,6 +505,49 @@ class CompileChecks(layer_checks.Checks):
                              % (what, len(small), len(split_after), split_after[:3]))
                 expect_timed(not ahead and not counted.get("processes"), "%s, expected none" % what)
 
+    def check_compile_ahead_start(self):
+        # compile_ahead_start=build starts the compile-ahead process at the app's clBuildProgram (PoCL's
+        # cache, filled by the bare run, lacks the kernel's generic function): before any launch. It
+        # compiles the generic functions, then the variants the first launch that would read the
+        # binary sends it (exec/compile_ahead.h, begin_at_build); the read and every split come after
+        # its end, and its second ask of the binary put both small-grid variants in the program's
+        # folder. With =launch it starts at that launch, as before. tiny_steps' launches stay on home
+        # (below the split floor): its process, started at the build, is never asked and the exit ends
+        # it. The report counts those started at the build. Every run gives the bare output.
+        app = [os.path.join(self.build, "tests", "layer", "long_items"), "12"]
+        for start, slices, counted in self.first_runs_by_setting(app, "COMPILE_AHEAD_START", ("build", "launch")):
+            ahead = [e for e in slices if e["name"] == "compile ahead"]
+            launches = sorted((e for e in slices if e.get("cat") == "launch"), key=lambda e: e["ts"])
+            reads = [e for e in slices if e["name"] == "read binary" and e.get("args", {}).get("app_program")]
+            splits = [e for e in launches if e.get("args", {}).get("split")]
+            what = "start %s: %s, report %s" % (start, [(e["ts"], e["dur"], e.get("args")) for e in ahead], counted)
+            expect(len(ahead) == 1 and launches, "%s: expected one process and launches" % what)
+            args, ended = ahead[0]["args"], ahead[0]["ts"] + ahead[0]["dur"]
+            expect(all(e["ts"] >= ended for e in reads + splits), "%s: a read or a split before its end" % what)
+            if start == "launch":
+                expect(not args.get("at_build") and ahead[0]["ts"] >= launches[0]["ts"] and not counted.get("at_build"),
+                       "%s: not started at a launch" % what)
+                continue
+            expect(args.get("at_build") and ahead[0]["ts"] < launches[0]["ts"] and counted.get("at_build") == 1,
+                   "%s: not started before the first launch" % what)
+            if args.get("ended_at_exit"):
+                continue  # a loaded machine: it had not ended by the app's exit
+            expect("variants_after_ms" in args and args.get("made"), "%s: not asked for the variants, or not made" % what)
+            folders = set()
+            for root, dirs, _ in os.walk(os.path.join(self.tmp, "compile-ahead-start-pocl-build")):
+                if os.path.basename(root) == "row_products":
+                    folders.update(dirs)
+            expect(any(f.endswith("-goffs0-smallgrid") for f in folders) and
+                   any(f.endswith("-smallgrid") and "goffs0" not in f for f in folders),
+                   "%s: the small-grid variants are not in PoCL's cache: %s" % (what, sorted(folders)))
+        app = [os.path.join(self.build, "tests", "layer", "tiny_steps"), "2000"]
+        for _, slices, counted in self.first_runs_by_setting(app, "COMPILE_AHEAD_START", ("build",), "-tiny"):
+            ahead = [e for e in slices if e["name"] == "compile ahead"]
+            what = "tiny_steps: %s, report %s" % ([e.get("args") for e in ahead], counted)
+            expect(len(ahead) == 1 and ahead[0]["args"].get("at_build") and "variants_after_ms" not in ahead[0]["args"],
+                   "%s: expected one process, started at the build and never asked" % what)
+            expect(not ahead[0]["args"].get("made") and counted.get("at_build") == 1, "%s: made, or not counted" % what)
+
     def check_compile_ahead_timed(self):
         # A kernel without loops starts a compile-ahead process only once home's times put its launch
         # past the floor (docs/design.md, "Size by time"): three launches of its size (two well past
