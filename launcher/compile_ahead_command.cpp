@@ -16,6 +16,9 @@
 #include <stdlib.h>
 #include <unistd.h>
 
+#include <algorithm>
+#include <chrono>
+#include <cstdint>
 #include <cstdio>
 #include <fstream>
 #include <iostream>
@@ -29,10 +32,11 @@
 namespace coex::launcher {
 namespace {
 
-// How long a process started at the app's clBuildProgram waits for its variants: it is the app's
-// child, and an app that waits for all its children would wait for it this long at most. A first split
-// later than that starts a process of its own for what the generic functions lack (exec/compile_ahead.h).
-constexpr int kVariantsWaitMilliseconds = 5000;
+// Until how long after its start a process started at the app's clBuildProgram waits for its variants:
+// it is the app's child, and an app that waits for all its children would wait for it this long at
+// most. The app's process sends them only within 4.5 s of the start; a first split later than that
+// starts a process of its own for what the generic functions lack (exec/compile_ahead.h).
+constexpr std::chrono::milliseconds kVariantsWait{5000};
 
 struct Request {
   std::string platform, device_name, pocl_devices, variants, options, source;
@@ -123,6 +127,7 @@ cl_device_id find_device(const cl_icd_dispatch& cl, const Request& request) {
 }  // namespace
 
 int compile_ahead(const Args& args) {
+  const auto began = std::chrono::steady_clock::now();
   Request request;
   if (args.size() != 1 || !read_request(args[0], request)) return 2;
   // Read: gone at once, so that none is left behind by an app that ends without removing it.
@@ -152,7 +157,9 @@ int compile_ahead(const Args& args) {
   if (status == 0 && request.variants_from_input) {
     std::string variants;
     pollfd input{0, POLLIN, 0};
-    if (::poll(&input, 1, kVariantsWaitMilliseconds) != 1 || !std::getline(std::cin, variants))
+    const auto left =
+        std::chrono::duration_cast<std::chrono::milliseconds>(began + kVariantsWait - std::chrono::steady_clock::now());
+    if (::poll(&input, 1, int(std::max<int64_t>(0, left.count()))) != 1 || !std::getline(std::cin, variants))
       status = 3;  // none within the wait, none to ask for, or the app's process has ended
     else if (!variants.empty()) {
       specialize(own.c_str(), variants);

@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <atomic>
 #include <cerrno>
 #include <chrono>
 #include <cstring>
@@ -44,16 +45,38 @@ struct Running {
   report::TraceRecorder* trace = nullptr;  // where its slice goes, on home's track
   int home = 0;
   report::ReportRecorder* report = nullptr;  // what it cost, in the report's `compile_ahead`
+  const model::ProgramRecord* program = nullptr;  // the program it compiles for (its ID may be reused)
   int input = -1;         // started at the build: where the variants go (its standard input), until sent
   bool at_build = false;  // started at the app's clBuildProgram (begin_at_build)
   std::chrono::steady_clock::time_point asked{};  // when it was sent the variants (started at the build)
 };
 
 std::mutex running_mutex;
+// Never destroyed: a program's last release may come from an app's static destructor (not_needed).
 std::map<pid_t, Running>& running() {
-  static std::map<pid_t, Running> processes;  // under running_mutex
-  return processes;
+  static auto* processes = new std::map<pid_t, Running>;  // under running_mutex
+  return *processes;
 }
+
+// A program's state once claimed (kStarting): `fallback` where what follows throws (a driver's
+// exception, an allocation), so that a state left at kStarting does not keep its launches on home.
+struct Claimed {
+  std::atomic<int>& state;
+  int fallback;
+  bool stored = false;
+  void store(int value) {
+    state.store(value, std::memory_order_release);
+    stored = true;
+  }
+  ~Claimed() {
+    if (!stored) state.store(fallback, std::memory_order_release);
+  }
+};
+
+// How long after its start a process started at the build takes its variants: it waits until 5 s
+// after its start (launcher/compile_ahead_command.cpp), and a line sent later than this may come after
+// its wait ended.
+constexpr std::chrono::milliseconds kSendVariantsWithin{4500};
 
 // The device's place among its platform's devices, as `coex compile-ahead` finds it again, and how
 // many the platform has.
@@ -217,14 +240,16 @@ bool start(Services& services, model::ProgramRecord& program, int home, const st
   int input[2] = {-1, -1};  // this end, the process's
   if (variants_from_input) {
     if (::socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, input) != 0) input[0] = input[1] = -1;
-    // The process's end goes to its descriptor 0: one of 0 to 2 (an app that closed its own) moves up
-    // first, so that the spawn's dup2 does not leave it marked close-on-exec.
-    if (input[1] >= 0 && input[1] <= 2) {
-      const int moved = ::fcntl(input[1], F_DUPFD_CLOEXEC, 3);
-      ::close(input[1]);
-      input[1] = moved;
-    }
-    if (input[1] < 0) {
+    // Neither end at 0 to 2 (an app that closed its own): the process's goes to its descriptor 0,
+    // which the spawn's dup2 would leave marked close-on-exec, and the app may open its own there.
+    for (int& end : input)
+      if (end >= 0 && end <= 2) {
+        const int moved = ::fcntl(end, F_DUPFD_CLOEXEC, 3);
+        ::close(end);
+        end = moved;
+      }
+    if (input[0] < 0 || input[1] < 0) {
+      if (input[1] >= 0) ::close(input[1]);
       if (input[0] >= 0) ::close(input[0]);
       ::unlink(request.c_str());
       return false;
@@ -243,7 +268,8 @@ bool start(Services& services, model::ProgramRecord& program, int home, const st
   }
   std::lock_guard lock(running_mutex);
   Running& process = running()[pid];
-  process = {request, std::chrono::steady_clock::now(), services.trace(), home, &services.report()};
+  if (process.input >= 0) ::close(process.input);  // an entry of an ended process whose ID came again
+  process = {request, std::chrono::steady_clock::now(), services.trace(), home, &services.report(), &program};
   process.input = input[0];
   process.at_build = variants_from_input;
   program.compile_ahead_pid.store(pid, std::memory_order_release);
@@ -257,9 +283,9 @@ bool end_wait_for_variants(model::ProgramRecord& program, const std::string* var
   const pid_t pid = program.compile_ahead_pid.load(std::memory_order_acquire);
   std::lock_guard lock(running_mutex);
   auto it = running().find(pid);
-  if (it == running().end() || it->second.input < 0) return false;
+  if (it == running().end() || it->second.program != &program || it->second.input < 0) return false;
   bool sent = false;
-  if (variants) {
+  if (variants && std::chrono::steady_clock::now() - it->second.started < kSendVariantsWithin) {
     const std::string line = *variants + "\n";
     sent = ::send(it->second.input, line.data(), line.size(), MSG_NOSIGNAL) == ssize_t(line.size());
     if (sent) it->second.asked = std::chrono::steady_clock::now();
@@ -267,6 +293,18 @@ bool end_wait_for_variants(model::ProgramRecord& program, const std::string* var
   ::close(it->second.input);
   it->second.input = -1;
   return sent;
+}
+
+// Ends the wait of every process started at a build and not sent its variants yet: each ends once its
+// generic functions are compiled, and a launch of its program that finds it ended starts one of its
+// own where the variants are missing (under_way).
+void end_unasked_waits() {
+  std::lock_guard lock(running_mutex);
+  for (auto& [pid, process] : running())
+    if (process.input >= 0) {
+      ::close(process.input);
+      process.input = -1;
+    }
 }
 
 // Whether the program's folder lacks a variant the launch's chunks run (variants_for): a small grid
@@ -408,24 +446,28 @@ size_t default_process_limit(unsigned cores, unsigned cores_of_devices) {
 bool under_way(Services& services, model::ProgramRecord& program, int home, const Launch& launch) {
   int state = program.compile_ahead.load(std::memory_order_acquire);
   if (state == kWaiting && program.compile_ahead.compare_exchange_strong(state, kStarting)) {
+    Claimed claimed{program.compile_ahead, kEnded};
     const std::string variants = variants_for(launch.work_dim, launch.local);
     bool started = end_wait_for_variants(program, &variants);
     // Its wait ended first (a long time between the build and this launch): one of this launch's own
     // compiles the variants its generic functions lack, as a process started here would.
     if (!started && variants_missing(program, launch) && below_process_limit(services))
       started = start(services, program, home, variants, false);
-    program.compile_ahead.store(started ? kRunning : kEnded, std::memory_order_release);
+    claimed.store(started ? kRunning : kEnded);
     return started && still_running(program);
   }
   if (state == kNotAsked && program.compile_ahead.compare_exchange_strong(state, kStarting)) {
+    Claimed claimed{program.compile_ahead, kEnded};
     bool started = false;
     if (wanted(services, program, home, launch.kernel)) {
-      if (below_process_limit(services))
+      if (below_process_limit(services)) {
         started = start(services, program, home, variants_for(launch.work_dim, launch.local), false);
-      else
+      } else {
         services.report().record_compile_ahead_beyond_limit();
+        end_unasked_waits();  // the places they hold come free for the next program's
+      }
     }
-    program.compile_ahead.store(started ? kRunning : kEnded, std::memory_order_release);
+    claimed.store(started ? kRunning : kEnded);
     return started;
   }
   if (state == kStarting) return true;  // another thread starts it: that launch runs on home too
@@ -442,9 +484,10 @@ void begin_at_build(Services& services, model::ProgramRecord& program, int home)
   if (!starts_at_build(services)) return;
   int state = kNotAsked;
   if (!program.compile_ahead.compare_exchange_strong(state, kStarting)) return;
+  Claimed claimed{program.compile_ahead, kNotAsked};
   const bool started = wanted_at_build(services, program, home) && below_process_limit(services) &&
                        start(services, program, home, "", true);
-  program.compile_ahead.store(started ? kWaiting : kNotAsked, std::memory_order_release);
+  claimed.store(started ? kWaiting : kNotAsked);
 }
 
 void not_needed(model::ProgramRecord& program) {

@@ -50,8 +50,10 @@ bool under_way(Services& services, model::ProgramRecord& program, int home, cons
 // sets PoCL up, builds the source and compiles those functions, while the app makes its buffers and
 // its first launches; then it waits for the variants, which under_way sends at the first launch that
 // would read the binary: that launch waits for the variants' compile alone (jacobi's source on PoCL
-// 3.1, two `basic` devices: the generic function 137 ms, the two variants 219 ms, against 347 ms for
-// both together, after PoCL's start and the build, 130 ms).
+// 3.1, one `basic` device: the generic function 137 ms, the two variants 219 ms, against 347 ms for
+// both together, after PoCL's start and the build, 130 ms). The process is the app's child: it waits
+// 5 s at most (an app that waits for every child waits no longer), and a launch that finds it ended
+// starts one of its own for the variants PoCL's cache lacks.
 void begin_at_build(Services& services, model::ProgramRecord& program, int home);
 
 // The program's read of its binary no longer waits for a process (a launch split at once, a program
