@@ -448,7 +448,11 @@ bool under_way(Services& services, model::ProgramRecord& program, int home, cons
   if (state == kWaiting && program.compile_ahead.compare_exchange_strong(state, kStarting)) {
     Claimed claimed{program.compile_ahead, kEnded};
     const std::string variants = variants_for(launch.work_dim, launch.local);
-    bool started = end_wait_for_variants(program, &variants);
+    // PoCL's cache may hold all this launch needs by now (another kernel's function was missing at the
+    // build): nothing to wait for.
+    const bool needed = wanted(services, program, home, launch.kernel) || variants_missing(program, launch);
+    bool started = needed && end_wait_for_variants(program, &variants);
+    if (!needed) end_wait_for_variants(program, nullptr);
     // Its wait ended first (a long time between the build and this launch): one of this launch's own
     // compiles the variants its generic functions lack, as a process started here would.
     if (!started && variants_missing(program, launch) && below_process_limit(services))
