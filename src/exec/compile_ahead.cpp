@@ -255,6 +255,7 @@ bool start(Services& services, model::ProgramRecord& program, int home, const st
       return false;
     }
   }
+  const auto started = std::chrono::steady_clock::now();  // before the spawn: the process's wait counts from its start
   const pid_t pid =
       write_request(request, device, index, pocl_devices_entry(std::getenv("POCL_DEVICES"), platform_devices), variants,
                     variants_from_input, options, program.source)
@@ -269,7 +270,7 @@ bool start(Services& services, model::ProgramRecord& program, int home, const st
   std::lock_guard lock(running_mutex);
   Running& process = running()[pid];
   if (process.input >= 0) ::close(process.input);  // an entry of an ended process whose ID came again
-  process = {request, std::chrono::steady_clock::now(), services.trace(), home, &services.report(), &program};
+  process = {request, started, services.trace(), home, &services.report(), &program};
   process.input = input[0];
   process.at_build = variants_from_input;
   program.compile_ahead_pid.store(pid, std::memory_order_release);
@@ -277,8 +278,9 @@ bool start(Services& services, model::ProgramRecord& program, int home, const st
 }
 
 // Ends the program's process's wait for the variants: sends them (a line), or with `variants` null
-// only closes its input (it then ends without them). Whether it took them: false where it had ended
-// (its wait is bounded: launcher/compile_ahead_command.cpp), or was sent them already.
+// only closes its input (it then ends without them). Whether they were sent: not where its input was
+// closed already, the send failed (it had ended), or its wait for them may have ended (it waits until
+// 5 s after its start: launcher/compile_ahead_command.cpp; sent only within kSendVariantsWithin).
 bool end_wait_for_variants(model::ProgramRecord& program, const std::string* variants) {
   const pid_t pid = program.compile_ahead_pid.load(std::memory_order_acquire);
   std::lock_guard lock(running_mutex);
@@ -375,6 +377,15 @@ auto reap_ended(Look look) {
   return result;
 }
 
+// Whether the program's process still runs (taken out of running() once it has ended).
+bool alive(const model::ProgramRecord& program) {
+  const pid_t pid = program.compile_ahead_pid.load(std::memory_order_acquire);
+  return reap_ended([&] {
+    const auto it = running().find(pid);
+    return it != running().end() && it->second.program == &program;
+  });
+}
+
 // Whether the program's process still runs; once it has ended, the trace's `compile ahead` slice on
 // home's track says how it went.
 bool still_running(model::ProgramRecord& program) {
@@ -448,17 +459,37 @@ bool under_way(Services& services, model::ProgramRecord& program, int home, cons
   if (state == kWaiting && program.compile_ahead.compare_exchange_strong(state, kStarting)) {
     Claimed claimed{program.compile_ahead, kEnded};
     const std::string variants = variants_for(launch.work_dim, launch.local);
-    // PoCL's cache may hold all this launch needs by now (another kernel's function was missing at the
-    // build): nothing to wait for.
-    const bool needed = wanted(services, program, home, launch.kernel) || variants_missing(program, launch);
-    bool started = needed && end_wait_for_variants(program, &variants);
-    if (!needed) end_wait_for_variants(program, nullptr);
-    // Its wait ended first (a long time between the build and this launch): one of this launch's own
-    // compiles the variants its generic functions lack, as a process started here would.
-    if (!started && variants_missing(program, launch) && below_process_limit(services))
-      started = start(services, program, home, variants, false);
+    // What the read and the first chunks would compile here: a generic function of the program (the
+    // read compiles every kernel's) or this launch's variants. Where PoCL's cache holds all of it by
+    // now, nothing is waited for.
+    if (!wanted_at_build(services, program, home) && !variants_missing(program, launch)) {
+      end_wait_for_variants(program, nullptr);
+      claimed.store(kEnded);
+      return false;
+    }
+    if (end_wait_for_variants(program, &variants)) {
+      claimed.store(kRunning);
+      return still_running(program);
+    }
+    // Its wait for them has ended (a long time between the build and this launch, or ended for
+    // another program's process): while it still runs, compiling generic functions, this launch runs
+    // on home; once it has ended, a process of this launch's own compiles the variants PoCL's cache
+    // lacks, as a process started at the launch would.
+    if (alive(program)) {
+      claimed.store(kWaiting);
+      return true;
+    }
+    bool started = false;
+    if (variants_missing(program, launch)) {
+      if (below_process_limit(services)) {
+        started = start(services, program, home, variants, false);
+      } else {
+        services.report().record_compile_ahead_beyond_limit();
+        end_unasked_waits();
+      }
+    }
     claimed.store(started ? kRunning : kEnded);
-    return started && still_running(program);
+    return started;
   }
   if (state == kNotAsked && program.compile_ahead.compare_exchange_strong(state, kStarting)) {
     Claimed claimed{program.compile_ahead, kEnded};

@@ -37,7 +37,10 @@ std::string variants_for(cl_uint work_dim, const size_t* local);
 // At a launch that would read the app's program binary now (exec/deferred_app_binary.h): true while
 // `coex compile-ahead` runs for the program, started here where PoCL's cache lacks the kernel's
 // generic function in the app's program folder (found by the time PoCL touched it: the app's
-// clBuildProgram), once per program. The launch then runs on home whole, and so do the program's next
+// clBuildProgram), once per program; or started at that build (begin_at_build) and sent the launch's
+// variants here, where PoCL's cache lacks a generic function of the program or one of them (one whose
+// wait for them had ended is waited for until it ends, then a process of the launch's own compiles
+// the variants still missing). The launch then runs on home whole, and so do the program's next
 // ones until it has ended. False where none runs: it ended (its compiles are in the cache, or the read
 // makes them), or none was needed or could start (compile_ahead off, not PoCL, not built from one
 // source, the folder not found, no `coex` executable beside the library, or as many processes running
@@ -51,9 +54,10 @@ bool under_way(Services& services, model::ProgramRecord& program, int home, cons
 // its first launches; then it waits for the variants, which under_way sends at the first launch that
 // would read the binary: that launch waits for the variants' compile alone (jacobi's source on PoCL
 // 3.1, one `basic` device: the generic function 137 ms, the two variants 219 ms, against 347 ms for
-// both together, after PoCL's start and the build, 130 ms). The process is the app's child: it waits
-// 5 s at most (an app that waits for every child waits no longer), and a launch that finds it ended
-// starts one of its own for the variants PoCL's cache lacks.
+// both together, after PoCL's start and the build, 130 ms). The process is the app's child: its wait
+// for the variants ends 5 s after its start (an app that waits for every child is not held longer
+// than the process's compiles and that), and a launch that finds it ended without them starts one of
+// its own for the variants PoCL's cache lacks.
 void begin_at_build(Services& services, model::ProgramRecord& program, int home);
 
 // The program's read of its binary no longer waits for a process (a launch split at once, a program
