@@ -309,17 +309,19 @@ void end_unasked_waits() {
     }
 }
 
+// The program's folder of PoCL's cache as found (program_folder), "" before.
+std::string folder_found(model::ProgramRecord& program) {
+  std::lock_guard lock(program.mutex);
+  return program.pocl_folder;
+}
+
 // Whether the program's folder lacks a variant the launch's chunks run (variants_for): a small grid
 // at a zero or a nonzero offset with the launch's local size.
 bool variants_missing(model::ProgramRecord& program, const Launch& launch) {
   if (!launch.local || launch.work_dim == 0 || launch.work_dim > 3) return false;
   size_t local[3] = {1, 1, 1};
   for (cl_uint d = 0; d < launch.work_dim; ++d) local[d] = launch.local[d];
-  std::string hash;
-  {
-    std::lock_guard lock(program.mutex);
-    hash = program.pocl_folder;
-  }
+  const std::string hash = folder_found(program);
   const std::string root = pocl_kernel_cache::root();
   return !hash.empty() && (!pocl_kernel_cache::has_variant(root, hash, launch.kernel, local, true, true) ||
                            !pocl_kernel_cache::has_variant(root, hash, launch.kernel, local, false, true));
@@ -533,12 +535,8 @@ void not_needed(model::ProgramRecord& program) {
 bool would_start(Services& services, model::ProgramRecord& program, int home, const std::string& kernel,
                  const size_t local[3], bool offset_zero) {
   if (!would_start_process(services, program, home, kernel)) return false;
-  std::string hash;
-  {
-    std::lock_guard lock(program.mutex);
-    hash = program.pocl_folder;
-  }
-  return pocl_kernel_cache::has_variant(pocl_kernel_cache::root(), hash, kernel, local, offset_zero, true);
+  return pocl_kernel_cache::has_variant(pocl_kernel_cache::root(), folder_found(program), kernel, local, offset_zero,
+                                        true);
 }
 
 void stop_all() {

@@ -104,12 +104,17 @@ bool defer_app_program_binary(Services& services, model::ProgramRecord& program,
                      [&](int d) { return devices.at(d).same_kind(devices.at(home)); }))
       return false;
   }
-  std::lock_guard read_lock(program.app_binary_read);
-  std::lock_guard lock(program.mutex);
-  end_app_binary_deferral(program);  // of an earlier clBuildProgram of it that no launch followed
-  program.app_binary_needs_quiet = needs_quiet;
-  if (needs_quiet) quiet_reads_pending.fetch_add(1, std::memory_order_acq_rel);
-  program.app_binary_deferred.store(true, std::memory_order_release);
+  {
+    std::lock_guard read_lock(program.app_binary_read);
+    std::lock_guard lock(program.mutex);
+    end_app_binary_deferral(program);  // of an earlier clBuildProgram of it that no launch followed
+    program.app_binary_needs_quiet = needs_quiet;
+    if (needs_quiet) quiet_reads_pending.fetch_add(1, std::memory_order_acq_rel);
+    program.app_binary_deferred.store(true, std::memory_order_release);
+  }
+  // What the read will compile, compiled ahead from now where compile_ahead_start says so; not for a
+  // read that waits for quiet, which no process serves.
+  if (!needs_quiet) compile_ahead::begin_at_build(services, program, home);
   return true;
 }
 

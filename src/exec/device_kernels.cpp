@@ -567,8 +567,6 @@ void prebuild_program(Services& services, std::shared_ptr<model::ProgramRecord> 
   // let in), or at the first launch that may be split: decided before a task may let one in.
   if (!defer_app_program_binary(services, *program, home, kept))
     read_app_program_binary(services, *program, home, kept);
-  else if (!program->app_binary_needs_quiet)
-    compile_ahead::begin_at_build(services, *program, home);
   let_in_if_remembered(services, program, app_context, home, kept);
   std::vector<int> to_build = without_waiting(services, home, kept);
   if (to_build.empty()) return;
