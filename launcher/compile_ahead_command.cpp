@@ -4,16 +4,22 @@
 // POCL_BINARY_SPECIALIZE_WG names, into its kernel cache on disk, under the same build hash as the
 // app's own build of that source. The app's process then finds them there instead of compiling them
 // itself, which stalls what the app runs on PoCL meanwhile
-// (docs/design.md, "Compiled ahead, in a process of its own").
+// (docs/design.md, "Compiled ahead, in a process of its own"). Where the request names devices of
+// other kinds too (`kind`, each with its build options: coex's build from source for the first device
+// of that kind), each is built and asked for its binary the same way, in a process of its own.
 //
 // REQUEST is a file: lines "key=value" (platform, device, device_name, pocl_devices, variants,
-// variants_from_input, options), then a line "source:" and the source to the end of the file. With
+// variants_from_input, options; then kind and kind_options, one pair per other kind), then a line
+// "source:" and the source to the end of the file. With
 // variants_from_input=1 (a process started at the app's clBuildProgram) the binary is asked for twice:
 // at once, which compiles the generic functions, then with the variants of the line its standard input
 // brings once the app's first split names them (PoCL makes the binary anew at each ask, compiling what
-// its cache lacks). Exit status 0 when the binary was made, 3 when the input ended without a line.
+// its cache lacks). Exit status 0 when every binary was made, 3 when the input ended without a line.
 #include <poll.h>
+#include <signal.h>
 #include <stdlib.h>
+#include <sys/prctl.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -21,7 +27,7 @@
 #include <cstdint>
 #include <cstdio>
 #include <fstream>
-#include <iostream>
+#include <optional>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -38,9 +44,17 @@ namespace {
 // starts a process of its own for what the generic functions lack (exec/compile_ahead.h).
 constexpr std::chrono::milliseconds kVariantsWait{5000};
 
-struct Request {
-  std::string platform, device_name, pocl_devices, variants, options, source;
+// A device to build for, by its name (with pocl_devices set: the process lists one device of each
+// driver, numbered by PoCL in an order of its own), else by its place in the platform.
+struct Target {
+  std::string device_name, options;
   int device = -1;
+};
+
+struct Request {
+  std::string platform, pocl_devices, variants, source;
+  Target home;                // the app's device and build options
+  std::vector<Target> kinds;  // the first device of each other kind, with coex's options for it
   bool variants_from_input = false;
 };
 
@@ -53,7 +67,7 @@ bool read_request(const std::string& path, Request& request) {
       std::ostringstream rest;
       rest << in.rdbuf();
       request.source = rest.str();
-      return !request.source.empty() && request.device >= 0;
+      return !request.source.empty() && (request.home.device >= 0 || !request.pocl_devices.empty());
     }
     const size_t eq = line.find('=');
     if (eq == std::string::npos) return false;
@@ -61,9 +75,13 @@ bool read_request(const std::string& path, Request& request) {
     if (key == "platform")
       request.platform = value;
     else if (key == "device")
-      request.device = std::atoi(value.c_str());
+      request.home.device = std::atoi(value.c_str());
     else if (key == "device_name")
-      request.device_name = value;
+      request.home.device_name = value;
+    else if (key == "kind")
+      request.kinds.push_back({value, "", -1});
+    else if (key == "kind_options" && !request.kinds.empty())
+      request.kinds.back().options = value;
     else if (key == "pocl_devices")
       request.pocl_devices = value;
     else if (key == "variants")
@@ -71,7 +89,7 @@ bool read_request(const std::string& path, Request& request) {
     else if (key == "variants_from_input")
       request.variants_from_input = value == "1";
     else if (key == "options")
-      request.options = value;
+      request.home.options = value;
   }
   return false;
 }
@@ -104,30 +122,94 @@ bool binary_made(const cl_icd_dispatch& cl, cl_program program) {
   return cl.clGetProgramInfo(program, CL_PROGRAM_BINARY_SIZES, sizeof size, &size, nullptr) == CL_SUCCESS && size > 0;
 }
 
-// The device the request names: the n-th of the first platform of that name, of that name.
-cl_device_id find_device(const cl_icd_dispatch& cl, const Request& request) {
+// The device `target` names, on the first platform named `platform`: the n-th, of that name; or the
+// first of that name where it gives no place.
+cl_device_id find_device(const cl_icd_dispatch& cl, const std::string& platform_name, const Target& target) {
   cl_uint count = 0;
   if (cl.clGetPlatformIDs(0, nullptr, &count) != CL_SUCCESS || !count) return nullptr;
   std::vector<cl_platform_id> platforms(count);
   cl.clGetPlatformIDs(count, platforms.data(), nullptr);
   for (cl_platform_id platform : platforms) {
-    if (info_string(cl, platform, nullptr) != request.platform) continue;
+    if (info_string(cl, platform, nullptr) != platform_name) continue;
     cl_uint devices = 0;
     if (cl.clGetDeviceIDs(platform, CL_DEVICE_TYPE_ALL, 0, nullptr, &devices) != CL_SUCCESS ||
-        request.device >= int(devices))
+        target.device >= int(devices))
       return nullptr;
     std::vector<cl_device_id> ids(devices);
     cl.clGetDeviceIDs(platform, CL_DEVICE_TYPE_ALL, devices, ids.data(), nullptr);
-    cl_device_id device = ids[size_t(request.device)];
-    return info_string(cl, nullptr, device) == request.device_name ? device : nullptr;
+    if (target.device >= 0) {
+      cl_device_id device = ids[size_t(target.device)];
+      return info_string(cl, nullptr, device) == target.device_name ? device : nullptr;
+    }
+    for (cl_device_id device : ids)
+      if (info_string(cl, nullptr, device) == target.device_name) return device;
+    return nullptr;
   }
   return nullptr;
+}
+
+// The driver of `pocl_devices` (a list of drivers) a device of that name belongs to: PoCL names a
+// CPU device by its driver, then '-' ("cpu-minimal-haswell", "cpu-haswell"); the longest that fits.
+std::string driver_of(const std::string& pocl_devices, const std::string& device_name) {
+  std::istringstream drivers(pocl_devices);
+  std::string driver, found;
+  while (drivers >> driver)
+    if (device_name.rfind(driver + "-", 0) == 0 && driver.size() > found.size()) found = driver;
+  return found;
+}
+
+// Where the variants come from (`input`, a descriptor: the process's standard input, or a pipe from
+// the process that forked this one), until `until`: the line, or nothing where none came.
+std::optional<std::string> variants_line(int input, std::chrono::steady_clock::time_point until) {
+  std::string line;
+  for (;;) {
+    const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(until - std::chrono::steady_clock::now());
+    pollfd ready{input, POLLIN, 0};
+    if (::poll(&ready, 1, int(std::max<int64_t>(0, left.count()))) != 1) return std::nullopt;
+    char c = 0;
+    if (::read(input, &c, 1) != 1) return std::nullopt;  // the app's process has ended, or sent none
+    if (c == '\n') return line;
+    line += c;
+  }
+}
+
+// One target's build and binary in this process: PoCL compiles what its cache lacks; then, where the
+// variants come later, the binary again with them. The exit status of compile_ahead.
+int compile_target(const Request& request, const Target& target, const std::string& own, int input,
+                   std::chrono::steady_clock::time_point until) {
+  cl_icd_dispatch cl{};
+  if (!api::load_libopencl_table(cl, nullptr)) return 1;
+  cl_device_id device = find_device(cl, request.platform, target);
+  if (!device) return 1;
+  cl_int err = CL_SUCCESS;
+  cl_context context = cl.clCreateContext(nullptr, 1, &device, nullptr, nullptr, &err);
+  if (err != CL_SUCCESS) return 1;
+  const char* text = request.source.c_str();
+  const size_t length = request.source.size();
+  cl_program program = cl.clCreateProgramWithSource(context, 1, &text, &length, &err);
+  int status = err == CL_SUCCESS &&
+                       cl.clBuildProgram(program, 1, &device, target.options.c_str(), nullptr, nullptr) == CL_SUCCESS &&
+                       binary_made(cl, program)
+                   ? 0
+                   : 1;
+  if (status == 0 && request.variants_from_input) {
+    const std::optional<std::string> variants = variants_line(input, until);
+    if (!variants)
+      status = 3;  // none within the wait, none to ask for, or the app's process has ended
+    else if (!variants->empty()) {
+      specialize(own.c_str(), *variants);
+      status = binary_made(cl, program) ? 0 : 1;
+    }
+  }
+  if (program) cl.clReleaseProgram(program);
+  cl.clReleaseContext(context);
+  return status;
 }
 
 }  // namespace
 
 int compile_ahead(const Args& args) {
-  const auto began = std::chrono::steady_clock::now();
+  const auto until = std::chrono::steady_clock::now() + kVariantsWait;
   Request request;
   if (args.size() != 1 || !read_request(args[0], request)) return 2;
   // Read: gone at once, so that none is left behind by an app that ends without removing it.
@@ -136,38 +218,55 @@ int compile_ahead(const Args& args) {
   const char* set = std::getenv("POCL_BINARY_SPECIALIZE_WG");
   const std::string own = set ? set : "";
   specialize(own.c_str(), request.variants);
-  // The one device to compile for, where the app's list allows (exec/compile_ahead.h, pocl_devices_entry).
-  if (!request.pocl_devices.empty()) setenv("POCL_DEVICES", request.pocl_devices.c_str(), 1);
-  cl_icd_dispatch cl{};
-  if (!api::load_libopencl_table(cl, nullptr)) return 1;
-  cl_device_id device = find_device(cl, request);
-  if (!device) return 1;
-  cl_int err = CL_SUCCESS;
-  cl_context context = cl.clCreateContext(nullptr, 1, &device, nullptr, nullptr, &err);
-  if (err != CL_SUCCESS) return 1;
-  const char* text = request.source.c_str();
-  const size_t length = request.source.size();
-  cl_program program = cl.clCreateProgramWithSource(context, 1, &text, &length, &err);
-  int status =
-      err == CL_SUCCESS &&
-              cl.clBuildProgram(program, 1, &device, request.options.c_str(), nullptr, nullptr) == CL_SUCCESS &&
-              binary_made(cl, program)
-          ? 0
-          : 1;
-  if (status == 0 && request.variants_from_input) {
-    std::string variants;
-    pollfd input{0, POLLIN, 0};
-    const auto left =
-        std::chrono::duration_cast<std::chrono::milliseconds>(began + kVariantsWait - std::chrono::steady_clock::now());
-    if (::poll(&input, 1, int(std::max<int64_t>(0, left.count()))) != 1 || !std::getline(std::cin, variants))
-      status = 3;  // none within the wait, none to ask for, or the app's process has ended
-    else if (!variants.empty()) {
-      specialize(own.c_str(), variants);
-      status = binary_made(cl, program) ? 0 : 1;
-    }
+  std::vector<Target> targets{request.home};
+  targets.insert(targets.end(), request.kinds.begin(), request.kinds.end());
+  // The devices to compile for, where the app's list allows (exec/compile_ahead_kinds.h,
+  // pocl_devices_entry). One target: built here.
+  if (targets.size() == 1) {
+    if (!request.pocl_devices.empty()) setenv("POCL_DEVICES", request.pocl_devices.c_str(), 1);
+    return compile_target(request, targets[0], own, 0, until);
   }
-  if (program) cl.clReleaseProgram(program);
-  cl.clReleaseContext(context);
+  // Several: each in a process of its own, forked before any driver is loaded, with its driver alone
+  // listed, so that they compile at once (two targets' threads in one process failed on PoCL 3.1);
+  // the variants' line goes to each through a pipe.
+  std::vector<pid_t> children;
+  std::vector<int> pipes;
+  for (const Target& target : targets) {
+    int ends[2] = {-1, -1};
+    if (request.variants_from_input && ::pipe(ends) != 0) break;
+    const pid_t parent = ::getpid();
+    const pid_t pid = ::fork();
+    if (pid == 0) {
+      // Ended with this process: the app's exit kills it (exec/compile_ahead.h, stop_all), not them.
+      if (::prctl(PR_SET_PDEATHSIG, SIGKILL) != 0 || ::getppid() != parent) ::_exit(1);
+      for (int other : pipes) ::close(other);
+      if (ends[1] >= 0) ::close(ends[1]);
+      const std::string driver = driver_of(request.pocl_devices, target.device_name);
+      if (!driver.empty()) setenv("POCL_DEVICES", driver.c_str(), 1);
+      ::_exit(compile_target(request, target, own, ends[0], until));
+    }
+    if (ends[0] >= 0) ::close(ends[0]);
+    if (pid < 0) {
+      if (ends[1] >= 0) ::close(ends[1]);
+      break;
+    }
+    children.push_back(pid);
+    if (ends[1] >= 0) pipes.push_back(ends[1]);
+  }
+  if (request.variants_from_input) {
+    signal(SIGPIPE, SIG_IGN);  // a child that has ended
+    if (const std::optional<std::string> variants = variants_line(0, until))
+      for (int out : pipes) (void)!::write(out, (*variants + "\n").data(), variants->size() + 1);
+  }
+  for (int out : pipes) ::close(out);
+  int status = children.size() == targets.size() ? 0 : 1;
+  for (pid_t child : children) {
+    int child_status = 0;
+    if (::waitpid(child, &child_status, 0) != child || !WIFEXITED(child_status))
+      status = 1;
+    else if (WEXITSTATUS(child_status) != 0 && status == 0)
+      status = WEXITSTATUS(child_status);
+  }
   return status;
 }
 

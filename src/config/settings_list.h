@@ -99,7 +99,10 @@ COEX_SETTING(Enum, compile_ahead_start, "auto", ("auto build launch"),
              "When the `compile_ahead` process starts. `build`: at the app's clBuildProgram of the program, where "
              "PoCL's kernel cache lacks a kernel's generic work-group function: it sets PoCL up, builds the program "
              "and compiles those functions, then waits for the variants the first split's chunks run, which the "
-             "first launch that may be split names. `launch`: at that launch, which then waits for all of it. "
+             "first launch that may be split names. Beside devices of other kinds on PoCL's CPU drivers (a mixed "
+             "set), it starts at the build where no binary of theirs was kept, and builds for the first device of "
+             "each kind too, whose build waits for it; the launches run on the app's device until it ends. "
+             "`launch`: at that launch, which then waits for all of it (and no process serves other kinds). "
              "`auto`: `build` where the machine has a core that none of the PoCL CPU devices in use runs on, else "
              "`launch`.")
 COEX_SETTING(Int, compile_ahead_processes, 0, (0, 64),
@@ -113,7 +116,9 @@ COEX_SETTING(Double, first_split_compile_seconds, 0.2, (0.0, kNoLimit),
              "about 1/64 of its work-groups runs on the app's device, timed. It is split at once, its compiles paid "
              "in the app's process (0.12 to 0.8 s a kernel measured), only where that time promises the split saves "
              "more than this many seconds (the launch's time there less its share over the devices), half as many "
-             "for a program whose source has no barrier (those compile faster); otherwise it "
+             "for a program whose source has no barrier (those compile faster), three times as many where the "
+             "process builds for another kind of device too (five for two); the app's device's share is by "
+             "compute units where all are PoCL CPU devices; otherwise it "
              "runs there whole while `coex compile-ahead` compiles, and so do the next launches until that ends. "
              "Only a launch that gives the same result run twice is probed (no buffer it may write is one it "
              "reads). `0`: split at once, unprobed.")

@@ -18,10 +18,15 @@
 #include <map>
 #include <mutex>
 #include <set>
+#include <thread>
 #include <vector>
 
 #include "config/settings.h"
 #include "devices/device_set.h"
+#include "exec/compile_ahead_kinds.h"
+#include "exec/executor.h"
+#include "exec/exit_guard.h"
+#include "exec/pocl_compiles.h"
 #include "exec/pocl_kernel_cache.h"
 #include "exec/spin_wait.h"
 #include "kernel/analysis_process.h"
@@ -48,6 +53,7 @@ struct Running {
   const model::ProgramRecord* program = nullptr;  // the program it compiles for (its ID may be reused)
   int input = -1;         // started at the build: where the variants go (its standard input), until sent
   bool at_build = false;  // started at the app's clBuildProgram (begin_at_build)
+  std::vector<int> kinds{};                       // the devices of other kinds it builds for (compile_ahead_kinds.h)
   std::chrono::steady_clock::time_point asked{};  // when it was sent the variants (started at the build)
 };
 
@@ -91,16 +97,23 @@ int index_in_platform(const cl_icd_dispatch& cl, const devices::Device& device, 
   return -1;
 }
 
-// `pocl_devices`, where not empty, is the process's POCL_DEVICES (one driver), the device then its first.
-// `variants_from_input`: the variants come later, a line on the process's standard input.
+// A device a process builds for, by name, with its build options.
+struct Target {
+  std::string device_name, options;
+};
+
+// `pocl_devices`, where not empty, is the process's POCL_DEVICES (one device of each driver), the
+// devices then found by name. `variants_from_input`: the variants come later, a line on the process's
+// standard input. `kinds`: devices of other kinds to build for too.
 bool write_request(const std::string& path, const devices::Device& device, int index, const std::string& pocl_devices,
                    const std::string& variants, bool variants_from_input, const std::string& options,
-                   const std::string& source) {
+                   const std::vector<Target>& kinds, const std::string& source) {
   std::ofstream out(path, std::ios::binary | std::ios::trunc);
-  out << "platform=" << device.platform_name << "\ndevice=" << (pocl_devices.empty() ? index : 0)
+  out << "platform=" << device.platform_name << "\ndevice=" << (pocl_devices.empty() ? index : -1)
       << "\ndevice_name=" << device.name << "\npocl_devices=" << pocl_devices << "\nvariants=" << variants
-      << "\nvariants_from_input=" << (variants_from_input ? 1 : 0) << "\noptions=" << options << "\nsource:\n"
-      << source;
+      << "\nvariants_from_input=" << (variants_from_input ? 1 : 0) << "\noptions=" << options << "\n";
+  for (const Target& kind : kinds) out << "kind=" << kind.device_name << "\nkind_options=" << kind.options << "\n";
+  out << "source:\n" << source;
   return bool(out.flush());
 }
 
@@ -220,8 +233,9 @@ unsigned cores_of_pocl_cpu_devices(Services& services) {
 
 // `variants_from_input`: started at the app's clBuildProgram, the process takes the variants later, a
 // line on its standard input (a socket: a send to a process that has ended raises no SIGPIPE here).
+// `kinds`: the devices of other kinds it builds for too (compile_ahead_kinds.h), whose builds wait for it.
 bool start(Services& services, model::ProgramRecord& program, int home, const std::string& variants,
-           bool variants_from_input) {
+           bool variants_from_input, const std::vector<int>& kinds) {
   const std::string executable = kernel::analysis_process::find_executable();
   const devices::Device& device = services.devices().at(home);
   size_t platform_devices = 0;
@@ -237,6 +251,9 @@ bool start(Services& services, model::ProgramRecord& program, int home, const st
     std::lock_guard lock(program.mutex);
     options = program.build_options;
   }
+  std::vector<Target> targets;
+  for (int kind : kinds)
+    targets.push_back({services.devices().at(kind).name, kind_build_options(services, options, kind)});
   int input[2] = {-1, -1};  // this end, the process's
   if (variants_from_input) {
     if (::socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, input) != 0) input[0] = input[1] = -1;
@@ -258,7 +275,7 @@ bool start(Services& services, model::ProgramRecord& program, int home, const st
   const auto started = std::chrono::steady_clock::now();  // before the spawn: the process's wait counts from its start
   const pid_t pid =
       write_request(request, device, index, pocl_devices_entry(std::getenv("POCL_DEVICES"), platform_devices), variants,
-                    variants_from_input, options, program.source)
+                    variants_from_input, options, targets, program.source)
           ? spawn(executable, request, input[1])
           : -1;
   if (input[1] >= 0) ::close(input[1]);
@@ -267,12 +284,18 @@ bool start(Services& services, model::ProgramRecord& program, int home, const st
     ::unlink(request.c_str());
     return false;
   }
+  {
+    // Not under running_mutex, which is taken under program.mutex (not_needed at a program's release).
+    std::lock_guard lock(program.mutex);
+    program.compile_ahead_kinds = kinds;
+  }
   std::lock_guard lock(running_mutex);
   Running& process = running()[pid];
   if (process.input >= 0) ::close(process.input);  // an entry of an ended process whose ID came again
   process = {request, started, services.trace(), home, &services.report(), &program};
   process.input = input[0];
   process.at_build = variants_from_input;
+  process.kinds = kinds;
   program.compile_ahead_pid.store(pid, std::memory_order_release);
   return true;
 }
@@ -336,6 +359,7 @@ void note_end(Running& process, bool made, bool at_exit) {
   if (process.trace) {
     nlohmann::json args{{"made", made}};
     if (at_exit) args["ended_at_exit"] = true;
+    if (!process.kinds.empty()) args["kinds"] = process.kinds;
     if (process.at_build) {
       args["at_build"] = true;
       if (process.asked != std::chrono::steady_clock::time_point{})
@@ -406,6 +430,12 @@ bool below_process_limit(Services& services) {
   return reap_ended([&] { return running().size() < limit; });
 }
 
+// The devices of other kinds the program's process builds for (compile_ahead_kinds.h).
+std::vector<int> kinds_of(model::ProgramRecord& program) {
+  std::lock_guard lock(program.mutex);
+  return program.compile_ahead_kinds;
+}
+
 // Whether a program's process starts at the app's clBuildProgram (`compile_ahead_start`): under `auto`
 // where a core is left that no PoCL CPU device in use runs on, so that the process takes none from them.
 bool starts_at_build(Services& services) {
@@ -429,28 +459,6 @@ std::string variants_for(cl_uint work_dim, const size_t* local) {
   return sizes + "-smallgrid," + sizes + "-goffs0-smallgrid";
 }
 
-std::string pocl_devices_entry(const char* list, size_t platform_devices) {
-  // PoCL's CPU drivers, each entry one device (PoCL 3.1's names and PoCL 5's).
-  static const std::set<std::string> kOneDeviceEach = {"basic", "pthread", "tbb", "cpu", "cpu-minimal", "cpu-tbb"};
-  if (!list) return "";
-  // Entries apart by spaces, as PoCL reads them (strtok on " ": a tab is part of an entry).
-  std::string driver;
-  size_t entries = 0;
-  for (const char* at = list; *at;) {
-    if (*at == ' ') {
-      ++at;
-      continue;
-    }
-    const char* end = std::strchr(at, ' ');
-    const std::string entry(at, end ? size_t(end - at) : std::strlen(at));
-    if (!kOneDeviceEach.count(entry) || (entries && entry != driver)) return "";
-    driver = entry;
-    ++entries;
-    at += entry.size();
-  }
-  return entries == platform_devices ? driver : "";
-}
-
 size_t default_process_limit(unsigned cores, unsigned cores_of_devices) {
   constexpr size_t kAtMost = 4;
   return cores > cores_of_devices ? std::min<size_t>(cores - cores_of_devices, kAtMost) : 1;
@@ -464,7 +472,8 @@ bool under_way(Services& services, model::ProgramRecord& program, int home, cons
     // What the read and the first chunks would compile here: a generic function of the program (the
     // read compiles every kernel's) or this launch's variants. Where PoCL's cache holds all of it by
     // now, nothing is waited for.
-    if (!wanted_at_build(services, program, home) && !variants_missing(program, launch)) {
+    const std::vector<int> kinds = kinds_of(program);
+    if (kinds.empty() && !wanted_at_build(services, program, home) && !variants_missing(program, launch)) {
       end_wait_for_variants(program, nullptr);
       claimed.store(kEnded);
       return false;
@@ -482,9 +491,9 @@ bool under_way(Services& services, model::ProgramRecord& program, int home, cons
       return true;
     }
     bool started = false;
-    if (variants_missing(program, launch)) {
+    if (!kinds.empty() || variants_missing(program, launch)) {
       if (below_process_limit(services)) {
-        started = start(services, program, home, variants, false);
+        started = start(services, program, home, variants, false, kinds);
       } else {
         services.report().record_compile_ahead_beyond_limit();
         end_unasked_waits();
@@ -498,7 +507,7 @@ bool under_way(Services& services, model::ProgramRecord& program, int home, cons
     bool started = false;
     if (wanted(services, program, home, launch.kernel)) {
       if (below_process_limit(services)) {
-        started = start(services, program, home, variants_for(launch.work_dim, launch.local), false);
+        started = start(services, program, home, variants_for(launch.work_dim, launch.local), false, {});
       } else {
         services.report().record_compile_ahead_beyond_limit();
         end_unasked_waits();  // the places they hold come free for the next program's
@@ -517,14 +526,48 @@ bool would_start_process(Services& services, model::ProgramRecord& program, int 
          (state == kNotAsked && wanted(services, program, home, kernel) && below_process_limit(services));
 }
 
-void begin_at_build(Services& services, model::ProgramRecord& program, int home) {
-  if (!starts_at_build(services)) return;
+void begin_at_build(Services& services, model::ProgramRecord& program, int home, const std::vector<int>& to_build) {
+  if (!starts_at_build(services) || services.executor().policy().waits_for_preparation()) return;
+  const bool deferred = program.app_binary_deferred.load(std::memory_order_acquire);
+  if (deferred && program.app_binary_needs_quiet) return;  // no process serves a read that waits for quiet
+  std::vector<int> kinds;
+  if (!folder_to_compile_into(services, program, home).empty()) {
+    std::string options;
+    {
+      std::lock_guard lock(program.mutex);
+      options = program.build_options;
+    }
+    kinds = other_kinds_to_compile(services, program.source, options, home, to_build);
+  }
+  // Not put off, the app's binary is not read: the process compiles home's variants beside other kinds.
+  if (!deferred && kinds.empty()) return;
   int state = kNotAsked;
   if (!program.compile_ahead.compare_exchange_strong(state, kStarting)) return;
   Claimed claimed{program.compile_ahead, kNotAsked};
-  const bool started = wanted_at_build(services, program, home) && below_process_limit(services) &&
-                       start(services, program, home, "", true);
+  const bool started = (!kinds.empty() || wanted_at_build(services, program, home)) && below_process_limit(services) &&
+                       start(services, program, home, "", true, kinds);
   claimed.store(started ? kWaiting : kNotAsked);
+}
+
+bool pending(const model::ProgramRecord& program) {
+  const int state = program.compile_ahead.load(std::memory_order_acquire);
+  return state == kWaiting || state == kStarting || state == kRunning;
+}
+
+void wait_before_build(Services& services, model::ProgramRecord& program, int device) {
+  {
+    std::lock_guard lock(program.mutex);
+    const std::vector<int>& kinds = program.compile_ahead_kinds;
+    if (std::find(kinds.begin(), kinds.end(), device) == kinds.end()) return;
+  }
+  // A rewritten program builds the rewrite from source: what the process compiles serves no device.
+  if (!program.rewritten_source.empty()) return not_needed(program);
+  const auto began = std::chrono::steady_clock::now();
+  const auto until = began + kCompileLockWait;
+  while (alive(program) && !exit_begun() && std::chrono::steady_clock::now() < until)
+    std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  if (auto* trace = services.trace())
+    trace->record("wait for compile ahead", "build", device, began, std::chrono::steady_clock::now());
 }
 
 void not_needed(model::ProgramRecord& program) {

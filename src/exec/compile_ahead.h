@@ -14,6 +14,7 @@
 
 #include <cstddef>
 #include <string>
+#include <vector>
 
 #include "exec/services.h"
 #include "model/records.h"
@@ -47,9 +48,11 @@ std::string variants_for(cl_uint work_dim, const size_t* local);
 // as `compile_ahead_processes` allows: the read then compiles in the app's process, as without).
 bool under_way(Services& services, model::ProgramRecord& program, int home, const Launch& launch);
 
-// At the app's clBuildProgram of a program whose binary's read is put off to its first split
-// (exec/deferred_app_binary.h), where `compile_ahead_start` says so: starts the program's process at
-// once where PoCL's cache lacks the generic function of one of its kernels in its folder. The process
+// At the app's clBuildProgram, under auto, where `compile_ahead_start` says so, for a program to be
+// built on `to_build` (home first): starts the program's process at once where its binary's read is
+// put off to its first split (exec/deferred_app_binary.h) and PoCL's cache lacks the generic function
+// of one of its kernels in its folder, or where devices of other kinds are to build it from source
+// (compile_ahead_kinds.h: the process builds for them too, and for home's variants). The process
 // sets PoCL up, builds the source and compiles those functions, while the app makes its buffers and
 // its first launches; then it waits for the variants, which under_way sends at the first launch that
 // would read the binary: that launch waits for the variants' compile alone (jacobi's source on PoCL
@@ -58,7 +61,17 @@ bool under_way(Services& services, model::ProgramRecord& program, int home, cons
 // for the variants ends 5 s after its start (an app that waits for every child is not held longer
 // than the process's compiles and that), and a launch that finds it ended without them starts one of
 // its own for the variants PoCL's cache lacks.
-void begin_at_build(Services& services, model::ProgramRecord& program, int home);
+void begin_at_build(Services& services, model::ProgramRecord& program, int home, const std::vector<int>& to_build);
+
+// Whether the program's process was started at the build and has not been seen ended: a launch that
+// may be split asks under_way first, whether or not the read is put off.
+bool pending(const model::ProgramRecord& program);
+
+// Before `device`'s build of the program from source: where the program's process builds for it
+// (compile_ahead_kinds.h), waits until it has ended (at most kCompileLockWait, or the exit), so that
+// the build finds its compiles in PoCL's cache; a rewritten program (its rewrite built instead) waits
+// for nothing, and its process is told it is not needed. On the device's worker.
+void wait_before_build(Services& services, model::ProgramRecord& program, int device);
 
 // The program's read of its binary no longer waits for a process (a launch split at once, a program
 // rewritten or with nothing to split): a process started at the build and still waiting for the
@@ -76,15 +89,6 @@ bool would_start_process(Services& services, model::ProgramRecord& program, int 
 // loads it, compiling nothing (exec/first_launch_probe.h).
 bool would_start(Services& services, model::ProgramRecord& program, int home, const std::string& kernel,
                  const size_t local[3], bool offset_zero);
-
-// The process's POCL_DEVICES: the one driver the app's list (`list`, its POCL_DEVICES) names in every
-// entry, where that is a CPU driver of one device an entry and the entries are as many as the
-// platform's devices; "" otherwise (the process then lists what the app lists). A list of several
-// drivers is not reduced: PoCL numbers its devices driver by driver, in an order of its own, not in
-// the list's. PoCL then sets up one device, not all the app's (slices' request on the device machine:
-// 0.33 s with one `cpu-minimal` device listed, 0.54 s with eight), and its build hash, which names no
-// other device, is the app's: the process's compiles land in the app's program folder.
-std::string pocl_devices_entry(const char* list, size_t platform_devices);
 
 // How many processes may run at once where the setting `compile_ahead_processes` leaves it to coex:
 // the cores not taken by the PoCL CPU devices in use (their compute units), at least 1, at most 4.

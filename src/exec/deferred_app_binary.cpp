@@ -112,9 +112,6 @@ bool defer_app_program_binary(Services& services, model::ProgramRecord& program,
     if (needs_quiet) quiet_reads_pending.fetch_add(1, std::memory_order_acq_rel);
     program.app_binary_deferred.store(true, std::memory_order_release);
   }
-  // What the read will compile, compiled ahead from now where compile_ahead_start says so; not for a
-  // read that waits for quiet, which no process serves.
-  if (!needs_quiet) compile_ahead::begin_at_build(services, program, home);
   return true;
 }
 

@@ -22,7 +22,7 @@ namespace coex::exec {
 // where the read waits for a launch (ProgramRecord::app_binary_deferred), which it does under a
 // policy that does not wait for preparation (auto). Until the read, the devices of home's kind get
 // no build (waits_for_app_binary). A deferred read that does not wait for quiet may start its
-// compile-ahead process now (compile_ahead::begin_at_build).
+// compile-ahead process at the build (compile_ahead::begin_at_build, called after this).
 // PoCL keeps the generic function of a kernel with a reqd_work_group_size under the key a launch of
 // it uses, and a launch running while the binary was read released the read's entry and aborted PoCL
 // (exec/shared_binaries.h, "When is a binary read"); the generic function of any other kernel has a

@@ -423,6 +423,7 @@ void prepare_program(Services& services, const std::shared_ptr<model::ProgramRec
                            if (!analyse_traced(services, *program, device)) return;
                            if (after_home) wait_for_build_of(services, *program, home, true);
                            if (after >= 0) wait_for_build_of(services, *program, after, after == home);
+                           compile_ahead::wait_before_build(services, *program, device);
                            device_build(services, *program, device, in_app_context, app_context);
                          });
   }
@@ -571,6 +572,7 @@ void prebuild_program(Services& services, std::shared_ptr<model::ProgramRecord> 
   std::vector<int> to_build = without_waiting(services, home, kept);
   if (to_build.empty()) return;
   to_build.insert(to_build.begin(), home);
+  compile_ahead::begin_at_build(services, *program, home, to_build);  // before the builds that wait for it
   prepare_program(services, program, app_context, home, to_build);
 }
 

@@ -6,6 +6,7 @@
 #include <mutex>
 
 #include "config/settings.h"
+#include "devices/device_set.h"
 #include "exec/compile_ahead.h"
 #include "exec/launch_geometry.h"
 #include "exec/pocl_compiles.h"
@@ -113,11 +114,26 @@ Found found(const std::string& home_key) {
   return it == found_by_key().end() ? Found{} : it->second;
 }
 
-bool splits_at_once(Services& services, const model::ProgramRecord& program, const Found& found, size_t devices) {
-  if (!found.seconds || devices < 2) return true;
-  const double saved = *found.seconds * (1.0 - 1.0 / double(devices));
+bool splits_at_once(Services& services, model::ProgramRecord& program, const Found& found, int home,
+                    const std::vector<int>& devices) {
+  if (!found.seconds || devices.size() < 2) return true;
+  double home_share = 1.0 / double(devices.size());
+  double units = 0;
+  for (int d : devices) {
+    const devices::Device& device = services.devices().at(d);
+    units = device.is_pocl() && (device.type & CL_DEVICE_TYPE_CPU) && units >= 0 ? units + device.compute_units : -1;
+  }
+  if (units > 0) home_share = services.devices().at(home).compute_units / units;
+  size_t kinds = 0;
+  {
+    std::lock_guard lock(program.mutex);
+    kinds = program.compile_ahead_kinds.size();
+  }
+  const double saved = *found.seconds * (1.0 - home_share);
   const bool barriers = program.source.find("barrier") != std::string::npos;
-  if (saved < services.settings().first_split_compile_seconds * (barriers ? 1.0 : kWithoutBarriers)) return false;
+  if (saved < services.settings().first_split_compile_seconds * (barriers ? 1.0 : kWithoutBarriers) *
+                  (1.0 + kPerOtherKind * double(kinds)))
+    return false;
   services.report().record_split_after_probe();
   return true;
 }

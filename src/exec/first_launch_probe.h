@@ -85,8 +85,19 @@ Found found(const std::string& home_key);
 // Whether a launch of `program` probed so (or not: `found` not asked, or with no estimate) is split at
 // once over `devices`, its compiles paid in the app's process: where its time on home less its share
 // over them is more than first_split_compile_seconds (times kWithoutBarriers for a program whose
-// source has no barrier). Counted in the report.
-bool splits_at_once(Services& services, const model::ProgramRecord& program, const Found& found, size_t devices);
+// source has no barrier), times kPerOtherKind more for each other kind its process builds for. Home's
+// share is its compute units' over theirs where all are PoCL CPU devices (the mixed set's `cpu` home
+// with four threads beside four single-threaded devices: a half), else one device's. Counted in the
+// report.
+bool splits_at_once(Services& services, model::ProgramRecord& program, const Found& found, int home,
+                    const std::vector<int>& devices);
+
+// What each other kind a program's process builds for (exec/compile_ahead_kinds.h) adds to what a split
+// at once would compile in the app's process, in first_split_compile_seconds: its build from source,
+// the read of its binary (every generic function) and its first chunks' variants, beside home's. On the
+// 2-core machine, benchmarks/matmul at 640 over a `pthread` home and a `basic` device (PoCL's cache
+// filled by a bare run): its first launch split at once took 2.5 s, 0.6 s on home alone.
+inline constexpr double kPerOtherKind = 2.0;
 
 // Runs the piece on the app's queue, drained and in order, in the app's thread, and keeps the
 // estimate under `home_key`; true where it ran. Marks the piece's runs as home's first of their kind

@@ -8,6 +8,7 @@
 
 #include "config/settings.h"
 #include "devices/device_set.h"
+#include "exec/compile_ahead_kinds.h"
 #include "exec/deferred_app_binary.h"
 #include "exec/device_kernels.h"
 #include "exec/executor.h"
@@ -352,7 +353,9 @@ LaunchDecision plan(Services& services, const std::shared_ptr<model::KernelRecor
   // compiled ahead while launches run on home; one nothing timed whose kernel loops may be long enough
   // to split now, which a probe tells (docs/design.md, "Compiled ahead, in a process of its own").
   // Still deferred after it: compiled ahead, or a thread inside a read (whose launches are not split).
-  if (program->app_binary_deferred.load(std::memory_order_acquire)) {
+  // A program not read whose process began at its build for other kinds (exec/compile_ahead_kinds.h) alike.
+  const bool read_deferred = program->app_binary_deferred.load(std::memory_order_acquire);
+  if (read_deferred || compile_ahead::pending(*program)) {
     if (below_size_rule(launch_items)) return too_small();
     // Without the app's local size the chunks run with the one coex picks (make_geometry, as the job's
     // below): the variants compiled ahead are of that one. With none compiled ahead the first chunks
@@ -378,9 +381,12 @@ LaunchDecision plan(Services& services, const std::shared_ptr<model::KernelRecor
         decision.probe_key = home_key;
         return not_split("probing");
       }
-      ahead = !first_launch_probe::splits_at_once(services, *program, probed, all_devices().size());
+      ahead = !first_launch_probe::splits_at_once(services, *program, probed, home, all_devices());
     }
-    read_deferred_app_binary(services, program, queue_record->context, home, all_devices(), ahead ? &shape : nullptr);
+    if (!read_deferred && compile_ahead::under_way_beside_kinds(services, *program, home, ahead ? &shape : nullptr))
+      return preparing_on_home();
+    if (read_deferred)
+      read_deferred_app_binary(services, program, queue_record->context, home, all_devices(), ahead ? &shape : nullptr);
     if (program->app_binary_deferred.load(std::memory_order_acquire))
       return program->app_binary_needs_quiet ? too_small() : preparing_on_home();
   }

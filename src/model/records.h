@@ -115,6 +115,9 @@ struct ProgramRecord {
   // exec/compile_ahead.h: whether its process was asked for (CompileAhead), and which one runs.
   std::atomic<int> compile_ahead{0};
   std::atomic<int> compile_ahead_pid{0};
+  // The devices of other kinds its process builds for (each the first of its kind), under `mutex`:
+  // their builds wait for it (compile_ahead::wait_before_build).
+  std::vector<int> compile_ahead_kinds;
   // The program's folder of PoCL's kernel cache (its build hash), looked for once, under `mutex`:
   // empty where none or several were touched during the app's build.
   std::string pocl_folder;

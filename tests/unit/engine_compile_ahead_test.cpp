@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include "exec/compile_ahead.h"
+#include "exec/compile_ahead_kinds.h"
 
 namespace {
 
@@ -43,11 +44,16 @@ TEST(CompileAheadDevices, OneDriverOfTheAppsListAlone) {
   EXPECT_EQ(pocl_devices_entry("pthread", 1), "pthread");
 }
 
+TEST(CompileAheadDevices, EachDriverOnceInTheListsOrder) {
+  // The mixed set: one device of each driver, found by name in the process (PoCL numbers the devices
+  // driver by driver, not in the list's order).
+  EXPECT_EQ(pocl_devices_entry("cpu cpu-minimal cpu-minimal", 3), "cpu cpu-minimal");
+  EXPECT_EQ(pocl_devices_entry("basic pthread basic", 3), "basic pthread");
+}
+
 TEST(CompileAheadDevices, AsTheAppListsWhereTheListDoesNotNameOneDeviceAnEntryOfOneDriver) {
   EXPECT_EQ(pocl_devices_entry(nullptr, 1), "");  // PoCL's default devices
   EXPECT_EQ(pocl_devices_entry("", 1), "");
-  // Two drivers: PoCL numbers the devices driver by driver, not in the list's order (the mixed set).
-  EXPECT_EQ(pocl_devices_entry("cpu cpu-minimal cpu-minimal", 3), "");
   EXPECT_EQ(pocl_devices_entry("cpu remote", 3), "");    // a driver of several devices
   EXPECT_EQ(pocl_devices_entry("basic basic", 3), "");   // more devices than entries
   EXPECT_EQ(pocl_devices_entry("basic\tbasic", 2), "");  // PoCL splits on spaces alone

@@ -1,0 +1,69 @@
+#include "exec/compile_ahead_kinds.h"
+
+#include <cstring>
+#include <set>
+
+#include "config/settings.h"
+#include "devices/device_set.h"
+#include "exec/kept_binaries.h"
+#include "exec/kept_binary_choice.h"
+#include "exec/program_analysis.h"
+
+namespace coex::exec::compile_ahead {
+
+std::vector<int> other_kinds_to_compile(Services& services, const std::string& source, const std::string& options,
+                                        int home, const std::vector<int>& to_build) {
+  std::vector<int> firsts;
+  if (source.empty() || !services.settings().share_device_binaries) return firsts;
+  const devices::DeviceSet& set = services.devices();
+  const devices::Device& home_device = set.at(home);
+  for (int device : to_build) {
+    const devices::Device& d = set.at(device);
+    if (device == home || d.same_kind(home_device) || !d.is_pocl() || d.remote || !(d.type & CL_DEVICE_TYPE_CPU))
+      continue;
+    bool lowest = true;
+    for (int other : to_build)
+      if (other < device && set.at(other).same_kind(d)) lowest = false;
+    if (!lowest) continue;
+    const KeptBinary kept = kept_binary_for(services, d, device, -1, source, options);
+    if (!kept.folder.empty() && !read_kept_binary(kept.folder, kept.key).empty()) continue;
+    firsts.push_back(device);
+  }
+  return firsts;
+}
+
+bool under_way_beside_kinds(Services& services, model::ProgramRecord& program, int home, const Launch* ahead) {
+  if (ahead && !(analysis_ready(program) && (!program.rewritten_source.empty() || analysed_unsplittable(program))))
+    return under_way(services, program, home, *ahead);
+  not_needed(program);
+  return false;
+}
+
+std::string kind_build_options(Services& services, const std::string& app_options, int device) {
+  return app_options + (services.devices().at(device).is_pocl() ? build_define_for(device) : "");
+}
+
+std::string pocl_devices_entry(const char* list, size_t platform_devices) {
+  // PoCL's CPU drivers, each entry one device (PoCL 3.1's names and PoCL 5's).
+  static const std::set<std::string> kOneDeviceEach = {"basic", "pthread", "tbb", "cpu", "cpu-minimal", "cpu-tbb"};
+  if (!list) return "";
+  // Entries apart by spaces, as PoCL reads them (strtok on " ": a tab is part of an entry).
+  std::string drivers;
+  std::set<std::string> seen;
+  size_t entries = 0;
+  for (const char* at = list; *at;) {
+    if (*at == ' ') {
+      ++at;
+      continue;
+    }
+    const char* end = std::strchr(at, ' ');
+    const std::string entry(at, end ? size_t(end - at) : std::strlen(at));
+    if (!kOneDeviceEach.count(entry)) return "";
+    if (seen.insert(entry).second) drivers += (drivers.empty() ? "" : " ") + entry;
+    ++entries;
+    at += entry.size();
+  }
+  return entries == platform_devices ? drivers : "";
+}
+
+}  // namespace coex::exec::compile_ahead

@@ -1,0 +1,75 @@
+#!/usr/bin/env python3
+"""How coex compiles ahead for a set of devices of several kinds (docs/design.md, "Compiled ahead, in a
+process of its own", "Every kind of the set"): the process started at the app's clBuildProgram builds
+for the first device of each other kind too, whose build waits for it. The same runner as
+layer_checks.py: each check runs a test app bare and under coex on real PoCL devices.
+Usage: mixed_checks.py --build DIR --source DIR CHECK
+"""
+import json
+import os
+import sys
+import time
+
+import layer_checks
+from layer_checks import FAST_FRESH_MEMORY, expect, expect_timed, run
+
+
+class MixedChecks(layer_checks.Checks):
+    def check_compile_ahead_kinds(self):
+        # A user's first coex run of long_items on a `pthread` home (one thread) beside a `basic`
+        # device, PoCL's cache filled by the bare run, compile_ahead_start=build: one process, started
+        # at the build, builds for the basic device too (trace arg `kinds`); the basic device's build
+        # waits for it (`wait for compile ahead` on its track) and begins after its end; nothing is
+        # split before. The process's build of the basic device's program lands in the folder of
+        # PoCL's cache its build in the app then uses (two folders in all, home's and the basic
+        # device's), and no file of the kernel's in either is newer than the process's end: the build
+        # in the app and the first chunks there compiled nothing. Sixty launches of about 90 ms: on a
+        # loaded machine the process may outlast them (it then ends at the exit), which runs the
+        # check once more.
+        devices = {"POCL_DEVICES": "pthread basic", "POCL_MAX_PTHREAD_COUNT": "1", "POCL_CPU_MAX_CU_COUNT": "1"}
+        rc, out, err = run([self.coex, "devices"], devices)
+        rows = [l for l in out.splitlines() if l[:1].isdigit()]
+        home = [int(l.split()[0]) for l in rows if " pthread-" in l]
+        other = [int(l.split()[0]) for l in rows if " basic-" in l]
+        expect(rc == 0 and len(home) == 1 and len(other) == 1, "coex devices:\n%s%s" % (out, err))
+        pocl = os.path.join(self.tmp, "kinds-pocl")
+        devices.update(APP_DEVICE=str(home[0]), POCL_CACHE_DIR=pocl)
+        app = [os.path.join(self.build, "tests", "layer", "long_items"), "60"]
+        rc, bare, _ = run(app, devices)
+        expect(rc == 0, "long_items fails bare")
+        trace = os.path.join(self.tmp, "kinds-trace.json")
+        settings = dict(FAST_FRESH_MEMORY, COEX_POLICY="auto", COEX_AUTO_ANALYSIS_WAIT="30", COEX_TRACE=trace,
+                        COEX_COMPILE_AHEAD_START="build", COEX_CACHE=os.path.join(self.tmp, "kinds-history.json"))
+        rc, out, err = run(app, dict(devices, **settings), self.layer, timeout=100)
+        expect(rc == 0 and out == bare, "exit %d, output:\n%s\nstderr:\n%s" % (rc, out, err))
+        with open(trace) as f:
+            traced = json.load(f)
+        slices = [e for e in traced["traceEvents"] if e.get("ph") == "X"]
+        ahead = [e for e in slices if e["name"] == "compile ahead"]
+        what = "processes %s" % [(e["ts"], e["dur"], e.get("args")) for e in ahead]
+        expect(len(ahead) == 1 and ahead[0]["args"].get("at_build") and ahead[0]["args"].get("kinds") == other,
+               "%s: expected one, started at the build, for device %d too" % (what, other[0]))
+        process = ahead[0]
+        expect_timed(process["args"].get("made") and not process["args"].get("ended_at_exit"),
+                     "%s: not made before the exit" % what)
+        ended = process["ts"] + process["dur"]
+        waits = [e for e in slices if e["name"] == "wait for compile ahead" and e["tid"] == other[0]]
+        builds = [e for e in slices if e["name"] == "build" and e["tid"] == other[0]]
+        expect(waits and len(builds) == 1 and builds[0]["ts"] >= ended - 1000,
+               "%s: device %d's waits %s, builds %s" % (what, other[0], waits, builds))
+        splits = [e for e in slices if e.get("cat") == "launch" and e.get("args", {}).get("split")]
+        expect(splits and all(e["ts"] >= ended for e in splits), "%s: no split, or one before its end" % what)
+        # File times are the wall clock's, the trace's the steady clock's (CLOCK_MONOTONIC).
+        ended_wall = (traced["otherData"]["origin_steady_us"] + ended) / 1e6 + (time.time() - time.monotonic())
+        folders = {}
+        for root, dirs, files in os.walk(pocl):
+            if os.path.basename(root) == "row_products":
+                newest = max((os.path.getmtime(os.path.join(r, n)) for r, _, ns in os.walk(root) for n in ns), default=0)
+                folders[os.path.basename(os.path.dirname(root))] = newest
+        late = {k: v - ended_wall for k, v in folders.items() if v > ended_wall}
+        expect(len(folders) == 2 and not late,
+               "%s: PoCL's folders %s, newer than its end by %s s" % (what, sorted(folders), late))
+
+
+if __name__ == "__main__":
+    sys.exit(layer_checks.main(MixedChecks, "coex-mixed-check-"))
