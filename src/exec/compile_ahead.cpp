@@ -369,7 +369,7 @@ void note_end(Running& process, bool made, bool at_exit) {
   }
   if (process.report)
     process.report->record_compile_ahead(std::chrono::duration<double>(now - process.started).count(), made, at_exit,
-                                         process.at_build);
+                                         process.at_build, process.kinds.size());
 }
 
 // Takes every process that has ended out of running(), its request file removed and its slice and
@@ -413,11 +413,13 @@ bool alive(const model::ProgramRecord& program) {
 }
 
 // Whether the program's process still runs; once it has ended, the trace's `compile ahead` slice on
-// home's track says how it went.
+// home's track says how it went, and the kinds it built for are done with (pending, the probe's rule).
 bool still_running(model::ProgramRecord& program) {
   const pid_t pid = program.compile_ahead_pid.load(std::memory_order_acquire);
   if (reap_ended([&] { return running().count(pid) > 0; })) return true;
   program.compile_ahead.store(kEnded, std::memory_order_release);
+  std::lock_guard lock(program.mutex);
+  program.compile_ahead_kinds.clear();
   return false;
 }
 
@@ -530,17 +532,14 @@ void begin_at_build(Services& services, model::ProgramRecord& program, int home,
   if (!starts_at_build(services) || services.executor().policy().waits_for_preparation()) return;
   const bool deferred = program.app_binary_deferred.load(std::memory_order_acquire);
   if (deferred && program.app_binary_needs_quiet) return;  // no process serves a read that waits for quiet
-  std::vector<int> kinds;
-  if (!folder_to_compile_into(services, program, home).empty()) {
-    std::string options;
-    {
-      std::lock_guard lock(program.mutex);
-      options = program.build_options;
-    }
-    kinds = other_kinds_to_compile(services, program.source, options, home, to_build);
+  std::string options;
+  {
+    std::lock_guard lock(program.mutex);
+    options = program.build_options;
   }
+  const std::vector<int> kinds = other_kinds_to_compile(services, program.source, options, home, to_build);
   // Not put off, the app's binary is not read: the process compiles home's variants beside other kinds.
-  if (!deferred && kinds.empty()) return;
+  if ((!deferred && kinds.empty()) || folder_to_compile_into(services, program, home).empty()) return;
   int state = kNotAsked;
   if (!program.compile_ahead.compare_exchange_strong(state, kStarting)) return;
   Claimed claimed{program.compile_ahead, kNotAsked};
@@ -549,9 +548,9 @@ void begin_at_build(Services& services, model::ProgramRecord& program, int home,
   claimed.store(started ? kWaiting : kNotAsked);
 }
 
-bool pending(const model::ProgramRecord& program) {
+bool pending(model::ProgramRecord& program) {
   const int state = program.compile_ahead.load(std::memory_order_acquire);
-  return state == kWaiting || state == kStarting || state == kRunning;
+  return (state == kWaiting || state == kStarting || state == kRunning) && !kinds_of(program).empty();
 }
 
 void wait_before_build(Services& services, model::ProgramRecord& program, int device) {

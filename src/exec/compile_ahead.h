@@ -63,9 +63,9 @@ bool under_way(Services& services, model::ProgramRecord& program, int home, cons
 // its own for the variants PoCL's cache lacks.
 void begin_at_build(Services& services, model::ProgramRecord& program, int home, const std::vector<int>& to_build);
 
-// Whether the program's process was started at the build and has not been seen ended: a launch that
-// may be split asks under_way first, whether or not the read is put off.
-bool pending(const model::ProgramRecord& program);
+// Whether the program's process builds for devices of other kinds (compile_ahead_kinds.h) and has not
+// been seen ended: a launch that may be split asks under_way first, whether or not the read is put off.
+bool pending(model::ProgramRecord& program);
 
 // Before `device`'s build of the program from source: where the program's process builds for it
 // (compile_ahead_kinds.h), waits until it has ended (at most kCompileLockWait, or the exit), so that

@@ -570,10 +570,9 @@ void prebuild_program(Services& services, std::shared_ptr<model::ProgramRecord> 
     read_app_program_binary(services, *program, home, kept);
   let_in_if_remembered(services, program, app_context, home, kept);
   std::vector<int> to_build = without_waiting(services, home, kept);
-  if (to_build.empty()) return;
   to_build.insert(to_build.begin(), home);
   compile_ahead::begin_at_build(services, *program, home, to_build);  // before the builds that wait for it
-  prepare_program(services, program, app_context, home, to_build);
+  if (to_build.size() > 1) prepare_program(services, program, app_context, home, to_build);
 }
 
 void release_device_builds(const cl_icd_dispatch& cl, model::ProgramRecord& program) {

@@ -317,15 +317,12 @@ nlohmann::json ReportRecorder::to_json() const {
     report["late_devices"] = std::move(late);
   }
   if (compile_ahead_.processes || compile_ahead_.beyond_limit || compile_ahead_.probes)
-    report["compile_ahead"] = {{"processes", compile_ahead_.processes},
-                               {"made", compile_ahead_.made},
-                               {"ended_at_exit", compile_ahead_.ended_at_exit},
-                               {"at_build", compile_ahead_.at_build},
-                               {"seconds", compile_ahead_.seconds},
-                               {"beyond_limit", compile_ahead_.beyond_limit},
-                               {"probes", compile_ahead_.probes},
-                               {"probe_seconds", compile_ahead_.probe_seconds},
-                               {"split_after_probe", compile_ahead_.split_after_probe}};
+    report["compile_ahead"] = {
+        {"processes", compile_ahead_.processes},         {"made", compile_ahead_.made},
+        {"ended_at_exit", compile_ahead_.ended_at_exit}, {"at_build", compile_ahead_.at_build},
+        {"other_kinds", compile_ahead_.other_kinds},     {"seconds", compile_ahead_.seconds},
+        {"beyond_limit", compile_ahead_.beyond_limit},   {"probes", compile_ahead_.probes},
+        {"probe_seconds", compile_ahead_.probe_seconds}, {"split_after_probe", compile_ahead_.split_after_probe}};
   report["totals"] = {{"launches", launches},
                       {"split_launches", split_launches},
                       {"bytes_moved", bytes_moved},
@@ -354,12 +351,13 @@ void ReportRecorder::record_late_device(int device, std::optional<double> let_in
     late_devices_.try_emplace(device);  // never over a time of its let-in
 }
 
-void ReportRecorder::record_compile_ahead(double seconds, bool made, bool at_exit, bool at_build) {
+void ReportRecorder::record_compile_ahead(double seconds, bool made, bool at_exit, bool at_build, size_t other_kinds) {
   std::lock_guard lock(mutex_);
   ++compile_ahead_.processes;
   compile_ahead_.made += made;
   compile_ahead_.ended_at_exit += at_exit;
   compile_ahead_.at_build += at_build;
+  compile_ahead_.other_kinds += other_kinds;
   compile_ahead_.seconds += seconds;
 }
 

@@ -174,6 +174,8 @@ std::string compile_ahead_line(const json& ahead) {
     out += ", " + std::to_string(at_exit) + " ended at exit";
   if (const uint64_t at_build = count_of(member(ahead, "at_build")))
     out += ", " + std::to_string(at_build) + " started at the build";
+  if (const uint64_t kinds = count_of(member(ahead, "other_kinds")))
+    out += ", " + std::to_string(kinds) + (kinds == 1 ? " device" : " devices") + " of another kind built for too";
   out += ")";
   if (beyond)
     out += "; " + std::to_string(beyond) + (beyond == 1 ? " program" : " programs") +

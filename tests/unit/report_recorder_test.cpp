@@ -286,13 +286,14 @@ TEST(ReportRecorder, BuildsPerDevice) {
 TEST(ReportRecorder, CompileAheadProcesses) {
   ReportRecorder recorder;
   EXPECT_FALSE(recorder.to_json().contains("compile_ahead"));  // none ran nor was refused
-  recorder.record_compile_ahead(0.25, true, false, true);
+  recorder.record_compile_ahead(0.25, true, false, true, 1);
   recorder.record_compile_ahead(0.5, false, true, false);
   recorder.record_compile_ahead_beyond_limit();
   EXPECT_EQ(recorder.to_json().at("compile_ahead"), (json{{"processes", 2},
                                                           {"made", 1},
                                                           {"ended_at_exit", 1},
                                                           {"at_build", 1},
+                                                          {"other_kinds", 1},
                                                           {"seconds", 0.75},
                                                           {"beyond_limit", 1},
                                                           {"probes", 0},
