@@ -42,7 +42,8 @@ bool completed(const cl_icd_dispatch& cl, cl_event event) {
 
 }  // namespace
 
-std::optional<Piece> piece_of(cl_uint work_dim, const size_t* offset, const size_t* global, const size_t* local) {
+std::optional<Piece> piece_of(cl_uint work_dim, const size_t* offset, const size_t* global, const size_t* local,
+                              size_t home_units) {
   if (!global || !local || work_dim < 1 || work_dim > 3) return std::nullopt;
   Piece piece;
   piece.work_dim = work_dim;
@@ -71,7 +72,8 @@ std::optional<Piece> piece_of(cl_uint work_dim, const size_t* offset, const size
     piece.one_group[d] = local[d];
     piece.block[d] = block[d] * local[d];
   }
-  piece.scale = double(total) / double(in_block);
+  const size_t units = std::max<size_t>(1, home_units);
+  piece.scale = double((total + units - 1) / units) / double((in_block + units - 1) / units);
   return piece;
 }
 
@@ -90,7 +92,7 @@ std::optional<Piece> piece_for(Services& services, model::ProgramRecord& program
                                const kernel::KernelInfo& info, const std::vector<model::KernelArgValue>& args, int home,
                                cl_uint work_dim, const size_t* offset, const size_t* global, const size_t* local) {
   if (services.settings().first_split_compile_seconds <= 0 || info.args.size() != args.size()) return std::nullopt;
-  std::optional<Piece> piece = piece_of(work_dim, offset, global, local);
+  std::optional<Piece> piece = piece_of(work_dim, offset, global, local, services.devices().at(home).compute_units);
   if (!piece) return std::nullopt;
   ArgumentRoots roots(args.size(), nullptr);
   for (size_t i = 0; i < args.size(); ++i) {
@@ -129,6 +131,12 @@ bool splits_at_once(Services& services, model::ProgramRecord& program, const Fou
     std::lock_guard lock(program.mutex);
     kinds = program.compile_ahead_kinds.size();
   }
+  // Beside no other device of home's kind, the devices of other kinds wait for the process to build
+  // (compile_ahead::wait_before_build): a split now would run on home alone.
+  if (kinds && std::none_of(devices.begin(), devices.end(), [&](int d) {
+        return d != home && services.devices().at(d).same_kind(services.devices().at(home));
+      }))
+    return false;
   const double saved = *found.seconds * (1.0 - home_share);
   const bool barriers = program.source.find("barrier") != std::string::npos;
   if (saved < services.settings().first_split_compile_seconds * (barriers ? 1.0 : kWithoutBarriers) *

@@ -47,7 +47,7 @@ struct Piece {
   size_t local[3] = {1, 1, 1};
   size_t one_group[3] = {1, 1, 1};  // global sizes of the first run
   size_t block[3] = {1, 1, 1};      // global sizes of the block timed
-  double scale = 0;                 // the launch's work-groups over the block's
+  double scale = 0;                 // the launch's rounds of work-groups over the block's
   bool offset_zero = true;
 };
 
@@ -56,8 +56,12 @@ struct Piece {
 // size to the driver (another than the app's run had could be picked for the block), the local size
 // does not divide the launch, the launch has fewer than kMinGroups work-groups, or a dimension is
 // PoCL's wide one
-// (pocl_kernel_cache::kSmallGridWidth: the block would run another work-group function).
-std::optional<Piece> piece_of(cl_uint work_dim, const size_t* offset, const size_t* global, const size_t* local);
+// (pocl_kernel_cache::kSmallGridWidth: the block would run another work-group function). The scale
+// counts the rounds of work-groups over home's `home_units` compute units: a block of one work-group on
+// the mixed set's home of four threads runs on one of them (benchmarks/nbody at 16,384 bodies, 64
+// groups: weighed by 64 it said 1.8 s of a launch of 0.55 s; by the 16 rounds, 0.45 s).
+std::optional<Piece> piece_of(cl_uint work_dim, const size_t* offset, const size_t* global, const size_t* local,
+                              size_t home_units = 1);
 
 // The roots of the buffer arguments (their records' roots, or null for an argument that is none):
 // by argument.
@@ -85,7 +89,8 @@ Found found(const std::string& home_key);
 // Whether a launch of `program` probed so (or not: `found` not asked, or with no estimate) is split at
 // once over `devices`, its compiles paid in the app's process: where its time on home less its share
 // over them is more than first_split_compile_seconds (times kWithoutBarriers for a program whose
-// source has no barrier), times kPerOtherKind more for each other kind its process builds for. Home's
+// source has no barrier), times kPerOtherKind more for each other kind its process builds for (never
+// where no other device is of home's kind: those of other kinds wait for the process to build). Home's
 // share is its compute units' over theirs where all are PoCL CPU devices (the mixed set's `cpu` home
 // with four threads beside four single-threaded devices: a half), else one device's. Counted in the
 // report.

@@ -61,6 +61,19 @@ TEST(FirstLaunchProbe, OneGroupOfALaunchOfFewerThanTheShare) {
   EXPECT_DOUBLE_EQ(piece->scale, 32.0);
 }
 
+TEST(FirstLaunchProbe, RoundsOfGroupsOverHomesComputeUnits) {
+  // benchmarks/nbody at 16,384 bodies on the mixed set's home of four threads: 64 groups run in 16
+  // rounds, the block's one group in one.
+  const size_t global[1] = {16384}, local[1] = {256};
+  const auto piece = piece_of(1, nullptr, global, local, 4);
+  ASSERT_TRUE(piece);
+  EXPECT_EQ(piece->block[0], 256u);
+  EXPECT_DOUBLE_EQ(piece->scale, 16.0);
+  // matmul at 1,024 (64 x 64 groups): a block of 64 groups, 16 rounds of 1,024.
+  const size_t square[2] = {1024, 1024}, tile[2] = {16, 16};
+  EXPECT_DOUBLE_EQ(piece_of(2, nullptr, square, tile, 4)->scale, 64.0);
+}
+
 TEST(FirstLaunchProbe, NoneWhereItCouldRunAnotherFunctionOrCostTooMuch) {
   const size_t global[1] = {4096}, local[1] = {64}, odd[1] = {4095}, few[1] = {64 * (kMinGroups - 1)};
   EXPECT_FALSE(piece_of(1, nullptr, global, nullptr));  // the driver picks the local size
