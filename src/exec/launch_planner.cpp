@@ -349,18 +349,16 @@ LaunchDecision plan(Services& services, const std::shared_ptr<model::KernelRecor
                                     local, home_key, split_seconds))
     return too_small();
   // The app's binary, its read put off from clBuildProgram (exec/deferred_app_binary.h), is read by the
-  // first launch the size rule lets be split (none of benchmarks/gram_schmidt's 1,535: no read), or
-  // compiled ahead while launches run on home; one nothing timed whose kernel loops may be long enough
-  // to split now, which a probe tells (docs/design.md, "Compiled ahead, in a process of its own").
-  // Still deferred after it: compiled ahead, or a thread inside a read (whose launches are not split).
-  // A program not read whose process began at its build for other kinds (exec/compile_ahead_kinds.h) alike.
+  // first launch the size rule lets be split (none of benchmarks/gram_schmidt's 1,535), or compiled
+  // ahead while launches run on home, as a program not read whose process builds for other kinds
+  // (exec/compile_ahead_kinds.h); one nothing timed whose kernel loops may be long enough to split now,
+  // which a probe tells (docs/design.md, "Compiled ahead"). Still deferred after it: compiled ahead, or
+  // a thread inside a read (whose launches are not split).
   const bool read_deferred = program->app_binary_deferred.load(std::memory_order_acquire);
   if (read_deferred || compile_ahead::pending(*program)) {
     if (below_size_rule(launch_items)) return too_small();
-    // Without the app's local size the chunks run with the one coex picks (make_geometry, as the job's
-    // below): the variants compiled ahead are of that one. With none compiled ahead the first chunks
-    // compiled in the app's process, 0.5 s each over two basic devices on the 2-core machine (1 ms
-    // with them), and no PoCL device ran meanwhile (docs/design.md, "Compiled ahead").
+    // Without the app's local size the chunks run with the one coex picks (make_geometry): the variants
+    // compiled ahead are of that one (none compiled ahead: 0.5 s each first chunk over two basic devices).
     LaunchGeometry picked;
     if (!local)
       split_geometry(services, *kernel, queue_record->device, all_devices(), work_dim, offset, global, nullptr, picked);
