@@ -23,7 +23,7 @@ class MixedChecks(layer_checks.Checks):
         # split before. The process's build of the basic device's program lands in the folder of
         # PoCL's cache its build in the app then uses (two folders in all, home's and the basic
         # device's), and no file of the kernel's in either is newer than the process's end: the build
-        # in the app and the first chunks there compiled nothing. Sixty launches of about 90 ms: on a
+        # in the app and the first chunks there compiled nothing. Sixty launches of 0.1 to 0.2 s: on a
         # loaded machine the process may outlast them (it then ends at the exit), which runs the
         # check once more.
         devices = {"POCL_DEVICES": "pthread basic", "POCL_MAX_PTHREAD_COUNT": "1", "POCL_CPU_MAX_CU_COUNT": "1"}
