@@ -26,6 +26,7 @@
 #include "exec/compile_ahead_kinds.h"
 #include "exec/executor.h"
 #include "exec/exit_guard.h"
+#include "exec/kept_binary_choice.h"
 #include "exec/pocl_compiles.h"
 #include "exec/pocl_kernel_cache.h"
 #include "exec/spin_wait.h"
@@ -253,7 +254,8 @@ bool start(Services& services, model::ProgramRecord& program, int home, const st
   }
   std::vector<Target> targets;
   for (int kind : kinds)
-    targets.push_back({services.devices().at(kind).name, kind_build_options(services, options, kind)});
+    targets.push_back(
+        {services.devices().at(kind).name, own_build_options(services.devices().at(kind), options, kind)});
   int input[2] = {-1, -1};  // this end, the process's
   if (variants_from_input) {
     if (::socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, input) != 0) input[0] = input[1] = -1;
@@ -554,11 +556,8 @@ bool pending(model::ProgramRecord& program) {
 }
 
 void wait_before_build(Services& services, model::ProgramRecord& program, int device) {
-  {
-    std::lock_guard lock(program.mutex);
-    const std::vector<int>& kinds = program.compile_ahead_kinds;
-    if (std::find(kinds.begin(), kinds.end(), device) == kinds.end()) return;
-  }
+  const std::vector<int> kinds = kinds_of(program);
+  if (std::find(kinds.begin(), kinds.end(), device) == kinds.end()) return;
   // A rewritten program builds the rewrite from source: what the process compiles serves no device.
   if (!program.rewritten_source.empty()) return not_needed(program);
   const auto began = std::chrono::steady_clock::now();

@@ -8,6 +8,7 @@
 #include "exec/kept_binaries.h"
 #include "exec/kept_binary_choice.h"
 #include "exec/program_analysis.h"
+#include "exec/shared_binaries.h"
 
 namespace coex::exec::compile_ahead {
 
@@ -21,10 +22,7 @@ std::vector<int> other_kinds_to_compile(Services& services, const std::string& s
     const devices::Device& d = set.at(device);
     if (device == home || d.same_kind(home_device) || !d.is_pocl() || d.remote || !(d.type & CL_DEVICE_TYPE_CPU))
       continue;
-    bool lowest = true;
-    for (int other : to_build)
-      if (other < device && set.at(other).same_kind(d)) lowest = false;
-    if (!lowest) continue;
+    if (first_of_kind(services, device, to_build) >= 0) continue;  // it builds from that one's binary
     const KeptBinary kept = kept_binary_for(services, d, device, -1, source, options);
     if (!kept.folder.empty() && !read_kept_binary(kept.folder, kept.key).empty()) continue;
     firsts.push_back(device);
@@ -37,10 +35,6 @@ bool under_way_beside_kinds(Services& services, model::ProgramRecord& program, i
     return under_way(services, program, home, *ahead);
   not_needed(program);
   return false;
-}
-
-std::string kind_build_options(Services& services, const std::string& app_options, int device) {
-  return app_options + (services.devices().at(device).is_pocl() ? build_define_for(device) : "");
 }
 
 std::string pocl_devices_entry(const char* list, size_t platform_devices) {

@@ -21,7 +21,7 @@ namespace coex::exec::compile_ahead {
 
 // The devices among `to_build` a process started at the program's build compiles for beside home: of
 // each kind other than home's, on PoCL's CPU drivers of this machine, the lowest index (the one that
-// builds from source: first_of_kind in device_kernels.cpp) where no binary of it was kept
+// builds from source: first_of_kind, exec/shared_binaries.h) where no binary of it was kept
 // (exec/kept_binaries.h: a later run builds from that, and PoCL's cache holds its compiles), for the
 // program's `source` built with the app's `options`.
 std::vector<int> other_kinds_to_compile(Services& services, const std::string& source, const std::string& options,
@@ -32,10 +32,6 @@ std::vector<int> other_kinds_to_compile(Services& services, const std::string& s
 // probe's word) and the analysis neither rewrote the program nor found nothing to split; else the
 // process is told it is not needed, and false.
 bool under_way_beside_kinds(Services& services, model::ProgramRecord& program, int home, const Launch* ahead);
-
-// The build options of `device`'s build from source (coex's define appended to the app's options:
-// device_kernels.cpp), as the process builds with them.
-std::string kind_build_options(Services& services, const std::string& app_options, int device);
 
 // The process's POCL_DEVICES: each driver the app's list (`list`, its POCL_DEVICES) names, once, in
 // the list's order, where every entry names a CPU driver of one device an entry and the entries are as

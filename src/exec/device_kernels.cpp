@@ -111,11 +111,7 @@ model::DeviceBuild& device_build(Services& services, model::ProgramRecord& progr
   // Home builds coex's own only where the analysis rewrote the program (else the app's program serves it).
   const KeptBinary kept =
       kept_binary_for(services, d, device, rewritten ? home_of(services, program) : -1, source, options);
-  // On PoCL, a define of coex's own makes each of its builds from source differ from the app's and
-  // from the other devices': PoCL 5.0 shares one loaded kernel library among identical builds (same
-  // source, options and device model) and releases it once too often when they go (assertion
-  // `found->ref_count > 0` in pocl_release_dlhandle_cache with POCL_DEVICES="cpu cpu"; docs/gpu.md).
-  if (d.is_pocl()) options += build_define_for(device);
+  options = own_build_options(d, options, device);
   // COEX_FAULT=slow_build:<index> (a testing aid): the build begins a second late.
   if (config::fault_injected(services.settings().fault, config::FaultSpec::Kind::SlowBuild, device))
     wait_a_second_unless_exiting();
@@ -221,20 +217,6 @@ void wait_for_build_of(Services& services, model::ProgramRecord& program, int de
   while (!build_finished(program, device, in_app_context) && !exit_begun() && !services.executor().left_out(device) &&
          std::chrono::steady_clock::now() < deadline)
     std::this_thread::sleep_for(std::chrono::milliseconds(1));
-}
-
-// The device whose build the others of `device`'s kind build from (exec/shared_binaries.h): the
-// lowest index of that kind among `devices`, so that which device builds from source, and with it
-// every device's build hash and PoCL cache folder, is the same from run to run (when it varied, with
-// home of another kind, a warm PoCL cache was cold again: 0.6 s builds in a mixed set). -1: none
-// before it, or sharing is off.
-int first_of_kind(Services& services, int device, const std::vector<int>& devices) {
-  if (!services.settings().share_device_binaries) return -1;
-  const devices::DeviceSet& set = services.devices();
-  int first = -1;
-  for (int other : devices)
-    if (other < device && set.at(other).same_kind(set.at(device)) && (first < 0 || other < first)) first = other;
-  return first;
 }
 
 }  // namespace

@@ -11,6 +11,7 @@
 #include "exec/launch_geometry.h"
 #include "exec/pocl_compiles.h"
 #include "exec/pocl_kernel_cache.h"
+#include "exec/shared_binaries.h"
 #include "model/registries.h"
 #include "report/report.h"
 #include "report/trace.h"
@@ -119,13 +120,14 @@ Found found(const std::string& home_key) {
 bool splits_at_once(Services& services, model::ProgramRecord& program, const Found& found, int home,
                     const std::vector<int>& devices) {
   if (!found.seconds || devices.size() < 2) return true;
+  const devices::DeviceSet& set = services.devices();
   double home_share = 1.0 / double(devices.size());
-  double units = 0;
-  for (int d : devices) {
-    const devices::Device& device = services.devices().at(d);
-    units = device.is_pocl() && (device.type & CL_DEVICE_TYPE_CPU) && units >= 0 ? units + device.compute_units : -1;
+  if (std::all_of(devices.begin(), devices.end(),
+                  [&](int d) { return set.at(d).is_pocl() && (set.at(d).type & CL_DEVICE_TYPE_CPU); })) {
+    double units = 0;
+    for (int d : devices) units += set.at(d).compute_units;
+    home_share = set.at(home).compute_units / units;
   }
-  if (units > 0) home_share = services.devices().at(home).compute_units / units;
   size_t kinds = 0;
   {
     std::lock_guard lock(program.mutex);
@@ -133,10 +135,7 @@ bool splits_at_once(Services& services, model::ProgramRecord& program, const Fou
   }
   // Beside no other device of home's kind, the devices of other kinds wait for the process to build
   // (compile_ahead::wait_before_build): a split now would run on home alone.
-  if (kinds && std::none_of(devices.begin(), devices.end(), [&](int d) {
-        return d != home && services.devices().at(d).same_kind(services.devices().at(home));
-      }))
-    return false;
+  if (kinds && !another_of_kind(services, home, devices)) return false;
   const double saved = *found.seconds * (1.0 - home_share);
   const bool barriers = program.source.find("barrier") != std::string::npos;
   if (saved < services.settings().first_split_compile_seconds * (barriers ? 1.0 : kWithoutBarriers) *

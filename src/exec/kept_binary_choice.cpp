@@ -29,7 +29,9 @@ int lowest_of_kind(Services& services, int device, bool& alone) {
 
 }  // namespace
 
-std::string build_define_for(int device) { return " -DCOEX_BUILD_FOR_DEVICE=" + std::to_string(device); }
+std::string own_build_options(const devices::Device& d, const std::string& options, int device) {
+  return d.is_pocl() ? options + " -DCOEX_BUILD_FOR_DEVICE=" + std::to_string(device) : options;
+}
 
 int home_of(Services& services, const model::ProgramRecord& program) {
   if (!program.context_record || program.context_record->devices.size() != 1) return -1;
@@ -41,11 +43,10 @@ KeptBinary kept_binary_for(Services& services, const devices::Device& d, int dev
   bool alone = true;
   int keeper = lowest_of_kind(services, device, alone);
   if (home >= 0 && services.devices().at(home).same_kind(d)) keeper = home;
-  KeptBinary kept{
-      "",
-      {d.platform_name, d.name, d.driver_version, options + (d.is_pocl() ? build_define_for(keeper) : ""), source},
-      keeper,
-      alone || !services.settings().share_device_binaries};
+  KeptBinary kept{"",
+                  {d.platform_name, d.name, d.driver_version, own_build_options(d, options, keeper), source},
+                  keeper,
+                  alone || !services.settings().share_device_binaries};
   if (!d.remote && keepable(kept.key)) kept.folder = kept_folder_of(services);
   return kept;
 }

@@ -20,8 +20,13 @@ struct KeptBinary {
   bool keeper_writes;  // the keeper writes it itself: no other device of its kind builds from it
 };
 
-// coex's define in its PoCL builds from source for `device` (exec/device_kernels.cpp, device_build).
-std::string build_define_for(int device);
+// The options of coex's build from source of a program for `device` (d), the app's `options` given
+// (exec/device_kernels.cpp, device_build; exec/compile_ahead_kinds.h builds ahead with them, for the
+// same build hash): on PoCL, a define of coex's own makes each such build differ from the app's and
+// from the other devices': PoCL 5.0 shares one loaded kernel library among identical builds (same
+// source, options and device model) and releases it once too often when they go (assertion
+// `found->ref_count > 0` in pocl_release_dlhandle_cache with POCL_DEVICES="cpu cpu"; docs/gpu.md).
+std::string own_build_options(const devices::Device& d, const std::string& options, int device);
 
 // The app's one device for `program` (its context's), or -1.
 int home_of(Services& services, const model::ProgramRecord& program);

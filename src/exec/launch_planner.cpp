@@ -381,10 +381,10 @@ LaunchDecision plan(Services& services, const std::shared_ptr<model::KernelRecor
       }
       ahead = !first_launch_probe::splits_at_once(services, *program, probed, home, all_devices());
     }
-    if (!read_deferred && compile_ahead::under_way_beside_kinds(services, *program, home, ahead ? &shape : nullptr))
-      return preparing_on_home();
     if (read_deferred)
       read_deferred_app_binary(services, program, queue_record->context, home, all_devices(), ahead ? &shape : nullptr);
+    else if (compile_ahead::under_way_beside_kinds(services, *program, home, ahead ? &shape : nullptr))
+      return preparing_on_home();
     if (program->app_binary_deferred.load(std::memory_order_acquire))
       return program->app_binary_needs_quiet ? too_small() : preparing_on_home();
   }

@@ -52,6 +52,15 @@ bool another_of_kind(Services& services, int device, const std::vector<int>& amo
          });
 }
 
+int first_of_kind(Services& services, int device, const std::vector<int>& devices) {
+  if (!services.settings().share_device_binaries) return -1;
+  const devices::DeviceSet& set = services.devices();
+  int first = -1;
+  for (int other : devices)
+    if (other < device && set.at(other).same_kind(set.at(device)) && (first < 0 || other < first)) first = other;
+  return first;
+}
+
 void read_app_program_binary(Services& services, model::ProgramRecord& program, int home,
                              const std::vector<int>& to_build) {
   if (!program.handle || !another_of_kind(services, home, to_build)) return;

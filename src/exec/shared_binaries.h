@@ -26,6 +26,12 @@ std::vector<unsigned char> program_binary(const cl_icd_dispatch& cl, cl_program 
 // `device` from source may serve it, so its binary is read at once (below).
 bool another_of_kind(Services& services, int device, const std::vector<int>& among);
 
+// The device whose build the others of `device`'s kind build from: the lowest index of that kind
+// among `devices`, so that which device builds from source, and with it every device's build hash and
+// PoCL cache folder, is the same from run to run (when it varied, with home of another kind, a warm
+// PoCL cache was cold again: 0.6 s builds in a mixed set). -1: none before it, or sharing is off.
+int first_of_kind(Services& services, int device, const std::vector<int>& devices);
+
 // When is a binary read. PoCL compiles a generic work-group function of every kernel when asked for a
 // program's binary, and keeps the library it loads for that under the kernel's build hash and the
 // local size (the kernel's reqd_work_group_size where it has one). It releases its loaded functions
