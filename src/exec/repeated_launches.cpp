@@ -221,7 +221,7 @@ void RepeatedLaunches::remember(Services& services, const std::shared_ptr<model:
   e.versions = repeatable.versions;
   e.by_home_times = repeatable.by_home_times;
   e.counts_launch = repeatable.counts_launch;
-  if (e.counts_launch) e.valid_until = std::chrono::steady_clock::now() + kPreparingHold;
+  if (e.counts_launch) e.valid_until = std::chrono::steady_clock::now() + preparing_hold_;
   e.reason = decision.not_split_reason;
   e.kernel_name = decision.kernel_name;
   e.policy_shape = repeatable.policy_shape;

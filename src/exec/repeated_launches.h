@@ -88,6 +88,10 @@ std::vector<std::shared_ptr<model::BufferRecord>> written_buffers(Services& serv
 
 class RepeatedLaunches {
  public:
+  // `preparing_hold`: kPreparingHold but in tests, whose clock may stop longer than that under a
+  // sanitizer on a loaded machine.
+  explicit RepeatedLaunches(std::chrono::microseconds preparing_hold = kPreparingHold)
+      : preparing_hold_(preparing_hold) {}
   // The decision for this launch, into `decision` (left as it was when false), when an earlier launch
   // of `kernel` with the same queue, geometry and argument values (the plain values aside where the
   // reason reads none: RepeatableDecision::any_values) was kept on home for a reason that still holds.
@@ -111,6 +115,7 @@ class RepeatedLaunches {
   static constexpr size_t kKernels = 256;
 
  private:
+  std::chrono::microseconds preparing_hold_;
   // The queue and geometry of a launch.
   struct Geometry {
     cl_command_queue queue = nullptr;
