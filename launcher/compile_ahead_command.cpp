@@ -48,10 +48,10 @@ constexpr std::chrono::milliseconds kVariantsWait{5000};
 
 // The process's niceness, which its children inherit: the lowest priority. Beside PoCL devices that
 // keep every core busy it then takes a core only while they leave one idle, and slows no kernel of
-// the app (the launches run on home while it compiles: exec/compile_ahead.h). On the 2-core machine, at
-// the default priority, its two targets beside a one-thread `pthread` home (benchmarks/matmul at 1024)
-// took 3.8 s and home's launches ran 1.7 s each instead of 1.2 s (docs/design.md, "Compiled ahead, in
-// a process of its own").
+// the app (the launches run on home while it compiles: exec/compile_ahead.h); it ends later where they
+// keep its core busy. On the 2-core machine, at the default priority, its two targets beside a
+// one-thread `pthread` home made benchmarks/matmul's launches on home 1.2 to 1.3 times as long
+// (docs/design.md, "Compiled ahead, in a process of its own").
 constexpr int kNiceness = 19;
 
 // A device to build for, by its name (with pocl_devices set: the process lists one device of each

@@ -43,19 +43,6 @@ const char* origin_reason(model::ProgramOrigin origin) {
   return "unknown_program";
 }
 
-// A split's geometry over `devices`: the app's local size, else the kernel's compiled one, else coex's
-// pick (make_geometry), within the devices' and the kernel's limit. False: the driver would reject it.
-bool split_geometry(Services& services, model::KernelRecord& kernel, cl_device_id home, const std::vector<int>& devices,
-                    cl_uint work_dim, const size_t* offset, const size_t* global, const size_t* local,
-                    LaunchGeometry& out) {
-  size_t compiled[3] = {0, 0, 0};
-  const size_t limit = max_group_size(services.next(), services.devices(), kernel, home, devices, compiled);
-  const bool made =
-      make_geometry(work_dim, offset, global, local ? local : (compiled[0] ? compiled : nullptr), limit, out);
-  if (!local && compiled[0]) out.local_given = false;
-  return made;
-}
-
 // The plan of a launch. `repeat` says whether the decision may serve the launches that repeat this one
 // (exec/repeated_launches.h), and `args` gets the arguments it was made with.
 LaunchDecision plan(Services& services, const std::shared_ptr<model::KernelRecord>& kernel,
