@@ -15,12 +15,10 @@
 // at once, which compiles the generic functions, then with the variants of the line its standard input
 // brings once the app's first split names them (PoCL makes the binary anew at each ask, compiling what
 // its cache lacks). Exit status 0 when every binary was made, 3 when the input ended without a line.
-// It runs at the lowest priority (kNiceness): its compiles take the cores the app's devices leave idle.
 #include <poll.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <sys/prctl.h>
-#include <sys/resource.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -45,14 +43,6 @@ namespace {
 // most. The app's process sends them only within 4.5 s of the start; a first split later than that
 // starts a process of its own for what the generic functions lack (exec/compile_ahead.h).
 constexpr std::chrono::milliseconds kVariantsWait{5000};
-
-// The process's niceness, which its children inherit: the lowest priority. Beside PoCL devices that
-// keep every core busy it then takes a core only while they leave one idle, and slows no kernel of
-// the app (the launches run on home while it compiles: exec/compile_ahead.h); it ends later where they
-// keep its core busy. On the 2-core machine, at the default priority, its two targets beside a
-// one-thread `pthread` home made benchmarks/matmul's launches on home 1.2 to 1.3 times as long
-// (docs/design.md, "Compiled ahead, in a process of its own").
-constexpr int kNiceness = 19;
 
 // A device to build for, by its name (with pocl_devices set: the process lists one device of each
 // driver, numbered by PoCL in an order of its own), else by its place in the platform.
@@ -224,7 +214,6 @@ int compile_ahead(const Args& args) {
   if (args.size() != 1 || !read_request(args[0], request)) return 2;
   // Read: gone at once, so that none is left behind by an app that ends without removing it.
   ::unlink(args[0].c_str());
-  (void)::setpriority(PRIO_PROCESS, 0, kNiceness);  // where refused, it compiles at the app's priority
   // PoCL reads the variable as it makes the binary.
   const char* set = std::getenv("POCL_BINARY_SPECIALIZE_WG");
   const std::string own = set ? set : "";
