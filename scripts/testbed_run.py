@@ -276,8 +276,11 @@ def main():
         report = os.path.join(work, tag + ".report.json")
         _, settings = policy_and_settings(policy)
         run_env = dict(env, COEX_CACHE=os.path.join(work, tag + ".history.json"), **settings)
-        if not warm:  # a very first run: no binary kept by an earlier one either (exec/kept_binaries.h)
-            run_env.setdefault("COEX_BINARY_CACHE", "off")
+        if not warm:
+            # A very first run: no binary kept by an earlier one either, but the run keeps its own, as a
+            # user's first run does (exec/kept_binaries.h), into a folder of this run's own (its second
+            # run, with --second-runs, builds from them).
+            run_env.setdefault("COEX_BINARY_CACHE", os.path.join(work, tag + ".binaries"))
         result = run_once(coex_cmd(prog, policy, report), run_env, args.timeout,
                           env0["POCL_CACHE_DIR"] if after_bare else None)
         result["report"] = report_summary(report)
