@@ -252,6 +252,17 @@ size_t max_group_size(const cl_icd_dispatch& cl, const devices::DeviceSet& devic
   return limit == SIZE_MAX ? 1 : limit;
 }
 
+bool split_geometry(Services& services, model::KernelRecord& kernel, cl_device_id home, const std::vector<int>& devices,
+                    cl_uint work_dim, const size_t* offset, const size_t* global, const size_t* local,
+                    LaunchGeometry& out) {
+  size_t compiled[3] = {0, 0, 0};
+  const size_t limit = max_group_size(services.next(), services.devices(), kernel, home, devices, compiled);
+  const bool made =
+      make_geometry(work_dim, offset, global, local ? local : (compiled[0] ? compiled : nullptr), limit, out);
+  if (!local && compiled[0]) out.local_given = false;
+  return made;
+}
+
 cl_kernel device_kernel(const LaunchJob& job, int device) {
   Services& services = *job.services;
   // As its task posted to its worker would (prepare_program), a device of home's platform lets home's

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "exec/held_back_devices.h"
+#include "exec/launch_geometry.h"
 #include "exec/launch_job.h"
 
 namespace coex::devices {
@@ -31,6 +32,13 @@ model::KernelGroupInfo kernel_group_info(const cl_icd_dispatch& cl, cl_kernel ke
 // in `compiled` the group size the kernel was compiled for (reqd_work_group_size), where it has one.
 size_t max_group_size(const cl_icd_dispatch& cl, const devices::DeviceSet& devices, model::KernelRecord& kernel,
                       cl_device_id home, const std::vector<int>& participants, size_t compiled[3]);
+
+// A split's geometry over `devices`: the app's local size, else the kernel's compiled one, else coex's
+// pick (make_geometry), within the devices' and the kernel's limit (max_group_size). False: the driver
+// would reject it.
+bool split_geometry(Services& services, model::KernelRecord& kernel, cl_device_id home, const std::vector<int>& devices,
+                    cl_uint work_dim, const size_t* offset, const size_t* global, const size_t* local,
+                    LaunchGeometry& out);
 
 // Records that the job's kernel runs a sub-launch on `device` from coex's build there; true the first
 // time. A driver that compiles a kernel at its first launch (PoCL: the work-group function for the

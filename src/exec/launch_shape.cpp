@@ -2,20 +2,7 @@
 
 #include <algorithm>
 
-#include "exec/device_kernels.h"
-
 namespace coex::exec {
-
-bool split_geometry(Services& services, model::KernelRecord& kernel, cl_device_id home, const std::vector<int>& devices,
-                    cl_uint work_dim, const size_t* offset, const size_t* global, const size_t* local,
-                    LaunchGeometry& out) {
-  size_t compiled[3] = {0, 0, 0};
-  const size_t limit = max_group_size(services.next(), services.devices(), kernel, home, devices, compiled);
-  const bool made =
-      make_geometry(work_dim, offset, global, local ? local : (compiled[0] ? compiled : nullptr), limit, out);
-  if (!local && compiled[0]) out.local_given = false;
-  return made;
-}
 
 std::string history_key(const std::string& kernel_name, uint64_t source_hash) {
   return kernel_name + "#" + std::to_string(source_hash);
