@@ -29,6 +29,7 @@
 #include "exec/kept_binary_choice.h"
 #include "exec/pocl_compiles.h"
 #include "exec/pocl_kernel_cache.h"
+#include "exec/shared_binaries.h"
 #include "exec/spin_wait.h"
 #include "kernel/analysis_process.h"
 #include "kernel/child_process.h"
@@ -193,30 +194,13 @@ bool wanted(Services& services, model::ProgramRecord& program, int home, const s
   return !hash.empty() && !pocl_kernel_cache::has_generic(pocl_kernel_cache::root(), hash, kernel);
 }
 
-// The kernels of the app's built program, by the driver's word (CL_PROGRAM_KERNEL_NAMES).
-std::vector<std::string> kernel_names(const cl_icd_dispatch& cl, cl_program program) {
-  size_t size = 0;
-  if (!program || cl.clGetProgramInfo(program, CL_PROGRAM_KERNEL_NAMES, 0, nullptr, &size) != CL_SUCCESS || !size)
-    return {};
-  std::string names(size, '\0');
-  if (cl.clGetProgramInfo(program, CL_PROGRAM_KERNEL_NAMES, size, names.data(), nullptr) != CL_SUCCESS) return {};
-  names.resize(std::strlen(names.c_str()));
-  std::vector<std::string> out;
-  for (size_t at = 0; at < names.size();) {
-    const size_t end = std::min(names.find(';', at), names.size());
-    if (end > at) out.push_back(names.substr(at, end - at));
-    at = end + 1;
-  }
-  return out;
-}
-
 // At the app's clBuildProgram: whether PoCL's cache lacks the generic function of some kernel of the
 // program in its folder (what the first split's read would compile).
 bool wanted_at_build(Services& services, model::ProgramRecord& program, int home) {
   const std::string hash = folder_to_compile_into(services, program, home);
   if (hash.empty()) return false;
   const std::string root = pocl_kernel_cache::root();
-  for (const std::string& kernel : kernel_names(services.next(), program.handle))
+  for (const std::string& kernel : program_kernel_names(services.next(), program.handle))
     if (pocl_kernel_cache::folder_named_as_kernel(kernel) && !pocl_kernel_cache::has_generic(root, hash, kernel))
       return true;
   return false;

@@ -118,6 +118,7 @@ model::DeviceBuild& device_build(Services& services, model::ProgramRecord& progr
   auto started = std::chrono::steady_clock::now();
   cl_int err = CL_SUCCESS;
   std::vector<unsigned char> to_keep;  // the keeper's binary, when this device builds from it
+  pocl_kernel_cache::ProgramTimes before_source_build;  // PoCL's cache then, where a lone keeper builds
   {
     // One build at a time per platform (exec/pocl_compiles.h): eight 0.7 s builds end 0.8 to 6.0 s
     // after the app's clBuildProgram, but each device is ready as soon as its own is done.
@@ -154,6 +155,7 @@ model::DeviceBuild& device_build(Services& services, model::ProgramRecord& progr
     if (!build.program) {
       const char* text = source.c_str();
       size_t length = source.size();
+      before_source_build = before_keepers_build(d, kept, device);
       build.program = cl.clCreateProgramWithSource(context, 1, &text, &length, &err);
       if (build.program) err = cl.clBuildProgram(build.program, 1, &d.id, options.c_str(), nullptr, nullptr);
     }
@@ -182,7 +184,8 @@ model::DeviceBuild& device_build(Services& services, model::ProgramRecord& progr
   build.finished.store(true, std::memory_order_release);
   // The keeper's build from source (none kept yet, or one the driver refused or that was no binary of
   // coex's) is kept, as read for this device's build from it, or by the keeper itself where no other
-  // device of its kind builds from it (kept_binary_for). The keeper reads it with build.mutex still
+  // device of its kind builds from it (kept_binary_for) and the read compiles nothing
+  // (keeper_reads_binary). The keeper reads it with build.mutex still
   // held, so that no launch creates a kernel of the program at once, and under the platform's build
   // lock, as the other devices of the kind read it (binary_of_same_kind): PoCL 3.1 fills a program's
   // binaries on demand without a lock of its own (ThreadSanitizer saw two reads race in
@@ -191,7 +194,10 @@ model::DeviceBuild& device_build(Services& services, model::ProgramRecord& progr
   if (build.program && !build.failed && !build.from_binary && kept.keeper == device && kept.keeper_writes &&
       !kept.folder.empty() && !exit_begun()) {
     auto compile_lock = lock_build(services, device);
-    if (!exit_begun()) to_keep = program_binary(cl, build.program, d.id);
+    const bool read = keeper_reads_binary(cl, d, build.program, before_source_build);
+    if (read && !exit_begun()) to_keep = program_binary(cl, build.program, d.id);
+    if (auto* t = services.trace(); t && !read)
+      t->record("binary not kept (its read would compile)", "build", device, keep_started, keep_started);
   }
   if (!to_keep.empty()) {
     const bool written = write_kept_binary(kept.folder, kept.key, to_keep);

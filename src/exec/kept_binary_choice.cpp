@@ -4,6 +4,7 @@
 
 #include "config/settings.h"
 #include "exec/policy_binding.h"
+#include "exec/shared_binaries.h"
 
 namespace coex::exec {
 namespace {
@@ -27,6 +28,9 @@ int lowest_of_kind(Services& services, int device, bool& alone) {
   return lowest;
 }
 
+// PoCL's CPU devices compile work-group functions in the app's process, a binary's read among them.
+bool on_pocl_cpu(const devices::Device& d) { return d.is_pocl() && (d.type & CL_DEVICE_TYPE_CPU); }
+
 }  // namespace
 
 std::string own_build_options(const devices::Device& d, const std::string& options, int device) {
@@ -49,6 +53,24 @@ KeptBinary kept_binary_for(Services& services, const devices::Device& d, int dev
                   alone || !services.settings().share_device_binaries};
   if (!d.remote && keepable(kept.key)) kept.folder = kept_folder_of(services);
   return kept;
+}
+
+pocl_kernel_cache::ProgramTimes before_keepers_build(const devices::Device& d, const KeptBinary& kept, int device) {
+  if (kept.keeper != device || !kept.keeper_writes || kept.folder.empty() || !on_pocl_cpu(d)) return {};
+  const std::string root = pocl_kernel_cache::root();
+  return root.empty() ? pocl_kernel_cache::ProgramTimes{} : pocl_kernel_cache::programs_touched(root);
+}
+
+bool keeper_reads_binary(const cl_icd_dispatch& cl, const devices::Device& d, cl_program program,
+                         const pocl_kernel_cache::ProgramTimes& before) {
+  if (!on_pocl_cpu(d)) return true;  // no compile in the read
+  const std::string root = pocl_kernel_cache::root();
+  const std::string hash = root.empty() ? "" : pocl_kernel_cache::program_touched_since(root, before);
+  const std::vector<std::string> kernels = program_kernel_names(cl, program);
+  if (hash.empty() || kernels.empty()) return false;  // no cache, or no folder found: the read may compile
+  return std::all_of(kernels.begin(), kernels.end(), [&](const std::string& kernel) {
+    return pocl_kernel_cache::folder_named_as_kernel(kernel) && pocl_kernel_cache::has_generic(root, hash, kernel);
+  });
 }
 
 }  // namespace coex::exec

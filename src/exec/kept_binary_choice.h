@@ -3,10 +3,14 @@
 // builds from source, with coex's define for that device in the key on PoCL.
 #pragma once
 
+#include <CL/cl.h>
+#include <CL/cl_icd.h>
+
 #include <string>
 
 #include "devices/device_set.h"
 #include "exec/kept_binaries.h"
+#include "exec/pocl_kernel_cache.h"
 #include "exec/services.h"
 #include "model/records.h"
 
@@ -45,5 +49,21 @@ int home_of(Services& services, const model::ProgramRecord& program);
 // of them to build from it writes it, with the bytes the keeper read at the end of its build.
 KeptBinary kept_binary_for(Services& services, const devices::Device& d, int device, int home,
                            const std::string& source, const std::string& options);
+
+// Whether a keeper alone of its kind (KeptBinary::keeper_writes) reads the binary of its build from
+// source to keep it. The read runs before the device takes a chunk, and on PoCL's CPU devices it
+// compiles every kernel's generic work-group function in the app's process, where no kernel runs on
+// any PoCL device while PoCL compiles: a first run of benchmarks/matmul over a one-thread `pthread`
+// home and a `basic` device spent 0.95 s in it and home's first split waited (docs/design.md,
+// "Binaries are kept from run to run"). So it reads only where that compiles nothing: PoCL's cache
+// holds each kernel's generic function in the build's folder (the one the build touched, against
+// `before`, what before_keepers_build saw), as after a compile-ahead process built for the kind
+// (exec/compile_ahead_kinds.h). Otherwise nothing is kept, and a later run builds from source again,
+// from PoCL's cache. before_keepers_build: PoCL's cache as `device`'s build from source begins, under
+// the platform's build lock (exec/pocl_compiles.h), where that build is such a keeper's on PoCL's CPU
+// devices; empty otherwise.
+pocl_kernel_cache::ProgramTimes before_keepers_build(const devices::Device& d, const KeptBinary& kept, int device);
+bool keeper_reads_binary(const cl_icd_dispatch& cl, const devices::Device& d, cl_program program,
+                         const pocl_kernel_cache::ProgramTimes& before);
 
 }  // namespace coex::exec

@@ -7,6 +7,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
+#include <map>
 #include <set>
 #include <string>
 #include <system_error>
@@ -93,14 +94,16 @@ bool has_generic(const std::string& root, const std::string& hash, const std::st
   return false;
 }
 
-std::string program_touched_within(const std::string& root, fs::file_time_type from, fs::file_time_type to,
-                                   const std::set<std::string>& except) {
-  std::string found;
-  // <root>/AB/CDE.../last_accessed: two letters, then the other 38. The root's entries are read by
-  // name alone (readdir, no path made of each): a cache in use for long holds tens of thousands of
-  // files beside the folders (PoCL's temporary files of builds cut short: 35,000 on the development
-  // machine, where a walk that made a path of each took 129 million instructions of the first
-  // launch that looked; 4.6 million so).
+namespace {
+
+// Calls visit(hash, touched) for each program folder of the cache, with the time of its
+// `last_accessed` file. The root's entries are read by name alone (readdir, no path made of each): a
+// cache in use for long holds tens of thousands of files beside the folders (PoCL's temporary files
+// of builds cut short: 35,000 on the development machine, where a walk that made a path of each took
+// 129 million instructions of the first launch that looked; 4.6 million so).
+template <typename Visit>
+void for_each_program(const std::string& root, Visit visit) {
+  // <root>/AB/CDE.../last_accessed: two letters, then the other 38.
   std::vector<std::string> firsts;
   if (DIR* dir = ::opendir(root.c_str())) {
     while (const dirent* entry = ::readdir(dir))
@@ -115,14 +118,45 @@ std::string program_touched_within(const std::string& root, fs::file_time_type f
          program.increment(inner)) {
       std::error_code stat;
       const fs::file_time_type touched = fs::last_write_time(program->path() / "last_accessed", stat);
-      if (stat || touched < from || touched > to) continue;
-      std::string hash = first + "/" + program->path().filename().string();
-      if (except.count(hash)) continue;
-      if (!found.empty()) return "";
-      found = std::move(hash);
+      if (!stat) visit(first + "/" + program->path().filename().string(), touched);
     }
   }
-  return found;
+}
+
+// The one hash of which `touched_now` holds, "" where none or several do.
+template <typename Touched>
+std::string the_one(const std::string& root, Touched touched_now) {
+  std::string found;
+  bool several = false;
+  for_each_program(root, [&](std::string hash, fs::file_time_type touched) {
+    if (several || !touched_now(hash, touched)) return;
+    several = !found.empty();
+    found = std::move(hash);
+  });
+  return several ? "" : found;
+}
+
+}  // namespace
+
+std::string program_touched_within(const std::string& root, fs::file_time_type from, fs::file_time_type to,
+                                   const std::set<std::string>& except) {
+  return the_one(root, [&](const std::string& hash, fs::file_time_type touched) {
+    return touched >= from && touched <= to && !except.count(hash);
+  });
+}
+
+ProgramTimes programs_touched(const std::string& root) {
+  ProgramTimes times;
+  for_each_program(root,
+                   [&](std::string hash, fs::file_time_type touched) { times.emplace(std::move(hash), touched); });
+  return times;
+}
+
+std::string program_touched_since(const std::string& root, const ProgramTimes& before) {
+  return the_one(root, [&](const std::string& hash, fs::file_time_type touched) {
+    const auto it = before.find(hash);
+    return it == before.end() || it->second != touched;
+  });
 }
 
 int copy_missing(const std::string& root, const std::string& from, const std::string& to, const std::string& kernel) {

@@ -12,6 +12,7 @@
 
 #include <cstddef>
 #include <filesystem>
+#include <map>
 #include <set>
 #include <string>
 #include <vector>
@@ -61,6 +62,13 @@ bool has_generic(const std::string& root, const std::string& hash, const std::st
 // empty where none or several were.
 std::string program_touched_within(const std::string& root, std::filesystem::file_time_type from,
                                    std::filesystem::file_time_type to, const std::set<std::string>& except = {});
+
+// The time PoCL last touched each program folder's `last_accessed`, by build hash; and the hash of
+// the one folder touched (or made) since `before` was taken, "" where none or several were: a build
+// of the program between the two, where no other build of PoCL's ran, touched its folder.
+using ProgramTimes = std::map<std::string, std::filesystem::file_time_type>;
+ProgramTimes programs_touched(const std::string& root);
+std::string program_touched_since(const std::string& root, const ProgramTimes& before);
 
 // Copies each folder of <root>/<from>/<kernel>/ that <root>/<to>/<kernel>/ lacks, each into a
 // temporary folder first and renamed into place whole, so that PoCL never sees part of one. Returns

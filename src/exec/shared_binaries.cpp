@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cstring>
 #include <mutex>
 #include <string>
 
@@ -43,6 +44,22 @@ std::vector<unsigned char> program_binary(const cl_icd_dispatch& cl, cl_program 
     return {};
   binaries[index].resize(sizes[index]);
   return std::move(binaries[index]);
+}
+
+std::vector<std::string> program_kernel_names(const cl_icd_dispatch& cl, cl_program program) {
+  size_t size = 0;
+  if (!program || cl.clGetProgramInfo(program, CL_PROGRAM_KERNEL_NAMES, 0, nullptr, &size) != CL_SUCCESS || !size)
+    return {};
+  std::string names(size, '\0');
+  if (cl.clGetProgramInfo(program, CL_PROGRAM_KERNEL_NAMES, size, names.data(), nullptr) != CL_SUCCESS) return {};
+  names.resize(std::strlen(names.c_str()));
+  std::vector<std::string> out;
+  for (size_t at = 0; at < names.size();) {
+    const size_t end = std::min(names.find(';', at), names.size());
+    if (end > at) out.push_back(names.substr(at, end - at));
+    at = end + 1;
+  }
+  return out;
 }
 
 bool another_of_kind(Services& services, int device, const std::vector<int>& among) {

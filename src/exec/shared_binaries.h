@@ -22,6 +22,9 @@ namespace coex::exec {
 // driver gives none.
 std::vector<unsigned char> program_binary(const cl_icd_dispatch& cl, cl_program program, cl_device_id device);
 
+// The kernels of a built program, by the driver's word (CL_PROGRAM_KERNEL_NAMES); empty when it gives none.
+std::vector<std::string> program_kernel_names(const cl_icd_dispatch& cl, cl_program program);
+
 // Whether another device of `device`'s kind is among `among` and the setting is on: a build of
 // `device` from source may serve it, so its binary is read at once (below).
 bool another_of_kind(Services& services, int device, const std::vector<int>& among);

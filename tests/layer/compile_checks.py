@@ -392,7 +392,8 @@ class CompileChecks(layer_checks.Checks):
         # rewritten program. The first run builds it from source on home (track 0) and from home's
         # binary on device 1, and keeps that binary; the second builds both from it. With
         # binary_cache off home builds from source again. Without shared binaries home builds from
-        # source and keeps its binary (the case of a device alone of its kind). A kept file
+        # source and keeps its binary (the case of a device alone of its kind) where PoCL's cache holds
+        # what reading it compiles. A kept file
         # that is not a binary of coex's is built past and replaced.
         devices = {"POCL_DEVICES": "basic basic"}
         app = os.path.join(self.build, "tests", "apps", "grid_stride")
@@ -437,6 +438,19 @@ class CompileChecks(layer_checks.Checks):
                                ("after the foreign file", {0: (True, True), 1: (True, True)})):
             got = builds(shared, what)
             expect(got == expected, "%s: builds %s, expected %s" % (what, got, expected))
+        # A keeper alone of its kind reads its binary to keep it only where that compiles nothing: PoCL's
+        # cache holds each kernel's generic function in its build's folder (above, the earlier runs'
+        # reads filled it). In an empty PoCL cache the unshared runs keep nothing, home (the keeper of
+        # the rewrite) says why on its track, and the second run builds from source again.
+        fresh = os.path.join(self.tmp, "kept-fresh")
+        fresh_cache = dict(devices, POCL_CACHE_DIR=os.path.join(self.tmp, "kept-fresh-pocl"))
+        for what in ("empty PoCL cache, first run", "empty PoCL cache, second run"):
+            got = builds(fresh, what, "false", pocl_devices=fresh_cache)
+            with open(trace) as f:
+                not_kept = [e["tid"] for e in json.load(f)["traceEvents"]
+                            if e.get("name", "").startswith("binary not kept")]
+            expect(got == {0: (False, False), 1: (False, False)} and not_kept == [0] and not files(fresh),
+                   "%s: builds %s, not kept on tracks %s, kept files %s" % (what, got, not_kept, files(fresh)))
         # A binary is kept for the index of the device that keeps it: PoCL hashes basic and pthread
         # builds alike, so pthread device 0's binary, read by pthread device 1 beside a basic device 0
         # built from source with the same define, would load two builds of one hash (PoCL aborts).
