@@ -186,6 +186,32 @@ TEST_F(PoclKernelCache, TheProgramTouchedWithinABuildIsFoundWhereItIsTheOnlyOne)
       kHash);
 }
 
+// The program folder a build touched, against a listing taken before it: one made or touched again
+// since, where it is the only one.
+TEST_F(PoclKernelCache, TheProgramTouchedSinceAListingIsFoundWhereItIsTheOnlyOne) {
+  const auto now = fs::file_time_type::clock::now();
+  auto touch = [&](const std::string& hash, fs::file_time_type when) {
+    fs::create_directories(fs::path(root_) / hash);
+    const fs::path file = fs::path(root_) / hash / "last_accessed";
+    std::ofstream(file) << "";
+    fs::last_write_time(file, when);
+  };
+  touch(kOther, now - std::chrono::hours(1));
+  const cache::ProgramTimes empty_but_other = cache::programs_touched(root_);
+  ASSERT_EQ(empty_but_other.size(), 1u);
+  EXPECT_EQ(empty_but_other.at(kOther), now - std::chrono::hours(1));
+  EXPECT_EQ(cache::program_touched_since(root_, empty_but_other), "");  // nothing since
+  touch(kHash, now - std::chrono::seconds(5));                          // a new folder
+  EXPECT_EQ(cache::program_touched_since(root_, empty_but_other), kHash);
+  const cache::ProgramTimes both = cache::programs_touched(root_);
+  touch(kOther, now);  // touched again
+  EXPECT_EQ(cache::program_touched_since(root_, both), kOther);
+  touch(kHash, now);
+  EXPECT_EQ(cache::program_touched_since(root_, both), "");  // two: not told apart
+  EXPECT_EQ(cache::program_touched_since(root_ + "/missing", both), "");
+  EXPECT_TRUE(cache::programs_touched(root_ + "/missing").empty());
+}
+
 TEST(PoclKernelCacheNames, ALongNameIsNotItsFolder) {
   EXPECT_TRUE(cache::folder_named_as_kernel("matmul"));
   EXPECT_TRUE(cache::folder_named_as_kernel(std::string(cache::kMaxKernelFolderName, 'k')));
