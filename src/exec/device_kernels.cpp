@@ -182,14 +182,13 @@ model::DeviceBuild& device_build(Services& services, model::ProgramRecord& progr
     note_donor_hash(program, {device, in_app_context}, build.binary);
   }
   build.finished.store(true, std::memory_order_release);
-  // The keeper's build from source (none kept yet, or one the driver refused or that was no binary of
-  // coex's) is kept, as read for this device's build from it, or by the keeper itself where no other
-  // device of its kind builds from it (kept_binary_for) and the read compiles nothing
-  // (keeper_reads_binary). The keeper reads it with build.mutex still
-  // held, so that no launch creates a kernel of the program at once, and under the platform's build
-  // lock, as the other devices of the kind read it (binary_of_same_kind): PoCL 3.1 fills a program's
-  // binaries on demand without a lock of its own (ThreadSanitizer saw two reads race in
-  // `apps.threads4` on two pthread devices).
+  // The keeper's build from source (none kept yet, or one the driver refused or no binary of coex's)
+  // is kept, as read for this device's build from it, or by the keeper itself where no other device
+  // of its kind builds from it (kept_binary_for) and the read compiles nothing (keeper_reads_binary).
+  // The keeper reads it with build.mutex still held, so that no launch creates a kernel of
+  // the program at once, and under the platform's build lock, as the other devices of the kind read
+  // it (binary_of_same_kind): PoCL 3.1 fills a program's binaries on demand without a lock of its own
+  // (ThreadSanitizer saw two reads race in `apps.threads4` on two pthread devices).
   const auto keep_started = std::chrono::steady_clock::now();
   if (build.program && !build.failed && !build.from_binary && kept.keeper == device && kept.keeper_writes &&
       !kept.folder.empty() && !exit_begun()) {

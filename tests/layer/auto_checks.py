@@ -87,6 +87,23 @@ class AutoChecks(FirstLaunches, layer_checks.Checks):
         expect(kernel["split_launches"] <= 2 and kernel["launches"] == 20 and
                set(kernel["not_split"]) <= {"preparing", "split_being_measured", "too_small"},
                "pthread: %d of 20 sweeps split, the others %s" % (kernel["split_launches"], kernel["not_split"]))
+        # Beside a device of another kind, which builds from source in the app's process (PoCL compiles
+        # one thing at a time there), not even the first sweep, nothing timed, is split on home alone: a
+        # basic home and a pthread device 1 whose build begins a second late.
+        mixed = {"POCL_DEVICES": "basic pthread"}
+        rc, bare, _ = run([app], mixed)
+        expect(rc == 0, "jacobi2d fails bare on basic and pthread devices")
+        env = dict(env, POCL_DEVICES="basic pthread", COEX_REPORT="", COEX_TRACE=trace,
+                   COEX_CACHE=os.path.join(self.tmp, "short-while-building-mixed-history.json"))
+        rc, out, err = run([app], env, self.layer)
+        expect(rc == 0 and out == bare, "basic pthread: exit %d, output:\n%s\nstderr:\n%s" % (rc, out, err))
+        with open(trace) as f:
+            launches = [e["args"] for e in sorted(json.load(f)["traceEvents"], key=lambda e: e.get("ts", 0))
+                        if e.get("ph") == "X" and e.get("cat") == "launch"]
+        home_only = [a for a in launches if a.get("split") and "1" not in a["work_items"]]
+        expect(len(launches) == 20 and not home_only,
+               "basic pthread: %d launches, %d split on home alone, the first %s" %
+               (len(launches), len(home_only), launches[:1]))
 
     def check_analysis_wait(self):
         # Under auto the program's first launch that could be split waits up to auto_analysis_wait for
