@@ -449,7 +449,7 @@ LaunchDecision plan(Services& services, const std::shared_ptr<model::KernelRecor
     // alone; docs/design.md, "One-time costs").
     const devices::DeviceSet& set = services.devices();
     auto compiles_here = [&](int d) {
-      return set.at(d).is_pocl() && !set.at(d).remote && set.at(d).type & CL_DEVICE_TYPE_CPU;
+      return set.at(d).is_pocl() && !set.at(d).remote && (set.at(d).type & CL_DEVICE_TYPE_CPU);
     };
     if (fewer_than_two() && !home_building && !seconds_on_home() && !building.empty() && compiles_here(home) &&
         std::all_of(building.begin(), building.end(),
