@@ -7,6 +7,7 @@
 #include "devices/device_set.h"
 #include "exec/kept_binaries.h"
 #include "exec/kept_binary_choice.h"
+#include "exec/pocl_compiles.h"
 #include "exec/program_analysis.h"
 #include "exec/shared_binaries.h"
 
@@ -20,8 +21,7 @@ std::vector<int> other_kinds_to_compile(Services& services, const std::string& s
   const devices::Device& home_device = set.at(home);
   for (int device : to_build) {
     const devices::Device& d = set.at(device);
-    if (device == home || d.same_kind(home_device) || !d.is_pocl() || d.remote || !(d.type & CL_DEVICE_TYPE_CPU))
-      continue;
+    if (device == home || d.same_kind(home_device) || !compiles_in_this_process(d)) continue;
     if (first_of_kind(services, device, to_build) >= 0) continue;  // it builds from that one's binary
     const KeptBinary kept = kept_binary_for(services, d, device, -1, source, options);
     if (!kept.folder.empty() && !read_kept_binary(kept.folder, kept.key).empty()) continue;

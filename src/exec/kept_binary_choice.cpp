@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "config/settings.h"
+#include "exec/pocl_compiles.h"
 #include "exec/policy_binding.h"
 #include "exec/shared_binaries.h"
 
@@ -27,9 +28,6 @@ int lowest_of_kind(Services& services, int device, bool& alone) {
   }
   return lowest;
 }
-
-// PoCL's CPU devices compile work-group functions in the app's process, a binary's read among them.
-bool on_pocl_cpu(const devices::Device& d) { return d.is_pocl() && (d.type & CL_DEVICE_TYPE_CPU); }
 
 }  // namespace
 
@@ -56,18 +54,19 @@ KeptBinary kept_binary_for(Services& services, const devices::Device& d, int dev
 }
 
 pocl_kernel_cache::ProgramTimes before_keepers_build(const devices::Device& d, const KeptBinary& kept, int device) {
-  if (kept.keeper != device || !kept.keeper_writes || kept.folder.empty() || !on_pocl_cpu(d)) return {};
+  if (kept.keeper != device || !kept.keeper_writes || kept.folder.empty() || !compiles_in_this_process(d)) return {};
   const std::string root = pocl_kernel_cache::root();
   return root.empty() ? pocl_kernel_cache::ProgramTimes{} : pocl_kernel_cache::programs_touched(root);
 }
 
 bool keeper_reads_binary(const cl_icd_dispatch& cl, const devices::Device& d, cl_program program,
                          const pocl_kernel_cache::ProgramTimes& before) {
-  if (!on_pocl_cpu(d)) return true;  // no compile in the read
+  if (!compiles_in_this_process(d)) return true;  // no compile in the read here
   const std::string root = pocl_kernel_cache::root();
   const std::string hash = root.empty() ? "" : pocl_kernel_cache::program_touched_since(root, before);
+  if (hash.empty()) return false;  // no cache, or no folder found: the read may compile
   const std::vector<std::string> kernels = program_kernel_names(cl, program);
-  if (hash.empty() || kernels.empty()) return false;  // no cache, or no folder found: the read may compile
+  if (kernels.empty()) return false;
   return std::all_of(kernels.begin(), kernels.end(), [&](const std::string& kernel) {
     return pocl_kernel_cache::folder_named_as_kernel(kernel) && pocl_kernel_cache::has_generic(root, hash, kernel);
   });

@@ -14,6 +14,7 @@
 #include "exec/executor.h"
 #include "exec/kernel_arguments.h"
 #include "exec/launch_shape.h"
+#include "exec/pocl_compiles.h"
 #include "exec/policy_binding.h"
 #include "exec/policy_gate.h"
 #include "exec/program_analysis.h"
@@ -441,19 +442,13 @@ LaunchDecision plan(Services& services, const std::shared_ptr<model::KernelRecor
         building = devices_without(building, waiting);
       }
     }
-    // With home the only device ready, a launch nothing has timed where every device to join is a
-    // PoCL CPU device of another kind than home's, PoCL's too, runs there whole: their builds from
-    // source run in this process, where PoCL compiles one thing at a time, so home's chunks at a
-    // nonzero offset wait for them to compile their variant (the first launch of benchmarks/matmul at
-    // 1,024 over a one-thread `pthread` home and a `basic` device: 2.25 s against 1.15 s on home
-    // alone; docs/design.md, "One-time costs").
-    const devices::DeviceSet& set = services.devices();
-    auto compiles_here = [&](int d) {
-      return set.at(d).is_pocl() && !set.at(d).remote && (set.at(d).type & CL_DEVICE_TYPE_CPU);
-    };
-    if (fewer_than_two() && !home_building && !seconds_on_home() && !building.empty() && compiles_here(home) &&
-        std::all_of(building.begin(), building.end(),
-                    [&](int d) { return compiles_here(d) && !set.at(d).same_kind(set.at(home)); }))
+    // With home the only device ready, a launch nothing has timed runs there whole where every device
+    // to join builds from source beside it in this process: PoCL compiles one thing at a time, so
+    // home's chunks at a nonzero offset waited for those builds to compile their variant
+    // (benchmarks/matmul at 1,024, a one-thread `pthread` home and a `basic` device: 2.25 s against
+    // 1.15 s on home alone; docs/design.md, "One-time costs").
+    if (fewer_than_two() && !home_building && !seconds_on_home() && !building.empty() &&
+        others_build_beside_home(services.devices(), home, building))
       return preparing_on_home();
     // With home the only device ready, a split can gain only from a device that joins while it runs:
     // a launch measured shorter than auto_wait_seconds on home (this size, or the kernel's pace at

@@ -1,5 +1,6 @@
 #include "exec/pocl_compiles.h"
 
+#include <algorithm>
 #include <chrono>
 #include <iterator>
 #include <map>
@@ -63,6 +64,16 @@ FirstRunKey first_run_key(int device, cl_kernel kernel, const LaunchGeometry& su
 }
 
 }  // namespace
+
+bool compiles_in_this_process(const devices::Device& device) {
+  return device.is_pocl() && !device.remote && (device.type & CL_DEVICE_TYPE_CPU);
+}
+
+bool others_build_beside_home(const devices::DeviceSet& set, int home, const std::vector<int>& others) {
+  return compiles_in_this_process(set.at(home)) && std::all_of(others.begin(), others.end(), [&](int d) {
+           return compiles_in_this_process(set.at(d)) && !set.at(d).same_kind(set.at(home));
+         });
+}
 
 bool first_run_of(int device, cl_kernel kernel, const LaunchGeometry& sub) {
   Compiles& c = compiles();

@@ -20,13 +20,27 @@
 
 #include <chrono>
 #include <mutex>
+#include <vector>
 
 #include "exec/launch_geometry.h"
 #include "exec/services.h"
 
+namespace coex::devices {
+struct Device;
+class DeviceSet;
+}  // namespace coex::devices
+
 namespace coex::exec {
 
 inline constexpr std::chrono::seconds kCompileLockWait{10};
+
+// Whether `device`'s builds and work-group functions are compiled in this process: one of PoCL's CPU
+// devices, not served by its remote driver.
+bool compiles_in_this_process(const devices::Device& device);
+// Whether home and each of `others` compile in this process and each of `others` is of another kind
+// than home's (it builds from source, not from home's binary): their builds hold PoCL's compiler
+// while home's first runs wait for it.
+bool others_build_beside_home(const devices::DeviceSet& set, int home, const std::vector<int>& others);
 
 // Whether a sub-launch of `kernel` on `device` with this geometry is the first of its kind: of its
 // local size, of whether its offset is zero and of whether its grid is small

@@ -38,6 +38,13 @@ class PoclKernelCache : public ::testing::Test {
     fs::create_directories(dir);
     std::ofstream(dir / (kernel + ".so")) << bytes;
   }
+  // A program folder whose `last_accessed` PoCL touched at `when`.
+  void touch(const std::string& hash, fs::file_time_type when) {
+    fs::create_directories(fs::path(root_) / hash);
+    const fs::path file = fs::path(root_) / hash / "last_accessed";
+    std::ofstream(file) << "";
+    fs::last_write_time(file, when);
+  }
   std::string read(const std::string& hash, const std::string& kernel, const std::string& variant) {
     std::ifstream in(fs::path(root_) / hash / kernel / variant / (kernel + ".so"));
     return std::string(std::istreambuf_iterator<char>(in), {});
@@ -157,12 +164,6 @@ TEST_F(PoclKernelCache, TheGenericFunctionIsTheZeroFolders) {
 // The program folder PoCL touched within a build: found where it is the only one.
 TEST_F(PoclKernelCache, TheProgramTouchedWithinABuildIsFoundWhereItIsTheOnlyOne) {
   const auto now = fs::file_time_type::clock::now();
-  auto touch = [&](const std::string& hash, fs::file_time_type when) {
-    fs::create_directories(fs::path(root_) / hash);
-    const fs::path file = fs::path(root_) / hash / "last_accessed";
-    std::ofstream(file) << "";
-    fs::last_write_time(file, when);
-  };
   touch(kHash, now - std::chrono::seconds(5));
   touch(kOther, now - std::chrono::hours(1));
   EXPECT_EQ(cache::program_touched_within(root_, now - std::chrono::seconds(6), now - std::chrono::seconds(4)), kHash);
@@ -190,12 +191,6 @@ TEST_F(PoclKernelCache, TheProgramTouchedWithinABuildIsFoundWhereItIsTheOnlyOne)
 // since, where it is the only one.
 TEST_F(PoclKernelCache, TheProgramTouchedSinceAListingIsFoundWhereItIsTheOnlyOne) {
   const auto now = fs::file_time_type::clock::now();
-  auto touch = [&](const std::string& hash, fs::file_time_type when) {
-    fs::create_directories(fs::path(root_) / hash);
-    const fs::path file = fs::path(root_) / hash / "last_accessed";
-    std::ofstream(file) << "";
-    fs::last_write_time(file, when);
-  };
   touch(kOther, now - std::chrono::hours(1));
   const cache::ProgramTimes empty_but_other = cache::programs_touched(root_);
   ASSERT_EQ(empty_but_other.size(), 1u);
