@@ -394,8 +394,10 @@ class CompileChecks(layer_checks.Checks):
         # binary_cache off home builds from source again. Without shared binaries home builds from
         # source and keeps its binary (the case of a device alone of its kind) where PoCL's cache holds
         # what reading it compiles. A kept file
-        # that is not a binary of coex's is built past and replaced.
-        devices = {"POCL_DEVICES": "basic basic"}
+        # that is not a binary of coex's is built past and replaced. PoCL's cache is the check's own:
+        # a keeper alone of its kind finds its build's folder as the one folder touched during its
+        # build, and another test's build in a shared cache then leaves it none (nothing kept).
+        devices = {"POCL_DEVICES": "basic basic", "POCL_CACHE_DIR": os.path.join(self.tmp, "kept-pocl")}
         app = os.path.join(self.build, "tests", "apps", "grid_stride")
         rc, bare, _ = run([app], devices)
         expect(rc == 0, "grid_stride fails bare")
@@ -454,12 +456,15 @@ class CompileChecks(layer_checks.Checks):
         # A binary is kept for the index of the device that keeps it: PoCL hashes basic and pthread
         # builds alike, so pthread device 0's binary, read by pthread device 1 beside a basic device 0
         # built from source with the same define, would load two builds of one hash (PoCL aborts).
-        # Device 1 is the lowest pthread device there: it builds from source, and keeps its own.
+        # Device 1 is the lowest pthread device there: it builds from source, alone of its kind, and
+        # keeps nothing (this check's PoCL cache lacks its build's generic functions: nothing read a
+        # binary of that build), so it builds from source again; home keeps the rewrite, whose
+        # generic functions the runs above compiled.
         moved = os.path.join(self.tmp, "kept-moved")
         for what, pocl, expected in (("pthread pthread", "pthread pthread", {0: (False, False), 1: (True, False)}),
                                      ("basic pthread", "basic pthread", {0: (False, False), 1: (False, False)}),
-                                     ("basic pthread again", "basic pthread", {0: (True, True), 1: (True, True)})):
-            got = builds(moved, what, pocl_devices={"POCL_DEVICES": pocl})
+                                     ("basic pthread again", "basic pthread", {0: (True, True), 1: (False, False)})):
+            got = builds(moved, what, pocl_devices=dict(devices, POCL_DEVICES=pocl))
             expect(got == expected, "%s: builds %s, expected %s" % (what, got, expected))
         # An app on device 1: home builds the rewrite from source and device 0 from its binary, so home
         # keeps it (the kind's lowest device, which builds from no source, kept none before); the
