@@ -104,7 +104,10 @@ COEX_SETTING(Enum, compile_ahead_start, "auto", ("auto build launch"),
              "each kind too, whose build waits for it; the launches run on the app's device until it ends. "
              "`launch`: at that launch, which then waits for all of it (and no process serves other kinds). "
              "`auto`: `build` where the machine has a core that none of the PoCL CPU devices in use runs on, else "
-             "`launch`.")
+             "`launch` once the kernel's launches so far, each as long as this one, would have saved by their "
+             "splits what the first split compiles (`first_split_compile_seconds`): on the devices' cores the "
+             "process slows the launches meanwhile, and a program of short or shrinking launches never wins that "
+             "back.")
 COEX_SETTING(Int, compile_ahead_processes, 0, (0, 64),
              "At most this many `coex compile-ahead` processes at once (`compile_ahead`); a program whose first "
              "split would start one beyond compiles in the app's process, as with `compile_ahead` false. Each is "

@@ -423,11 +423,14 @@ std::vector<int> kinds_of(model::ProgramRecord& program) {
   return program.compile_ahead_kinds;
 }
 
+// Whether a core is left that no PoCL CPU device in use runs on (their compute units).
+bool spare_core(Services& services) { return usable_cores() > cores_of_pocl_cpu_devices(services); }
+
 // Whether a program's process starts at the app's clBuildProgram (`compile_ahead_start`): under `auto`
 // where a core is left that no PoCL CPU device in use runs on, so that the process takes none from them.
 bool starts_at_build(Services& services) {
   const std::string& when = services.settings().compile_ahead_start;
-  return when == "build" || (when == "auto" && usable_cores() > cores_of_pocl_cpu_devices(services));
+  return when == "build" || (when == "auto" && spare_core(services));
 }
 
 }  // namespace
@@ -444,6 +447,10 @@ std::string variants_for(cl_uint work_dim, const size_t* local) {
   std::string sizes;
   for (cl_uint d = 0; d < 3; ++d) sizes += (d ? "-" : "") + std::to_string(d < work_dim ? local[d] : 1);
   return sizes + "-smallgrid," + sizes + "-goffs0-smallgrid";
+}
+
+bool starts_once_it_pays(Services& services) {
+  return services.settings().compile_ahead_start == "auto" && !spare_core(services);
 }
 
 size_t default_process_limit(unsigned cores, unsigned cores_of_devices) {

@@ -90,6 +90,12 @@ bool would_start_process(Services& services, model::ProgramRecord& program, int 
 bool would_start(Services& services, model::ProgramRecord& program, int home, const std::string& kernel,
                  const size_t local[3], bool offset_zero);
 
+// Whether a program's process starts at a launch only once the kernel's launches show it pays
+// (first_launch_probe::process_pays): under `compile_ahead_start` `auto` where no core is left beside
+// the compute units of the PoCL CPU devices in use, so that its compiles would slow the launches home
+// runs meanwhile.
+bool starts_once_it_pays(Services& services);
+
 // How many processes may run at once where the setting `compile_ahead_processes` leaves it to coex:
 // the cores not taken by the PoCL CPU devices in use (their compute units), at least 1, at most 4.
 // Each is a compiler on a core of its own: more would take the cores the devices run on.

@@ -117,32 +117,72 @@ Found found(const std::string& home_key) {
   return it == found_by_key().end() ? Found{} : it->second;
 }
 
+namespace {
+
+// Home's share of a split over `devices`: its compute units' over theirs where all are PoCL CPU
+// devices, else one device's.
+double home_share(Services& services, int home, const std::vector<int>& devices) {
+  const devices::DeviceSet& set = services.devices();
+  if (!std::all_of(devices.begin(), devices.end(),
+                   [&](int d) { return set.at(d).is_pocl() && (set.at(d).type & CL_DEVICE_TYPE_CPU); }))
+    return 1.0 / double(devices.size());
+  double units = 0;
+  for (int d : devices) units += set.at(d).compute_units;
+  return set.at(home).compute_units / units;
+}
+
+size_t other_kinds(model::ProgramRecord& program) {
+  std::lock_guard lock(program.mutex);
+  return program.compile_ahead_kinds.size();
+}
+
+// What the program's first split compiles, in seconds: first_split_compile_seconds, times
+// kWithoutBarriers without barrier(), times kPerOtherKind more for each other kind.
+double first_split_compiles(Services& services, model::ProgramRecord& program, size_t kinds) {
+  const bool barriers = program.source.find("barrier") != std::string::npos;
+  return services.settings().first_split_compile_seconds * (barriers ? 1.0 : kWithoutBarriers) *
+         (1.0 + kPerOtherKind * double(kinds));
+}
+
+}  // namespace
+
 bool splits_at_once(Services& services, model::ProgramRecord& program, const Found& found, int home,
                     const std::vector<int>& devices) {
   if (!found.seconds || devices.size() < 2) return true;
-  const devices::DeviceSet& set = services.devices();
-  double home_share = 1.0 / double(devices.size());
-  if (std::all_of(devices.begin(), devices.end(),
-                  [&](int d) { return set.at(d).is_pocl() && (set.at(d).type & CL_DEVICE_TYPE_CPU); })) {
-    double units = 0;
-    for (int d : devices) units += set.at(d).compute_units;
-    home_share = set.at(home).compute_units / units;
-  }
-  size_t kinds = 0;
-  {
-    std::lock_guard lock(program.mutex);
-    kinds = program.compile_ahead_kinds.size();
-  }
+  const size_t kinds = other_kinds(program);
   // Beside no other device of home's kind, the devices of other kinds wait for the process to build
   // (compile_ahead::wait_before_build): a split now would run on home alone.
   if (kinds && !another_of_kind(services, home, devices)) return false;
-  const double saved = *found.seconds * (1.0 - home_share);
-  const bool barriers = program.source.find("barrier") != std::string::npos;
-  if (saved < services.settings().first_split_compile_seconds * (barriers ? 1.0 : kWithoutBarriers) *
-                  (1.0 + kPerOtherKind * double(kinds)))
-    return false;
+  const double saved = *found.seconds * (1.0 - home_share(services, home, devices));
+  if (saved < first_split_compiles(services, program, kinds)) return false;
   services.report().record_split_after_probe();
   return true;
+}
+
+bool process_pays(Services& services, model::ProgramRecord& program, uint64_t launches_before, double seconds, int home,
+                  const std::vector<int>& devices) {
+  if (devices.size() < 2) return true;
+  const double saved = seconds * (1.0 - home_share(services, home, devices));
+  return saved * double(launches_before + 1) >= first_split_compiles(services, program, other_kinds(program));
+}
+
+std::shared_ptr<std::atomic<uint64_t>> held_until_process_pays(Services& services, model::ProgramRecord& program,
+                                                               const std::string& kernel, double seconds, int home,
+                                                               const std::vector<int>& devices) {
+  if (!compile_ahead::starts_once_it_pays(services) ||
+      !compile_ahead::would_start_process(services, program, home, kernel))
+    return nullptr;
+  std::shared_ptr<std::atomic<uint64_t>> before;
+  {
+    std::lock_guard lock(program.mutex);
+    auto& count = program.launches_before_process[kernel];
+    if (!count) count = std::make_shared<std::atomic<uint64_t>>(0);
+    before = count;
+  }
+  if (process_pays(services, program, before->load(std::memory_order_relaxed), seconds, home, devices)) return nullptr;
+  before->fetch_add(1, std::memory_order_relaxed);
+  services.report().record_held_until_paid();
+  return before;
 }
 
 void not_run(const std::string& home_key) { keep(home_key, std::nullopt); }

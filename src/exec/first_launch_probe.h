@@ -14,7 +14,10 @@
 
 #include <CL/cl.h>
 
+#include <atomic>
 #include <cstddef>
+#include <cstdint>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -96,6 +99,25 @@ Found found(const std::string& home_key);
 // report.
 bool splits_at_once(Services& services, model::ProgramRecord& program, const Found& found, int home,
                     const std::vector<int>& devices);
+
+// Whether the program's process pays for itself by the launch (compile_ahead::starts_once_it_pays):
+// on the devices' cores it slows home's launches beside it about as much as the compiles it makes
+// ahead would have cost in the app's process, so it starts only once the kernel's launches show
+// that their splits would pay for those compiles, as one buys once renting has cost as much. The
+// kernel's launches run on home for want of it so far (`launches_before`), and this one, each as long
+// as this one (`seconds` on home), would have saved by a split over `devices` what the first split
+// compiles (splits_at_once's measure). A program whose launches shrink (benchmarks/lu over two
+// `basic` devices on two cores: 2,046 launches in 0.25 s, each smaller than the last) starts none:
+// its process, started at its first launch timed long enough, slowed home's launches by about 15%
+// and had not ended when the program did.
+bool process_pays(Services& services, model::ProgramRecord& program, uint64_t launches_before, double seconds, int home,
+                  const std::vector<int>& devices);
+// Where the program's process would start now (compile_ahead::would_start_process) and must pay first
+// and does not yet: counts the launch, in the report too, and gives the kernel's count, which each
+// launch that takes the launch's plan over adds to (exec/repeated_launches.h). Null otherwise.
+std::shared_ptr<std::atomic<uint64_t>> held_until_process_pays(Services& services, model::ProgramRecord& program,
+                                                               const std::string& kernel, double seconds, int home,
+                                                               const std::vector<int>& devices);
 
 // What each other kind a program's process builds for (exec/compile_ahead_kinds.h) adds to what a split
 // at once would compile in the app's process, in first_split_compile_seconds: its build from source,

@@ -358,7 +358,8 @@ LaunchDecision plan(Services& services, const std::shared_ptr<model::KernelRecor
       repeat.by_home_times = true;  // planned again once a time lands, or after kPreparingHold
       return preparing_on_home();
     }
-    bool ahead = !info->loops || seconds_on_home();
+    std::optional<double> launch_seconds = seconds_on_home();
+    bool ahead = !info->loops || launch_seconds;
     if (!ahead) {  // untimed, of a kernel that loops: probed first where it may be (exec/first_launch_probe.h)
       const first_launch_probe::Found probed = first_launch_probe::found(home_key);
       if (!probed.asked &&
@@ -367,8 +368,14 @@ LaunchDecision plan(Services& services, const std::shared_ptr<model::KernelRecor
         decision.probe_key = home_key;
         return not_split("probing");
       }
+      launch_seconds = probed.seconds;
       ahead = !first_launch_probe::splits_at_once(services, *program, probed, home, all_devices());
     }
+    // A process on the devices' cores starts once the kernel's launches show it pays.
+    if (ahead && launch_seconds &&
+        (repeat.counts_before_process = first_launch_probe::held_until_process_pays(
+             services, *program, kernel->name, *launch_seconds, home, all_devices())))
+      return preparing_on_home();
     if (read_deferred)
       read_deferred_app_binary(services, program, queue_record->context, home, all_devices(), ahead ? &shape : nullptr);
     else if (compile_ahead::under_way_beside_kinds(services, *program, home, ahead ? &shape : nullptr))
@@ -452,16 +459,12 @@ LaunchDecision plan(Services& services, const std::shared_ptr<model::KernelRecor
       return preparing_on_home();
     // With home the only device ready, a split can gain only from a device that joins while it runs:
     // a launch measured shorter than auto_wait_seconds on home (this size, or the kernel's pace at
-    // another) runs there whole. Split, it paid host copies and chunks of a group or two on home, and
-    // as a cold split it was no verdict, so the next launch split again (benchmarks/lu with a pthread
-    // device building from source beside a basic home: 463 of 511 launches, d1 never joined; 1.1 s
-    // against 0.15 s bare).
-    // Nor does a launch planned while such a split of its kernel is in flight before home's time is
-    // known: it would split on the same guess, and an app that enqueues thousands of short launches
-    // before it waits plans them all before the first split has run (stencil1d with PoCL's CPU as home
-    // beside a GPU whose context and build took 0.3 s: 31 splits, every one of them cold, probes that
-    // never gave a verdict; lu, whose every update has a size of its own: 57 to 244). The first
-    // split's time paces the next launches.
+    // another) runs there whole. Split, it paid host copies and home's chunks, and as a cold split no
+    // verdict, so the next one split again (benchmarks/lu beside a pthread device building from source:
+    // 1.1 s against 0.15 s bare). Nor does a launch planned while such a split of its kernel is in
+    // flight before home's time is known: it would split on the same guess (stencil1d beside a GPU whose
+    // context and build took 0.3 s: 31 cold splits, none a verdict). The first split's time paces the
+    // next launches.
     // Where every device to join is a late one let in (its context, then its build: a second or more
     // for a GPU), so is a launch shorter than auto_late_cost, home's build under way or not: it would
     // wait for home's build to run a split on home alone.

@@ -167,6 +167,10 @@ bool RepeatedLaunches::find(Services& services, const std::shared_ptr<model::Ker
       if (std::chrono::steady_clock::now() >= e.valid_until) return false;
       if (auto history = services.executor().history())
         history->note_launch(e.counts_launch->first, e.counts_launch->second);
+      if (e.counts_before_process) {
+        e.counts_before_process->fetch_add(1, std::memory_order_relaxed);
+        services.report().record_held_until_paid();
+      }
     }
     uint64_t gate_launch = 0;
     if (e.policy_shape) {
@@ -221,6 +225,7 @@ void RepeatedLaunches::remember(Services& services, const std::shared_ptr<model:
   e.versions = repeatable.versions;
   e.by_home_times = repeatable.by_home_times;
   e.counts_launch = repeatable.counts_launch;
+  e.counts_before_process = repeatable.counts_before_process;
   if (e.counts_launch) e.valid_until = std::chrono::steady_clock::now() + preparing_hold_;
   e.reason = decision.not_split_reason;
   e.kernel_name = decision.kernel_name;

@@ -23,6 +23,7 @@
 #include <CL/cl.h>
 
 #include <array>
+#include <atomic>
 #include <chrono>
 #include <cstdint>
 #include <map>
@@ -71,6 +72,9 @@ struct RepeatableDecision {
   // "preparing": the History's kernel key and the launch's work-items, which each launch taking the
   // plan over counts (History::note_launch), for kPreparingHold at most.
   std::optional<std::pair<std::string, uint64_t>> counts_launch;
+  // "preparing" while the program's process does not pay yet: each launch that takes the plan over
+  // counts among the kernel's launches before it (first_launch_probe::process_pays).
+  std::shared_ptr<std::atomic<uint64_t>> counts_before_process;
   std::vector<bool> written;  // per argument: whether the launch may write it
   // The reason holds whatever the values of the arguments that are plain values (not a buffer the
   // registry tracks, nor __local, nor SVM): "too_small" (by the launch's size, home's times of that
@@ -136,6 +140,7 @@ class RepeatedLaunches {
     PlanVersions versions;
     bool by_home_times = false;  // the decision read home's timings: their version counts too
     std::optional<std::pair<std::string, uint64_t>> counts_launch;  // RepeatableDecision's
+    std::shared_ptr<std::atomic<uint64_t>> counts_before_process;   // RepeatableDecision's
     std::chrono::steady_clock::time_point valid_until = std::chrono::steady_clock::time_point::max();
     std::string reason;
     std::string kernel_name;

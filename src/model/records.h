@@ -118,6 +118,9 @@ struct ProgramRecord {
   // The devices of other kinds its process builds for (each the first of its kind), under `mutex`:
   // their builds wait for it (compile_ahead::wait_before_build).
   std::vector<int> compile_ahead_kinds;
+  // By kernel name, under `mutex`: its launches run on home while its process, on a core the devices
+  // run on, had not yet shown it would pay (first_launch_probe::process_pays).
+  std::map<std::string, std::shared_ptr<std::atomic<uint64_t>>> launches_before_process;
   // The program's folder of PoCL's kernel cache (its build hash), looked for once, under `mutex`:
   // empty where none or several were touched during the app's build.
   std::string pocl_folder;

@@ -43,8 +43,9 @@ const std::pair<const char*, const char*> kMeanings[] = {
      "auto: coex was still analysing the program or building it for the devices, off the app's "
      "path, or the launch was not timed yet and only devices not prepared yet (auto_late_devices) could "
      "have taken part, or, of a kernel without loops, not timed yet while what a split needs was still "
-     "to be compiled (compile_ahead, auto_split_floor_seconds); launches meanwhile ran on the app's "
-     "device, timed"},
+     "to be compiled (compile_ahead, auto_split_floor_seconds), or, where no core is left beside the "
+     "devices', before the kernel's launches had shown that a compile-ahead process would pay "
+     "(compile_ahead_start); launches meanwhile ran on the app's device, timed"},
     {"split_being_measured",
      "auto: the first split of this kernel and size was still running and being "
      "measured; launches meanwhile ran on the app's device"},

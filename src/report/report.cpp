@@ -316,13 +316,19 @@ nlohmann::json ReportRecorder::to_json() const {
       late.push_back({{"device", device}, {"let_in_after", after ? nlohmann::json(*after) : nlohmann::json()}});
     report["late_devices"] = std::move(late);
   }
-  if (compile_ahead_.processes || compile_ahead_.beyond_limit || compile_ahead_.probes)
-    report["compile_ahead"] = {
-        {"processes", compile_ahead_.processes},         {"made", compile_ahead_.made},
-        {"ended_at_exit", compile_ahead_.ended_at_exit}, {"at_build", compile_ahead_.at_build},
-        {"other_kinds", compile_ahead_.other_kinds},     {"seconds", compile_ahead_.seconds},
-        {"beyond_limit", compile_ahead_.beyond_limit},   {"probes", compile_ahead_.probes},
-        {"probe_seconds", compile_ahead_.probe_seconds}, {"split_after_probe", compile_ahead_.split_after_probe}};
+  if (compile_ahead_.processes || compile_ahead_.beyond_limit || compile_ahead_.probes ||
+      compile_ahead_.held_until_paid)
+    report["compile_ahead"] = {{"processes", compile_ahead_.processes},
+                               {"made", compile_ahead_.made},
+                               {"ended_at_exit", compile_ahead_.ended_at_exit},
+                               {"at_build", compile_ahead_.at_build},
+                               {"other_kinds", compile_ahead_.other_kinds},
+                               {"seconds", compile_ahead_.seconds},
+                               {"beyond_limit", compile_ahead_.beyond_limit},
+                               {"probes", compile_ahead_.probes},
+                               {"probe_seconds", compile_ahead_.probe_seconds},
+                               {"split_after_probe", compile_ahead_.split_after_probe},
+                               {"held_until_paid", compile_ahead_.held_until_paid}};
   report["totals"] = {{"launches", launches},
                       {"split_launches", split_launches},
                       {"bytes_moved", bytes_moved},
@@ -375,6 +381,11 @@ void ReportRecorder::record_first_launch_probe(double seconds) {
 void ReportRecorder::record_split_after_probe() {
   std::lock_guard lock(mutex_);
   ++compile_ahead_.split_after_probe;
+}
+
+void ReportRecorder::record_held_until_paid() {
+  std::lock_guard lock(mutex_);
+  ++compile_ahead_.held_until_paid;
 }
 
 void ReportRecorder::record_home_on_demand(uint64_t written, uint64_t fetched) {

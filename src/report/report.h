@@ -15,7 +15,7 @@
 //     "builds": [{"device", "builds", "failed", "seconds"}],
 //     "late_devices": [{"device", "let_in_after"}],
 //     "compile_ahead": {"processes", "made", "ended_at_exit", "at_build", "other_kinds", "seconds",
-//                       "beyond_limit", "probes", "probe_seconds", "split_after_probe"},
+//                       "beyond_limit", "probes", "probe_seconds", "split_after_probe", "held_until_paid"},
 //     "totals": {"launches", "split_launches", "bytes_moved", "bytes_minimal", "bytes_home_on_demand",
 //                "bytes_fetched_on_demand"} }
 // bytes_home_on_demand (lazy home): what the other devices wrote, written to the app's buffers when
@@ -187,6 +187,9 @@ class ReportRecorder {
   // A first launch probed on home (its pieces took `seconds`), or one split at once after its probe.
   void record_first_launch_probe(double seconds);
   void record_split_after_probe();
+  // A launch run on home because its program's process would not pay yet (first_launch_probe.h,
+  // process_pays).
+  void record_held_until_paid();
   // Called after each record_launch, outside the recorder's lock, on the recording thread: the
   // report keeps only sums, the trace shows each launch (set before the first launch).
   using LaunchObserver = std::function<void(const std::string& kernel, const LaunchRecord& launch)>;
@@ -245,7 +248,7 @@ class ReportRecorder {
   std::map<int, std::optional<double>> late_devices_;  // record_late_device's
   struct CompileAhead {
     uint64_t processes = 0, made = 0, ended_at_exit = 0, at_build = 0, other_kinds = 0, beyond_limit = 0, probes = 0,
-             split_after_probe = 0;
+             split_after_probe = 0, held_until_paid = 0;
     double seconds = 0, probe_seconds = 0;
   } compile_ahead_;
   LaunchObserver launch_observer_;

@@ -184,6 +184,9 @@ std::string compile_ahead_line(const json& ahead) {
     out += "; " + std::to_string(probes) + (probes == 1 ? " first launch" : " first launches") + " probed on home in " +
            seconds_of("probe_seconds") + ", " + std::to_string(count_of(member(ahead, "split_after_probe"))) +
            " then split at once";
+  if (const uint64_t held = count_of(member(ahead, "held_until_paid")))
+    out += "; " + std::to_string(held) + (held == 1 ? " launch" : " launches") +
+           " on the app's device until a process on the devices' cores would pay (compile_ahead_start)";
   return out;
 }
 

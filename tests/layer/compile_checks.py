@@ -30,7 +30,7 @@ class CompileChecks(layer_checks.Checks):
         with open(trace) as f:
             return [e for e in json.load(f)["traceEvents"] if e.get("ph") == "X"]
 
-    def first_runs_by_setting(self, app, setting, values, tag=""):
+    def first_runs_by_setting(self, app, setting, values, tag="", extra=None):
         # A user's first coex run of `app` over two `basic` devices under auto with the report on, once
         # for each value of COEX_<setting> (None: unset, the default), each in a PoCL cache of its own
         # that its bare run filled:
@@ -40,14 +40,18 @@ class CompileChecks(layer_checks.Checks):
         # run of matmul's tiled product found none and ran it on home as `preparing`), and, for a kernel
         # without loops, after the rule of moves into new memory, which takes it as fast as the nominal
         # rate here (FAST_FRESH_MEMORY: on a 2-core machine two_programs' launches would stay on home
-        # before any of them). `tag` keeps one call's files apart from another's of the same setting.
+        # before any of them). A process starts at the first launch that wants it (compile_ahead_start
+        # `launch`; under `auto`, on a machine with no core beside the devices', only once the kernel's
+        # launches show it pays: check_process_pays). `tag` keeps one call's files apart from another's
+        # of the same setting; `extra`, more settings.
         label = setting.lower().replace("_", "-") + tag
         trace = os.path.join(self.tmp, label + "-trace.json")
         for value in values:
             devices = {"POCL_DEVICES": "basic basic",
                        "POCL_CACHE_DIR": os.path.join(self.tmp, "%s-pocl-%s" % (label, value))}
             settings = dict(FAST_FRESH_MEMORY, COEX_POLICY="auto", COEX_AUTO_ANALYSIS_WAIT="30", COEX_REPORT=self.report,
-                            COEX_CACHE=os.path.join(self.tmp, "%s-%s.json" % (label, value)))
+                            COEX_COMPILE_AHEAD_START="launch", COEX_CACHE=os.path.join(self.tmp, "%s-%s.json" % (label, value)))
+            settings.update(extra or {})
             if value is not None:
                 settings["COEX_" + setting] = value
             slices = self.traced_after_bare(app, devices, trace, settings)
@@ -183,7 +187,7 @@ class CompileChecks(layer_checks.Checks):
             devices = {"POCL_DEVICES": pocl_devices}
             rc, bare, _ = run([app] + args, devices)
             expect(rc == 0, "long_items %s fails bare" % args)
-            env = dict(devices, COEX_TRACE=trace, COEX_POLICY="auto",
+            env = dict(devices, COEX_TRACE=trace, COEX_POLICY="auto", COEX_COMPILE_AHEAD_START="launch",
                        COEX_CACHE=os.path.join(self.tmp, "deferred-read-%s.json" % "-".join(args)))
             rc, out, err = run([app] + args, env, self.layer)
             expect(rc == 0 and out == bare, "long_items %s: exit %d, output:\n%s\nstderr:\n%s" % (args, rc, out, err))
@@ -607,6 +611,42 @@ class CompileChecks(layer_checks.Checks):
             else:
                 expect(ahead and counted.get("processes") == len(ahead), "%s: expected one or more" % what)
 
+    def check_process_pays(self):
+        # Under compile_ahead_start `auto` with no core beside the devices' (the app held to one core
+        # here, beside two `basic` devices), a program's process starts at a launch only once the
+        # kernel's launches so far, each as long as this one, would have saved by splits (half of each,
+        # over two devices) what the first split compiles (first_launch_probe::process_pays): half of
+        # first_split_compile_seconds for two_programs' kernels (no barrier). Their launches take a few
+        # milliseconds, far more on a loaded machine, so the check weighs the trace's times: four
+        # launches a kernel at 0.2 (0.1 s to win back) start no process where they would have saved
+        # less than half of that; 200 at 0.02 (10 ms) start the first program's once its launches
+        # before would have saved half of it or more, after launches held on home where the first
+        # would not have saved it alone. Every run gives the bare output.
+        cpu = str(min(os.sched_getaffinity(0)))
+        two_programs = os.path.join(self.build, "tests", "layer", "two_programs")
+        for launches, seconds in (("4", "0.2"), ("200", "0.02")):
+            compiles = float(seconds) / 2
+            app = ["taskset", "-c", cpu, two_programs, "3", "both", launches]
+            for _, slices, counted in self.first_runs_by_setting(app, "FIRST_SPLIT_COMPILE_SECONDS", (seconds,),
+                                                                 "-pays-" + launches, {"COEX_COMPILE_AHEAD_START": "auto"}):
+                ahead = sorted((e for e in slices if e["name"] == "compile ahead"), key=lambda e: e["ts"])
+                first = sorted((e for e in slices if e.get("cat") == "launch" and e["name"] == "offset_by_index"),
+                               key=lambda e: e["ts"])
+                before = [e for e in first if ahead and e["ts"] < ahead[0]["ts"]]
+                saved = sum(e["dur"] for e in before) / 2e6  # over two devices, in seconds
+                longest = max([e["dur"] / 2e6 for e in before] or [0])
+                what = "%s launches, first_split_compile_seconds %s: processes %s (report %s), %d launches before" % (
+                    launches, seconds, [(e["ts"], e.get("args")) for e in ahead], counted, len(before))
+                expect(len(first) == int(launches), "%s: %d launches of the first program" % (what, len(first)))
+                if launches == "4":
+                    if sum(e["dur"] for e in first) / 2e6 < compiles / 2:
+                        expect(not ahead and not counted.get("processes"), "%s: expected none" % what)
+                    continue
+                expect(ahead and counted.get("processes") == len(ahead) and saved + longest >= compiles / 2,
+                       "%s: expected one, once the launches before would have saved %.4f s (%.4f)" %
+                       (what, compiles, saved))
+                expect(counted.get("held_until_paid", 0) >= 1 or longest >= compiles / 2,
+                       "%s: no launch held on home until it paid" % what)
 
 if __name__ == "__main__":
     sys.exit(layer_checks.main(CompileChecks, "coex-compile-check-"))

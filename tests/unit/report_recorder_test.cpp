@@ -298,7 +298,8 @@ TEST(ReportRecorder, CompileAheadProcesses) {
                                                           {"beyond_limit", 1},
                                                           {"probes", 0},
                                                           {"probe_seconds", 0.0},
-                                                          {"split_after_probe", 0}}));
+                                                          {"split_after_probe", 0},
+                                                          {"held_until_paid", 0}}));
 }
 
 // The first launches probed on home (exec/first_launch_probe.h): a cost in the app's process, and
@@ -313,6 +314,18 @@ TEST(ReportRecorder, FirstLaunchProbes) {
   EXPECT_EQ(ahead.at("probes"), 2);
   EXPECT_DOUBLE_EQ(ahead.at("probe_seconds").get<double>(), 0.006);
   EXPECT_EQ(ahead.at("split_after_probe"), 1);
+}
+
+// Launches held on home until a process on the devices' cores would pay (first_launch_probe.h,
+// process_pays): counted, and they alone make the entry.
+TEST(ReportRecorder, LaunchesHeldUntilAProcessPays) {
+  ReportRecorder recorder;
+  EXPECT_FALSE(recorder.to_json().contains("compile_ahead"));
+  recorder.record_held_until_paid();
+  recorder.record_held_until_paid();
+  const json ahead = recorder.to_json().at("compile_ahead");
+  EXPECT_EQ(ahead.at("processes"), 0);
+  EXPECT_EQ(ahead.at("held_until_paid"), 2);
 }
 
 TEST(ReportRecorder, BytesWrittenHomeOnDemandAddUp) {

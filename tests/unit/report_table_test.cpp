@@ -141,6 +141,11 @@ TEST(ReportTable, SaysWhatCompilingAheadCost) {
   EXPECT_EQ(line_of(format_report_table(report), "compiled ahead"),
             "compiled ahead (one-time, in processes of coex's own): 1 in 0.25 s (1 made); 2 first launches probed "
             "on home in 0.0142 s, 1 then split at once");
+  report["compile_ahead"]["held_until_paid"] = 12;
+  EXPECT_EQ(line_of(format_report_table(report), "compiled ahead"),
+            "compiled ahead (one-time, in processes of coex's own): 1 in 0.25 s (1 made); 2 first launches probed "
+            "on home in 0.0142 s, 1 then split at once; 12 launches on the app's device until a process on the "
+            "devices' cores would pay (compile_ahead_start)");
 }
 
 TEST(ReportTable, ColumnsLineUp) {
