@@ -449,11 +449,10 @@ LaunchDecision plan(Services& services, const std::shared_ptr<model::KernelRecor
         building = devices_without(building, waiting);
       }
     }
-    // With home the only device ready, a launch nothing has timed runs there whole where every device
-    // to join builds from source beside it in this process: PoCL compiles one thing at a time, so
-    // home's chunks at a nonzero offset waited for those builds to compile their variant
-    // (benchmarks/matmul at 1,024, a one-thread `pthread` home and a `basic` device: 2.25 s against
-    // 1.15 s on home alone; docs/design.md, "One-time costs").
+    // With home the only device ready, a launch nothing has timed runs there whole where every device to
+    // join builds from source beside it in this process: PoCL compiles one thing at a time, so home's
+    // chunks at a nonzero offset waited for those builds to compile their variant (benchmarks/matmul at
+    // 1,024 beside a `basic` device: 2.25 s against 1.15 s alone; docs/design.md, "One-time costs").
     if (fewer_than_two() && !home_building && !seconds_on_home() && !building.empty() &&
         others_build_beside_home(services.devices(), home, building))
       return preparing_on_home();
@@ -461,10 +460,9 @@ LaunchDecision plan(Services& services, const std::shared_ptr<model::KernelRecor
     // a launch measured shorter than auto_wait_seconds on home (this size, or the kernel's pace at
     // another) runs there whole. Split, it paid host copies and home's chunks, and as a cold split no
     // verdict, so the next one split again (benchmarks/lu beside a pthread device building from source:
-    // 1.1 s against 0.15 s bare). Nor does a launch planned while such a split of its kernel is in
-    // flight before home's time is known: it would split on the same guess (stencil1d beside a GPU whose
-    // context and build took 0.3 s: 31 cold splits, none a verdict). The first split's time paces the
-    // next launches.
+    // 1.1 s against 0.15 s bare). Nor does a launch planned while such a split of its kernel is in flight
+    // before home's time is known: it would split on the same guess (stencil1d beside a GPU whose context
+    // and build took 0.3 s: 31 cold splits, none a verdict). The first split's time paces the next ones.
     // Where every device to join is a late one let in (its context, then its build: a second or more
     // for a GPU), so is a launch shorter than auto_late_cost, home's build under way or not: it would
     // wait for home's build to run a split on home alone.
