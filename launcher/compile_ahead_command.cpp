@@ -14,7 +14,13 @@
 // variants_from_input=1 (a process started at the app's clBuildProgram) the binary is asked for twice:
 // at once, which compiles the generic functions, then with the variants of the line its standard input
 // brings once the app's first split names them (PoCL makes the binary anew at each ask, compiling what
-// its cache lacks). Exit status 0 when every binary was made, 3 when the input ended without a line.
+// its cache lacks). With variant_processes=2 each target is compiled by two processes, each asking for
+// one half of the variants (the first, third... and the second, fourth...): PoCL compiles one variant
+// after another in a process, each for hundreds of milliseconds (benchmarks/slices' two on the device
+// machine: 300 and 154 ms, after 160 ms of its generic function), so that where cores are spare the
+// second comes no later than the first. PoCL's binary holds the generic functions: a process asking
+// for its variants compiles those its cache lacks too (PoCL writes each file whole, then renames it into
+// place). Exit status 0 when every binary was made, 3 when the input ended without a line.
 #include <poll.h>
 #include <signal.h>
 #include <stdlib.h>
@@ -30,6 +36,7 @@
 #include <optional>
 #include <sstream>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "api/libopencl_table.h"
@@ -56,7 +63,17 @@ struct Request {
   Target home;                // the app's device and build options
   std::vector<Target> kinds;  // the first device of each other kind, with coex's options for it
   bool variants_from_input = false;
+  int variant_processes = 1;  // processes per target, each with its share of the variants
 };
+
+// A process's share of `variants` (PoCL's names, comma-separated): the entries part, part + parts, ...
+std::string share_of(const std::string& variants, int part, int parts) {
+  std::string share, entry;
+  std::istringstream entries(variants);
+  for (int i = 0; std::getline(entries, entry, ','); ++i)
+    if (i % parts == part) share += (share.empty() ? "" : ",") + entry;
+  return share;
+}
 
 bool read_request(const std::string& path, Request& request) {
   std::ifstream in(path, std::ios::binary);
@@ -88,6 +105,8 @@ bool read_request(const std::string& path, Request& request) {
       request.variants = value;
     else if (key == "variants_from_input")
       request.variants_from_input = value == "1";
+    else if (key == "variant_processes")
+      request.variant_processes = std::clamp(std::atoi(value.c_str()), 1, 2);
     else if (key == "options")
       request.home.options = value;
   }
@@ -173,10 +192,13 @@ std::optional<std::string> variants_line(int input, std::chrono::steady_clock::t
   }
 }
 
-// One target's build and binary in this process: PoCL compiles what its cache lacks; then, where the
-// variants come later, the binary again with them. The exit status of compile_ahead.
-int compile_target(const Request& request, const Target& target, const std::string& own, int input,
+// One target's build and binary in this process, with its share of the variants (share_of): PoCL
+// compiles what its cache lacks; then, where the variants come later, the binary again with them. The
+// exit status of compile_ahead.
+int compile_target(const Request& request, const Target& target, int part, const std::string& own, int input,
                    std::chrono::steady_clock::time_point until) {
+  specialize(own.c_str(),
+             share_of(request.variants, part, request.variant_processes));  // PoCL reads it as it makes the binary
   cl_icd_dispatch cl{};
   if (!api::load_libopencl_table(cl, nullptr)) return 1;
   cl_device_id device = find_device(cl, request.platform, target);
@@ -187,17 +209,21 @@ int compile_target(const Request& request, const Target& target, const std::stri
   const char* text = request.source.c_str();
   const size_t length = request.source.size();
   cl_program program = cl.clCreateProgramWithSource(context, 1, &text, &length, &err);
+  // Where the variants come later, the generic functions are asked for at once by the first part
+  // alone: the others ask only with their variants, which compiles the generic functions too where the
+  // first has not yet, so that a program whose line never comes (rewritten) costs them no compile.
+  const bool ask_now = !request.variants_from_input || part == 0;
   int status = err == CL_SUCCESS &&
                        cl.clBuildProgram(program, 1, &device, target.options.c_str(), nullptr, nullptr) == CL_SUCCESS &&
-                       binary_made(cl, program)
+                       (!ask_now || binary_made(cl, program))
                    ? 0
                    : 1;
   if (status == 0 && request.variants_from_input) {
     const std::optional<std::string> variants = variants_line(input, until);
     if (!variants)
       status = 3;  // none within the wait, none to ask for, or the app's process has ended
-    else if (!variants->empty()) {
-      specialize(own.c_str(), *variants);
+    else if (const std::string share = share_of(*variants, part, request.variant_processes); !share.empty()) {
+      specialize(own.c_str(), share);
       status = binary_made(cl, program) ? 0 : 1;
     }
   }
@@ -214,24 +240,27 @@ int compile_ahead(const Args& args) {
   if (args.size() != 1 || !read_request(args[0], request)) return 2;
   // Read: gone at once, so that none is left behind by an app that ends without removing it.
   ::unlink(args[0].c_str());
-  // PoCL reads the variable as it makes the binary.
+  // The user's own specializations, which stay (specialize).
   const char* set = std::getenv("POCL_BINARY_SPECIALIZE_WG");
   const std::string own = set ? set : "";
-  specialize(own.c_str(), request.variants);
+  // The devices to compile for, where the app's list allows (exec/compile_ahead_kinds.h,
+  // pocl_devices_entry), each by variant_processes processes with a part of the variants each.
   std::vector<Target> targets{request.home};
   targets.insert(targets.end(), request.kinds.begin(), request.kinds.end());
-  // The devices to compile for, where the app's list allows (exec/compile_ahead_kinds.h,
-  // pocl_devices_entry). One target: built here.
-  if (targets.size() == 1) {
+  std::vector<std::pair<Target, int>> jobs;
+  for (const Target& target : targets)
+    for (int part = 0; part < request.variant_processes; ++part) jobs.emplace_back(target, part);
+  // One: built here.
+  if (jobs.size() == 1) {
     if (!request.pocl_devices.empty()) setenv("POCL_DEVICES", request.pocl_devices.c_str(), 1);
-    return compile_target(request, targets[0], own, 0, until);
+    return compile_target(request, request.home, 0, own, 0, until);
   }
   // Several: each in a process of its own, forked before any driver is loaded, with its driver alone
   // listed, so that they compile at once (two targets' threads in one process failed on PoCL 3.1);
   // the variants' line goes to each through a pipe.
   std::vector<pid_t> children;
   std::vector<int> pipes;
-  for (const Target& target : targets) {
+  for (const auto& [target, part] : jobs) {
     int ends[2] = {-1, -1};
     if (request.variants_from_input && ::pipe(ends) != 0) break;
     const pid_t parent = ::getpid();
@@ -243,7 +272,7 @@ int compile_ahead(const Args& args) {
       if (ends[1] >= 0) ::close(ends[1]);
       const std::string driver = driver_of(request.pocl_devices, target.device_name);
       if (!driver.empty()) setenv("POCL_DEVICES", driver.c_str(), 1);
-      ::_exit(compile_target(request, target, own, ends[0], until));
+      ::_exit(compile_target(request, target, part, own, ends[0], until));
     }
     if (ends[0] >= 0) ::close(ends[0]);
     if (pid < 0) {
@@ -259,7 +288,7 @@ int compile_ahead(const Args& args) {
       for (int out : pipes) (void)!::write(out, (*variants + "\n").data(), variants->size() + 1);
   }
   for (int out : pipes) ::close(out);
-  int status = children.size() == targets.size() ? 0 : 1;
+  int status = children.size() == jobs.size() ? 0 : 1;
   for (pid_t child : children) {
     int child_status = 0;
     if (::waitpid(child, &child_status, 0) != child || !WIFEXITED(child_status))

@@ -105,14 +105,15 @@ struct Target {
 
 // `pocl_devices`, where not empty, is the process's POCL_DEVICES (one device of each driver), the
 // devices then found by name. `variants_from_input`: the variants come later, a line on the process's
-// standard input. `kinds`: devices of other kinds to build for too.
+// standard input. `processes`: processes a target (variant_processes). `kinds`: other kinds to build for.
 bool write_request(const std::string& path, const devices::Device& device, int index, const std::string& pocl_devices,
-                   const std::string& variants, bool variants_from_input, const std::string& options,
+                   const std::string& variants, bool variants_from_input, int processes, const std::string& options,
                    const std::vector<Target>& kinds, const std::string& source) {
   std::ofstream out(path, std::ios::binary | std::ios::trunc);
   out << "platform=" << device.platform_name << "\ndevice=" << (pocl_devices.empty() ? index : -1)
       << "\ndevice_name=" << device.name << "\npocl_devices=" << pocl_devices << "\nvariants=" << variants
-      << "\nvariants_from_input=" << (variants_from_input ? 1 : 0) << "\noptions=" << options << "\n";
+      << "\nvariants_from_input=" << (variants_from_input ? 1 : 0) << "\nvariant_processes=" << processes
+      << "\noptions=" << options << "\n";
   for (const Target& kind : kinds) out << "kind=" << kind.device_name << "\nkind_options=" << kind.options << "\n";
   out << "source:\n" << source;
   return bool(out.flush());
@@ -257,10 +258,17 @@ bool start(Services& services, model::ProgramRecord& program, int home, const st
       return false;
     }
   }
+  std::unique_lock running_lock(running_mutex);
+  const size_t running_now = running().size();
+  running_lock.unlock();
+  const int processes =
+      variants.empty() && !variants_from_input
+          ? 1
+          : variant_processes(usable_cores(), cores_of_pocl_cpu_devices(services), 1 + kinds.size(), running_now);
   const auto started = std::chrono::steady_clock::now();  // before the spawn: the process's wait counts from its start
   const pid_t pid =
       write_request(request, device, index, pocl_devices_entry(std::getenv("POCL_DEVICES"), platform_devices), variants,
-                    variants_from_input, options, targets, program.source)
+                    variants_from_input, processes, options, targets, program.source)
           ? spawn(executable, request, input[1])
           : -1;
   if (input[1] >= 0) ::close(input[1]);
@@ -456,6 +464,11 @@ bool starts_once_it_pays(Services& services) {
 size_t default_process_limit(unsigned cores, unsigned cores_of_devices) {
   constexpr size_t kAtMost = 4;
   return cores > cores_of_devices ? std::min<size_t>(cores - cores_of_devices, kAtMost) : 1;
+}
+
+int variant_processes(unsigned cores, unsigned cores_of_devices, size_t targets, size_t running) {
+  const size_t spare = cores > cores_of_devices ? cores - cores_of_devices : 0;
+  return spare >= 2 * targets * (running + 1) ? 2 : 1;
 }
 
 bool under_way(Services& services, model::ProgramRecord& program, int home, const Launch& launch) {

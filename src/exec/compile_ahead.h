@@ -101,6 +101,12 @@ bool starts_once_it_pays(Services& services);
 // Each is a compiler on a core of its own: more would take the cores the devices run on.
 size_t default_process_limit(unsigned cores, unsigned cores_of_devices);
 
+// How many processes compile each target of a process (`coex compile-ahead`'s variant_processes, one
+// half of the variants each, both after the generic functions): 2 where the cores the PoCL CPU devices
+// leave give every one of them a core, the `running` processes' counted as the new one's, else 1.
+// PoCL compiles the variants of one process one after the other (docs/design.md, "Compiled ahead").
+int variant_processes(unsigned cores, unsigned cores_of_devices, size_t targets, size_t running);
+
 // At exit: the processes still running are ended, not waited for; what they compiled so far stays in
 // PoCL's cache (PoCL writes a file whole, then renames it into place).
 void stop_all();

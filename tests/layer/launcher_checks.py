@@ -8,6 +8,7 @@ Usage: launcher_checks.py --build DIR --source DIR CHECK
 import json
 import os
 import re
+import subprocess
 import sys
 
 import layer_checks
@@ -158,6 +159,46 @@ class LauncherChecks(layer_checks.Checks):
         rc, out, err = run([self.coex, "devices", "extra"])
         expect(rc == 2 and "takes no arguments" in err, "coex devices extra: %d %s" % (rc, err))
 
+    def check_launcher_compile_ahead(self):
+        # `coex compile-ahead REQUEST` (started by libcoex.so, launcher/compile_ahead_command.cpp) fills
+        # PoCL's cache with the generic function and the variants named, the variants later on its input
+        # for a process started at the app's build: in one process, and in two with variant_processes=2,
+        # each asking for its half (where cores are spare: exec/compile_ahead.h, variant_processes).
+        # Every variant named lands in the one program folder, whichever process made it; a process
+        # never sent its line ends with status 3.
+        rc, out, _ = run([self.coex, "devices"], {"POCL_DEVICES": "basic"})
+        name = next((m.group(1).strip() for m in (re.match(r"0\s.*Portable Computing Language\s+(\S.*)$", l)
+                                                   for l in out.splitlines()) if m), None)
+        expect(rc == 0 and name, "coex devices names no PoCL device 0:\n" + out)
+        source = "__kernel void twice(__global float* a) { a[get_global_id(0)] *= 2.0f; }\n"
+        both = "4-1-1-smallgrid,4-1-1-goffs0-smallgrid"
+
+        def compile_ahead(tag, processes, line, variants="", from_input=True):
+            cache, request = os.path.join(self.tmp, "pocl-" + tag), os.path.join(self.tmp, "request-" + tag)
+            os.makedirs(cache)
+            with open(request, "w") as f:
+                f.write("platform=Portable Computing Language\ndevice=-1\ndevice_name=%s\npocl_devices=basic\n"
+                        "variants=%s\nvariants_from_input=%d\nvariant_processes=%d\noptions=\nsource:\n%s"
+                        % (name, variants, from_input, processes, source))
+            p = subprocess.run([self.coex, "compile-ahead", request], env=layer_checks.coex_env({"POCL_DEVICES": "basic",
+                               "POCL_CACHE_DIR": cache}), input=(line + "\n").encode() if line is not None else b"",
+                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, timeout=60)
+            expect(not os.path.exists(request), "%s: the request was left behind" % tag)
+            folders = {d for _, dirs, _ in os.walk(cache) for d in dirs}
+            programs = [d for d in folders if os.path.isfile(os.path.join(cache, d[:2], d, "program.bc"))]
+            expect(len(programs) <= 1, "%s: %d program folders" % (tag, len(programs)))
+            return p.returncode, sorted(f for f in folders if f[:1].isdigit())
+
+        for processes in (1, 2):
+            for line, variants in ((both, ""), (None, both), ("4-1-1-smallgrid", "")):
+                tag = "%d-%s-%s" % (processes, "none" if line is None else len(line.split(",")), len(variants))
+                got = compile_ahead(tag, processes, line, variants, line is not None)
+                named = (line or variants).split(",")
+                expect(got == (0, sorted(["0-0-0"] + named)), "%d processes, line %r, variants %r: exit %d, folders %s"
+                       % (processes, line, variants, got[0], got[1]))
+            got = compile_ahead("%d-closed" % processes, processes, None)
+            expect(got[0] == 3 and got[1] == ["0-0-0"], "%d processes, input closed: exit %d, folders %s"
+                   % (processes, got[0], got[1]))
 
     def check_launcher_install(self):
         # The README's install (stripped), then the tree moved elsewhere: the launcher must load the

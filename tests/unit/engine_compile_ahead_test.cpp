@@ -60,3 +60,15 @@ TEST(CompileAheadDevices, AsTheAppListsWhereTheListDoesNotNameOneDeviceAnEntryOf
 }
 
 }  // namespace
+
+TEST(CompileAheadVariantProcesses, TwoATargetWhereSpareCoresGiveEachOneACore) {
+  using coex::exec::compile_ahead::variant_processes;
+  EXPECT_EQ(variant_processes(16, 8, 1, 0), 2);  // eight single-threaded devices on 16 cores
+  EXPECT_EQ(variant_processes(16, 8, 2, 0), 2);  // the mixed set: home's kind and one other, four processes
+  EXPECT_EQ(variant_processes(16, 8, 2, 1), 2);  // beside one running: eight cores for eight
+  EXPECT_EQ(variant_processes(16, 8, 2, 2), 1);
+  EXPECT_EQ(variant_processes(16, 15, 1, 0), 1);  // fifteen devices: one core spare
+  EXPECT_EQ(variant_processes(2, 2, 1, 0), 1);    // two `basic` devices on two cores
+  EXPECT_EQ(variant_processes(4, 2, 1, 0), 2);
+  EXPECT_EQ(variant_processes(2, 16, 1, 0), 1);  // a threaded device wider than the machine's cores
+}
