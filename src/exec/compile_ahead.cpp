@@ -56,6 +56,7 @@ struct Running {
   bool at_build = false;  // started at the app's clBuildProgram (begin_at_build)
   std::vector<int> kinds{};                       // the devices of other kinds it builds for (compile_ahead_kinds.h)
   std::chrono::steady_clock::time_point asked{};  // when it was sent the variants (started at the build)
+  int per_target = 1;                             // processes compiling each target (variant_processes)
 };
 
 std::mutex running_mutex;
@@ -289,6 +290,7 @@ bool start(Services& services, model::ProgramRecord& program, int home, const st
   process.input = input[0];
   process.at_build = variants_from_input;
   process.kinds = kinds;
+  process.per_target = processes;
   program.compile_ahead_pid.store(pid, std::memory_order_release);
   return true;
 }
@@ -353,6 +355,7 @@ void note_end(Running& process, bool made, bool at_exit) {
     nlohmann::json args{{"made", made}};
     if (at_exit) args["ended_at_exit"] = true;
     if (!process.kinds.empty()) args["kinds"] = process.kinds;
+    if (process.per_target > 1) args["processes_per_target"] = process.per_target;
     if (process.at_build) {
       args["at_build"] = true;
       if (process.asked != std::chrono::steady_clock::time_point{})
