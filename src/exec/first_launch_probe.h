@@ -52,7 +52,18 @@ struct Piece {
   size_t block[3] = {1, 1, 1};      // global sizes of the block timed
   double scale = 0;                 // the launch's rounds of work-groups over the block's
   bool offset_zero = true;
+  double split_from = 0;  // the estimate from which the launch is split at once (splits_from)
 };
+
+// A block run whose estimate is at least the piece's split_from, and less than this many times it, is
+// run again and the faster kept: what else runs on the machine only slows a run, and one slowed by
+// half (on the 2-core machine, benchmarks/matmul's block at 640: 7.4 to 7.6 ms in 2 of 10 first runs,
+// 4.9 to 5.6 ms in the others) split its first launch at once, its compiles in the app's process:
+// 1.24 and 1.54 s against 0.89 to 0.98 s held on home. Runs slowed up to 1.8 times were seen there.
+inline constexpr double kConfirmBelow = 2.0;
+inline bool runs_again(double first_run, double split_from) {
+  return first_run >= split_from && first_run < kConfirmBelow * split_from;
+}
 
 // The piece for a launch: the block spans the lower dimensions whole where it can, and as few rows of
 // the highest as make 1/kShare of the work-groups (one at least). None where the app left the local
@@ -76,10 +87,12 @@ bool runs_twice_alike(const kernel::KernelInfo& info, const ArgumentRoots& roots
 
 // The piece to probe a launch with, where one may: first_split_compile_seconds is not 0, the program's
 // first split would be compiled ahead now beside home's work-group function in PoCL's cache
-// (compile_ahead::would_start), and the launch gives the same result run twice.
+// (compile_ahead::would_start), and the launch gives the same result run twice. Its split_from is
+// splits_from's over `devices`.
 std::optional<Piece> piece_for(Services& services, model::ProgramRecord& program, const std::string& kernel,
                                const kernel::KernelInfo& info, const std::vector<model::KernelArgValue>& args, int home,
-                               cl_uint work_dim, const size_t* offset, const size_t* global, const size_t* local);
+                               cl_uint work_dim, const size_t* offset, const size_t* global, const size_t* local,
+                               const std::vector<int>& devices);
 
 // What a probe of a launch key (exec/home_launch_times.h's) found: not asked yet; asked, with the
 // launch's estimated seconds on home, or none where the piece could not run.
@@ -99,6 +112,8 @@ Found found(const std::string& home_key);
 // report.
 bool splits_at_once(Services& services, model::ProgramRecord& program, const Found& found, int home,
                     const std::vector<int>& devices);
+// The launch's time on home from which splits_at_once splits it (infinity where it never does).
+double splits_from(Services& services, model::ProgramRecord& program, int home, const std::vector<int>& devices);
 
 // Whether the program's process pays for itself by the launch (compile_ahead::starts_once_it_pays):
 // on the devices' cores it slows home's launches beside it about as much as the compiles it makes

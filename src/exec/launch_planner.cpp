@@ -364,7 +364,7 @@ LaunchDecision plan(Services& services, const std::shared_ptr<model::KernelRecor
       const first_launch_probe::Found probed = first_launch_probe::found(home_key);
       if (!probed.asked &&
           (decision.probe = first_launch_probe::piece_for(services, *program, kernel->name, *info, args, home, work_dim,
-                                                          offset, global, local))) {
+                                                          offset, global, local, all_devices()))) {
         decision.probe_key = home_key;
         return not_split("probing");
       }

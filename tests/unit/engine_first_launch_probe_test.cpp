@@ -1,8 +1,9 @@
 // The piece a first launch is probed with (exec/first_launch_probe.h): a block at the launch's offset of
 // about 1/64 of its work-groups, the lower dimensions whole where they fit, and which launches may be
-// probed at all: those that give the same result run twice.
+// probed at all: those that give the same result run twice; and which blocks run again.
 #include <gtest/gtest.h>
 
+#include <limits>
 #include <string>
 
 #include "exec/first_launch_probe.h"
@@ -13,6 +14,7 @@ using coex::exec::first_launch_probe::ArgumentRoots;
 using coex::exec::first_launch_probe::kMinGroups;
 using coex::exec::first_launch_probe::kShare;
 using coex::exec::first_launch_probe::piece_of;
+using coex::exec::first_launch_probe::runs_again;
 using coex::exec::first_launch_probe::runs_twice_alike;
 using coex::kernel::ArgInfo;
 using coex::kernel::ArgKind;
@@ -111,3 +113,11 @@ TEST(FirstLaunchProbe, OnlyLaunchesThatGiveTheSameResultRunTwice) {
 }
 
 }  // namespace
+
+TEST(FirstLaunchProbe, ABlockRunsAgainOnlyWhereItsRunSaysSplitBySoLittleThatASlowedRunCouldHaveSaidIt) {
+  EXPECT_FALSE(runs_again(0.27, 0.4));  // held on home: a slowed run only holds it the more
+  EXPECT_TRUE(runs_again(0.45, 0.4));   // benchmarks/matmul at 640 on two cores, its block slowed by half
+  EXPECT_TRUE(runs_again(0.4, 0.4));
+  EXPECT_FALSE(runs_again(0.8, 0.4));  // split however slowed the run was (twice or less)
+  EXPECT_FALSE(runs_again(1.0, std::numeric_limits<double>::infinity()));  // never split at once
+}
