@@ -2,7 +2,6 @@
 
 #include <fcntl.h>
 #include <signal.h>
-#include <spawn.h>
 #include <stdlib.h>
 #include <sys/socket.h>
 #include <sys/wait.h>
@@ -13,7 +12,6 @@
 #include <cerrno>
 #include <chrono>
 #include <filesystem>
-#include <fstream>
 #include <map>
 #include <mutex>
 #include <set>
@@ -23,6 +21,7 @@
 #include "config/settings.h"
 #include "devices/device_set.h"
 #include "exec/compile_ahead_kinds.h"
+#include "exec/compile_ahead_request.h"
 #include "exec/executor.h"
 #include "exec/exit_guard.h"
 #include "exec/kept_binary_choice.h"
@@ -31,7 +30,6 @@
 #include "exec/shared_binaries.h"
 #include "exec/spin_wait.h"
 #include "kernel/analysis_process.h"
-#include "kernel/child_process.h"
 #include "report/report.h"
 #include "report/trace.h"
 
@@ -85,56 +83,6 @@ struct Claimed {
 // after its start (launcher/compile_ahead_command.cpp), and a line sent later than this may come after
 // its wait ended.
 constexpr std::chrono::milliseconds kSendVariantsWithin{4500};
-
-// The device's place among its platform's devices, as `coex compile-ahead` finds it again, and how
-// many the platform has.
-int index_in_platform(const cl_icd_dispatch& cl, const devices::Device& device, size_t& count) {
-  cl_uint n = 0;
-  if (cl.clGetDeviceIDs(device.platform, CL_DEVICE_TYPE_ALL, 0, nullptr, &n) != CL_SUCCESS || !n) return -1;
-  std::vector<cl_device_id> ids(n);
-  if (cl.clGetDeviceIDs(device.platform, CL_DEVICE_TYPE_ALL, n, ids.data(), nullptr) != CL_SUCCESS) return -1;
-  count = n;
-  for (cl_uint i = 0; i < n; ++i)
-    if (ids[i] == device.id) return int(i);
-  return -1;
-}
-
-// A device a process builds for, by name, with its build options.
-struct Target {
-  std::string device_name, options;
-};
-
-// `pocl_devices`, where not empty, is the process's POCL_DEVICES (one device of each driver), the
-// devices then found by name. `variants_from_input`: the variants come later, a line on the process's
-// standard input. `processes`: processes a target (variant_processes). `kinds`: other kinds to build for.
-bool write_request(const std::string& path, const devices::Device& device, int index, const std::string& pocl_devices,
-                   const std::string& variants, bool variants_from_input, int processes, const std::string& options,
-                   const std::vector<Target>& kinds, const std::string& source) {
-  std::ofstream out(path, std::ios::binary | std::ios::trunc);
-  out << "platform=" << device.platform_name << "\ndevice=" << (pocl_devices.empty() ? index : -1)
-      << "\ndevice_name=" << device.name << "\npocl_devices=" << pocl_devices << "\nvariants=" << variants
-      << "\nvariants_from_input=" << (variants_from_input ? 1 : 0) << "\nvariant_processes=" << processes
-      << "\noptions=" << options << "\n";
-  for (const Target& kind : kinds) out << "kind=" << kind.device_name << "\nkind_options=" << kind.options << "\n";
-  out << "source:\n" << source;
-  return bool(out.flush());
-}
-
-// Starts `executable compile-ahead REQUEST` with the app's environment less what loads coex, `input`
-// as its standard input (else none), no output, none of the app's descriptors, default signal
-// handling. The process ID, or -1.
-pid_t spawn(const std::string& executable, const std::string& request, int input) {
-  posix_spawn_file_actions_t actions;
-  posix_spawn_file_actions_init(&actions);
-  if (input >= 0)
-    posix_spawn_file_actions_adddup2(&actions, input, 0);
-  else
-    posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0);
-  for (int fd : {1, 2}) posix_spawn_file_actions_addopen(&actions, fd, "/dev/null", O_WRONLY, 0);
-  const pid_t pid = kernel::child_process::spawn(executable, {"compile-ahead", request}, actions, 2);
-  posix_spawn_file_actions_destroy(&actions);
-  return pid;
-}
 
 // The app's program folders found so far, under running_mutex: a process compiling ahead for one of
 // them touches it when it builds, maybe during another program's clBuildProgram, which would then
@@ -205,6 +153,11 @@ bool wanted_at_build(Services& services, model::ProgramRecord& program, int home
     if (pocl_kernel_cache::folder_named_as_kernel(kernel) && !pocl_kernel_cache::has_generic(root, hash, kernel))
       return true;
   return false;
+}
+
+// The cores the PoCL CPU devices in use leave free (`cores_of_devices`, their compute units).
+unsigned cores_left(unsigned cores, unsigned cores_of_devices) {
+  return cores > cores_of_devices ? cores - cores_of_devices : 0;
 }
 
 // The compute units of the PoCL CPU devices in use: the cores they run on.
@@ -435,7 +388,7 @@ std::vector<int> kinds_of(model::ProgramRecord& program) {
 }
 
 // Whether a core is left that no PoCL CPU device in use runs on (their compute units).
-bool spare_core(Services& services) { return usable_cores() > cores_of_pocl_cpu_devices(services); }
+bool spare_core(Services& services) { return cores_left(usable_cores(), cores_of_pocl_cpu_devices(services)) > 0; }
 
 // Whether a program's process starts at the app's clBuildProgram (`compile_ahead_start`): under `auto`
 // where a core is left that no PoCL CPU device in use runs on, so that the process takes none from them.
@@ -466,12 +419,11 @@ bool starts_once_it_pays(Services& services) {
 
 size_t default_process_limit(unsigned cores, unsigned cores_of_devices) {
   constexpr size_t kAtMost = 4;
-  return cores > cores_of_devices ? std::min<size_t>(cores - cores_of_devices, kAtMost) : 1;
+  return std::clamp<size_t>(cores_left(cores, cores_of_devices), 1, kAtMost);
 }
 
 int variant_processes(unsigned cores, unsigned cores_of_devices, size_t targets, size_t running) {
-  const size_t spare = cores > cores_of_devices ? cores - cores_of_devices : 0;
-  return spare >= 2 * targets * (running + 1) ? 2 : 1;
+  return cores_left(cores, cores_of_devices) >= 2 * targets * (running + 1) ? 2 : 1;
 }
 
 bool under_way(Services& services, model::ProgramRecord& program, int home, const Launch& launch) {

@@ -1,0 +1,50 @@
+#include "exec/compile_ahead_request.h"
+
+#include <fcntl.h>
+#include <spawn.h>
+
+#include <fstream>
+
+#include "devices/device_set.h"
+#include "kernel/child_process.h"
+
+namespace coex::exec::compile_ahead {
+
+int index_in_platform(const cl_icd_dispatch& cl, const devices::Device& device, size_t& count) {
+  cl_uint n = 0;
+  if (cl.clGetDeviceIDs(device.platform, CL_DEVICE_TYPE_ALL, 0, nullptr, &n) != CL_SUCCESS || !n) return -1;
+  std::vector<cl_device_id> ids(n);
+  if (cl.clGetDeviceIDs(device.platform, CL_DEVICE_TYPE_ALL, n, ids.data(), nullptr) != CL_SUCCESS) return -1;
+  count = n;
+  for (cl_uint i = 0; i < n; ++i)
+    if (ids[i] == device.id) return int(i);
+  return -1;
+}
+
+bool write_request(const std::string& path, const devices::Device& device, int index, const std::string& pocl_devices,
+                   const std::string& variants, bool variants_from_input, int processes, const std::string& options,
+                   const std::vector<Target>& kinds, const std::string& source) {
+  std::ofstream out(path, std::ios::binary | std::ios::trunc);
+  out << "platform=" << device.platform_name << "\ndevice=" << (pocl_devices.empty() ? index : -1)
+      << "\ndevice_name=" << device.name << "\npocl_devices=" << pocl_devices << "\nvariants=" << variants
+      << "\nvariants_from_input=" << (variants_from_input ? 1 : 0) << "\nvariant_processes=" << processes
+      << "\noptions=" << options << "\n";
+  for (const Target& kind : kinds) out << "kind=" << kind.device_name << "\nkind_options=" << kind.options << "\n";
+  out << "source:\n" << source;
+  return bool(out.flush());
+}
+
+pid_t spawn(const std::string& executable, const std::string& request, int input) {
+  posix_spawn_file_actions_t actions;
+  posix_spawn_file_actions_init(&actions);
+  if (input >= 0)
+    posix_spawn_file_actions_adddup2(&actions, input, 0);
+  else
+    posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0);
+  for (int fd : {1, 2}) posix_spawn_file_actions_addopen(&actions, fd, "/dev/null", O_WRONLY, 0);
+  const pid_t pid = kernel::child_process::spawn(executable, {"compile-ahead", request}, actions, 2);
+  posix_spawn_file_actions_destroy(&actions);
+  return pid;
+}
+
+}  // namespace coex::exec::compile_ahead

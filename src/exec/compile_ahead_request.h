@@ -1,0 +1,41 @@
+// The request a `coex compile-ahead` process reads (launcher/compile_ahead_command.cpp reads it), and
+// the process's start: what exec/compile_ahead.h decides to run, written down and spawned
+// (docs/design.md, "Compiled ahead, in a process of its own").
+#pragma once
+
+#include <CL/cl_icd.h>
+#include <sys/types.h>
+
+#include <cstddef>
+#include <string>
+#include <vector>
+
+namespace coex::devices {
+struct Device;
+}  // namespace coex::devices
+
+namespace coex::exec::compile_ahead {
+
+// A device a process builds for, by name, with its build options.
+struct Target {
+  std::string device_name, options;
+};
+
+// The device's place among its platform's devices, as `coex compile-ahead` finds it again, and how
+// many the platform has (`count`); -1 where it is not found.
+int index_in_platform(const cl_icd_dispatch& cl, const devices::Device& device, size_t& count);
+
+// Writes the request to `path`. `pocl_devices`, where not empty, is the process's POCL_DEVICES (one
+// device of each driver), the devices then found by name. `variants_from_input`: the variants come
+// later, a line on the process's standard input. `processes`: processes a target (variant_processes).
+// `kinds`: other kinds to build for.
+bool write_request(const std::string& path, const devices::Device& device, int index, const std::string& pocl_devices,
+                   const std::string& variants, bool variants_from_input, int processes, const std::string& options,
+                   const std::vector<Target>& kinds, const std::string& source);
+
+// Starts `executable compile-ahead REQUEST` with the app's environment less what loads coex, `input`
+// as its standard input (else none), no output, none of the app's descriptors, default signal
+// handling. The process ID, or -1.
+pid_t spawn(const std::string& executable, const std::string& request, int input);
+
+}  // namespace coex::exec::compile_ahead
