@@ -21,6 +21,14 @@
 // second comes no later than the first. PoCL's binary holds the generic functions: a process asking
 // for its variants compiles those its cache lacks too (PoCL writes each file whole, then renames it into
 // place). Exit status 0 when every binary was made, 3 when the input ended without a line.
+//
+// `coex compile-ahead -` (a process spawned at the app's clCreateContext: exec/compile_ahead_warm.h)
+// reads its request from its standard input instead, in two blocks (each a line with its length in
+// bytes, then that many bytes of the request's format): first what sets PoCL up (platform, device,
+// pocl_devices, variant_processes; no source), at once; then, at the app's clBuildProgram, the whole
+// request, then the variants' line. It sets PoCL up and makes the device's context between the two,
+// while the app builds: on the device machine PoCL's start and the build took 160 ms of benchmarks/
+// slices' 469 ms in a process started at the build. Each of its processes (variant_processes) does so.
 #include <poll.h>
 #include <signal.h>
 #include <stdlib.h>
@@ -29,9 +37,11 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cerrno>
 #include <chrono>
 #include <cstdint>
 #include <cstdio>
+#include <cstdlib>
 #include <fstream>
 #include <optional>
 #include <sstream>
@@ -50,6 +60,8 @@ namespace {
 // most. The app's process sends them only within 4.5 s of the start; a first split later than that
 // starts a process of its own for what the generic functions lack (exec/compile_ahead.h).
 constexpr std::chrono::milliseconds kVariantsWait{5000};
+// A process spawned at clCreateContext waits as long for its request, and then kVariantsWait for its
+// variants: the app's process hands it a request only within 4.5 s of its start.
 
 // A device to build for, by its name (with pocl_devices set: the process lists one device of each
 // driver, numbered by PoCL in an order of its own), else by its place in the platform.
@@ -75,16 +87,16 @@ std::string share_of(const std::string& variants, int part, int parts) {
   return share;
 }
 
-bool read_request(const std::string& path, Request& request) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return false;
+// The request's lines from `in`, to its source; `with_source` false: a block that sets PoCL up, whose
+// source is empty.
+bool parse_request(std::istream& in, Request& request, bool with_source) {
   std::string line;
   while (std::getline(in, line)) {
     if (line == "source:") {
       std::ostringstream rest;
       rest << in.rdbuf();
       request.source = rest.str();
-      return !request.source.empty() && (request.home.device >= 0 || !request.pocl_devices.empty());
+      return (!with_source || !request.source.empty()) && (request.home.device >= 0 || !request.pocl_devices.empty());
     }
     const size_t eq = line.find('=');
     if (eq == std::string::npos) return false;
@@ -111,6 +123,11 @@ bool read_request(const std::string& path, Request& request) {
       request.home.options = value;
   }
   return false;
+}
+
+bool read_request(const std::string& path, Request& request) {
+  std::ifstream in(path, std::ios::binary);
+  return in && parse_request(in, request, true);
 }
 
 std::string info_string(const cl_icd_dispatch& cl, cl_platform_id platform, cl_device_id device) {
@@ -192,20 +209,63 @@ std::optional<std::string> variants_line(int input, std::chrono::steady_clock::t
   }
 }
 
+// A block on `input` (a line with its length, then that many bytes: launcher's `-` form), until
+// `until`: its bytes, or nothing where none came whole.
+std::optional<std::string> block(int input, std::chrono::steady_clock::time_point until) {
+  const std::optional<std::string> length = variants_line(input, until);
+  if (!length || length->empty()) return std::nullopt;
+  std::string bytes(std::strtoull(length->c_str(), nullptr, 10), '\0');
+  for (size_t got = 0; got < bytes.size();) {
+    const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(until - std::chrono::steady_clock::now());
+    pollfd ready{input, POLLIN, 0};
+    if (::poll(&ready, 1, int(std::max<int64_t>(0, left.count()))) != 1) return std::nullopt;
+    const ssize_t n = ::read(input, bytes.data() + got, bytes.size() - got);
+    if (n <= 0) return std::nullopt;
+    got += size_t(n);
+  }
+  return bytes;
+}
+
+// A block holding `text` (block's form).
+std::string as_block(const std::string& text) { return std::to_string(text.size()) + "\n" + text; }
+
+// Writes all of `bytes` to `out` (a pipe to a fork, which reads it once PoCL is set up there).
+void write_all(int out, const std::string& bytes) {
+  for (size_t done = 0; done < bytes.size();) {
+    const ssize_t n = ::write(out, bytes.data() + done, bytes.size() - done);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) return;  // the fork has ended
+    done += size_t(n);
+  }
+}
+
+// PoCL set up in this process, and the device's context made: what a build needs before its source.
+struct Session {
+  cl_icd_dispatch cl{};
+  cl_device_id device = nullptr;
+  cl_context context = nullptr;
+};
+
+bool set_up(Session& session, const std::string& platform, const Target& target) {
+  if (!api::load_libopencl_table(session.cl, nullptr)) return false;
+  session.device = find_device(session.cl, platform, target);
+  if (!session.device) return false;
+  cl_int err = CL_SUCCESS;
+  session.context = session.cl.clCreateContext(nullptr, 1, &session.device, nullptr, nullptr, &err);
+  return err == CL_SUCCESS && session.context;
+}
+
 // One target's build and binary in this process, with its share of the variants (share_of): PoCL
 // compiles what its cache lacks; then, where the variants come later, the binary again with them. The
 // exit status of compile_ahead.
-int compile_target(const Request& request, const Target& target, int part, const std::string& own, int input,
-                   std::chrono::steady_clock::time_point until) {
+int compile_in(Session& session, const Request& request, const Target& target, int part, const std::string& own,
+               int input, std::chrono::steady_clock::time_point until) {
   specialize(own.c_str(),
              share_of(request.variants, part, request.variant_processes));  // PoCL reads it as it makes the binary
-  cl_icd_dispatch cl{};
-  if (!api::load_libopencl_table(cl, nullptr)) return 1;
-  cl_device_id device = find_device(cl, request.platform, target);
-  if (!device) return 1;
+  const cl_icd_dispatch& cl = session.cl;
+  cl_device_id device = session.device;
+  cl_context context = session.context;
   cl_int err = CL_SUCCESS;
-  cl_context context = cl.clCreateContext(nullptr, 1, &device, nullptr, nullptr, &err);
-  if (err != CL_SUCCESS) return 1;
   const char* text = request.source.c_str();
   const size_t length = request.source.size();
   cl_program program = cl.clCreateProgramWithSource(context, 1, &text, &length, &err);
@@ -232,14 +292,46 @@ int compile_target(const Request& request, const Target& target, int part, const
   return status;
 }
 
+int compile_target(const Request& request, const Target& target, int part, const std::string& own, int input,
+                   std::chrono::steady_clock::time_point until) {
+  Session session;
+  return set_up(session, request.platform, target) ? compile_in(session, request, target, part, own, input, until) : 1;
+}
+
+// A process spawned at clCreateContext (or one of its forks): PoCL set up for `set_up_for`'s home, then
+// the request from `input` (with `known` null) or `known`; the target its home, of the same name.
+int compile_when_asked(const Request& set_up_for, const Request* known, int part, const std::string& own, int input,
+                       std::chrono::steady_clock::time_point until) {
+  Session session;
+  if (!set_up(session, set_up_for.platform, set_up_for.home)) return 1;
+  Request asked;
+  if (!known) {
+    const std::optional<std::string> text = block(input, until);
+    std::istringstream in(text ? *text : "");
+    if (!text || !parse_request(in, asked, true)) return 3;  // none within the wait, or the app's process ended
+    known = &asked;
+  }
+  if (known->home.device_name != set_up_for.home.device_name) return 2;
+  return compile_in(session, *known, known->home, part, own, input, std::chrono::steady_clock::now() + kVariantsWait);
+}
+
 }  // namespace
 
 int compile_ahead(const Args& args) {
-  const auto until = std::chrono::steady_clock::now() + kVariantsWait;
+  auto until = std::chrono::steady_clock::now() + kVariantsWait;
   Request request;
-  if (args.size() != 1 || !read_request(args[0], request)) return 2;
-  // Read: gone at once, so that none is left behind by an app that ends without removing it.
-  ::unlink(args[0].c_str());
+  if (args.size() != 1) return 2;
+  // `-`: spawned at clCreateContext, what sets PoCL up comes first on the standard input, the request later.
+  const bool when_asked = args[0] == "-";
+  if (when_asked) {
+    const std::optional<std::string> text = block(0, until);
+    std::istringstream in(text ? *text : "");
+    if (!text || !parse_request(in, request, false) || !request.kinds.empty()) return 2;
+  } else {
+    if (!read_request(args[0], request)) return 2;
+    // Read: gone at once, so that none is left behind by an app that ends without removing it.
+    ::unlink(args[0].c_str());
+  }
   // The user's own specializations, which stay (specialize).
   const char* set = std::getenv("POCL_BINARY_SPECIALIZE_WG");
   const std::string own = set ? set : "";
@@ -253,16 +345,17 @@ int compile_ahead(const Args& args) {
   // One: built here.
   if (jobs.size() == 1) {
     if (!request.pocl_devices.empty()) setenv("POCL_DEVICES", request.pocl_devices.c_str(), 1);
-    return compile_target(request, request.home, 0, own, 0, until);
+    return when_asked ? compile_when_asked(request, nullptr, 0, own, 0, until)
+                      : compile_target(request, request.home, 0, own, 0, until);
   }
   // Several: each in a process of its own, forked before any driver is loaded, with its driver alone
   // listed, so that they compile at once (two targets' threads in one process failed on PoCL 3.1);
-  // the variants' line goes to each through a pipe.
+  // the variants' line goes to each through a pipe (and, spawned at clCreateContext, the request first).
   std::vector<pid_t> children;
   std::vector<int> pipes;
   for (const auto& [target, part] : jobs) {
     int ends[2] = {-1, -1};
-    if (request.variants_from_input && ::pipe(ends) != 0) break;
+    if ((request.variants_from_input || when_asked) && ::pipe(ends) != 0) break;
     const pid_t parent = ::getpid();
     const pid_t pid = ::fork();
     if (pid == 0) {
@@ -272,7 +365,8 @@ int compile_ahead(const Args& args) {
       if (ends[1] >= 0) ::close(ends[1]);
       const std::string driver = driver_of(request.pocl_devices, target.device_name);
       if (!driver.empty()) setenv("POCL_DEVICES", driver.c_str(), 1);
-      ::_exit(compile_target(request, target, part, own, ends[0], until));
+      ::_exit(when_asked ? compile_when_asked(request, nullptr, part, own, ends[0], until)
+                         : compile_target(request, target, part, own, ends[0], until));
     }
     if (ends[0] >= 0) ::close(ends[0]);
     if (pid < 0) {
@@ -282,10 +376,17 @@ int compile_ahead(const Args& args) {
     children.push_back(pid);
     if (ends[1] >= 0) pipes.push_back(ends[1]);
   }
-  if (request.variants_from_input) {
-    signal(SIGPIPE, SIG_IGN);  // a child that has ended
+  signal(SIGPIPE, SIG_IGN);  // a child that has ended
+  bool asked = !when_asked;
+  if (when_asked)
+    if (const std::optional<std::string> text = block(0, until)) {
+      asked = true;
+      for (int out : pipes) write_all(out, as_block(*text));
+      until = std::chrono::steady_clock::now() + kVariantsWait;
+    }
+  if (asked && (request.variants_from_input || when_asked)) {
     if (const std::optional<std::string> variants = variants_line(0, until))
-      for (int out : pipes) (void)!::write(out, (*variants + "\n").data(), variants->size() + 1);
+      for (int out : pipes) write_all(out, *variants + "\n");
   }
   for (int out : pipes) ::close(out);
   int status = children.size() == jobs.size() ? 0 : 1;

@@ -95,7 +95,7 @@ COEX_SETTING(Bool, compile_ahead, true, (),
              "app's process those compiles stop every PoCL device of the process while they run (0.1 to 0.6 s a "
              "kernel). A run that ends first does not wait for it. `false`: compiled in the app's process, at the "
              "first launch that may be split.")
-COEX_SETTING(Enum, compile_ahead_start, "auto", ("auto build launch"),
+COEX_SETTING(Enum, compile_ahead_start, "auto", ("auto context build launch"),
              "When the `compile_ahead` process starts. `build`: at the app's clBuildProgram of the program, where "
              "PoCL's kernel cache lacks a kernel's generic work-group function: it sets PoCL up, builds the program "
              "and compiles those functions, then waits for the variants the first split's chunks run, which the "
@@ -103,7 +103,10 @@ COEX_SETTING(Enum, compile_ahead_start, "auto", ("auto build launch"),
              "set), it starts at the build where no binary of theirs was kept, and builds for the first device of "
              "each kind too, whose build waits for it; the launches run on the app's device until it ends. "
              "`launch`: at that launch, which then waits for all of it (and no process serves other kinds). "
-             "`auto`: `build` where the machine has a core that none of the PoCL CPU devices in use runs on, else "
+             "`context`: as `build`, and where every device is of the app's device's kind one is spawned at the "
+             "app's clCreateContext, which sets PoCL up while the app builds and takes the first such program's "
+             "build (ended at the exit if none comes within 4.5 s). "
+             "`auto`: `context` where the machine has a core that none of the PoCL CPU devices in use runs on, else "
              "`launch` once the kernel's launches so far, each as long as this one, would have saved by their "
              "splits what the first split compiles (`first_split_compile_seconds`): on the devices' cores the "
              "process slows the launches meanwhile, and a program of short or shrinking launches never wins that "
@@ -316,8 +319,9 @@ COEX_SETTING(Double, auto_split_floor_seconds, 0.00005, (0.0, kNoLimit),
              "reads what its first split would need nor builds it on the other devices, and a kernel without "
              "loops starts no `compile_ahead` process before home timed three launches of its size (two of ten "
              "times this or more), or one of "
-             "`first_split_compile_seconds` or more, or, at a size not timed yet, the kernel's pace. 0: no "
-             "such floor.")
+             "`first_split_compile_seconds` or more, or, at a size not timed yet, the kernel's pace (one started "
+             "at the app's clBuildProgram, on cores of its own, is sent the variants at the first launch). 0: "
+             "no such floor.")
 COEX_SETTING(Double, auto_fresh_memory_gbs, 0.0, (0.0, kNoLimit),
              "auto: how fast, in GB/s, new memory takes its first writes (each new page is a fault the system "
              "serves: 0.74 GB/s on a 2-core virtual machine, where memory in use took 22.7). A first split of a "

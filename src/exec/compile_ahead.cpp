@@ -1,6 +1,5 @@
 #include "exec/compile_ahead.h"
 
-#include <fcntl.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <sys/socket.h>
@@ -22,6 +21,7 @@
 #include "devices/device_set.h"
 #include "exec/compile_ahead_kinds.h"
 #include "exec/compile_ahead_request.h"
+#include "exec/compile_ahead_warm.h"
 #include "exec/executor.h"
 #include "exec/exit_guard.h"
 #include "exec/kept_binary_choice.h"
@@ -55,6 +55,7 @@ struct Running {
   std::vector<int> kinds{};                       // the devices of other kinds it builds for (compile_ahead_kinds.h)
   std::chrono::steady_clock::time_point asked{};  // when it was sent the variants (started at the build)
   int per_target = 1;                             // processes compiling each target (variant_processes)
+  double set_up_ms = 0;  // spawned at clCreateContext: how long it had been setting up (compile_ahead_warm.h)
 };
 
 std::mutex running_mutex;
@@ -171,8 +172,9 @@ unsigned cores_of_pocl_cpu_devices(Services& services) {
 }
 
 // `variants_from_input`: started at the app's clBuildProgram, the process takes the variants later, a
-// line on its standard input (a socket: a send to a process that has ended raises no SIGPIPE here).
-// `kinds`: the devices of other kinds it builds for too (compile_ahead_kinds.h), whose builds wait for it.
+// line on its standard input (input_pair). `kinds`: the devices of other kinds it builds for too
+// (compile_ahead_kinds.h), whose builds wait for it. Such a process with no other kinds is the one
+// spawned at clCreateContext where that one waits for it (compile_ahead_warm.h), else spawned now.
 bool start(Services& services, model::ProgramRecord& program, int home, const std::string& variants,
            bool variants_from_input, const std::vector<int>& kinds) {
   const std::string executable = kernel::analysis_process::find_executable();
@@ -180,11 +182,6 @@ bool start(Services& services, model::ProgramRecord& program, int home, const st
   size_t platform_devices = 0;
   const int index = index_in_platform(services.next(), device, platform_devices);
   if (executable.empty() || index < 0) return false;
-  std::error_code ec;
-  std::string request = (std::filesystem::temp_directory_path(ec) / "coex-compile-ahead-XXXXXX").string();
-  const int fd = ec ? -1 : ::mkstemp(request.data());
-  if (fd < 0) return false;
-  ::close(fd);
   std::string options;
   {
     std::lock_guard lock(program.mutex);
@@ -194,38 +191,34 @@ bool start(Services& services, model::ProgramRecord& program, int home, const st
   for (int kind : kinds)
     targets.push_back(
         {services.devices().at(kind).name, own_build_options(services.devices().at(kind), options, kind)});
-  int input[2] = {-1, -1};  // this end, the process's
-  if (variants_from_input) {
-    if (::socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, input) != 0) input[0] = input[1] = -1;
-    // Neither end at 0 to 2 (an app that closed its own): the process's goes to its descriptor 0,
-    // which the spawn's dup2 would leave marked close-on-exec, and the app may open its own there.
-    for (int& end : input)
-      if (end >= 0 && end <= 2) {
-        const int moved = ::fcntl(end, F_DUPFD_CLOEXEC, 3);
-        ::close(end);
-        end = moved;
-      }
-    if (input[0] < 0 || input[1] < 0) {
-      if (input[1] >= 0) ::close(input[1]);
-      if (input[0] >= 0) ::close(input[0]);
-      ::unlink(request.c_str());
-      return false;
-    }
-  }
   std::unique_lock running_lock(running_mutex);
   const size_t running_now = running().size();
   running_lock.unlock();
   const int processes =
-      variants.empty() && !variants_from_input
-          ? 1
-          : variant_processes(usable_cores(), cores_of_pocl_cpu_devices(services), 1 + kinds.size(), running_now);
-  const auto started = std::chrono::steady_clock::now();  // before the spawn: the process's wait counts from its start
-  const pid_t pid =
-      write_request(request, device, index, pocl_devices_entry(std::getenv("POCL_DEVICES"), platform_devices), variants,
-                    variants_from_input, processes, options, targets, program.source)
-          ? spawn(executable, request, input[1])
-          : -1;
-  if (input[1] >= 0) ::close(input[1]);
+      variants.empty() && !variants_from_input ? 1 : processes_per_target(services, 1 + kinds.size(), running_now);
+  const std::string text =
+      request_text(device, index, pocl_devices_entry(std::getenv("POCL_DEVICES"), platform_devices), variants,
+                   variants_from_input, processes, options, targets, program.source);
+  auto started = std::chrono::steady_clock::now();  // before the spawn: the process's wait counts from its start
+  warm::Handed handed;
+  if (variants_from_input && kinds.empty()) handed = warm::hand(index, processes, text);
+  std::string request;                // the file, where one is spawned now
+  int input[2] = {handed.input, -1};  // this end, the process's
+  pid_t pid = handed.pid;
+  if (pid < 0) {
+    std::error_code ec;
+    request = (std::filesystem::temp_directory_path(ec) / "coex-compile-ahead-XXXXXX").string();
+    const int fd = ec ? -1 : ::mkstemp(request.data());
+    if (fd < 0) return false;
+    ::close(fd);
+    if (variants_from_input && !input_pair(input)) {
+      ::unlink(request.c_str());
+      return false;
+    }
+    started = std::chrono::steady_clock::now();
+    pid = write_request(request, text) ? spawn(executable, request, input[1]) : -1;
+    if (input[1] >= 0) ::close(input[1]);
+  }
   if (pid < 0) {
     if (input[0] >= 0) ::close(input[0]);
     ::unlink(request.c_str());
@@ -244,6 +237,7 @@ bool start(Services& services, model::ProgramRecord& program, int home, const st
   process.at_build = variants_from_input;
   process.kinds = kinds;
   process.per_target = processes;
+  process.set_up_ms = handed.set_up_ms;
   program.compile_ahead_pid.store(pid, std::memory_order_release);
   return true;
 }
@@ -309,6 +303,7 @@ void note_end(Running& process, bool made, bool at_exit) {
     if (at_exit) args["ended_at_exit"] = true;
     if (!process.kinds.empty()) args["kinds"] = process.kinds;
     if (process.per_target > 1) args["processes_per_target"] = process.per_target;
+    if (process.set_up_ms > 0) args["set_up_at_context_ms"] = process.set_up_ms;
     if (process.at_build) {
       args["at_build"] = true;
       if (process.asked != std::chrono::steady_clock::time_point{})
@@ -393,11 +388,19 @@ bool spare_core(Services& services) { return cores_left(usable_cores(), cores_of
 // Whether a program's process starts at the app's clBuildProgram (`compile_ahead_start`): under `auto`
 // where a core is left that no PoCL CPU device in use runs on, so that the process takes none from them.
 bool starts_at_build(Services& services) {
-  const std::string& when = services.settings().compile_ahead_start;
-  return when == "build" || (when == "auto" && spare_core(services));
+  return services.settings().compile_ahead_start == "build" || starts_at_context(services);
 }
 
 }  // namespace
+
+bool starts_at_context(Services& services) {
+  const std::string& when = services.settings().compile_ahead_start;
+  return when == "context" || (when == "auto" && spare_core(services));
+}
+
+int processes_per_target(Services& services, size_t targets, size_t running) {
+  return variant_processes(usable_cores(), cores_of_pocl_cpu_devices(services), targets, running);
+}
 
 // In PoCL's names (its cache folders; POCL_BINARY_SPECIALIZE_WG takes the same): "16-16-1-smallgrid"
 // for the chunks at a nonzero offset, "16-16-1-goffs0-smallgrid" for the one at zero. No wide variant:
@@ -488,6 +491,10 @@ bool would_start_process(Services& services, model::ProgramRecord& program, int 
          (state == kNotAsked && wanted(services, program, home, kernel) && below_process_limit(services));
 }
 
+bool waits_for_variants(model::ProgramRecord& program) {
+  return program.compile_ahead.load(std::memory_order_acquire) == kWaiting;
+}
+
 void begin_at_build(Services& services, model::ProgramRecord& program, int home, const std::vector<int>& to_build) {
   if (!starts_at_build(services) || services.executor().policy().waits_for_preparation()) return;
   const bool deferred = program.app_binary_deferred.load(std::memory_order_acquire);
@@ -539,6 +546,7 @@ bool would_start(Services& services, model::ProgramRecord& program, int home, co
 }
 
 void stop_all() {
+  warm::stop();
   std::map<pid_t, Running> left;
   {
     std::lock_guard lock(running_mutex);

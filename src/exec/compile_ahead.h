@@ -83,6 +83,11 @@ void not_needed(model::ProgramRecord& program);
 // `compile_ahead_processes`; or one waiting.
 bool would_start_process(Services& services, model::ProgramRecord& program, int home, const std::string& kernel);
 
+// Whether the program's process, started at the app's clBuildProgram, waits for its variants: it set
+// PoCL up and builds on cores of its own meanwhile, so that the variants cost the launches nothing
+// sent at once (where a process is still to start, the launches' times first say whether it pays).
+bool waits_for_variants(model::ProgramRecord& program);
+
 // Whether under_way would start a process for the program's first split now, and home's own
 // work-group function of the kernel at this local size (and a zero global offset or not; a small grid:
 // a probe's piece is one) is in the program's folder of PoCL's cache: a piece of the launch run on home
@@ -106,6 +111,14 @@ size_t default_process_limit(unsigned cores, unsigned cores_of_devices);
 // leave give every one of them a core, the `running` processes' counted as the new one's, else 1.
 // PoCL compiles the variants of one process one after the other (docs/design.md, "Compiled ahead").
 int variant_processes(unsigned cores, unsigned cores_of_devices, size_t targets, size_t running);
+
+// Whether a program's process is set up at the app's clCreateContext (compile_ahead_warm.h) and so
+// starts at its clBuildProgram: `compile_ahead_start` `context`, or `auto` where a core is left that
+// no PoCL CPU device in use runs on (`build` starts it at the build alone).
+bool starts_at_context(Services& services);
+
+// variant_processes for a process of `targets` targets now, `running` processes running.
+int processes_per_target(Services& services, size_t targets, size_t running = 0);
 
 // At exit: the processes still running are ended, not waited for; what they compiled so far stays in
 // PoCL's cache (PoCL writes a file whole, then renames it into place).

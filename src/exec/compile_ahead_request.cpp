@@ -2,8 +2,11 @@
 
 #include <fcntl.h>
 #include <spawn.h>
+#include <sys/socket.h>
+#include <unistd.h>
 
 #include <fstream>
+#include <sstream>
 
 #include "devices/device_set.h"
 #include "kernel/child_process.h"
@@ -21,17 +24,38 @@ int index_in_platform(const cl_icd_dispatch& cl, const devices::Device& device, 
   return -1;
 }
 
-bool write_request(const std::string& path, const devices::Device& device, int index, const std::string& pocl_devices,
-                   const std::string& variants, bool variants_from_input, int processes, const std::string& options,
-                   const std::vector<Target>& kinds, const std::string& source) {
-  std::ofstream out(path, std::ios::binary | std::ios::trunc);
+std::string request_text(const devices::Device& device, int index, const std::string& pocl_devices,
+                         const std::string& variants, bool variants_from_input, int processes,
+                         const std::string& options, const std::vector<Target>& kinds, const std::string& source) {
+  std::ostringstream out;
   out << "platform=" << device.platform_name << "\ndevice=" << (pocl_devices.empty() ? index : -1)
       << "\ndevice_name=" << device.name << "\npocl_devices=" << pocl_devices << "\nvariants=" << variants
       << "\nvariants_from_input=" << (variants_from_input ? 1 : 0) << "\nvariant_processes=" << processes
       << "\noptions=" << options << "\n";
   for (const Target& kind : kinds) out << "kind=" << kind.device_name << "\nkind_options=" << kind.options << "\n";
   out << "source:\n" << source;
+  return out.str();
+}
+
+bool write_request(const std::string& path, const std::string& text) {
+  std::ofstream out(path, std::ios::binary | std::ios::trunc);
+  out << text;
   return bool(out.flush());
+}
+
+bool input_pair(int ends[2]) {
+  if (::socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, ends) != 0) ends[0] = ends[1] = -1;
+  for (int i = 0; i < 2; ++i)
+    if (ends[i] >= 0 && ends[i] <= 2) {
+      const int moved = ::fcntl(ends[i], F_DUPFD_CLOEXEC, 3);
+      ::close(ends[i]);
+      ends[i] = moved;
+    }
+  if (ends[0] >= 0 && ends[1] >= 0) return true;
+  for (int i = 0; i < 2; ++i)
+    if (ends[i] >= 0) ::close(ends[i]);
+  ends[0] = ends[1] = -1;
+  return false;
 }
 
 pid_t spawn(const std::string& executable, const std::string& request, int input) {

@@ -25,13 +25,21 @@ struct Target {
 // many the platform has (`count`); -1 where it is not found.
 int index_in_platform(const cl_icd_dispatch& cl, const devices::Device& device, size_t& count);
 
-// Writes the request to `path`. `pocl_devices`, where not empty, is the process's POCL_DEVICES (one
-// device of each driver), the devices then found by name. `variants_from_input`: the variants come
-// later, a line on the process's standard input. `processes`: processes a target (variant_processes).
-// `kinds`: other kinds to build for.
-bool write_request(const std::string& path, const devices::Device& device, int index, const std::string& pocl_devices,
-                   const std::string& variants, bool variants_from_input, int processes, const std::string& options,
-                   const std::vector<Target>& kinds, const std::string& source);
+// The request's text (the file write_request writes). `pocl_devices`, where not empty, is the process's POCL_DEVICES
+// (one device of each driver), the devices then found by name. `variants_from_input`: the variants come later, a line
+// on the process's standard input. `processes`: processes a target (variant_processes). `kinds`: other kinds to build
+// for.
+std::string request_text(const devices::Device& device, int index, const std::string& pocl_devices,
+                         const std::string& variants, bool variants_from_input, int processes,
+                         const std::string& options, const std::vector<Target>& kinds, const std::string& source);
+// Writes a request's text to `path`.
+bool write_request(const std::string& path, const std::string& text);
+
+// The two ends of a process's standard input (a socket: a send to a process that has ended raises no
+// SIGPIPE here), this one's first, neither at 0 to 2 (an app that closed its own: the process's goes
+// to its descriptor 0, which the spawn's dup2 would leave marked close-on-exec, and the app may open its
+// own there). False, none open, where they could not be made.
+bool input_pair(int ends[2]);
 
 // Starts `executable compile-ahead REQUEST` with the app's environment less what loads coex, `input`
 // as its standard input (else none), no output, none of the app's descriptors, default signal

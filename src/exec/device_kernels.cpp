@@ -15,6 +15,7 @@
 #include "devices/device_set.h"
 #include "exec/background_tasks.h"
 #include "exec/compile_ahead.h"
+#include "exec/compile_ahead_warm.h"
 #include "exec/deferred_app_binary.h"
 #include "exec/executor.h"
 #include "exec/exit_guard.h"
@@ -360,6 +361,8 @@ void prepare_other_devices(Services& services, const std::vector<cl_device_id>& 
   // With every other device held back or late nothing is analysed before a launch lets one in
   // (analyse_in_background): the load below would only stall the app's build and first launches.
   if (ready_soon.empty()) return;
+  // The compile-ahead process of the first program built, set up meanwhile (exec/compile_ahead_warm.h).
+  compile_ahead::warm::spawn_at_context(services, home, ready_soon);
   // libclang comes with an LLVM of its own (docs/kernel-analysis.md, "Loading libclang"): 15 to
   // 25 ms to load. Loaded now, while the app builds its programs, the analysis that clBuildProgram
   // posts to the same worker is more often done before the app's first launch, which otherwise

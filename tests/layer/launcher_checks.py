@@ -165,7 +165,9 @@ class LauncherChecks(layer_checks.Checks):
         # for a process started at the app's build: in one process, and in two with variant_processes=2,
         # each asking for its half (where cores are spare: exec/compile_ahead.h, variant_processes).
         # Every variant named lands in the one program folder, whichever process made it; a process
-        # never sent its line ends with status 3.
+        # never sent its line ends with status 3. `coex compile-ahead -` (spawned at the app's
+        # clCreateContext: exec/compile_ahead_warm.h) takes what sets PoCL up, then the request, as
+        # blocks on its input, then the line: the same folders; with no request it builds nothing (3).
         rc, out, _ = run([self.coex, "devices"], {"POCL_DEVICES": "basic"})
         name = next((m.group(1).strip() for m in (re.match(r"0\s.*Portable Computing Language\s+(\S.*)$", l)
                                                    for l in out.splitlines()) if m), None)
@@ -173,16 +175,27 @@ class LauncherChecks(layer_checks.Checks):
         source = "__kernel void twice(__global float* a) { a[get_global_id(0)] *= 2.0f; }\n"
         both = "4-1-1-smallgrid,4-1-1-goffs0-smallgrid"
 
-        def compile_ahead(tag, processes, line, variants="", from_input=True):
+        def request_text(processes, variants, from_input, text):
+            return ("platform=Portable Computing Language\ndevice=-1\ndevice_name=%s\npocl_devices=basic\n"
+                    "variants=%s\nvariants_from_input=%d\nvariant_processes=%d\noptions=\nsource:\n%s"
+                    % (name, variants, from_input, processes, text))
+
+        def block(text):
+            return b"%d\n%s" % (len(text.encode()), text.encode())
+
+        def compile_ahead(tag, processes, line, variants="", from_input=True, stdin_form=False, asked=True):
             cache, request = os.path.join(self.tmp, "pocl-" + tag), os.path.join(self.tmp, "request-" + tag)
             os.makedirs(cache)
-            with open(request, "w") as f:
-                f.write("platform=Portable Computing Language\ndevice=-1\ndevice_name=%s\npocl_devices=basic\n"
-                        "variants=%s\nvariants_from_input=%d\nvariant_processes=%d\noptions=\nsource:\n%s"
-                        % (name, variants, from_input, processes, source))
-            p = subprocess.run([self.coex, "compile-ahead", request], env=layer_checks.coex_env({"POCL_DEVICES": "basic",
-                               "POCL_CACHE_DIR": cache}), input=(line + "\n").encode() if line is not None else b"",
-                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, timeout=60)
+            given = (line + "\n").encode() if line is not None else b""
+            if stdin_form:
+                given = block(request_text(processes, "", 1, "")) + (
+                    block(request_text(processes, variants, 1, source)) + given if asked else b"")
+            else:
+                with open(request, "w") as f:
+                    f.write(request_text(processes, variants, from_input, source))
+            p = subprocess.run([self.coex, "compile-ahead", "-" if stdin_form else request],
+                               env=layer_checks.coex_env({"POCL_DEVICES": "basic", "POCL_CACHE_DIR": cache}),
+                               input=given, stdout=subprocess.PIPE, stderr=subprocess.PIPE, timeout=60)
             expect(not os.path.exists(request), "%s: the request was left behind" % tag)
             folders = {d for _, dirs, _ in os.walk(cache) for d in dirs}
             programs = [d for d in folders if os.path.isfile(os.path.join(cache, d[:2], d, "program.bc"))]
@@ -198,6 +211,12 @@ class LauncherChecks(layer_checks.Checks):
                        % (processes, line, variants, got[0], got[1]))
             got = compile_ahead("%d-closed" % processes, processes, None)
             expect(got[0] == 3 and got[1] == ["0-0-0"], "%d processes, input closed: exit %d, folders %s"
+                   % (processes, got[0], got[1]))
+            got = compile_ahead("%d-stdin" % processes, processes, both, stdin_form=True)
+            expect(got == (0, sorted(["0-0-0"] + both.split(","))), "%d processes, `-`: exit %d, folders %s"
+                   % (processes, got[0], got[1]))
+            got = compile_ahead("%d-stdin-unasked" % processes, processes, None, stdin_form=True, asked=False)
+            expect(got == (3, []), "%d processes, `-` with no request: exit %d, folders %s"
                    % (processes, got[0], got[1]))
 
     def check_launcher_install(self):
