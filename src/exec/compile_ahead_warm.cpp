@@ -15,6 +15,7 @@
 #include "exec/compile_ahead_kinds.h"
 #include "exec/compile_ahead_request.h"
 #include "exec/executor.h"
+#include "exec/kept_analyses.h"
 #include "exec/pocl_kernel_cache.h"
 #include "kernel/analysis_process.h"
 
@@ -67,6 +68,9 @@ void spawn_at_context(Services& services, int home, const std::vector<int>& othe
     return;
   for (int other : others)
     if (!set.at(other).same_kind(device)) return;  // its request would name other kinds too
+  // Where this build of coex kept analyses the run is likely a later one, whose PoCL cache holds what
+  // a process would compile (the analysis process waits likewise: exec/device_kernels.h).
+  if (analyses_kept()) return;
   {
     std::lock_guard lock(spawned_mutex);
     if (tried) return;

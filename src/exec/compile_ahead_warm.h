@@ -17,8 +17,9 @@ namespace coex::exec::compile_ahead::warm {
 
 // At the app's clCreateContext, once a process: spawns `coex compile-ahead -` for `home`, where a
 // program's process would start at its clBuildProgram on cores of its own (compile_ahead_start
-// `context`, or `auto` with a core to spare) and every device of `others` (those to build soon) is of
-// home's kind, so that a request names no other kind. It is sent at once what sets PoCL up, and waits
+// `context`, or `auto` with a core to spare), every device of `others` (those to build soon) is of
+// home's kind, so that a request names no other kind, and no analysis was kept (a later run, whose
+// PoCL cache likely holds what the process would compile). It is sent at once what sets PoCL up, and waits
 // for the request until 5 s after its start (launcher/compile_ahead_command.cpp); an app that ends
 // before, or builds nothing that needs it, has it ended at the exit (stop).
 void spawn_at_context(Services& services, int home, const std::vector<int>& others);
