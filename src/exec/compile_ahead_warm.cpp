@@ -1,10 +1,12 @@
 #include "exec/compile_ahead_warm.h"
 
+#include <poll.h>
 #include <signal.h>
 #include <sys/socket.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <cerrno>
 #include <chrono>
 #include <cstdlib>
 #include <mutex>
@@ -38,13 +40,28 @@ std::mutex spawned_mutex;
 Spawned spawned;  // under spawned_mutex
 bool tried = false;
 
-// A block of the process's input: a line with the text's length, then the text.
+// How long a send of a block may wait for the process to read: it reads the request once PoCL is set
+// up (tens to hundreds of milliseconds); a source larger than the socket's buffer waits that long, and
+// a process that reads nothing in this time is given up (the build then spawns one of its own).
+constexpr std::chrono::milliseconds kSendWithin{1000};
+
+// A block of the process's input: a line with the text's length, then the text. False where the
+// process has ended or read too little within kSendWithin.
 bool send_block(int input, const std::string& text) {
   const std::string block = std::to_string(text.size()) + "\n" + text;
+  const auto until = std::chrono::steady_clock::now() + kSendWithin;
   for (size_t done = 0; done < block.size();) {
-    const ssize_t n = ::send(input, block.data() + done, block.size() - done, MSG_NOSIGNAL);
-    if (n <= 0) return false;
-    done += size_t(n);
+    const ssize_t n = ::send(input, block.data() + done, block.size() - done, MSG_NOSIGNAL | MSG_DONTWAIT);
+    if (n > 0) {
+      done += size_t(n);
+      continue;
+    }
+    if (n < 0 && errno == EINTR) continue;
+    const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(until - std::chrono::steady_clock::now());
+    pollfd writable{input, POLLOUT, 0};
+    if (n == 0 || (errno != EAGAIN && errno != EWOULDBLOCK) || left.count() <= 0 ||
+        ::poll(&writable, 1, int(left.count())) != 1)
+      return false;
   }
   return true;
 }

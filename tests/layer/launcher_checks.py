@@ -187,9 +187,10 @@ class LauncherChecks(layer_checks.Checks):
             cache, request = os.path.join(self.tmp, "pocl-" + tag), os.path.join(self.tmp, "request-" + tag)
             os.makedirs(cache)
             given = (line + "\n").encode() if line is not None else b""
-            if stdin_form:
+            if stdin_form:  # the source padded past a pipe's and a socket's buffer: read in parts
+                padded = source + "/* %s */\n" % ("x" * 300000)
                 given = block(request_text(processes, "", 1, "")) + (
-                    block(request_text(processes, variants, 1, source)) + given if asked else b"")
+                    block(request_text(processes, variants, 1, padded)) + given if asked else b"")
             else:
                 with open(request, "w") as f:
                     f.write(request_text(processes, variants, from_input, source))
