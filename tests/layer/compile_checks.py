@@ -588,6 +588,14 @@ class CompileChecks(layer_checks.Checks):
             expect(offset_variants and all(t <= ended_wall for t in offset_variants.values()),
                    "%s: the variant at a nonzero offset not made by the process (%s, its end %.3f)" %
                    (what, made, ended_wall))
+        # long_items "padded" (a source of 300 KB, past the socket's buffer: handed in parts as the
+        # process reads it, once its PoCL is set up) under =context: handed all the same.
+        app = [os.path.join(self.build, "tests", "layer", "long_items"), "12", "padded"]
+        for _, slices, counted in self.first_runs_by_setting(app, "COMPILE_AHEAD_START", ("context",), "-padded"):
+            ahead = sorted((e for e in slices if e["name"] == "compile ahead"), key=lambda e: e["ts"])
+            expect(ahead and "set_up_at_context_ms" in ahead[0]["args"] and counted.get("at_build") == 1,
+                   "padded: %s, report %s: not handed to the process set up at clCreateContext" %
+                   ([e.get("args") for e in ahead], counted))
         app = [os.path.join(self.build, "tests", "layer", "tiny_steps"), "2000"]
         for _, slices, counted in self.first_runs_by_setting(app, "COMPILE_AHEAD_START", ("build",), "-tiny"):
             ahead = [e for e in slices if e["name"] == "compile ahead"]

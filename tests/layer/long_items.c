@@ -5,7 +5,8 @@
  * splits; "reqd" gives the kernel a reqd_work_group_size; "held" does too, and first enqueues one
  * launch on a second queue that waits for a user event, set only once the rounds are done (its
  * output printed after theirs); "group" adds each item's get_group_id(0): a kernel coex splits from
- * a rewritten program, which it builds on the app's device too. */
+ * a rewritten program, which it builds on the app's device too; "padded" puts a comment of 300,000
+ * bytes after the kernel (a source larger than a socket's buffer, which coex hands to a process). */
 #include "common/app_util.h"
 
 static const char* kSource =
@@ -42,7 +43,14 @@ int main(int argc, char** argv) {
   const char* variant = argc > 2 ? argv[2] : "";
   const int atomic_store = strcmp(variant, "atomic") == 0, held = strcmp(variant, "held") == 0;
   const int reqd = held || strcmp(variant, "reqd") == 0, group = strcmp(variant, "group") == 0;
-  cl_program program = app_build_program(ctx, device, 1, &kSource,
+  enum { PADDING = 300000 };
+  char* padding = (char*)app_alloc(PADDING + 8);
+  memset(padding, 'x', PADDING + 8);
+  memcpy(padding, "/* ", 3);
+  memcpy(padding + PADDING + 3, " */\n", 5);
+  padding[PADDING + 7] = '\0';
+  const char* sources[2] = {kSource, padding};
+  cl_program program = app_build_program(ctx, device, strcmp(variant, "padded") == 0 ? 2 : 1, sources,
                                          atomic_store ? "-DATOMIC_STORE"
                                          : reqd       ? "-DREQD_GROUP"
                                          : group      ? "-DGROUP_ID"
@@ -105,5 +113,6 @@ int main(int argc, char** argv) {
   APP_CHECK(clReleaseContext(ctx));
   free(a);
   free(out);
+  free(padding);
   return app_finish();
 }
