@@ -23,12 +23,13 @@
 // place). Exit status 0 when every binary was made, 3 when the input ended without a line.
 //
 // `coex compile-ahead -` (a process spawned at the app's clCreateContext: exec/compile_ahead_warm.h)
-// reads its request from its standard input instead, in two blocks (each a line with its length in
-// bytes, then that many bytes of the request's format): first what sets PoCL up (platform, device,
-// pocl_devices, variant_processes; no source), at once; then, at the app's clBuildProgram, the whole
-// request, then the variants' line. It sets PoCL up and makes the device's context between the two,
-// while the app builds: on the device machine PoCL's start and the build took 160 ms of benchmarks/
-// slices' 469 ms in a process started at the build. Each of its processes (variant_processes) does so.
+// takes its request on its standard input instead: first, at once, a block (a line with its length in
+// bytes, then that many bytes of the request's format) of what sets PoCL up (platform, device,
+// pocl_devices, variant_processes; no source); then, at the app's clBuildProgram, a line with the
+// request file's path; then the variants' line. It sets PoCL up and makes the device's context
+// between the two, while the app builds: on the device machine PoCL's start and the build took 160 ms
+// of benchmarks/slices' 469 ms in a process started at the build. Each of its processes
+// (variant_processes) does so, and takes the request from it as a block.
 #include <poll.h>
 #include <signal.h>
 #include <stdlib.h>
@@ -212,9 +213,12 @@ std::optional<std::string> variants_line(int input, std::chrono::steady_clock::t
 // A block on `input` (a line with its length, then that many bytes: launcher's `-` form), until
 // `until`: its bytes, or nothing where none came whole.
 std::optional<std::string> block(int input, std::chrono::steady_clock::time_point until) {
+  constexpr size_t kAtMost = size_t(1) << 28;  // a request's lines and source, far more than any
   const std::optional<std::string> length = variants_line(input, until);
-  if (!length || length->empty()) return std::nullopt;
-  std::string bytes(std::strtoull(length->c_str(), nullptr, 10), '\0');
+  if (!length || length->empty() || length->size() > 9 ||
+      length->find_first_not_of("0123456789") != std::string::npos || std::stoul(*length) > kAtMost)
+    return std::nullopt;
+  std::string bytes(std::stoul(*length), '\0');
   for (size_t got = 0; got < bytes.size();) {
     const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(until - std::chrono::steady_clock::now());
     pollfd ready{input, POLLIN, 0};
@@ -298,21 +302,30 @@ int compile_target(const Request& request, const Target& target, int part, const
   return set_up(session, request.platform, target) ? compile_in(session, request, target, part, own, input, until) : 1;
 }
 
+// The request file a line on `input` names, until `until` (read, then removed): its text.
+std::optional<std::string> request_named(int input, std::chrono::steady_clock::time_point until) {
+  const std::optional<std::string> path = variants_line(input, until);
+  if (!path || path->empty()) return std::nullopt;
+  std::ifstream in(*path, std::ios::binary);
+  std::ostringstream text;
+  text << in.rdbuf();
+  ::unlink(path->c_str());
+  return in ? std::optional<std::string>(text.str()) : std::nullopt;
+}
+
 // A process spawned at clCreateContext (or one of its forks): PoCL set up for `set_up_for`'s home, then
-// the request from `input` (with `known` null) or `known`; the target its home, of the same name.
-int compile_when_asked(const Request& set_up_for, const Request* known, int part, const std::string& own, int input,
+// the request from `input`, named by a line (`named`) or a block (from the process that forked this
+// one); the target its home, of the same name.
+int compile_when_asked(const Request& set_up_for, bool named, int part, const std::string& own, int input,
                        std::chrono::steady_clock::time_point until) {
   Session session;
   if (!set_up(session, set_up_for.platform, set_up_for.home)) return 1;
+  const std::optional<std::string> text = named ? request_named(input, until) : block(input, until);
+  std::istringstream in(text ? *text : "");
   Request asked;
-  if (!known) {
-    const std::optional<std::string> text = block(input, until);
-    std::istringstream in(text ? *text : "");
-    if (!text || !parse_request(in, asked, true)) return 3;  // none within the wait, or the app's process ended
-    known = &asked;
-  }
-  if (known->home.device_name != set_up_for.home.device_name) return 2;
-  return compile_in(session, *known, known->home, part, own, input, std::chrono::steady_clock::now() + kVariantsWait);
+  if (!text || !parse_request(in, asked, true)) return 3;  // none within the wait, or the app's process ended
+  if (asked.home.device_name != set_up_for.home.device_name) return 2;
+  return compile_in(session, asked, asked.home, part, own, input, std::chrono::steady_clock::now() + kVariantsWait);
 }
 
 }  // namespace
@@ -345,7 +358,7 @@ int compile_ahead(const Args& args) {
   // One: built here.
   if (jobs.size() == 1) {
     if (!request.pocl_devices.empty()) setenv("POCL_DEVICES", request.pocl_devices.c_str(), 1);
-    return when_asked ? compile_when_asked(request, nullptr, 0, own, 0, until)
+    return when_asked ? compile_when_asked(request, true, 0, own, 0, until)
                       : compile_target(request, request.home, 0, own, 0, until);
   }
   // Several: each in a process of its own, forked before any driver is loaded, with its driver alone
@@ -365,7 +378,7 @@ int compile_ahead(const Args& args) {
       if (ends[1] >= 0) ::close(ends[1]);
       const std::string driver = driver_of(request.pocl_devices, target.device_name);
       if (!driver.empty()) setenv("POCL_DEVICES", driver.c_str(), 1);
-      ::_exit(when_asked ? compile_when_asked(request, nullptr, part, own, ends[0], until)
+      ::_exit(when_asked ? compile_when_asked(request, false, part, own, ends[0], until)
                          : compile_target(request, target, part, own, ends[0], until));
     }
     if (ends[0] >= 0) ::close(ends[0]);
@@ -379,7 +392,7 @@ int compile_ahead(const Args& args) {
   signal(SIGPIPE, SIG_IGN);  // a child that has ended
   bool asked = !when_asked;
   if (when_asked)
-    if (const std::optional<std::string> text = block(0, until)) {
+    if (const std::optional<std::string> text = request_named(0, until)) {
       asked = true;
       for (int out : pipes) write_all(out, as_block(*text));
       until = std::chrono::steady_clock::now() + kVariantsWait;

@@ -105,7 +105,7 @@ COEX_SETTING(Enum, compile_ahead_start, "auto", ("auto context build launch"),
              "`launch`: at that launch, which then waits for all of it (and no process serves other kinds). "
              "`context`: as `build`, and where every device is of the app's device's kind one is spawned at the "
              "app's clCreateContext, which sets PoCL up while the app builds and takes the first such program's "
-             "build (ended at the exit if none comes within 4.5 s). "
+             "build (where none comes within 4.5 s it ends on its own, or at the exit). "
              "`auto`: `context` where the machine has a core that none of the PoCL CPU devices in use runs on, else "
              "`launch` once the kernel's launches so far, each as long as this one, would have saved by their "
              "splits what the first split compiles (`first_split_compile_seconds`): on the devices' cores the "

@@ -199,24 +199,27 @@ bool start(Services& services, model::ProgramRecord& program, int home, const st
   const std::string text =
       request_text(device, index, pocl_devices_entry(std::getenv("POCL_DEVICES"), platform_devices), variants,
                    variants_from_input, processes, options, targets, program.source);
-  auto started = std::chrono::steady_clock::now();  // before the spawn: the process's wait counts from its start
+  std::error_code ec;
+  std::string request = (std::filesystem::temp_directory_path(ec) / "coex-compile-ahead-XXXXXX").string();
+  const int fd = ec ? -1 : ::mkstemp(request.data());
+  if (fd < 0) return false;
+  ::close(fd);
+  if (!write_request(request, text)) {
+    ::unlink(request.c_str());
+    return false;
+  }
+  // Before the spawn: the process's wait for the variants counts from its start, or from the hand-over.
+  const auto started = std::chrono::steady_clock::now();
   warm::Handed handed;
-  if (variants_from_input && kinds.empty()) handed = warm::hand(index, processes, text);
-  std::string request;                // the file, where one is spawned now
+  if (variants_from_input && kinds.empty()) handed = warm::hand(index, processes, request);
   int input[2] = {handed.input, -1};  // this end, the process's
   pid_t pid = handed.pid;
   if (pid < 0) {
-    std::error_code ec;
-    request = (std::filesystem::temp_directory_path(ec) / "coex-compile-ahead-XXXXXX").string();
-    const int fd = ec ? -1 : ::mkstemp(request.data());
-    if (fd < 0) return false;
-    ::close(fd);
     if (variants_from_input && !input_pair(input)) {
       ::unlink(request.c_str());
       return false;
     }
-    started = std::chrono::steady_clock::now();
-    pid = write_request(request, text) ? spawn(executable, request, input[1]) : -1;
+    pid = spawn(executable, request, input[1]);
     if (input[1] >= 0) ::close(input[1]);
   }
   if (pid < 0) {
@@ -244,7 +247,8 @@ bool start(Services& services, model::ProgramRecord& program, int home, const st
 
 // Ends the program's process's wait for the variants: sends them (a line), or with `variants` null
 // only closes its input (it then ends without them). Whether they were sent: not where its input was
-// closed already, the send failed (it had ended), or its wait for them may have ended (it waits until
+// closed already, the send failed (it had ended, or would wait: the line is short and the socket's
+// buffer holds little else, so a full one means it reads nothing), or its wait for them may have ended (it waits until
 // 5 s after its start: launcher/compile_ahead_command.cpp; sent only within kSendVariantsWithin).
 bool end_wait_for_variants(model::ProgramRecord& program, const std::string* variants) {
   const pid_t pid = program.compile_ahead_pid.load(std::memory_order_acquire);
@@ -254,7 +258,7 @@ bool end_wait_for_variants(model::ProgramRecord& program, const std::string* var
   bool sent = false;
   if (variants && std::chrono::steady_clock::now() - it->second.started < kSendVariantsWithin) {
     const std::string line = *variants + "\n";
-    sent = ::send(it->second.input, line.data(), line.size(), MSG_NOSIGNAL) == ssize_t(line.size());
+    sent = ::send(it->second.input, line.data(), line.size(), MSG_NOSIGNAL | MSG_DONTWAIT) == ssize_t(line.size());
     if (sent) it->second.asked = std::chrono::steady_clock::now();
   }
   ::close(it->second.input);
@@ -324,6 +328,7 @@ void note_end(Running& process, bool made, bool at_exit) {
 // ended: it may have ended a little before.
 template <typename Look>
 auto reap_ended(Look look) {
+  warm::reap();                                 // one never handed a request, ended on its own
   std::vector<std::pair<Running, bool>> ended;  // and whether it made its binary
   decltype(look()) result;
   {
@@ -491,8 +496,8 @@ bool would_start_process(Services& services, model::ProgramRecord& program, int 
          (state == kNotAsked && wanted(services, program, home, kernel) && below_process_limit(services));
 }
 
-bool waits_for_variants(model::ProgramRecord& program) {
-  return program.compile_ahead.load(std::memory_order_acquire) == kWaiting;
+bool waits_for_variants(Services& services, model::ProgramRecord& program) {
+  return program.compile_ahead.load(std::memory_order_acquire) == kWaiting && starts_at_context(services);
 }
 
 void begin_at_build(Services& services, model::ProgramRecord& program, int home, const std::vector<int>& to_build) {

@@ -83,10 +83,11 @@ void not_needed(model::ProgramRecord& program);
 // `compile_ahead_processes`; or one waiting.
 bool would_start_process(Services& services, model::ProgramRecord& program, int home, const std::string& kernel);
 
-// Whether the program's process, started at the app's clBuildProgram, waits for its variants: it set
-// PoCL up and builds on cores of its own meanwhile, so that the variants cost the launches nothing
-// sent at once (where a process is still to start, the launches' times first say whether it pays).
-bool waits_for_variants(model::ProgramRecord& program);
+// Whether the program's process, started at the app's clBuildProgram, waits for its variants on cores
+// of its own (starts_at_context: `compile_ahead_start` `build` on a machine with none spare does not
+// say so), so that the variants cost the launches nothing sent at once (where a process is still to
+// start, the launches' times first say whether it pays).
+bool waits_for_variants(Services& services, model::ProgramRecord& program);
 
 // Whether under_way would start a process for the program's first split now, and home's own
 // work-group function of the kernel at this local size (and a zero global offset or not; a small grid:

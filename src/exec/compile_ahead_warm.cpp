@@ -6,7 +6,6 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include <cerrno>
 #include <chrono>
 #include <cstdlib>
 #include <mutex>
@@ -40,37 +39,28 @@ std::mutex spawned_mutex;
 Spawned spawned;  // under spawned_mutex
 bool tried = false;
 
-// How long a send of a block may wait for the process to read: it reads the request once PoCL is set
-// up (tens to hundreds of milliseconds); a source larger than the socket's buffer waits that long, and
-// a process that reads nothing in this time is given up (the build then spawns one of its own).
-constexpr std::chrono::milliseconds kSendWithin{1000};
-
-// A block of the process's input: a line with the text's length, then the text. False where the
-// process has ended or read too little within kSendWithin.
-bool send_block(int input, const std::string& text) {
-  const std::string block = std::to_string(text.size()) + "\n" + text;
-  const auto until = std::chrono::steady_clock::now() + kSendWithin;
-  for (size_t done = 0; done < block.size();) {
-    const ssize_t n = ::send(input, block.data() + done, block.size() - done, MSG_NOSIGNAL | MSG_DONTWAIT);
-    if (n > 0) {
-      done += size_t(n);
-      continue;
-    }
-    if (n < 0 && errno == EINTR) continue;
-    const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(until - std::chrono::steady_clock::now());
-    pollfd writable{input, POLLOUT, 0};
-    if (n == 0 || (errno != EAGAIN && errno != EWOULDBLOCK) || left.count() <= 0 ||
-        ::poll(&writable, 1, int(left.count())) != 1)
-      return false;
-  }
-  return true;
+// Sends all of `bytes` at once or nothing: what goes to the process is short (what sets PoCL up, a
+// request file's path) and its socket's buffer empty, so a send that would wait means it is not
+// reading. False where it has ended or the send would wait.
+bool send_now(int input, const std::string& bytes) {
+  return ::send(input, bytes.data(), bytes.size(), MSG_NOSIGNAL | MSG_DONTWAIT) == ssize_t(bytes.size());
 }
 
-// Ends the process not handed a request, under spawned_mutex: killed where still this process's
-// child, then reaped.
+// Whether the process still holds its end of the socket: it does until it ends (its forks, which
+// hold it too, end with it). Only then is its ID surely still its own (an app that reaps every child
+// may have reaped it, and the system given the ID to another).
+bool holds_its_end(int input) {
+  pollfd closed{input, POLLRDHUP, 0};
+  return ::poll(&closed, 1, 0) == 0;
+}
+
+// Ends the process not handed a request, under spawned_mutex: killed where it still runs, reaped
+// where still this process's child.
 void end_spawned() {
-  if (spawned.pid > 0 && ::waitpid(spawned.pid, nullptr, WNOHANG) == 0 && ::kill(spawned.pid, SIGKILL) == 0)
+  if (spawned.pid > 0) {
+    if (spawned.input >= 0 && holds_its_end(spawned.input)) ::kill(spawned.pid, SIGKILL);
     ::waitpid(spawned.pid, nullptr, 0);
+  }
   if (spawned.input >= 0) ::close(spawned.input);
   spawned = {};
 }
@@ -106,7 +96,7 @@ void spawn_at_context(Services& services, int home, const std::vector<int>& othe
   const auto started = std::chrono::steady_clock::now();
   const pid_t pid = spawn(executable, "-", input[1]);
   ::close(input[1]);
-  if (pid < 0 || !send_block(input[0], set_up)) {
+  if (pid < 0 || !send_now(input[0], std::to_string(set_up.size()) + "\n" + set_up)) {
     std::lock_guard lock(spawned_mutex);
     spawned = {pid, input[0], index, per_target, started};
     end_spawned();
@@ -121,7 +111,7 @@ Handed hand(int home_index, int per_target, const std::string& request) {
   if (spawned.pid <= 0) return {};
   const auto now = std::chrono::steady_clock::now();
   if (spawned.home_index != home_index || spawned.per_target != per_target || now - spawned.started >= kHandWithin ||
-      ::waitpid(spawned.pid, nullptr, WNOHANG) != 0 || !send_block(spawned.input, request)) {
+      !holds_its_end(spawned.input) || !send_now(spawned.input, request + "\n")) {
     end_spawned();  // no other program will take it: its set-up matches this one's or none
     return {};
   }
@@ -129,6 +119,11 @@ Handed hand(int home_index, int per_target, const std::string& request) {
                       std::chrono::duration<double, std::milli>(now - spawned.started).count()};
   spawned = {};
   return handed;
+}
+
+void reap() {
+  std::lock_guard lock(spawned_mutex);
+  if (spawned.pid > 0 && spawned.input >= 0 && !holds_its_end(spawned.input)) end_spawned();
 }
 
 void stop() {

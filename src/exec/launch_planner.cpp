@@ -356,7 +356,7 @@ LaunchDecision plan(Services& services, const std::shared_ptr<model::KernelRecor
     // the build is sent its variants at once (compile_ahead::waits_for_variants).
     if (!info->loops && split_floor() > 0 && !timed_to_compile_ahead(services, home_key, kernel_key, split_floor()) &&
         compile_ahead::would_start_process(services, *program, home, kernel->name) &&
-        !compile_ahead::waits_for_variants(*program)) {
+        !compile_ahead::waits_for_variants(services, *program)) {
       repeat.by_home_times = true;  // planned again once a time lands, or after kPreparingHold
       return preparing_on_home();
     }
