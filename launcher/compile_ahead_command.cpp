@@ -195,19 +195,23 @@ std::string driver_of(const std::string& pocl_devices, const std::string& device
   return found;
 }
 
+// Up to `size` bytes from `input` into `into`, once some come before `until`: how many, 0 where none
+// came in time or the input ended (the app's process has ended, or sent none).
+size_t read_within(int input, std::chrono::steady_clock::time_point until, char* into, size_t size) {
+  const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(until - std::chrono::steady_clock::now());
+  pollfd ready{input, POLLIN, 0};
+  if (::poll(&ready, 1, int(std::max<int64_t>(0, left.count()))) != 1) return 0;
+  const ssize_t n = ::read(input, into, size);
+  return n > 0 ? size_t(n) : 0;
+}
+
 // Where the variants come from (`input`, a descriptor: the process's standard input, or a pipe from
 // the process that forked this one), until `until`: the line, or nothing where none came.
 std::optional<std::string> variants_line(int input, std::chrono::steady_clock::time_point until) {
   std::string line;
-  for (;;) {
-    const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(until - std::chrono::steady_clock::now());
-    pollfd ready{input, POLLIN, 0};
-    if (::poll(&ready, 1, int(std::max<int64_t>(0, left.count()))) != 1) return std::nullopt;
-    char c = 0;
-    if (::read(input, &c, 1) != 1) return std::nullopt;  // the app's process has ended, or sent none
+  for (char c = 0; read_within(input, until, &c, 1) == 1; line += c)
     if (c == '\n') return line;
-    line += c;
-  }
+  return std::nullopt;
 }
 
 // A block on `input` (a line with its length, then that many bytes: launcher's `-` form), until
@@ -219,15 +223,16 @@ std::optional<std::string> block(int input, std::chrono::steady_clock::time_poin
       length->find_first_not_of("0123456789") != std::string::npos || std::stoul(*length) > kAtMost)
     return std::nullopt;
   std::string bytes(std::stoul(*length), '\0');
-  for (size_t got = 0; got < bytes.size();) {
-    const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(until - std::chrono::steady_clock::now());
-    pollfd ready{input, POLLIN, 0};
-    if (::poll(&ready, 1, int(std::max<int64_t>(0, left.count()))) != 1) return std::nullopt;
-    const ssize_t n = ::read(input, bytes.data() + got, bytes.size() - got);
-    if (n <= 0) return std::nullopt;
-    got += size_t(n);
-  }
+  for (size_t got = 0, n = 0; got < bytes.size(); got += n)
+    if ((n = read_within(input, until, bytes.data() + got, bytes.size() - got)) == 0) return std::nullopt;
   return bytes;
+}
+
+// A request in `text` (a block, or a request file's contents; `with_source` as parse_request's), where
+// one came.
+bool parse_text(const std::optional<std::string>& text, Request& request, bool with_source) {
+  std::istringstream in(text ? *text : "");
+  return text && parse_request(in, request, with_source);
 }
 
 // A block holding `text` (block's form).
@@ -320,10 +325,8 @@ int compile_when_asked(const Request& set_up_for, bool named, int part, const st
                        std::chrono::steady_clock::time_point until) {
   Session session;
   if (!set_up(session, set_up_for.platform, set_up_for.home)) return 1;
-  const std::optional<std::string> text = named ? request_named(input, until) : block(input, until);
-  std::istringstream in(text ? *text : "");
-  Request asked;
-  if (!text || !parse_request(in, asked, true)) return 3;  // none within the wait, or the app's process ended
+  Request asked;  // none within the wait, or the app's process ended: 3
+  if (!parse_text(named ? request_named(input, until) : block(input, until), asked, true)) return 3;
   if (asked.home.device_name != set_up_for.home.device_name) return 2;
   return compile_in(session, asked, asked.home, part, own, input, std::chrono::steady_clock::now() + kVariantsWait);
 }
@@ -337,9 +340,7 @@ int compile_ahead(const Args& args) {
   // `-`: spawned at clCreateContext, what sets PoCL up comes first on the standard input, the request later.
   const bool when_asked = args[0] == "-";
   if (when_asked) {
-    const std::optional<std::string> text = block(0, until);
-    std::istringstream in(text ? *text : "");
-    if (!text || !parse_request(in, request, false) || !request.kinds.empty()) return 2;
+    if (!parse_text(block(0, until), request, false) || !request.kinds.empty()) return 2;
   } else {
     if (!read_request(args[0], request)) return 2;
     // Read: gone at once, so that none is left behind by an app that ends without removing it.

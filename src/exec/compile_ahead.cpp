@@ -55,7 +55,7 @@ struct Running {
   std::vector<int> kinds{};                       // the devices of other kinds it builds for (compile_ahead_kinds.h)
   std::chrono::steady_clock::time_point asked{};  // when it was sent the variants (started at the build)
   int per_target = 1;                             // processes compiling each target (variant_processes)
-  double set_up_ms = 0;  // spawned at clCreateContext: how long it had been setting up (compile_ahead_warm.h)
+  double set_up_ms = 0;  // spawned at clCreateContext: how long before the hand-over (compile_ahead_warm.h)
 };
 
 std::mutex running_mutex;
@@ -248,8 +248,9 @@ bool start(Services& services, model::ProgramRecord& program, int home, const st
 // Ends the program's process's wait for the variants: sends them (a line), or with `variants` null
 // only closes its input (it then ends without them). Whether they were sent: not where its input was
 // closed already, the send failed (it had ended, or would wait: the line is short and the socket's
-// buffer holds little else, so a full one means it reads nothing), or its wait for them may have ended (it waits until
-// 5 s after its start: launcher/compile_ahead_command.cpp; sent only within kSendVariantsWithin).
+// buffer holds little else, so a full one means it reads nothing), or its wait for them may have ended
+// (it waits until 5 s after its start: launcher/compile_ahead_command.cpp; sent only within
+// kSendVariantsWithin).
 bool end_wait_for_variants(model::ProgramRecord& program, const std::string* variants) {
   const pid_t pid = program.compile_ahead_pid.load(std::memory_order_acquire);
   std::lock_guard lock(running_mutex);

@@ -96,14 +96,9 @@ void spawn_at_context(Services& services, int home, const std::vector<int>& othe
   const auto started = std::chrono::steady_clock::now();
   const pid_t pid = spawn(executable, "-", input[1]);
   ::close(input[1]);
-  if (pid < 0 || !send_now(input[0], std::to_string(set_up.size()) + "\n" + set_up)) {
-    std::lock_guard lock(spawned_mutex);
-    spawned = {pid, input[0], index, per_target, started};
-    end_spawned();
-    return;
-  }
   std::lock_guard lock(spawned_mutex);
   spawned = {pid, input[0], index, per_target, started};
+  if (pid < 0 || !send_now(input[0], std::to_string(set_up.size()) + "\n" + set_up)) end_spawned();
 }
 
 Handed hand(int home_index, int per_target, const std::string& request) {

@@ -361,8 +361,7 @@ void prepare_other_devices(Services& services, const std::vector<cl_device_id>& 
   // With every other device held back or late nothing is analysed before a launch lets one in
   // (analyse_in_background): the load below would only stall the app's build and first launches.
   if (ready_soon.empty()) return;
-  // The compile-ahead process of the first program built, set up meanwhile (exec/compile_ahead_warm.h).
-  compile_ahead::warm::spawn_at_context(services, home, ready_soon);
+  compile_ahead::warm::spawn_at_context(services, home, ready_soon);  // the first build's process, set up
   // libclang comes with an LLVM of its own (docs/kernel-analysis.md, "Loading libclang"): 15 to
   // 25 ms to load. Loaded now, while the app builds its programs, the analysis that clBuildProgram
   // posts to the same worker is more often done before the app's first launch, which otherwise

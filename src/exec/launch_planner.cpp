@@ -351,9 +351,8 @@ LaunchDecision plan(Services& services, const std::shared_ptr<model::KernelRecor
     if (!local)
       split_geometry(services, *kernel, queue_record->device, all_devices(), work_dim, offset, global, nullptr, picked);
     const compile_ahead::Launch shape{kernel->name, work_dim, local ? local : picked.local};
-    // One of a kernel that does not loop runs on home, timed, and starts no process until home's
-    // times can tell it from one below the floor above (timed_to_compile_ahead); a process started at
-    // the build is sent its variants at once (compile_ahead::waits_for_variants).
+    // One of a kernel that does not loop runs on home, timed, and starts no process until home's times
+    // can tell it from one below the floor (timed_to_compile_ahead); one that waits gets its variants.
     if (!info->loops && split_floor() > 0 && !timed_to_compile_ahead(services, home_key, kernel_key, split_floor()) &&
         compile_ahead::would_start_process(services, *program, home, kernel->name) &&
         !compile_ahead::waits_for_variants(services, *program)) {
