@@ -1,7 +1,7 @@
 // clCreateContext[FromType] and clReleaseContext: the app's contexts and their devices.
 #include "api/handler_util.h"
 #include "devices/device_set.h"
-#include "exec/device_kernels.h"
+#include "exec/context_and_build_preparation.h"
 
 namespace coex::api {
 namespace {

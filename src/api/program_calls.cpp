@@ -6,6 +6,7 @@
 #include <filesystem>
 
 #include "api/handler_util.h"
+#include "exec/context_and_build_preparation.h"
 #include "exec/device_kernels.h"
 #include "exec/policy_binding.h"
 #include "model/binary_sources.h"

@@ -76,7 +76,8 @@ void spawn_at_context(Services& services, int home, const std::vector<int>& othe
   for (int other : others)
     if (!set.at(other).same_kind(device)) return;  // its request would name other kinds too
   // Where this build of coex kept analyses the run is likely a later one, whose PoCL cache holds what
-  // a process would compile (the analysis process waits likewise: exec/device_kernels.h).
+  // a process would compile (the analysis process waits likewise: prepare_other_devices,
+  // exec/context_and_build_preparation.h).
   if (analyses_kept()) return;
   {
     std::lock_guard lock(spawned_mutex);

@@ -45,24 +45,10 @@ bool split_geometry(Services& services, model::KernelRecord& kernel, cl_device_i
 // local size) makes that sub-launch slow once.
 bool first_launch_from_build(const LaunchJob& job, int device);
 
-// At the app's clBuildProgram, before the driver builds: the analysis (a libclang parse of tens of
-// milliseconds) starts on home's worker, so that the app's first launch, right after its
-// build, finds it done and can be split (docs/design.md, "One-time costs"). Same conditions as
-// prebuild_program.
-void analyse_in_background(Services& services, const std::shared_ptr<model::ProgramRecord>& program,
-                           const std::vector<cl_device_id>& app_devices);
-
-// At the app's successful clBuildProgram: analyses the program and builds it for every device coex
-// would split its kernels over, each on that device's worker thread, so that the first split launch
-// finds them ready instead of building them one after another. Only for a program built for one
-// device (the home); nothing when the program has no kernel that may be split, nor for the devices
-// held back (devices_held_back).
-void prebuild_program(Services& services, std::shared_ptr<model::ProgramRecord> program, cl_context app_context,
-                      const std::vector<cl_device_id>& app_devices);
-
 // Posts the analysis and the builds of the program for `devices` (home's into the app's context,
 // the others' into their shadow contexts) to those devices' workers, each once: they run there,
-// off the app's path, home's first on its platform.
+// off the app's path, home's first on its platform (at the app's clBuildProgram: prebuild_program,
+// exec/context_and_build_preparation.h).
 void prepare_program(Services& services, const std::shared_ptr<model::ProgramRecord>& program, cl_context app_context,
                      int home, const std::vector<int>& devices);
 
@@ -116,11 +102,6 @@ bool wait_for_home_build_within(model::ProgramRecord& program, int home, double 
 // Waits up to `seconds` for `device`'s build of the program (in the app's context or not) to finish,
 // built or failed; true when it has.
 bool wait_for_build(model::ProgramRecord& program, int device, bool in_app_context, double seconds);
-
-// At the app's clCreateContext with one device (the home to be): makes coex's context and queue on
-// every other selected device, each on that device's worker thread (an NVIDIA context takes about
-// 100 ms), so that the first split launch does not wait for them.
-void prepare_other_devices(Services& services, const std::vector<cl_device_id>& app_devices);
 
 // Releases what coex built for a program (when the app's program is destroyed).
 void release_device_builds(const cl_icd_dispatch& cl, model::ProgramRecord& program);

@@ -36,8 +36,8 @@ std::string analyses_folder(const std::string& binaries_folder, const std::strin
 bool keyed_analyser_made(bool made_here, const std::string& served_build);
 
 // Whether this build of coex kept some analysis there: then a program's run is likely a later one,
-// and the analysis process is started only for an analysis not kept (exec/device_kernels.h,
-// prepare_other_devices), not at clCreateContext.
+// and the analysis process is started only for an analysis not kept
+// (exec/context_and_build_preparation.h, prepare_other_devices), not at clCreateContext.
 bool analyses_kept();
 // The same of the analyses folder `folder` (analyses_folder).
 bool analyses_kept_in(const std::string& folder);
