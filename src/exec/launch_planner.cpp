@@ -8,7 +8,8 @@
 
 #include "config/settings.h"
 #include "devices/device_set.h"
-#include "exec/compile_ahead_kinds.h"
+#include "exec/compile_ahead.h"
+#include "exec/compile_ahead_at_launch.h"
 #include "exec/deferred_app_binary.h"
 #include "exec/device_kernels.h"
 #include "exec/executor.h"
@@ -340,49 +341,23 @@ LaunchDecision plan(Services& services, const std::shared_ptr<model::KernelRecor
   // first launch the size rule lets be split (none of benchmarks/gram_schmidt's 1,535), or compiled
   // ahead while launches run on home, as a program not read whose process builds for other kinds
   // (exec/compile_ahead_kinds.h); one nothing timed whose kernel loops may be long enough to split now,
-  // which a probe tells (docs/design.md, "Compiled ahead"). Still deferred after it: compiled ahead, or
-  // a thread inside a read (whose launches are not split).
+  // which a probe tells (docs/design.md, "Compiled ahead"; compile_ahead::at_launch). Still deferred
+  // after it: compiled ahead, or a thread inside a read (whose launches are not split).
   const bool read_deferred = program->app_binary_deferred.load(std::memory_order_acquire);
   if (read_deferred || compile_ahead::pending(*program)) {
     if (below_size_rule(launch_items)) return too_small();
-    // Without the app's local size the chunks run with the one coex picks (make_geometry): the variants
-    // compiled ahead are of that one (none compiled ahead: 0.5 s each first chunk over two basic devices).
-    LaunchGeometry picked;
-    if (!local)
-      split_geometry(services, *kernel, queue_record->device, all_devices(), work_dim, offset, global, nullptr, picked);
-    const compile_ahead::Launch shape{kernel->name, work_dim, local ? local : picked.local};
-    // One of a kernel that does not loop runs on home, timed, and starts no process until home's times
-    // can tell it from one below the floor (timed_to_compile_ahead); one that waits gets its variants.
-    if (!info->loops && split_floor() > 0 && !timed_to_compile_ahead(services, home_key, kernel_key, split_floor()) &&
-        compile_ahead::would_start_process(services, *program, home, kernel->name) &&
-        !compile_ahead::waits_for_variants(services, *program)) {
-      repeat.by_home_times = true;  // planned again once a time lands, or after kPreparingHold
-      return preparing_on_home();
-    }
-    std::optional<double> launch_seconds = seconds_on_home();
-    bool ahead = !info->loops || launch_seconds;
-    if (!ahead) {  // untimed, of a kernel that loops: probed first where it may be (exec/first_launch_probe.h)
-      const first_launch_probe::Found probed = first_launch_probe::found(home_key);
-      if (!probed.asked &&
-          (decision.probe = first_launch_probe::piece_for(services, *program, kernel->name, *info, args, home, work_dim,
-                                                          offset, global, local, all_devices()))) {
-        decision.probe_key = home_key;
+    switch (compile_ahead::at_launch(services, program, *kernel, *info, args, request, *queue_record, home,
+                                     all_devices(), home_key, kernel_key, split_floor(), read_deferred, seconds_on_home,
+                                     decision, repeat)) {
+      case compile_ahead::LaunchStep::plan_on:
+        break;
+      case compile_ahead::LaunchStep::too_small:
+        return too_small();
+      case compile_ahead::LaunchStep::preparing:
+        return preparing_on_home();
+      case compile_ahead::LaunchStep::probing:
         return not_split("probing");
-      }
-      launch_seconds = probed.seconds;
-      ahead = !first_launch_probe::splits_at_once(services, *program, probed, home, all_devices());
     }
-    // A process on the devices' cores starts once the kernel's launches show it pays.
-    if (ahead && launch_seconds &&
-        (repeat.counts_before_process = first_launch_probe::held_until_process_pays(
-             services, *program, kernel->name, *launch_seconds, home, all_devices())))
-      return preparing_on_home();
-    if (read_deferred)
-      read_deferred_app_binary(services, program, queue_record->context, home, all_devices(), ahead ? &shape : nullptr);
-    else if (compile_ahead::under_way_beside_kinds(services, *program, home, ahead ? &shape : nullptr))
-      return preparing_on_home();
-    if (program->app_binary_deferred.load(std::memory_order_acquire))
-      return program->app_binary_needs_quiet ? too_small() : preparing_on_home();
   }
   // Under a policy that does not wait for preparation (auto) a device other than home is never
   // waited for: one whose build has not finished joins the split when it has, if the policy hands
