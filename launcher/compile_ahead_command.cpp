@@ -8,9 +8,10 @@
 // other kinds too (`kind`, each with its build options: coex's build from source for the first device
 // of that kind), each is built and asked for its binary the same way, in a process of its own.
 //
-// REQUEST is a file: lines "key=value" (platform, device, device_name, pocl_devices, variants,
-// variants_from_input, options; then kind and kind_options, one pair per other kind), then a line
-// "source:" and the source to the end of the file. With
+// REQUEST is a file (its keys: request_keys, exec/compile_ahead_request.h): lines "key=value"
+// (platform, device, device_name, pocl_devices, variants, variants_from_input, variant_processes,
+// options; then kind and kind_options, one pair per other kind), then a line "source:" and the source
+// to the end of the file. With
 // variants_from_input=1 (a process started at the app's clBuildProgram) the binary is asked for twice:
 // at once, which compiles the generic functions, then with the variants of the line its standard input
 // brings once the app's first split names them (PoCL makes the binary anew at each ask, compiling what
@@ -52,6 +53,7 @@
 
 #include "api/libopencl_table.h"
 #include "commands.h"
+#include "exec/compile_ahead_request.h"
 
 namespace coex::launcher {
 namespace {
@@ -91,9 +93,10 @@ std::string share_of(const std::string& variants, int part, int parts) {
 // The request's lines from `in`, to its source; `with_source` false: a block that sets PoCL up, whose
 // source is empty.
 bool parse_request(std::istream& in, Request& request, bool with_source) {
+  using namespace exec::compile_ahead::request_keys;
   std::string line;
   while (std::getline(in, line)) {
-    if (line == "source:") {
+    if (line == kSourceLine) {
       std::ostringstream rest;
       rest << in.rdbuf();
       request.source = rest.str();
@@ -102,25 +105,25 @@ bool parse_request(std::istream& in, Request& request, bool with_source) {
     const size_t eq = line.find('=');
     if (eq == std::string::npos) return false;
     const std::string key = line.substr(0, eq), value = line.substr(eq + 1);
-    if (key == "platform")
+    if (key == kPlatform)
       request.platform = value;
-    else if (key == "device")
+    else if (key == kDevice)
       request.home.device = std::atoi(value.c_str());
-    else if (key == "device_name")
+    else if (key == kDeviceName)
       request.home.device_name = value;
-    else if (key == "kind")
+    else if (key == kKind)
       request.kinds.push_back({value, "", -1});
-    else if (key == "kind_options" && !request.kinds.empty())
+    else if (key == kKindOptions && !request.kinds.empty())
       request.kinds.back().options = value;
-    else if (key == "pocl_devices")
+    else if (key == kPoclDevices)
       request.pocl_devices = value;
-    else if (key == "variants")
+    else if (key == kVariants)
       request.variants = value;
-    else if (key == "variants_from_input")
+    else if (key == kVariantsFromInput)
       request.variants_from_input = value == "1";
-    else if (key == "variant_processes")
+    else if (key == kVariantProcesses)
       request.variant_processes = std::clamp(std::atoi(value.c_str()), 1, 2);
-    else if (key == "options")
+    else if (key == kOptions)
       request.home.options = value;
   }
   return false;

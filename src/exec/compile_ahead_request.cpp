@@ -27,13 +27,22 @@ int index_in_platform(const cl_icd_dispatch& cl, const devices::Device& device, 
 std::string request_text(const devices::Device& device, int index, const std::string& pocl_devices,
                          const std::string& variants, bool variants_from_input, int processes,
                          const std::string& options, const std::vector<Target>& kinds, const std::string& source) {
+  using namespace request_keys;
   std::ostringstream out;
-  out << "platform=" << device.platform_name << "\ndevice=" << (pocl_devices.empty() ? index : -1)
-      << "\ndevice_name=" << device.name << "\npocl_devices=" << pocl_devices << "\nvariants=" << variants
-      << "\nvariants_from_input=" << (variants_from_input ? 1 : 0) << "\nvariant_processes=" << processes
-      << "\noptions=" << options << "\n";
-  for (const Target& kind : kinds) out << "kind=" << kind.device_name << "\nkind_options=" << kind.options << "\n";
-  out << "source:\n" << source;
+  auto line = [&out](const char* key, const auto& value) { out << key << '=' << value << '\n'; };
+  line(kPlatform, device.platform_name);
+  line(kDevice, pocl_devices.empty() ? index : -1);
+  line(kDeviceName, device.name);
+  line(kPoclDevices, pocl_devices);
+  line(kVariants, variants);
+  line(kVariantsFromInput, variants_from_input ? 1 : 0);
+  line(kVariantProcesses, processes);
+  line(kOptions, options);
+  for (const Target& kind : kinds) {
+    line(kKind, kind.device_name);
+    line(kKindOptions, kind.options);
+  }
+  out << kSourceLine << '\n' << source;
   return out.str();
 }
 

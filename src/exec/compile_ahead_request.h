@@ -16,6 +16,24 @@ struct Device;
 
 namespace coex::exec::compile_ahead {
 
+// The request's keys, one "key=value" line each (kKind and kKindOptions once per other kind, in
+// pairs), then the line kSourceLine and the source to the end: request_text writes them and
+// `coex compile-ahead` reads them (launcher/compile_ahead_command.cpp, parse_request), both by these
+// names, so that neither side can rename one alone.
+namespace request_keys {
+inline constexpr char kPlatform[] = "platform";
+inline constexpr char kDevice[] = "device";
+inline constexpr char kDeviceName[] = "device_name";
+inline constexpr char kPoclDevices[] = "pocl_devices";
+inline constexpr char kVariants[] = "variants";
+inline constexpr char kVariantsFromInput[] = "variants_from_input";
+inline constexpr char kVariantProcesses[] = "variant_processes";
+inline constexpr char kOptions[] = "options";
+inline constexpr char kKind[] = "kind";
+inline constexpr char kKindOptions[] = "kind_options";
+inline constexpr char kSourceLine[] = "source:";
+}  // namespace request_keys
+
 // A device a process builds for, by name, with its build options.
 struct Target {
   std::string device_name, options;
