@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cmath>
 #include <limits>
 #include <map>
 #include <mutex>
@@ -112,6 +113,11 @@ std::optional<Piece> piece_for(Services& services, model::ProgramRecord& program
       !compile_ahead::would_start(services, program, home, kernel, piece->local, piece->offset_zero))
     return std::nullopt;
   piece->split_from = splits_from(services, program, home, devices);
+  // A launch never split at once (beside devices of other kinds alone) is probed only for the time
+  // that held_until_process_pays weighs; otherwise the probe would delay the launch and the variants'
+  // line to the process for nothing (9 to 43 ms of the mixed set's first launches on the device
+  // machine, docs/design.md, "Compiled ahead").
+  if (std::isinf(piece->split_from) && !compile_ahead::starts_once_it_pays(services)) return std::nullopt;
   return piece;
 }
 
@@ -162,8 +168,11 @@ double splits_from(Services& services, model::ProgramRecord& program, int home, 
 
 bool splits_at_once(Services& services, model::ProgramRecord& program, const Found& found, int home,
                     const std::vector<int>& devices) {
-  if (!found.seconds || devices.size() < 2) return true;
-  if (*found.seconds < splits_from(services, program, home, devices)) return false;
+  if (devices.size() < 2) return true;
+  const double from = splits_from(services, program, home, devices);
+  if (std::isinf(from)) return false;  // a split now would run on home alone (splits_from)
+  if (!found.seconds) return true;
+  if (*found.seconds < from) return false;
   services.report().record_split_after_probe();
   return true;
 }

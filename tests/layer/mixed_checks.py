@@ -15,6 +15,18 @@ from layer_checks import FAST_FRESH_MEMORY, expect, expect_timed, run
 
 
 class MixedChecks(layer_checks.Checks):
+    def pthread_home_beside_basic(self):
+        # A `pthread` device (one thread) as the app's device beside a `basic` one: the environment
+        # (APP_DEVICE naming the pthread device) and the basic device's index.
+        devices = {"POCL_DEVICES": "pthread basic", "POCL_MAX_PTHREAD_COUNT": "1", "POCL_CPU_MAX_CU_COUNT": "1"}
+        rc, out, err = run([self.coex, "devices"], devices)
+        rows = [l for l in out.splitlines() if l[:1].isdigit()]
+        home = [int(l.split()[0]) for l in rows if " pthread-" in l]
+        other = [int(l.split()[0]) for l in rows if " basic-" in l]
+        expect(rc == 0 and len(home) == 1 and len(other) == 1, "coex devices:\n%s%s" % (out, err))
+        devices["APP_DEVICE"] = str(home[0])
+        return devices, other[0]
+
     def check_compile_ahead_kinds(self):
         # A user's first coex run of long_items on a `pthread` home (one thread) beside a `basic`
         # device, PoCL's cache filled by the bare run, compile_ahead_start=build: one process, started
@@ -26,14 +38,9 @@ class MixedChecks(layer_checks.Checks):
         # in the app and the first chunks there compiled nothing. Sixty launches of 0.1 to 0.2 s: on a
         # loaded machine the process may outlast them (it then ends at the exit), which runs the
         # check once more.
-        devices = {"POCL_DEVICES": "pthread basic", "POCL_MAX_PTHREAD_COUNT": "1", "POCL_CPU_MAX_CU_COUNT": "1"}
-        rc, out, err = run([self.coex, "devices"], devices)
-        rows = [l for l in out.splitlines() if l[:1].isdigit()]
-        home = [int(l.split()[0]) for l in rows if " pthread-" in l]
-        other = [int(l.split()[0]) for l in rows if " basic-" in l]
-        expect(rc == 0 and len(home) == 1 and len(other) == 1, "coex devices:\n%s%s" % (out, err))
+        devices, other = self.pthread_home_beside_basic()
         pocl = os.path.join(self.tmp, "kinds-pocl")
-        devices.update(APP_DEVICE=str(home[0]), POCL_CACHE_DIR=pocl)
+        devices.update(POCL_CACHE_DIR=pocl)
         app = [os.path.join(self.build, "tests", "layer", "long_items"), "60"]
         rc, bare, _ = run(app, devices)
         expect(rc == 0, "long_items fails bare")
@@ -47,16 +54,16 @@ class MixedChecks(layer_checks.Checks):
         slices = [e for e in traced["traceEvents"] if e.get("ph") == "X"]
         ahead = [e for e in slices if e["name"] == "compile ahead"]
         what = "processes %s" % [(e["ts"], e["dur"], e.get("args")) for e in ahead]
-        expect(len(ahead) == 1 and ahead[0]["args"].get("at_build") and ahead[0]["args"].get("kinds") == other,
-               "%s: expected one, started at the build, for device %d too" % (what, other[0]))
+        expect(len(ahead) == 1 and ahead[0]["args"].get("at_build") and ahead[0]["args"].get("kinds") == [other],
+               "%s: expected one, started at the build, for device %d too" % (what, other))
         process = ahead[0]
         expect_timed(process["args"].get("made") and not process["args"].get("ended_at_exit"),
                      "%s: not made before the exit" % what)
         ended = process["ts"] + process["dur"]
-        waits = [e for e in slices if e["name"] == "wait for compile ahead" and e["tid"] == other[0]]
-        builds = [e for e in slices if e["name"] == "build" and e["tid"] == other[0]]
+        waits = [e for e in slices if e["name"] == "wait for compile ahead" and e["tid"] == other]
+        builds = [e for e in slices if e["name"] == "build" and e["tid"] == other]
         expect(waits and len(builds) == 1 and builds[0]["ts"] >= ended - 1000,
-               "%s: device %d's waits %s, builds %s" % (what, other[0], waits, builds))
+               "%s: device %d's waits %s, builds %s" % (what, other, waits, builds))
         splits = [e for e in slices if e.get("cat") == "launch" and e.get("args", {}).get("split")]
         expect(splits and all(e["ts"] >= ended for e in splits), "%s: no split, or one before its end" % what)
         # File times are the wall clock's, the trace's the steady clock's (CLOCK_MONOTONIC).
@@ -69,6 +76,42 @@ class MixedChecks(layer_checks.Checks):
         late = {k: v - ended_wall for k, v in folders.items() if v > ended_wall}
         expect(len(folders) == 2 and not late,
                "%s: PoCL's folders %s, newer than its end by %s s" % (what, sorted(folders), late))
+
+    def check_no_probe_beside_other_kinds(self):
+        # Beside devices of other kinds alone, a first launch is never split at once: they wait for the
+        # process to build for them (first_launch_probe::splits_from). So a kernel that loops is not
+        # probed there first (the probe only delayed the launch and the variants sent to the process),
+        # however little first_split_compile_seconds asks of a split; it runs on home while the
+        # process compiles, as after a probe that said no. A user's first coex run of matmul's tiled
+        # product (probed over two `basic` devices: check_first_launch_probe) on a pthread home beside
+        # a basic device, compile_ahead_start=build (on a machine with no core spare, `auto` would wait
+        # until the process pays, which weighs the probe's time): no probe, one process, made before
+        # the launch is split or at the exit, and the bare output.
+        devices, other = self.pthread_home_beside_basic()
+        devices.update(POCL_CACHE_DIR=os.path.join(self.tmp, "no-probe-pocl"))
+        app = [os.path.join(self.build, "tests", "apps", "matmul"), "tiled_first"]
+        rc, bare, _ = run(app, devices)
+        expect(rc == 0, "matmul fails bare")
+        trace = os.path.join(self.tmp, "no-probe-trace.json")
+        settings = dict(FAST_FRESH_MEMORY, COEX_POLICY="auto", COEX_AUTO_ANALYSIS_WAIT="30", COEX_TRACE=trace,
+                        COEX_REPORT=self.report, COEX_COMPILE_AHEAD_START="build",
+                        COEX_FIRST_SPLIT_COMPILE_SECONDS="0.000001",
+                        COEX_CACHE=os.path.join(self.tmp, "no-probe-history.json"))
+        rc, out, err = run(app, dict(devices, **settings), self.layer, timeout=100)
+        expect(rc == 0 and out == bare, "exit %d, output:\n%s\nstderr:\n%s" % (rc, out, err))
+        with open(trace) as f:
+            slices = [e for e in json.load(f)["traceEvents"] if e.get("ph") == "X"]
+        probes = [e for e in slices if e["name"] == "first-launch probe"]
+        ahead = [e for e in slices if e["name"] == "compile ahead"]
+        tiled = [e for e in slices if e.get("cat") == "launch" and "matmul_tiled" in e["name"]]
+        counted = self.load_report().get("compile_ahead", {})
+        what = "%s, report %s" % ([(e["name"], e["ts"], e["dur"], e.get("args")) for e in probes + ahead + tiled],
+                                  counted)
+        expect(not probes and counted.get("probes", 0) == 0, "%s: probed" % what)
+        expect(len(ahead) == 1 and ahead[0]["args"].get("kinds") == [other], "%s: expected one process" % what)
+        expect(len(tiled) == 1 and (not tiled[0].get("args", {}).get("split") or
+                                    tiled[0]["ts"] >= ahead[0]["ts"] + ahead[0]["dur"]),
+               "%s: the tiled product split before the process's end" % what)
 
 
 if __name__ == "__main__":
