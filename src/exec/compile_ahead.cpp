@@ -27,6 +27,7 @@
 #include "exec/kept_binary_choice.h"
 #include "exec/pocl_compiles.h"
 #include "exec/pocl_kernel_cache.h"
+#include "exec/program_analysis.h"
 #include "exec/shared_binaries.h"
 #include "exec/spin_wait.h"
 #include "kernel/analysis_process.h"
@@ -56,6 +57,7 @@ struct Running {
   std::chrono::steady_clock::time_point asked{};  // when it was sent the variants (started at the build)
   int per_target = 1;                             // processes compiling each target (variant_processes)
   double set_up_ms = 0;  // spawned at clCreateContext: how long before the hand-over (compile_ahead_warm.h)
+  bool served_none = false;  // killed once its program turned out to need none of it (serves_none)
 };
 
 std::mutex running_mutex;
@@ -306,6 +308,7 @@ void note_end(Running& process, bool made, bool at_exit) {
   if (process.trace) {
     nlohmann::json args{{"made", made}};
     if (at_exit) args["ended_at_exit"] = true;
+    if (process.served_none) args["served_none"] = true;
     if (!process.kinds.empty()) args["kinds"] = process.kinds;
     if (process.per_target > 1) args["processes_per_target"] = process.per_target;
     if (process.set_up_ms > 0) args["set_up_at_context_ms"] = process.set_up_ms;
@@ -505,6 +508,10 @@ void begin_at_build(Services& services, model::ProgramRecord& program, int home,
   if (!starts_at_build(services) || services.executor().policy().waits_for_preparation()) return;
   const bool deferred = program.app_binary_deferred.load(std::memory_order_acquire);
   if (deferred && program.app_binary_needs_quiet) return;  // no process serves a read that waits for quiet
+  auto serves_none_now = [&] {  // analysed as rewritten or with nothing to split (serves_none)
+    return analysis_ready(program) && (!program.rewritten_source.empty() || analysed_unsplittable(program));
+  };
+  if (serves_none_now()) return;
   std::string options;
   {
     std::lock_guard lock(program.mutex);
@@ -519,6 +526,7 @@ void begin_at_build(Services& services, model::ProgramRecord& program, int home,
   const bool started = (!kinds.empty() || wanted_at_build(services, program, home)) && below_process_limit(services) &&
                        start(services, program, home, "", true, kinds);
   claimed.store(started ? kWaiting : kNotAsked);
+  if (started && serves_none_now()) serves_none(program);  // the analysis ended during the start
 }
 
 bool pending(model::ProgramRecord& program) {
@@ -530,7 +538,7 @@ void wait_before_build(Services& services, model::ProgramRecord& program, int de
   const std::vector<int> kinds = kinds_of(program);
   if (std::find(kinds.begin(), kinds.end(), device) == kinds.end()) return;
   // A rewritten program builds the rewrite from source: what the process compiles serves no device.
-  if (!program.rewritten_source.empty()) return not_needed(program);
+  if (!program.rewritten_source.empty()) return serves_none(program);
   const auto began = std::chrono::steady_clock::now();
   const auto until = began + kCompileLockWait;
   while (alive(program) && !exit_begun() && std::chrono::steady_clock::now() < until)
@@ -542,6 +550,29 @@ void wait_before_build(Services& services, model::ProgramRecord& program, int de
 void not_needed(model::ProgramRecord& program) {
   int state = kWaiting;
   if (program.compile_ahead.compare_exchange_strong(state, kEnded)) end_wait_for_variants(program, nullptr);
+}
+
+void serves_none(model::ProgramRecord& program) {
+  not_needed(program);
+  const pid_t pid = program.compile_ahead_pid.load(std::memory_order_acquire);
+  Running process;
+  {
+    std::lock_guard lock(running_mutex);
+    const auto it = running().find(pid);
+    if (it == running().end() || it->second.program != &program) return;
+    // Killed only while it runs, still coex's child (WNOWAIT: one ended is left to reap_ended); its
+    // forks die with it (PR_SET_PDEATHSIG); PoCL writes each file whole, as at the exit (stop_all).
+    siginfo_t info{};
+    if (::waitid(P_PID, id_t(pid), &info, WEXITED | WNOHANG | WNOWAIT) != 0 || info.si_pid != 0 ||
+        ::kill(pid, SIGKILL) != 0)
+      return;
+    process = it->second;
+    running().erase(it);
+  }
+  ::waitpid(pid, nullptr, 0);
+  ::unlink(process.request.c_str());
+  process.served_none = true;
+  note_end(process, false, false);
 }
 
 bool would_start(Services& services, model::ProgramRecord& program, int home, const std::string& kernel,

@@ -78,6 +78,12 @@ void wait_before_build(Services& services, model::ProgramRecord& program, int de
 // variants is told there are none, and ends.
 void not_needed(model::ProgramRecord& program);
 
+// What the program's process compiles serves no device (the program rewritten: every split runs the
+// rewrite, which the devices build from source; or no kernel of it may be split): as not_needed, and a
+// process still compiling is killed, so that it takes no core for the rest of the run (binomial's on
+// the device machine's mixed set compiled for 4.1 s, to the exit, beside the app's splits).
+void serves_none(model::ProgramRecord& program);
+
 // Whether under_way would start a process for the program's first split now, or send one started at
 // the build its variants: none asked for yet, one wanted, and fewer running than
 // `compile_ahead_processes`; or one waiting.

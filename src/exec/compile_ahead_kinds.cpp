@@ -31,9 +31,12 @@ std::vector<int> other_kinds_to_compile(Services& services, const std::string& s
 }
 
 bool under_way_beside_kinds(Services& services, model::ProgramRecord& program, int home, const Launch* ahead) {
-  if (ahead && !(analysis_ready(program) && (!program.rewritten_source.empty() || analysed_unsplittable(program))))
-    return under_way(services, program, home, *ahead);
-  not_needed(program);
+  if (analysis_ready(program) && (!program.rewritten_source.empty() || analysed_unsplittable(program))) {
+    serves_none(program);
+    return false;
+  }
+  if (ahead) return under_way(services, program, home, *ahead);
+  not_needed(program);  // split at once: the devices of other kinds still wait for its builds
   return false;
 }
 

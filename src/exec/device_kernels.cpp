@@ -426,6 +426,10 @@ bool analyse_traced(Services& services, model::ProgramRecord& program, int track
     t->record("analysis", "build", track, *started, std::chrono::steady_clock::now(),
               args.empty() ? nlohmann::json() : std::move(args));
   }
+  // A process started at the build compiles the app's program for splits that will run the rewrite,
+  // or never come: ended now rather than at the exit (docs/design.md, "Compiled ahead").
+  if (program.analysis_done.load(std::memory_order_acquire) && (!splittable || !program.rewritten_source.empty()))
+    compile_ahead::serves_none(program);
   return splittable;
 }
 

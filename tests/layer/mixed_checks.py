@@ -27,6 +27,25 @@ class MixedChecks(layer_checks.Checks):
         devices["APP_DEVICE"] = str(home[0])
         return devices, other[0]
 
+    def first_run_built_ahead(self, app, tag, extra=None):
+        # A user's first coex run of tests/apps `app` (its name, then its arguments) on a pthread home
+        # beside a basic device under auto, compile_ahead_start=build, PoCL's cache (of its own, by
+        # `tag`) filled by the bare run, with `extra` settings: its output must be the bare one. The
+        # trace's slices, and the basic device's index.
+        devices, other = self.pthread_home_beside_basic()
+        devices.update(POCL_CACHE_DIR=os.path.join(self.tmp, tag + "-pocl"))
+        cmd = [os.path.join(self.build, "tests", "apps", app[0])] + app[1:]
+        rc, bare, _ = run(cmd, devices)
+        expect(rc == 0, "%s fails bare" % app[0])
+        trace = os.path.join(self.tmp, tag + "-trace.json")
+        settings = dict(FAST_FRESH_MEMORY, COEX_POLICY="auto", COEX_TRACE=trace, COEX_COMPILE_AHEAD_START="build",
+                        COEX_CACHE=os.path.join(self.tmp, tag + "-history.json"))
+        settings.update(extra or {})
+        rc, out, err = run(cmd, dict(devices, **settings), self.layer, timeout=100)
+        expect(rc == 0 and out == bare, "exit %d, output:\n%s\nstderr:\n%s" % (rc, out, err))
+        with open(trace) as f:
+            return [e for e in json.load(f)["traceEvents"] if e.get("ph") == "X"], other
+
     def check_compile_ahead_kinds(self):
         # A user's first coex run of long_items on a `pthread` home (one thread) beside a `basic`
         # device, PoCL's cache filled by the bare run, compile_ahead_start=build: one process, started
@@ -87,20 +106,9 @@ class MixedChecks(layer_checks.Checks):
         # a basic device, compile_ahead_start=build (on a machine with no core spare, `auto` would wait
         # until the process pays, which weighs the probe's time): no probe, one process, made before
         # the launch is split or at the exit, and the bare output.
-        devices, other = self.pthread_home_beside_basic()
-        devices.update(POCL_CACHE_DIR=os.path.join(self.tmp, "no-probe-pocl"))
-        app = [os.path.join(self.build, "tests", "apps", "matmul"), "tiled_first"]
-        rc, bare, _ = run(app, devices)
-        expect(rc == 0, "matmul fails bare")
-        trace = os.path.join(self.tmp, "no-probe-trace.json")
-        settings = dict(FAST_FRESH_MEMORY, COEX_POLICY="auto", COEX_AUTO_ANALYSIS_WAIT="30", COEX_TRACE=trace,
-                        COEX_REPORT=self.report, COEX_COMPILE_AHEAD_START="build",
-                        COEX_FIRST_SPLIT_COMPILE_SECONDS="0.000001",
-                        COEX_CACHE=os.path.join(self.tmp, "no-probe-history.json"))
-        rc, out, err = run(app, dict(devices, **settings), self.layer, timeout=100)
-        expect(rc == 0 and out == bare, "exit %d, output:\n%s\nstderr:\n%s" % (rc, out, err))
-        with open(trace) as f:
-            slices = [e for e in json.load(f)["traceEvents"] if e.get("ph") == "X"]
+        slices, other = self.first_run_built_ahead(
+            ["matmul", "tiled_first"], "no-probe",
+            {"COEX_AUTO_ANALYSIS_WAIT": "30", "COEX_REPORT": self.report, "COEX_FIRST_SPLIT_COMPILE_SECONDS": "0.000001"})
         probes = [e for e in slices if e["name"] == "first-launch probe"]
         ahead = [e for e in slices if e["name"] == "compile ahead"]
         tiled = [e for e in slices if e.get("cat") == "launch" and "matmul_tiled" in e["name"]]
@@ -112,6 +120,22 @@ class MixedChecks(layer_checks.Checks):
         expect(len(tiled) == 1 and (not tiled[0].get("args", {}).get("split") or
                                     tiled[0]["ts"] >= ahead[0]["ts"] + ahead[0]["dur"]),
                "%s: the tiled product split before the process's end" % what)
+
+    def check_no_process_for_a_rewritten_program(self):
+        # A rewritten program's splits run the rewrite, which every device builds from source: what a
+        # process started at the build compiles (the app's program, for home and the other kind)
+        # serves none of them. It is ended once the analysis says so (compile_ahead::serves_none), or
+        # not started where the analysis ended first; before, it compiled on to the exit (binomial's
+        # 4.1 s on the device machine's mixed set). group_reduce reads get_group_id (rewritten) on a
+        # pthread home beside a basic device, compile_ahead_start=build, PoCL's cache filled by the
+        # bare run: every process's slice says `served_none`, none ended at the exit; the bare output.
+        slices, other = self.first_run_built_ahead(["group_reduce"], "rewritten")
+        ahead = [e for e in slices if e["name"] == "compile ahead"]
+        builds = [e for e in slices if e["name"] == "build" and e["tid"] == other]
+        expect(all(e["args"].get("served_none") and not e["args"].get("ended_at_exit") for e in ahead),
+               "processes %s: one compiled for nothing" % [(e["ts"], e["dur"], e.get("args")) for e in ahead])
+        expect(all(e["ts"] + e["dur"] <= b["ts"] + b["dur"] for e in ahead for b in builds),
+               "processes %s end after device %d's build of the rewrite %s" % (ahead, other, builds))
 
 
 if __name__ == "__main__":
