@@ -123,13 +123,12 @@ COEX_SETTING(Double, first_split_compile_seconds, 0.2, (0.0, kNoLimit),
              "in the app's process (0.12 to 0.8 s a kernel measured), only where that time promises the split saves "
              "more than this many seconds (the launch's time there less its share over the devices), half as many "
              "for a program whose source has no barrier (those compile faster), three times as many where the "
-             "process builds for another kind of device too (five for two), and never where it does and no other "
-             "device is of the app's device's kind (nor probed there, unless the process waits until it pays); "
-             "the app's device's share is by compute units where all are "
-             "PoCL CPU devices; otherwise it "
+             "process builds for another kind of device too (five for two), and never where every other device "
+             "waits for that process to build for it (nor probed there); the app's device's share is by compute "
+             "units where all are PoCL CPU devices; otherwise it "
              "runs there whole while `coex compile-ahead` compiles, and so do the next launches until that ends. "
              "Only a launch that gives the same result run twice is probed (no buffer it may write is one it "
-             "reads). `0`: split at once, unprobed.")
+             "reads). `0`: split at once, unprobed (but not where every other device waits for that process).")
 COEX_SETTING(Path, binary_cache, "", (),
              "The folder where coex keeps the binaries of its own builds (the rewritten program coex splits a "
              "kernel with, the app's program on the other devices), so that a later run of the program builds "

@@ -57,7 +57,7 @@ struct Running {
   std::chrono::steady_clock::time_point asked{};  // when it was sent the variants (started at the build)
   int per_target = 1;                             // processes compiling each target (variant_processes)
   double set_up_ms = 0;  // spawned at clCreateContext: how long before the hand-over (compile_ahead_warm.h)
-  bool served_none = false;  // killed once its program turned out to need none of it (serves_none)
+  bool served_none = false;  // killed, its program needing none of it (end_process_serving_none)
 };
 
 std::mutex running_mutex;
@@ -321,7 +321,7 @@ void note_end(Running& process, bool made, bool at_exit) {
   }
   if (process.report)
     process.report->record_compile_ahead(std::chrono::duration<double>(now - process.started).count(), made, at_exit,
-                                         process.at_build, process.kinds.size());
+                                         process.at_build, process.kinds.size(), process.served_none);
 }
 
 // Takes every process that has ended out of running(), its request file removed and its slice and
@@ -508,10 +508,7 @@ void begin_at_build(Services& services, model::ProgramRecord& program, int home,
   if (!starts_at_build(services) || services.executor().policy().waits_for_preparation()) return;
   const bool deferred = program.app_binary_deferred.load(std::memory_order_acquire);
   if (deferred && program.app_binary_needs_quiet) return;  // no process serves a read that waits for quiet
-  auto serves_none_now = [&] {  // analysed as rewritten or with nothing to split (serves_none)
-    return analysis_ready(program) && (!program.rewritten_source.empty() || analysed_unsplittable(program));
-  };
-  if (serves_none_now()) return;
+  if (splits_run_none_of_app_program(program)) return;     // a process would serve none
   std::string options;
   {
     std::lock_guard lock(program.mutex);
@@ -526,7 +523,7 @@ void begin_at_build(Services& services, model::ProgramRecord& program, int home,
   const bool started = (!kinds.empty() || wanted_at_build(services, program, home)) && below_process_limit(services) &&
                        start(services, program, home, "", true, kinds);
   claimed.store(started ? kWaiting : kNotAsked);
-  if (started && serves_none_now()) serves_none(program);  // the analysis ended during the start
+  if (started && splits_run_none_of_app_program(program)) end_process_serving_none(program);  // analysed meanwhile
 }
 
 bool pending(model::ProgramRecord& program) {
@@ -538,7 +535,7 @@ void wait_before_build(Services& services, model::ProgramRecord& program, int de
   const std::vector<int> kinds = kinds_of(program);
   if (std::find(kinds.begin(), kinds.end(), device) == kinds.end()) return;
   // A rewritten program builds the rewrite from source: what the process compiles serves no device.
-  if (!program.rewritten_source.empty()) return serves_none(program);
+  if (!program.rewritten_source.empty()) return end_process_serving_none(program);
   const auto began = std::chrono::steady_clock::now();
   const auto until = began + kCompileLockWait;
   while (alive(program) && !exit_begun() && std::chrono::steady_clock::now() < until)
@@ -552,16 +549,17 @@ void not_needed(model::ProgramRecord& program) {
   if (program.compile_ahead.compare_exchange_strong(state, kEnded)) end_wait_for_variants(program, nullptr);
 }
 
-void serves_none(model::ProgramRecord& program) {
+void end_process_serving_none(model::ProgramRecord& program) {
   not_needed(program);
-  const pid_t pid = program.compile_ahead_pid.load(std::memory_order_acquire);
+  pid_t pid = 0;  // read under running_mutex, as start() writes it
   Running process;
   {
     std::lock_guard lock(running_mutex);
+    pid = program.compile_ahead_pid.load(std::memory_order_acquire);
     const auto it = running().find(pid);
     if (it == running().end() || it->second.program != &program) return;
-    // Killed only while it runs, still coex's child (WNOWAIT: one ended is left to reap_ended); its
-    // forks die with it (PR_SET_PDEATHSIG); PoCL writes each file whole, as at the exit (stop_all).
+    // Killed only while it runs, not reaped (WNOWAIT: one ended is left to reap_ended); its forks die
+    // with it (PR_SET_PDEATHSIG); PoCL writes each file whole, as at the exit (stop_all).
     siginfo_t info{};
     if (::waitid(P_PID, id_t(pid), &info, WEXITED | WNOHANG | WNOWAIT) != 0 || info.si_pid != 0 ||
         ::kill(pid, SIGKILL) != 0)
@@ -569,10 +567,12 @@ void serves_none(model::ProgramRecord& program) {
     process = it->second;
     running().erase(it);
   }
-  ::waitpid(pid, nullptr, 0);
+  while (::waitpid(pid, nullptr, 0) < 0 && errno == EINTR) continue;
   ::unlink(process.request.c_str());
   process.served_none = true;
   note_end(process, false, false);
+  std::lock_guard lock(program.mutex);
+  program.compile_ahead_kinds.clear();  // done with, as once seen ended (still_running)
 }
 
 bool would_start(Services& services, model::ProgramRecord& program, int home, const std::string& kernel,

@@ -70,19 +70,19 @@ bool pending(model::ProgramRecord& program);
 // Before `device`'s build of the program from source: where the program's process builds for it
 // (compile_ahead_kinds.h), waits until it has ended (at most kCompileLockWait, or the exit), so that
 // the build finds its compiles in PoCL's cache; a rewritten program (its rewrite built instead) waits
-// for nothing, and its process is told it is not needed. On the device's worker.
+// for nothing, and its process is ended (end_process_serving_none). On the device's worker.
 void wait_before_build(Services& services, model::ProgramRecord& program, int device);
 
 // The program's read of its binary no longer waits for a process (a launch split at once, a program
-// rewritten or with nothing to split): a process started at the build and still waiting for the
-// variants is told there are none, and ends.
+// released): a process started at the build and still waiting for the variants is told there are
+// none, and ends once its generic functions are compiled.
 void not_needed(model::ProgramRecord& program);
 
-// What the program's process compiles serves no device (the program rewritten: every split runs the
-// rewrite, which the devices build from source; or no kernel of it may be split): as not_needed, and a
-// process still compiling is killed, so that it takes no core for the rest of the run (binomial's on
-// the device machine's mixed set compiled for 4.1 s, to the exit, beside the app's splits).
-void serves_none(model::ProgramRecord& program);
+// What the program's process compiles serves no device (splits_run_none_of_app_program: every split
+// runs the rewrite, which the devices build from source, or none comes): as not_needed, and a process
+// still compiling is killed and reaped, so that it takes no core for the rest of the run (binomial's
+// on the device machine's mixed set compiled for 4.1 s, to the exit, beside the app's splits).
+void end_process_serving_none(model::ProgramRecord& program);
 
 // Whether under_way would start a process for the program's first split now, or send one started at
 // the build its variants: none asked for yet, one wanted, and fewer running than

@@ -31,8 +31,8 @@ std::vector<int> other_kinds_to_compile(Services& services, const std::string& s
 }
 
 bool under_way_beside_kinds(Services& services, model::ProgramRecord& program, int home, const Launch* ahead) {
-  if (analysis_ready(program) && (!program.rewritten_source.empty() || analysed_unsplittable(program))) {
-    serves_none(program);
+  if (splits_run_none_of_app_program(program)) {
+    end_process_serving_none(program);
     return false;
   }
   if (ahead) return under_way(services, program, home, *ahead);

@@ -127,8 +127,7 @@ void read_deferred_app_binary(Services& services, const std::shared_ptr<model::P
                               const compile_ahead::Launch* ahead) {
   if (!program->app_binary_deferred.load(std::memory_order_acquire) || reading_app_binary) return;
   // A program rewritten or with nothing to split reads nothing: nothing to compile ahead either.
-  if (!program->app_binary_needs_quiet && ahead &&
-      !(analysis_ready(*program) && (!program->rewritten_source.empty() || analysed_unsplittable(*program))) &&
+  if (!program->app_binary_needs_quiet && ahead && !splits_run_none_of_app_program(*program) &&
       compile_ahead::under_way(services, *program, home, *ahead))
     return;
   compile_ahead::not_needed(*program);  // one started at the build and still waiting: read here instead
@@ -148,8 +147,7 @@ void read_deferred_app_binary(Services& services, const std::shared_ptr<model::P
         end_app_binary_deferral(program);
       }
     } ending{*program};
-    const bool nothing_read =
-        analysis_ready(*program) && (!program->rewritten_source.empty() || analysed_unsplittable(*program));
+    const bool nothing_read = splits_run_none_of_app_program(*program);
     bool quiet = true;
     if (program->app_binary_needs_quiet && !nothing_read) {
       const auto started = std::chrono::steady_clock::now();

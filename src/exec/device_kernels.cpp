@@ -428,8 +428,7 @@ bool analyse_traced(Services& services, model::ProgramRecord& program, int track
   }
   // A process started at the build compiles the app's program for splits that will run the rewrite,
   // or never come: ended now rather than at the exit (docs/design.md, "Compiled ahead").
-  if (program.analysis_done.load(std::memory_order_acquire) && (!splittable || !program.rewritten_source.empty()))
-    compile_ahead::serves_none(program);
+  if (splits_run_none_of_app_program(program)) compile_ahead::end_process_serving_none(program);
   return splittable;
 }
 

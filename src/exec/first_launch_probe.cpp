@@ -97,6 +97,11 @@ std::optional<Piece> piece_for(Services& services, model::ProgramRecord& program
                                cl_uint work_dim, const size_t* offset, const size_t* global, const size_t* local,
                                const std::vector<int>& devices) {
   if (services.settings().first_split_compile_seconds <= 0 || info.args.size() != args.size()) return std::nullopt;
+  // A launch never split at once (every other device waits for the process: splits_from) is not
+  // probed: the probe would only delay it and the variants' line to the process (9 and 43 ms of the
+  // mixed set's first launches on the device machine; docs/design.md, "Every kind of the set").
+  const double split_from = splits_from(services, program, home, devices);
+  if (std::isinf(split_from)) return std::nullopt;
   std::optional<Piece> piece = piece_of(work_dim, offset, global, local, services.devices().at(home).compute_units);
   if (!piece) return std::nullopt;
   ArgumentRoots roots(args.size(), nullptr);
@@ -112,12 +117,7 @@ std::optional<Piece> piece_for(Services& services, model::ProgramRecord& program
   if (!runs_twice_alike(info, roots, program.source) ||
       !compile_ahead::would_start(services, program, home, kernel, piece->local, piece->offset_zero))
     return std::nullopt;
-  piece->split_from = splits_from(services, program, home, devices);
-  // A launch never split at once (beside devices of other kinds alone) is probed only for the time
-  // that held_until_process_pays weighs; otherwise the probe would delay the launch and the variants'
-  // line to the process for nothing (9 to 43 ms of the mixed set's first launches on the device
-  // machine, docs/design.md, "Compiled ahead").
-  if (std::isinf(piece->split_from) && !compile_ahead::starts_once_it_pays(services)) return std::nullopt;
+  piece->split_from = split_from;
   return piece;
 }
 
@@ -146,6 +146,23 @@ size_t other_kinds(model::ProgramRecord& program) {
   return program.compile_ahead_kinds.size();
 }
 
+// Whether every device of `devices` but home waits for the program's process before it builds: those
+// it builds for (compile_ahead::wait_before_build) and the others of their kinds, which build from
+// their binaries (first_of_kind). One of home's kind, or one it does not build for (a GPU, a device
+// with a kept binary), could take part in a split now.
+bool others_wait_for_process(Services& services, model::ProgramRecord& program, int home,
+                             const std::vector<int>& devices) {
+  std::vector<int> kinds;
+  {
+    std::lock_guard lock(program.mutex);
+    kinds = program.compile_ahead_kinds;
+  }
+  auto built_for = [&](int d) { return std::find(kinds.begin(), kinds.end(), d) != kinds.end(); };
+  return !kinds.empty() && std::all_of(devices.begin(), devices.end(), [&](int d) {
+    return d == home || built_for(d) || built_for(first_of_kind(services, d, devices));
+  });
+}
+
 // What the program's first split compiles, in seconds: first_split_compile_seconds, times
 // kWithoutBarriers without barrier(), times kPerOtherKind more for each other kind.
 double first_split_compiles(Services& services, model::ProgramRecord& program, size_t kinds) {
@@ -159,9 +176,8 @@ double first_split_compiles(Services& services, model::ProgramRecord& program, s
 double splits_from(Services& services, model::ProgramRecord& program, int home, const std::vector<int>& devices) {
   const size_t kinds = other_kinds(program);
   const double others_share = 1.0 - home_share(services, home, devices);
-  // Beside no other device of home's kind, the devices of other kinds wait for the process to build
-  // (compile_ahead::wait_before_build): a split now would run on home alone.
-  if ((kinds && !another_of_kind(services, home, devices)) || others_share <= 0)
+  // Where every other device waits for the process to build, a split now would run on home alone.
+  if (others_wait_for_process(services, program, home, devices) || others_share <= 0)
     return std::numeric_limits<double>::infinity();
   return first_split_compiles(services, program, kinds) / others_share;
 }

@@ -88,8 +88,7 @@ bool runs_twice_alike(const kernel::KernelInfo& info, const ArgumentRoots& roots
 // The piece to probe a launch with, where one may: first_split_compile_seconds is not 0, the program's
 // first split would be compiled ahead now beside home's work-group function in PoCL's cache
 // (compile_ahead::would_start), and the launch gives the same result run twice. Its split_from is
-// splits_from's over `devices`. None where that is infinity (never split at once) unless the process
-// waits until it pays (compile_ahead::starts_once_it_pays), which weighs the time the probe gives.
+// splits_from's over `devices`. None where that is infinity (never split at once).
 std::optional<Piece> piece_for(Services& services, model::ProgramRecord& program, const std::string& kernel,
                                const kernel::KernelInfo& info, const std::vector<model::KernelArgValue>& args, int home,
                                cl_uint work_dim, const size_t* offset, const size_t* global, const size_t* local,
@@ -107,8 +106,8 @@ Found found(const std::string& home_key);
 // at once unless splits_from is infinity) is split at once over `devices`, its compiles paid in the
 // app's process: where its time on home less its share over them is more than
 // first_split_compile_seconds (times kWithoutBarriers for a program whose source has no barrier),
-// times kPerOtherKind more for each other kind its process builds for (never
-// where no other device is of home's kind: those of other kinds wait for the process to build). Home's
+// times kPerOtherKind more for each other kind its process builds for (never where every other device
+// waits for the process to build: those it builds for and the others of their kinds). Home's
 // share is its compute units' over theirs where all are PoCL CPU devices (the mixed set's `cpu` home
 // with four threads beside four single-threaded devices: a half), else one device's. Counted in the
 // report.

@@ -152,6 +152,10 @@ bool analysed_unsplittable(const model::ProgramRecord& program) {
   return analysis_ready(program) && !some_kernel_may_split(program.info);
 }
 
+bool splits_run_none_of_app_program(const model::ProgramRecord& program) {
+  return analysis_ready(program) && (!program.rewritten_source.empty() || !some_kernel_may_split(program.info));
+}
+
 bool wait_for_analysis(const model::ProgramRecord& program, double seconds) {
   // In steps: an analysis skipped at exit never signals.
   const auto until = std::chrono::steady_clock::now() + std::chrono::duration_cast<std::chrono::steady_clock::duration>(

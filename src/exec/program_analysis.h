@@ -36,6 +36,11 @@ bool analysis_ready(const model::ProgramRecord& program);
 // each, a source it could not parse, no libclang): then nothing of coex's is built for it.
 bool analysed_unsplittable(const model::ProgramRecord& program);
 
+// Whether the analysis has run and says no split will run the app's program: rewritten (every split
+// runs the rewrite, which the devices build from source) or with nothing to split. Then nothing of it
+// is read or compiled ahead (exec/deferred_app_binary.h, exec/compile_ahead.h).
+bool splits_run_none_of_app_program(const model::ProgramRecord& program);
+
 // Waits up to `seconds` for the analysis to have run (posted to a worker); whether it has.
 bool wait_for_analysis(const model::ProgramRecord& program, double seconds);
 

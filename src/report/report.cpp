@@ -321,6 +321,7 @@ nlohmann::json ReportRecorder::to_json() const {
     report["compile_ahead"] = {{"processes", compile_ahead_.processes},
                                {"made", compile_ahead_.made},
                                {"ended_at_exit", compile_ahead_.ended_at_exit},
+                               {"served_none", compile_ahead_.served_none},
                                {"at_build", compile_ahead_.at_build},
                                {"other_kinds", compile_ahead_.other_kinds},
                                {"seconds", compile_ahead_.seconds},
@@ -357,13 +358,15 @@ void ReportRecorder::record_late_device(int device, std::optional<double> let_in
     late_devices_.try_emplace(device);  // never over a time of its let-in
 }
 
-void ReportRecorder::record_compile_ahead(double seconds, bool made, bool at_exit, bool at_build, size_t other_kinds) {
+void ReportRecorder::record_compile_ahead(double seconds, bool made, bool at_exit, bool at_build, size_t other_kinds,
+                                          bool served_none) {
   std::lock_guard lock(mutex_);
   ++compile_ahead_.processes;
   compile_ahead_.made += made;
   compile_ahead_.ended_at_exit += at_exit;
+  compile_ahead_.served_none += served_none;
   compile_ahead_.at_build += at_build;
-  compile_ahead_.other_kinds += other_kinds;
+  compile_ahead_.other_kinds += served_none ? 0 : other_kinds;  // a killed one built for none
   compile_ahead_.seconds += seconds;
 }
 

@@ -14,8 +14,8 @@
 //                  "devices_to_host", "host_to_home"}, "args": [{"index", "tier", "name"}]}],
 //     "builds": [{"device", "builds", "failed", "seconds"}],
 //     "late_devices": [{"device", "let_in_after"}],
-//     "compile_ahead": {"processes", "made", "ended_at_exit", "at_build", "other_kinds", "seconds",
-//                       "beyond_limit", "probes", "probe_seconds", "split_after_probe", "held_until_paid"},
+//     "compile_ahead": {"processes", "made", "ended_at_exit", "served_none", "at_build", "other_kinds",
+//                       "seconds", "beyond_limit", "probes", "probe_seconds", "split_after_probe", "held_until_paid"},
 //     "totals": {"launches", "split_launches", "bytes_moved", "bytes_minimal", "bytes_home_on_demand",
 //                "bytes_fetched_on_demand"} }
 // bytes_home_on_demand (lazy home): what the other devices wrote, written to the app's buffers when
@@ -181,8 +181,10 @@ class ReportRecorder {
   void record_late_device(int device, std::optional<double> let_in_after);
   // A compile-ahead process that ended (`made`: it made the program's binary; `at_exit`: the exit
   // ended it; `at_build`: started at the app's clBuildProgram; `other_kinds`: the devices of other
-  // kinds it built for too) after `seconds`; or a program refused one (beyond compile_ahead_processes).
-  void record_compile_ahead(double seconds, bool made, bool at_exit, bool at_build, size_t other_kinds = 0);
+  // kinds it built for too; `served_none`: ended once its program needed none of it) after `seconds`;
+  // or a program refused one (beyond compile_ahead_processes).
+  void record_compile_ahead(double seconds, bool made, bool at_exit, bool at_build, size_t other_kinds = 0,
+                            bool served_none = false);
   void record_compile_ahead_beyond_limit();
   // A first launch probed on home (its pieces took `seconds`), or one split at once after its probe.
   void record_first_launch_probe(double seconds);
@@ -247,8 +249,8 @@ class ReportRecorder {
   std::vector<std::pair<int, Builds>> builds_;         // by device, sorted by index
   std::map<int, std::optional<double>> late_devices_;  // record_late_device's
   struct CompileAhead {
-    uint64_t processes = 0, made = 0, ended_at_exit = 0, at_build = 0, other_kinds = 0, beyond_limit = 0, probes = 0,
-             split_after_probe = 0, held_until_paid = 0;
+    uint64_t processes = 0, made = 0, ended_at_exit = 0, served_none = 0, at_build = 0, other_kinds = 0,
+             beyond_limit = 0, probes = 0, split_after_probe = 0, held_until_paid = 0;
     double seconds = 0, probe_seconds = 0;
   } compile_ahead_;
   LaunchObserver launch_observer_;

@@ -172,6 +172,8 @@ std::string compile_ahead_line(const json& ahead) {
                     seconds_of("seconds") + " (" + std::to_string(count_of(member(ahead, "made"))) + " made";
   if (const uint64_t at_exit = count_of(member(ahead, "ended_at_exit")))
     out += ", " + std::to_string(at_exit) + " ended at exit";
+  if (const uint64_t none = count_of(member(ahead, "served_none")))
+    out += ", " + std::to_string(none) + " ended as their program needed none of it";
   if (const uint64_t at_build = count_of(member(ahead, "at_build")))
     out += ", " + std::to_string(at_build) + " started at the build";
   if (const uint64_t kinds = count_of(member(ahead, "other_kinds")))

@@ -288,13 +288,15 @@ TEST(ReportRecorder, CompileAheadProcesses) {
   EXPECT_FALSE(recorder.to_json().contains("compile_ahead"));  // none ran nor was refused
   recorder.record_compile_ahead(0.25, true, false, true, 1);
   recorder.record_compile_ahead(0.5, false, true, false);
+  recorder.record_compile_ahead(0.125, false, false, true, 1, true);  // killed: built for no device
   recorder.record_compile_ahead_beyond_limit();
-  EXPECT_EQ(recorder.to_json().at("compile_ahead"), (json{{"processes", 2},
+  EXPECT_EQ(recorder.to_json().at("compile_ahead"), (json{{"processes", 3},
                                                           {"made", 1},
                                                           {"ended_at_exit", 1},
-                                                          {"at_build", 1},
+                                                          {"served_none", 1},
+                                                          {"at_build", 2},
                                                           {"other_kinds", 1},
-                                                          {"seconds", 0.75},
+                                                          {"seconds", 0.875},
                                                           {"beyond_limit", 1},
                                                           {"probes", 0},
                                                           {"probe_seconds", 0.0},

@@ -125,12 +125,12 @@ TEST(ReportTable, SaysWhenEachLateDeviceWasLetIn) {
 TEST(ReportTable, SaysWhatCompilingAheadCost) {
   json report = kReport;
   EXPECT_EQ(line_of(format_report_table(report), "compiled ahead"), "");  // a report without it
-  report["compile_ahead"] = {{"processes", 2},    {"made", 1},         {"ended_at_exit", 1}, {"at_build", 2},
-                             {"seconds", 0.6093}, {"beyond_limit", 1}, {"other_kinds", 1}};
+  report["compile_ahead"] = {{"processes", 3}, {"made", 1},         {"ended_at_exit", 1}, {"served_none", 1},
+                             {"at_build", 2},  {"seconds", 0.6093}, {"beyond_limit", 1},  {"other_kinds", 1}};
   EXPECT_EQ(line_of(format_report_table(report), "compiled ahead"),
-            "compiled ahead (one-time, in processes of coex's own): 2 in 0.609 s (1 made, 1 ended at exit, 2 started "
-            "at the build, 1 device of another kind built for too); 1 program compiled in the app's process "
-            "(compile_ahead_processes)");
+            "compiled ahead (one-time, in processes of coex's own): 3 in 0.609 s (1 made, 1 ended at exit, 1 ended "
+            "as their program needed none of it, 2 started at the build, 1 device of another kind built for too); "
+            "1 program compiled in the app's process (compile_ahead_processes)");
   report["compile_ahead"] = {
       {"processes", 1}, {"made", 1}, {"ended_at_exit", 0}, {"seconds", 0.25}, {"beyond_limit", 0}};
   EXPECT_EQ(line_of(format_report_table(report), "compiled ahead"),
