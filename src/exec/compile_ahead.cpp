@@ -385,12 +385,6 @@ bool below_process_limit(Services& services) {
   return reap_ended([&] { return running().size() < limit; });
 }
 
-// The devices of other kinds the program's process builds for (compile_ahead_kinds.h).
-std::vector<int> kinds_of(model::ProgramRecord& program) {
-  std::lock_guard lock(program.mutex);
-  return program.compile_ahead_kinds;
-}
-
 // Whether a core is left that no PoCL CPU device in use runs on (their compute units).
 bool spare_core(Services& services) { return cores_left(usable_cores(), cores_of_pocl_cpu_devices(services)) > 0; }
 
@@ -401,6 +395,11 @@ bool starts_at_build(Services& services) {
 }
 
 }  // namespace
+
+std::vector<int> kinds_of(model::ProgramRecord& program) {
+  std::lock_guard lock(program.mutex);
+  return program.compile_ahead_kinds;
+}
 
 bool starts_at_context(Services& services) {
   const std::string& when = services.settings().compile_ahead_start;
@@ -534,8 +533,7 @@ bool pending(model::ProgramRecord& program) {
 void wait_before_build(Services& services, model::ProgramRecord& program, int device) {
   const std::vector<int> kinds = kinds_of(program);
   if (std::find(kinds.begin(), kinds.end(), device) == kinds.end()) return;
-  // A rewritten program builds the rewrite from source: what the process compiles serves no device.
-  if (!program.rewritten_source.empty()) return end_process_serving_none(program);
+  if (splits_run_none_of_app_program(program)) return end_process_serving_none(program);  // builds the rewrite
   const auto began = std::chrono::steady_clock::now();
   const auto until = began + kCompileLockWait;
   while (alive(program) && !exit_begun() && std::chrono::steady_clock::now() < until)

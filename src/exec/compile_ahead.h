@@ -63,6 +63,10 @@ bool under_way(Services& services, model::ProgramRecord& program, int home, cons
 // its own for the variants PoCL's cache lacks.
 void begin_at_build(Services& services, model::ProgramRecord& program, int home, const std::vector<int>& to_build);
 
+// The devices of other kinds the program's process builds for, the first of each kind
+// (compile_ahead_kinds.h); none once it has been seen ended.
+std::vector<int> kinds_of(model::ProgramRecord& program);
+
 // Whether the program's process builds for devices of other kinds (compile_ahead_kinds.h) and has not
 // been seen ended: a launch that may be split asks under_way first, whether or not the read is put off.
 bool pending(model::ProgramRecord& program);

@@ -141,22 +141,13 @@ double home_share(Services& services, int home, const std::vector<int>& devices)
   return set.at(home).compute_units / units;
 }
 
-size_t other_kinds(model::ProgramRecord& program) {
-  std::lock_guard lock(program.mutex);
-  return program.compile_ahead_kinds.size();
-}
-
 // Whether every device of `devices` but home waits for the program's process before it builds: those
 // it builds for (compile_ahead::wait_before_build) and the others of their kinds, which build from
 // their binaries (first_of_kind). One of home's kind, or one it does not build for (a GPU, a device
 // with a kept binary), could take part in a split now.
 bool others_wait_for_process(Services& services, model::ProgramRecord& program, int home,
                              const std::vector<int>& devices) {
-  std::vector<int> kinds;
-  {
-    std::lock_guard lock(program.mutex);
-    kinds = program.compile_ahead_kinds;
-  }
+  const std::vector<int> kinds = compile_ahead::kinds_of(program);
   auto built_for = [&](int d) { return std::find(kinds.begin(), kinds.end(), d) != kinds.end(); };
   return !kinds.empty() && std::all_of(devices.begin(), devices.end(), [&](int d) {
     return d == home || built_for(d) || built_for(first_of_kind(services, d, devices));
@@ -174,7 +165,7 @@ double first_split_compiles(Services& services, model::ProgramRecord& program, s
 }  // namespace
 
 double splits_from(Services& services, model::ProgramRecord& program, int home, const std::vector<int>& devices) {
-  const size_t kinds = other_kinds(program);
+  const size_t kinds = compile_ahead::kinds_of(program).size();
   const double others_share = 1.0 - home_share(services, home, devices);
   // Where every other device waits for the process to build, a split now would run on home alone.
   if (others_wait_for_process(services, program, home, devices) || others_share <= 0)
@@ -197,7 +188,8 @@ bool process_pays(Services& services, model::ProgramRecord& program, uint64_t la
                   const std::vector<int>& devices) {
   if (devices.size() < 2) return true;
   const double saved = seconds * (1.0 - home_share(services, home, devices));
-  return saved * double(launches_before + 1) >= first_split_compiles(services, program, other_kinds(program));
+  return saved * double(launches_before + 1) >=
+         first_split_compiles(services, program, compile_ahead::kinds_of(program).size());
 }
 
 std::shared_ptr<std::atomic<uint64_t>> held_until_process_pays(Services& services, model::ProgramRecord& program,
