@@ -134,9 +134,14 @@ TEST_F(AnalysisProcess, TakesASourceThatIsNotUtf8) {
   expect_same_analysis(*there, analyze_program(source, ""), source, "latin-1 comment");
 }
 
+// The program the stand-in below is sent: its request is read whole before the stand-in ends.
+const std::string kOneKernel = "__kernel void k(__global int* a) { a[0] = 1; }";
+
 // A stand-in for the analysis process: detaches as the real one does (its launcher exiting
 // `detach_delay` seconds late: a slow start), says hello (`hello_delay` seconds late: a slow load of
-// libclang), then ends at the first request (having read the first bytes of it).
+// libclang), then ends at the first request, having read it whole (kOneKernel with no options). Ending
+// on a part of it would race the app's sends of the rest: a send that finds the process gone is taken
+// for a process that ended while idle, and another is started, one start more than the test counts.
 std::string process_that_ends_mid_analysis(int hello_delay = 0, int detach_delay = 0) {
   const std::string hello = R"({"libclang":true,"why":""})";
   std::string frame;
@@ -146,9 +151,10 @@ std::string process_that_ends_mid_analysis(int hello_delay = 0, int detach_delay
     std::snprintf(octal, sizeof octal, "\\%03o", unsigned((size >> (8 * i)) & 0xff));
     frame += octal;
   }
+  const size_t request_size = 8 + kOneKernel.size() + 8;  // two frames: the source, the empty options
   const auto path = std::filesystem::temp_directory_path() / ("coex-ends-" + std::to_string(::getpid()) + ".sh");
-  std::ofstream(path) << "#!/bin/sh\n( sleep " << hello_delay << "; printf '" << frame << hello
-                      << "' >&3; head -c 8 <&3 >/dev/null; exit 1 ) &\nsleep " << detach_delay << "\nexit 0\n";
+  std::ofstream(path) << "#!/bin/sh\n( sleep " << hello_delay << "; printf '" << frame << hello << "' >&3; head -c "
+                      << request_size << " <&3 >/dev/null; exit 1 ) &\nsleep " << detach_delay << "\nexit 0\n";
   std::filesystem::permissions(path, std::filesystem::perms::owner_all);
   return path.string();
 }
@@ -158,7 +164,7 @@ TEST_F(AnalysisProcess, OneThatEndsMidAnalysisLeavesTheProgramUnanalysedAndIsSta
   analysis_process::set_executable(script);
   std::string why;
   ASSERT_EQ(analysis_process::libclang_loaded(&why), std::optional<bool>(true));
-  const std::string source = "__kernel void k(__global int* a) { a[0] = 1; }";
+  const std::string& source = kOneKernel;
   // Three starts, each ending at its request; then none again, and still nothing analysed here. Each
   // process after the first is started ahead (as a new context does): its hello is read before the
   // request, never taken for the answer.
@@ -182,7 +188,7 @@ TEST_F(AnalysisProcess, ItsWordOnLibclangIsToldWithoutWaitingForAnAnalysisUnderW
   ASSERT_TRUE(analysis_process::start());
   std::atomic<bool> analysed{false};
   std::thread analysis([&] {
-    analysis_process::analyze("__kernel void k(__global int* a) { a[0] = 1; }", "");
+    analysis_process::analyze(kOneKernel, "");
     analysed = true;
   });
   std::this_thread::sleep_for(std::chrono::milliseconds(200));  // the analysis holds the socket by now
@@ -199,7 +205,7 @@ TEST_F(AnalysisProcess, ItsWordOnLibclangIsToldWithoutWaitingForAnAnalysisUnderW
 TEST_F(AnalysisProcess, TheExitEndsAnAnalysisUnderWayAtOnce) {
   GTEST_FLAG_SET(death_test_style, "threadsafe");
   const std::string script = process_that_ends_mid_analysis(3, 1);
-  const std::string source = "__kernel void k(__global int* a) { a[0] = 1; }";
+  const std::string& source = kOneKernel;
   auto ended_at_exit = [](const std::optional<ProgramInfo>& info) {
     return info && info->kernels.empty() && info->parse_error.find("began to exit") != std::string::npos;
   };
@@ -229,7 +235,7 @@ TEST_F(AnalysisProcess, OneThatCannotStartLeavesTheAnalysisHere) {
   analysis_process::set_executable("/bin/false");
   EXPECT_FALSE(analysis_process::libclang_loaded(nullptr));
   EXPECT_EQ(analysis_process::libclang_status(nullptr), analysis_process::LibclangStatus::none_runs);
-  EXPECT_FALSE(analysis_process::analyze("__kernel void k(__global int* a) { a[0] = 1; }", ""));
+  EXPECT_FALSE(analysis_process::analyze(kOneKernel, ""));
   analysis_process::set_executable(std::filesystem::temp_directory_path() / "coex-no-such-program");
   EXPECT_FALSE(analysis_process::start());
 }
