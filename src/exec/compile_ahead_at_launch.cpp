@@ -10,13 +10,10 @@
 
 namespace coex::exec::compile_ahead {
 
-LaunchStep at_launch(Services& services, const std::shared_ptr<model::ProgramRecord>& program,
-                     model::KernelRecord& kernel, const kernel::KernelInfo& info,
-                     const std::vector<model::KernelArgValue>& args, const LaunchRequest& request,
-                     const model::QueueRecord& queue, int home, const std::vector<int>& devices,
-                     const std::string& home_key, const std::string& kernel_key, double split_floor, bool read_deferred,
-                     const std::function<std::optional<double>()>& seconds_on_home, LaunchDecision& decision,
+LaunchStep at_launch(Services& services, const PlannedLaunch& launch, LaunchDecision& decision,
                      RepeatableDecision& repeat) {
+  const auto& [program, kernel, info, args, request, queue, home, devices, home_key, kernel_key, split_floor,
+               read_deferred, seconds_on_home] = launch;
   const cl_uint work_dim = request.work_dim;
   const size_t *offset = request.offset, *global = request.global, *local = request.local;
   // Without the app's local size the chunks run with the one coex picks (make_geometry): the variants

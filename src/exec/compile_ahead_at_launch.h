@@ -25,6 +25,24 @@ enum class LaunchStep {
   probing,    // a piece of it runs on home first, timed: `decision.probe`
 };
 
+// The launch at_launch decides on, as the planner holds it.
+struct PlannedLaunch {
+  const std::shared_ptr<model::ProgramRecord>& program;
+  model::KernelRecord& kernel;
+  const kernel::KernelInfo& info;
+  const std::vector<model::KernelArgValue>& args;
+  const LaunchRequest& request;
+  const model::QueueRecord& queue;
+  int home;
+  const std::vector<int>& devices;  // every device that may take part, home among them
+  const std::string& home_key;      // exec/home_launch_times.h's key of the launch
+  const std::string& kernel_key;    // the History's key of the kernel
+  double split_floor;               // auto_split_floor_seconds times the devices (exec/size_rules.h)
+  bool read_deferred;               // the program's binary's read is put off (exec/deferred_app_binary.h)
+  // The launch's time on home, or by the kernel's pace there.
+  const std::function<std::optional<double>()>& seconds_on_home;
+};
+
 // At a launch of a program whose binary's read is put off (exec/deferred_app_binary.h) or whose process
 // builds for other kinds (pending), past the size rule: one of a kernel without loops that home's times
 // cannot yet tell from one below `split_floor` (timed_to_compile_ahead) runs on home, timed, and starts
@@ -33,15 +51,9 @@ enum class LaunchStep {
 // first waits for that (first_launch_probe::held_until_process_pays); else the read is made (or a
 // process compiles first: under_way) or the process of other kinds is sent its variants
 // (under_way_beside_kinds). The variants are those of the app's local size, else of the one coex picks
-// over `devices` (every device that may take part, home among them). `seconds_on_home`: the launch's
-// time on home, or by the kernel's pace there. Sets `decision`'s probe and `repeat`'s by_home_times and
-// counts_before_process as the plan's step needs.
-LaunchStep at_launch(Services& services, const std::shared_ptr<model::ProgramRecord>& program,
-                     model::KernelRecord& kernel, const kernel::KernelInfo& info,
-                     const std::vector<model::KernelArgValue>& args, const LaunchRequest& request,
-                     const model::QueueRecord& queue, int home, const std::vector<int>& devices,
-                     const std::string& home_key, const std::string& kernel_key, double split_floor, bool read_deferred,
-                     const std::function<std::optional<double>()>& seconds_on_home, LaunchDecision& decision,
+// over `devices`. Sets `decision`'s probe and `repeat`'s by_home_times and counts_before_process as the
+// plan's step needs.
+LaunchStep at_launch(Services& services, const PlannedLaunch& launch, LaunchDecision& decision,
                      RepeatableDecision& repeat);
 
 }  // namespace coex::exec::compile_ahead

@@ -346,9 +346,11 @@ LaunchDecision plan(Services& services, const std::shared_ptr<model::KernelRecor
   const bool read_deferred = program->app_binary_deferred.load(std::memory_order_acquire);
   if (read_deferred || compile_ahead::pending(*program)) {
     if (below_size_rule(launch_items)) return too_small();
-    switch (compile_ahead::at_launch(services, program, *kernel, *info, args, request, *queue_record, home,
-                                     all_devices(), home_key, kernel_key, split_floor(), read_deferred, seconds_on_home,
-                                     decision, repeat)) {
+    const std::vector<int> devices = all_devices();
+    const compile_ahead::PlannedLaunch planned{program,       *kernel,       *info,          args,     request,
+                                               *queue_record, home,          devices,        home_key, kernel_key,
+                                               split_floor(), read_deferred, seconds_on_home};
+    switch (compile_ahead::at_launch(services, planned, decision, repeat)) {
       case compile_ahead::LaunchStep::plan_on:
         break;
       case compile_ahead::LaunchStep::too_small:
