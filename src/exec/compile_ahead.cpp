@@ -3,12 +3,10 @@
 #include <signal.h>
 #include <stdlib.h>
 #include <sys/socket.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include <algorithm>
 #include <atomic>
-#include <cerrno>
 #include <chrono>
 #include <filesystem>
 #include <map>
@@ -31,6 +29,7 @@
 #include "exec/shared_binaries.h"
 #include "exec/spin_wait.h"
 #include "kernel/analysis_process.h"
+#include "kernel/child_process.h"
 #include "report/report.h"
 #include "report/trace.h"
 
@@ -58,6 +57,7 @@ struct Running {
   int per_target = 1;                             // processes compiling each target (variant_processes)
   double set_up_ms = 0;  // spawned at clCreateContext: how long before the hand-over (compile_ahead_warm.h)
   bool served_none = false;  // killed, its program needing none of it (end_process_serving_none)
+  kernel::child_process::Child child{};  // its ID and pidfd, released once reaped or given up
 };
 
 std::mutex running_mutex;
@@ -216,12 +216,14 @@ bool start(Services& services, model::ProgramRecord& program, int home, const st
   if (variants_from_input && kinds.empty()) handed = warm::hand(index, processes, request);
   int input[2] = {handed.input, -1};  // this end, the process's
   pid_t pid = handed.pid;
+  int pidfd = handed.pidfd;
   if (pid < 0) {
     if (variants_from_input && !input_pair(input)) {
       ::unlink(request.c_str());
       return false;
     }
     pid = spawn(executable, request, input[1]);
+    pidfd = kernel::child_process::open_pidfd(pid);
     if (input[1] >= 0) ::close(input[1]);
   }
   if (pid < 0) {
@@ -237,7 +239,9 @@ bool start(Services& services, model::ProgramRecord& program, int home, const st
   std::lock_guard lock(running_mutex);
   Running& process = running()[pid];
   if (process.input >= 0) ::close(process.input);  // an entry of an ended process whose ID came again
+  kernel::child_process::release(process.child);
   process = {request, started, services.trace(), home, &services.report(), &program};
+  process.child = {pid, pidfd};
   process.input = input[0];
   process.at_build = variants_from_input;
   process.kinds = kinds;
@@ -338,13 +342,13 @@ auto reap_ended(Look look) {
   {
     std::lock_guard lock(running_mutex);
     for (auto it = running().begin(); it != running().end();) {
-      int status = 0;
-      const pid_t r = ::waitpid(it->first, &status, WNOHANG);
-      if (r == 0 || (r < 0 && errno == EINTR)) {
+      bool exited_zero = false;
+      if (kernel::child_process::reap(it->second.child, true, &exited_zero) == 0) {
         ++it;
         continue;
       }
-      ended.emplace_back(it->second, r == it->first && WIFEXITED(status) && WEXITSTATUS(status) == 0);
+      kernel::child_process::release(it->second.child);
+      ended.emplace_back(it->second, exited_zero);
       it = running().erase(it);
     }
     result = look();
@@ -556,16 +560,14 @@ void end_process_serving_none(model::ProgramRecord& program) {
     pid = program.compile_ahead_pid.load(std::memory_order_acquire);
     const auto it = running().find(pid);
     if (it == running().end() || it->second.program != &program) return;
-    // Killed only while it runs, not reaped (WNOWAIT: one ended is left to reap_ended); its forks die
-    // with it (PR_SET_PDEATHSIG); PoCL writes each file whole, as at the exit (stop_all).
-    siginfo_t info{};
-    if (::waitid(P_PID, id_t(pid), &info, WEXITED | WNOHANG | WNOWAIT) != 0 || info.si_pid != 0 ||
-        ::kill(pid, SIGKILL) != 0)
-      return;
+    // Killed only while it runs, not reaped (one ended is left to reap_ended); its forks die with it
+    // (PR_SET_PDEATHSIG); PoCL writes each file whole, as at the exit (stop_all).
+    if (!kernel::child_process::signal_if_running(it->second.child, SIGKILL)) return;
     process = it->second;
     running().erase(it);
   }
-  while (::waitpid(pid, nullptr, 0) < 0 && errno == EINTR) continue;
+  kernel::child_process::reap(process.child, false);
+  kernel::child_process::release(process.child);
   ::unlink(process.request.c_str());
   process.served_none = true;
   note_end(process, false, false);
@@ -588,9 +590,12 @@ void stop_all() {
     left.swap(running());
   }
   for (auto& [pid, process] : left) {
-    // Still this process's child (an app that reaps every child may have reaped it: its ID may be
-    // another process's by now), then ended.
-    if (::waitpid(pid, nullptr, WNOHANG) == 0 && ::kill(pid, SIGKILL) == 0) ::waitpid(pid, nullptr, 0);
+    // Still this process's child (an app that reaps every child may have reaped it: without a pidfd,
+    // its ID may be another process's by now), then ended.
+    kernel::child_process::Child& child = process.child;
+    if (kernel::child_process::reap(child, true) == 0 && kernel::child_process::signal_if_running(child, SIGKILL))
+      kernel::child_process::reap(child, false);
+    kernel::child_process::release(child);
     ::unlink(process.request.c_str());
     note_end(process, false, true);
   }

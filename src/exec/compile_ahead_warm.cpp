@@ -3,7 +3,6 @@
 #include <poll.h>
 #include <signal.h>
 #include <sys/socket.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include <chrono>
@@ -19,6 +18,7 @@
 #include "exec/kept_analyses.h"
 #include "exec/pocl_kernel_cache.h"
 #include "kernel/analysis_process.h"
+#include "kernel/child_process.h"
 
 namespace coex::exec::compile_ahead::warm {
 namespace {
@@ -29,6 +29,7 @@ constexpr std::chrono::milliseconds kHandWithin{4500};
 
 struct Spawned {
   pid_t pid = -1;
+  int pidfd = -1;  // kernel/child_process.h's
   int input = -1;  // this end of its standard input, until handed
   int home_index = -1;
   int per_target = 1;
@@ -57,10 +58,12 @@ bool holds_its_end(int input) {
 // Ends the process not handed a request, under spawned_mutex: killed where it still runs, reaped
 // where still this process's child.
 void end_spawned() {
+  kernel::child_process::Child child{spawned.pid, spawned.pidfd};
   if (spawned.pid > 0) {
-    if (spawned.input >= 0 && holds_its_end(spawned.input)) ::kill(spawned.pid, SIGKILL);
-    ::waitpid(spawned.pid, nullptr, 0);
+    if (spawned.input >= 0 && holds_its_end(spawned.input)) kernel::child_process::signal_if_running(child, SIGKILL);
+    kernel::child_process::reap(child, false);
   }
+  kernel::child_process::release(child);
   if (spawned.input >= 0) ::close(spawned.input);
   spawned = {};
 }
@@ -98,7 +101,7 @@ void spawn_at_context(Services& services, int home, const std::vector<int>& othe
   const pid_t pid = spawn(executable, "-", input[1]);
   ::close(input[1]);
   std::lock_guard lock(spawned_mutex);
-  spawned = {pid, input[0], index, per_target, started};
+  spawned = {pid, kernel::child_process::open_pidfd(pid), input[0], index, per_target, started};
   if (pid < 0 || !send_now(input[0], std::to_string(set_up.size()) + "\n" + set_up)) end_spawned();
 }
 
@@ -111,7 +114,7 @@ Handed hand(int home_index, int per_target, const std::string& request) {
     end_spawned();  // no other program will take it: its set-up matches this one's or none
     return {};
   }
-  const Handed handed{spawned.pid, spawned.input,
+  const Handed handed{spawned.pid, spawned.pidfd, spawned.input,
                       std::chrono::duration<double, std::milli>(now - spawned.started).count()};
   spawned = {};
   return handed;

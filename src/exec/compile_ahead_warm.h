@@ -28,6 +28,7 @@ void spawn_at_context(Services& services, int home, const std::vector<int>& othe
 // caller's, and how long before it was spawned.
 struct Handed {
   pid_t pid = -1;
+  int pidfd = -1;  // kernel/child_process.h's, now the taker's to close
   int input = -1;
   double set_up_ms = 0;
 };

@@ -28,4 +28,26 @@ pid_t spawn(const std::string& executable, const std::vector<std::string>& args,
 bool fork_apart(const std::string& executable, const std::vector<std::string>& args,
                 const std::vector<std::string>& extra_env, int fd, int at);
 
+// A child started by spawn, held by a pidfd where the kernel gives one (pidfd_open, Linux 5.3; a wait
+// by it, 5.4): a signal or a wait by the pidfd reaches that process alone, never another that the
+// system gave its ID once the app reaped it (an app that waits for any child may reap coex's too).
+// Without one (-1) they go by the ID, as before Linux 5.4. The pidfd is close-on-exec.
+struct Child {
+  pid_t pid = -1;
+  int pidfd = -1;
+};
+// The pidfd of `pid`, just spawned (it cannot have been reaped: it has not been seen ended); -1
+// where the kernel gives none, or waits by one are not known to work (checked once).
+int open_pidfd(pid_t pid);
+// Whether the child still runs (ended children are not reaped by the look).
+bool runs(const Child& child);
+// Sends `signal` while it runs; false where it has ended, or was reaped by the app.
+bool signal_if_running(const Child& child, int signal);
+// Reaps it (waiting, unless `no_hang`): its ID when reaped, with whether it exited with status 0 in
+// `exited_zero`; 0 while it runs (`no_hang`); -1 where it is not this process's to reap (the app
+// reaped it). Interrupted waits are made again.
+pid_t reap(const Child& child, bool no_hang, bool* exited_zero = nullptr);
+// Closes its pidfd, if any.
+void release(Child& child);
+
 }  // namespace coex::kernel::child_process
