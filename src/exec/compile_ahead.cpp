@@ -593,7 +593,9 @@ void stop_all() {
     // Still this process's child (an app that reaps every child may have reaped it: without a pidfd,
     // its ID may be another process's by now), then ended.
     kernel::child_process::Child& child = process.child;
-    if (kernel::child_process::reap(child, true) == 0 && kernel::child_process::signal_if_running(child, SIGKILL))
+    // One that ends between the looks is reaped too (not signalled: it no longer runs).
+    if (kernel::child_process::reap(child, true) == 0 &&
+        (kernel::child_process::signal_if_running(child, SIGKILL) || !kernel::child_process::runs(child)))
       kernel::child_process::reap(child, false);
     kernel::child_process::release(child);
     ::unlink(process.request.c_str());

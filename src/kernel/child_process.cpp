@@ -116,23 +116,23 @@ bool fork_apart(const std::string& executable, const std::vector<std::string>& a
 
 namespace {
 
-// waitid by a pidfd (Linux 5.4) came a release after pidfd_open (5.3): a kernel between the two gives
-// a pidfd whose waits fail with EINVAL. Asked once, of this process's own pidfd (not a child: ECHILD).
-bool waits_by_pidfd() {
 #ifdef COEX_HAS_PIDFD
+// waitid by a pidfd (Linux 5.4) came a release after pidfd_open (5.3): a kernel between the two gives
+// a pidfd whose waits fail with EINVAL; and a filter of system calls may allow one call and not the
+// other. Asked once, of this process's own pidfd: a wait finds no child (ECHILD), signal 0 is sent.
+bool works_by_pidfd() {
   static const bool works = [] {
     const int self = int(::syscall(SYS_pidfd_open, ::getpid(), 0));
     if (self < 0) return false;
     siginfo_t info{};
-    const bool by_pidfd = ::waitid(idtype_t(P_PIDFD), id_t(self), &info, WEXITED | WNOHANG) != 0 && errno == ECHILD;
+    const bool waits = ::waitid(idtype_t(P_PIDFD), id_t(self), &info, WEXITED | WNOHANG) != 0 && errno == ECHILD;
+    const bool signals = ::syscall(SYS_pidfd_send_signal, self, 0, nullptr, 0) == 0;
     ::close(self);
-    return by_pidfd;
+    return waits && signals;
   }();
   return works;
-#else
-  return false;
-#endif
 }
+#endif
 
 // waitid on the child: by its pidfd where it has one, else by its ID.
 int wait_for(const Child& child, siginfo_t& info, int options) {
@@ -149,7 +149,7 @@ int wait_for(const Child& child, siginfo_t& info, int options) {
 
 int open_pidfd(pid_t pid) {
 #ifdef COEX_HAS_PIDFD
-  if (pid > 0 && waits_by_pidfd()) return int(::syscall(SYS_pidfd_open, pid, 0));
+  if (pid > 0 && works_by_pidfd()) return int(::syscall(SYS_pidfd_open, pid, 0));
 #else
   (void)pid;
 #endif

@@ -36,8 +36,10 @@ struct Child {
   pid_t pid = -1;
   int pidfd = -1;
 };
-// The pidfd of `pid`, just spawned (it cannot have been reaped: it has not been seen ended); -1
-// where the kernel gives none, or waits by one are not known to work (checked once).
+// The pidfd of `pid`, just spawned; -1 where the kernel gives none, or waits and signals by one are
+// not known to work (checked once), or the child is gone already. Opened after the spawn, it names
+// the process that has the ID then: one that ended and was reaped by another thread of the app in
+// that moment is not coex's (a compile-ahead process lives hundreds of milliseconds at least).
 int open_pidfd(pid_t pid);
 // Whether the child still runs (ended children are not reaped by the look).
 bool runs(const Child& child);

@@ -6,8 +6,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include <chrono>
-#include <thread>
+#include <cerrno>
 
 #include "kernel/child_process.h"
 
@@ -25,7 +24,9 @@ Child start(const std::vector<std::string>& command) {
 
 // Waits until the child has ended, leaving it unreaped.
 void wait_until_ended(const Child& child) {
-  for (int i = 0; i < 2000 && runs(child); ++i) std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  siginfo_t info{};
+  while (::waitid(P_PID, id_t(child.pid), &info, WEXITED | WNOWAIT) != 0 && errno == EINTR) {
+  }
 }
 
 TEST(ChildProcess, ARunningChildIsKilledAndReaped) {
