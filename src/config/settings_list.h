@@ -116,6 +116,17 @@ COEX_SETTING(Int, compile_ahead_processes, 0, (0, 64),
              "split would start one beyond compiles in the app's process, as with `compile_ahead` false. Each is "
              "a compiler of its own on a core of its own, with a hundred megabytes or more of memory. `0`: the "
              "machine's cores less its PoCL CPU devices in use, at least 1 and at most 4.")
+COEX_SETTING(Enum, compile_ahead_rewrite, "auto", ("auto true false"),
+             "With `compile_ahead`, where its process starts at the app's clBuildProgram (`compile_ahead_start`): "
+             "a program the analysis rewrites (every split runs coex's rewrite of it, which the devices build "
+             "from source) gets a process of its own for the rewrite, in place of the app's program's: it builds "
+             "the rewrite for the app's device, compiles its generic work-group functions and the variants the "
+             "first launch that may be split names, while the launches run on the app's device; coex's build of "
+             "the rewrite there waits for it and finds it all in PoCL's kernel cache. `false`: that process is "
+             "ended as the analysis ends, and the rewrite is built and its first runs compiled in the app's "
+             "process, while the first splits run. `auto`: `true` where a PoCL CPU device of another kind than "
+             "the app's device takes part (a mixed set: there the first splits paid the rewrite's compiles in "
+             "the app's process, one kind after another), else `false`.")
 COEX_SETTING(Double, first_split_compile_seconds, 0.2, (0.0, kNoLimit),
              "On PoCL, under auto, with `compile_ahead`: where PoCL's kernel cache lacks what the first split of a "
              "program compiles, a launch nothing has timed yet, of a kernel that loops, is first probed: a block of "

@@ -176,7 +176,9 @@ unsigned cores_of_pocl_cpu_devices(Services& services) {
 // `variants_from_input`: started at the app's clBuildProgram, the process takes the variants later, a
 // line on its standard input (input_pair). `kinds`: the devices of other kinds it builds for too
 // (compile_ahead_kinds.h), whose builds wait for it. Such a process with no other kinds is the one
-// spawned at clCreateContext where that one waits for it (compile_ahead_warm.h), else spawned now.
+// spawned at clCreateContext where that one waits for it (compile_ahead_warm.h), else spawned now. It
+// compiles the app's source with the app's options, or the rewrite (serve_rewrite) with those of
+// home's build of it.
 bool start(Services& services, model::ProgramRecord& program, int home, const std::string& variants,
            bool variants_from_input, const std::vector<int>& kinds) {
   const std::string executable = kernel::analysis_process::find_executable();
@@ -185,6 +187,7 @@ bool start(Services& services, model::ProgramRecord& program, int home, const st
   const int index = index_in_platform(services.next(), device, platform_devices);
   if (executable.empty() || index < 0) return false;
   std::string options;
+  const bool rewrite = program.compile_ahead_rewrite.load(std::memory_order_acquire);
   {
     std::lock_guard lock(program.mutex);
     options = program.build_options;
@@ -200,7 +203,8 @@ bool start(Services& services, model::ProgramRecord& program, int home, const st
       variants.empty() && !variants_from_input ? 1 : processes_per_target(services, 1 + kinds.size(), running_now);
   const std::string text =
       request_text(device, index, pocl_devices_entry(std::getenv("POCL_DEVICES"), platform_devices), variants,
-                   variants_from_input, processes, options, targets, program.source);
+                   variants_from_input, processes, rewrite ? own_build_options(device, options, home) : options,
+                   targets, rewrite ? program.rewritten_source : program.source);
   std::error_code ec;
   std::string request = (std::filesystem::temp_directory_path(ec) / "coex-compile-ahead-XXXXXX").string();
   const int fd = ec ? -1 : ::mkstemp(request.data());
@@ -392,6 +396,19 @@ bool below_process_limit(Services& services) {
 // Whether a core is left that no PoCL CPU device in use runs on (their compute units).
 bool spare_core(Services& services) { return cores_left(usable_cores(), cores_of_pocl_cpu_devices(services)) > 0; }
 
+// Whether a rewritten program gets a process for its rewrite (`compile_ahead_rewrite`): under `auto`
+// where a PoCL CPU device of another kind than home's takes part.
+bool rewrite_served(Services& services, int home) {
+  const std::string& setting = services.settings().compile_ahead_rewrite;
+  if (setting != "auto") return setting == "true";
+  const devices::Device& home_device = services.devices().at(home);
+  for (int d : services.devices().selected())
+    if (const devices::Device& device = services.devices().at(d);
+        device.is_pocl() && (device.type & CL_DEVICE_TYPE_CPU) && !device.same_kind(home_device))
+      return true;
+  return false;
+}
+
 // Whether a program's process starts at the app's clBuildProgram (`compile_ahead_start`): under `auto`
 // where a core is left that no PoCL CPU device in use runs on, so that the process takes none from them.
 bool starts_at_build(Services& services) {
@@ -450,7 +467,9 @@ bool under_way(Services& services, model::ProgramRecord& program, int home, cons
     // read compiles every kernel's) or this launch's variants. Where PoCL's cache holds all of it by
     // now, nothing is waited for.
     const std::vector<int> kinds = kinds_of(program);
-    if (kinds.empty() && !wanted_at_build(services, program, home) && !variants_missing(program, launch)) {
+    // (The folders looked in are the app's program's: the rewrite's process is sent its variants.)
+    if (kinds.empty() && !program.compile_ahead_rewrite.load(std::memory_order_acquire) &&
+        !wanted_at_build(services, program, home) && !variants_missing(program, launch)) {
       end_wait_for_variants(program, nullptr);
       claimed.store(kEnded);
       return false;
@@ -531,16 +550,27 @@ void begin_at_build(Services& services, model::ProgramRecord& program, int home,
 
 bool pending(model::ProgramRecord& program) {
   const int state = program.compile_ahead.load(std::memory_order_acquire);
-  return (state == kWaiting || state == kStarting || state == kRunning) && !kinds_of(program).empty();
+  return (state == kWaiting || state == kStarting || state == kRunning) &&
+         (!kinds_of(program).empty() || program.compile_ahead_rewrite.load(std::memory_order_acquire));
 }
 
 void wait_before_build(Services& services, model::ProgramRecord& program, int device) {
+  // Home's build of a rewrite: its process is started first where it may be (serve_rewrite runs as
+  // the analysis ends too, on the worker that ran it, which may be another's: home's must not pass
+  // before it), and waited for, a start under way included.
+  const bool at_home = device == home_of(services, program);
+  if (at_home && splits_run_none_of_app_program(program)) serve_rewrite(services, program);
+  const bool home_of_rewrite = at_home && program.compile_ahead_rewrite.load(std::memory_order_acquire);
   const std::vector<int> kinds = kinds_of(program);
-  if (std::find(kinds.begin(), kinds.end(), device) == kinds.end()) return;
-  if (splits_run_none_of_app_program(program)) return end_process_serving_none(program);  // builds the rewrite
+  if (!home_of_rewrite && std::find(kinds.begin(), kinds.end(), device) == kinds.end()) return;
+  if (!home_of_rewrite && splits_run_none_of_app_program(program))
+    return end_process_serving_none(program);  // builds the rewrite
   const auto began = std::chrono::steady_clock::now();
   const auto until = began + kCompileLockWait;
-  while (alive(program) && !exit_begun() && std::chrono::steady_clock::now() < until)
+  auto compiling = [&] {
+    return alive(program) || (home_of_rewrite && program.compile_ahead.load(std::memory_order_acquire) == kStarting);
+  };
+  while (compiling() && !exit_begun() && std::chrono::steady_clock::now() < until)
     std::this_thread::sleep_for(std::chrono::milliseconds(5));
   if (auto* trace = services.trace())
     trace->record("wait for compile ahead", "build", device, began, std::chrono::steady_clock::now());
@@ -552,6 +582,7 @@ void not_needed(model::ProgramRecord& program) {
 }
 
 void end_process_serving_none(model::ProgramRecord& program) {
+  if (program.compile_ahead_rewrite.load(std::memory_order_acquire)) return;  // it serves the rewrite
   not_needed(program);
   pid_t pid = 0;  // read under running_mutex, as start() writes it
   Running process;
@@ -573,6 +604,28 @@ void end_process_serving_none(model::ProgramRecord& program) {
   note_end(process, false, false);
   std::lock_guard lock(program.mutex);
   program.compile_ahead_kinds.clear();  // done with, as once seen ended (still_running)
+}
+
+void serve_rewrite(Services& services, model::ProgramRecord& program) {
+  end_process_serving_none(program);
+  const int home = home_of(services, program);
+  if (home < 0 || !rewrite_served(services, home) || program.rewritten_source.empty() || !starts_at_build(services) ||
+      services.executor().policy().waits_for_preparation() || !services.settings().compile_ahead ||
+      program.analysis_kept)
+    return;
+  const devices::Device& device = services.devices().at(home);
+  if (!device.is_pocl() || device.remote || !(device.type & CL_DEVICE_TYPE_CPU) || pocl_kernel_cache::root().empty())
+    return;
+  // Claimed where no process was asked for, or the app's program's has ended (end_process_serving_none).
+  int state = program.compile_ahead.load(std::memory_order_acquire);
+  if ((state != kNotAsked && state != kEnded) || alive(program) ||
+      !program.compile_ahead.compare_exchange_strong(state, kStarting))
+    return;
+  Claimed claimed{program.compile_ahead, kEnded};
+  program.compile_ahead_rewrite.store(true, std::memory_order_release);
+  const bool started = below_process_limit(services) && start(services, program, home, "", true, {});
+  if (!started) program.compile_ahead_rewrite.store(false, std::memory_order_release);
+  claimed.store(started ? kWaiting : kEnded);
 }
 
 bool would_start(Services& services, model::ProgramRecord& program, int home, const std::string& kernel,

@@ -82,6 +82,16 @@ void wait_before_build(Services& services, model::ProgramRecord& program, int de
 // none, and ends once its generic functions are compiled.
 void not_needed(model::ProgramRecord& program);
 
+// As the analysis finds the program rewritten (on the worker that ran it), with compile_ahead_rewrite:
+// where a process starts at the build (starts_at_build), home is a PoCL CPU device of this machine and no analysis was
+// kept (a later run, whose builds come from kept binaries), the app's program's process is ended
+// (end_process_serving_none) and one is started for the rewrite instead: it builds the rewrite with
+// home's options (PoCL's cache then holds what home's build from source would compile), compiles its
+// generic functions and waits for the variants the first launch that may be split names (under_way),
+// while the launches run on home (pending). Home's build waits for it (wait_before_build) and finds its
+// compiles in PoCL's cache. Where none starts, the app's program's process is ended alone.
+void serve_rewrite(Services& services, model::ProgramRecord& program);
+
 // What the program's process compiles serves no device (splits_run_none_of_app_program: every split
 // runs the rewrite, which the devices build from source, or none comes): as not_needed, and a process
 // still compiling is killed and reaped, so that it takes no core for the rest of the run (binomial's

@@ -29,7 +29,8 @@ LaunchStep at_launch(Services& services, const PlannedLaunch& launch, LaunchDeci
     return LaunchStep::preparing;
   }
   std::optional<double> launch_seconds = seconds_on_home();
-  bool ahead = !info.loops || launch_seconds;
+  // A rewrite's process is waited for by home's build of it: no split comes before it ends.
+  bool ahead = !info.loops || launch_seconds || program->compile_ahead_rewrite.load(std::memory_order_acquire);
   if (!ahead) {  // untimed, of a kernel that loops: probed first where it may be (exec/first_launch_probe.h)
     const first_launch_probe::Found probed = first_launch_probe::found(home_key);
     if (!probed.asked &&

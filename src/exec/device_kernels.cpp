@@ -427,8 +427,9 @@ bool analyse_traced(Services& services, model::ProgramRecord& program, int track
               args.empty() ? nlohmann::json() : std::move(args));
   }
   // A process started at the build compiles the app's program for splits that will run the rewrite,
-  // or never come: ended now rather than at the exit (docs/design.md, "Compiled ahead").
-  if (splits_run_none_of_app_program(program)) compile_ahead::end_process_serving_none(program);
+  // or never come: ended now rather than at the exit, and one serves the rewrite instead where it
+  // can (docs/design.md, "Compiled ahead").
+  if (splits_run_none_of_app_program(program)) compile_ahead::serve_rewrite(services, program);
   return splittable;
 }
 

@@ -115,6 +115,9 @@ struct ProgramRecord {
   // exec/compile_ahead.h: whether its process was asked for (CompileAhead), and which one runs.
   std::atomic<int> compile_ahead{0};
   std::atomic<int> compile_ahead_pid{0};
+  // Its process compiles the rewrite for home's kind (compile_ahead::serve_rewrite), not the app's
+  // program: home's build of the rewrite waits for it.
+  std::atomic<bool> compile_ahead_rewrite{false};
   // The devices of other kinds its process builds for (each the first of its kind), under `mutex`:
   // their builds wait for it (compile_ahead::wait_before_build).
   std::vector<int> compile_ahead_kinds;

@@ -28,13 +28,14 @@ class MixedChecks(layer_checks.Checks):
         return devices, other[0]
 
     def first_run_built_ahead(self, app, tag, extra=None):
-        # A user's first coex run of tests/apps `app` (its name, then its arguments) on a pthread home
+        # A user's first coex run of tests/apps `app` (its name, or its path below tests/ with a '/',
+        # then its arguments) on a pthread home
         # beside a basic device under auto, compile_ahead_start=build, PoCL's cache (of its own, by
         # `tag`) filled by the bare run, with `extra` settings: its output must be the bare one. The
         # trace's slices, and the basic device's index.
         devices, other = self.pthread_home_beside_basic()
         devices.update(POCL_CACHE_DIR=os.path.join(self.tmp, tag + "-pocl"))
-        cmd = [os.path.join(self.build, "tests", "apps", app[0])] + app[1:]
+        cmd = [os.path.join(self.build, "tests", app[0] if "/" in app[0] else os.path.join("apps", app[0]))] + app[1:]
         rc, bare, _ = run(cmd, devices)
         expect(rc == 0, "%s fails bare" % app[0])
         trace = os.path.join(self.tmp, tag + "-trace.json")
@@ -128,9 +129,10 @@ class MixedChecks(layer_checks.Checks):
         # not started where the analysis ended first; before, it compiled on to the exit (binomial's
         # 4.1 s on the device machine's mixed set). group_reduce reads get_group_id (rewritten) on a
         # pthread home beside a basic device, compile_ahead_start=build, PoCL's cache filled by the
-        # bare run: one process, its slice `served_none`, not ended at the exit, or none where the
-        # analysis ended before the app's clBuildProgram returned (begin_at_build saw it); the bare output.
-        slices, other = self.first_run_built_ahead(["group_reduce"], "rewritten")
+        # bare run, compile_ahead_rewrite false (below: on, as `auto` has it beside another kind): one
+        # process, its slice `served_none`, not ended at the exit, or none where the analysis ended
+        # before the app's clBuildProgram returned (begin_at_build saw it); the bare output.
+        slices, other = self.first_run_built_ahead(["group_reduce"], "rewritten", {"COEX_COMPILE_AHEAD_REWRITE": "false"})
         ahead = [e for e in slices if e["name"] == "compile ahead"]
         builds = [e for e in slices if e["name"] == "build" and e["tid"] == other]
         analysed = max((e["ts"] + e["dur"] for e in slices if e["name"] == "analysis"), default=None)
@@ -144,6 +146,30 @@ class MixedChecks(layer_checks.Checks):
         expect(all(e["ts"] + e["dur"] <= b["ts"] + b["dur"] for e in ahead for b in builds),
                "processes %s end after device %d's build of the rewrite %s" % (ahead, other, builds))
 
+    def check_rewrite_compiled_ahead(self):
+        # With compile_ahead_rewrite at its default (`auto`: on beside a PoCL CPU device of another
+        # kind), the process serves the rewrite instead (serve_rewrite): the app's
+        # program's process is ended as the analysis finds long_items' "group" kernel rewritten, and
+        # one is started for the rewrite with home's options, sent the first launch's variants, that
+        # makes its binary; home's build of the rewrite waits for it (begins after its end), and the
+        # splits come after. Twenty launches of 0.1 to 0.2 s outlast it. Under the code before, or with
+        # the setting off (above), the one process served none. The bare output.
+        slices, other = self.first_run_built_ahead(["layer/long_items", "20", "group"], "rewrite-ahead")
+        home = 1 - other
+        ahead = [e for e in slices if e["name"] == "compile ahead"]
+        serving = [e for e in ahead if not e["args"].get("served_none")]
+        home_builds = [e for e in slices if e["name"] == "build" and e["tid"] == home]
+        splits = [e for e in slices if e.get("cat") == "launch" and e.get("args", {}).get("split")]
+        what = "processes %s, home's builds %s, first split %s" % (
+            [(e["ts"], e["dur"], e.get("args")) for e in ahead], [(e["ts"], e["dur"]) for e in home_builds],
+            min((e["ts"] for e in splits), default=None))
+        expect(len(serving) == 1 and len(ahead) <= 2, "%s: expected one for the rewrite" % what)
+        expect(all("variants_after_ms" in e["args"] and e["args"].get("made") and not e["args"].get("ended_at_exit")
+                   for e in serving), "%s: sent its variants, made its binary, ended before the exit" % what)
+        expect(home_builds and all(b["ts"] >= e["ts"] + e["dur"] for e in serving for b in home_builds),
+               "%s: home's build begins after the process's end" % what)
+        expect(splits and all(x["ts"] >= b["ts"] + b["dur"] for x in splits for b in home_builds),
+               "%s: splits, each after home's build" % what)
 
 if __name__ == "__main__":
     sys.exit(layer_checks.main(MixedChecks, "coex-mixed-check-"))
