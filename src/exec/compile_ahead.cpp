@@ -17,6 +17,7 @@
 
 #include "config/settings.h"
 #include "devices/device_set.h"
+#include "exec/compile_ahead_cores.h"
 #include "exec/compile_ahead_kinds.h"
 #include "exec/compile_ahead_request.h"
 #include "exec/compile_ahead_warm.h"
@@ -156,21 +157,6 @@ bool wanted_at_build(Services& services, model::ProgramRecord& program, int home
     if (pocl_kernel_cache::folder_named_as_kernel(kernel) && !pocl_kernel_cache::has_generic(root, hash, kernel))
       return true;
   return false;
-}
-
-// The cores the PoCL CPU devices in use leave free (`cores_of_devices`, their compute units).
-unsigned cores_left(unsigned cores, unsigned cores_of_devices) {
-  return cores > cores_of_devices ? cores - cores_of_devices : 0;
-}
-
-// The compute units of the PoCL CPU devices in use: the cores they run on.
-unsigned cores_of_pocl_cpu_devices(Services& services) {
-  unsigned cores = 0;
-  for (int d : services.devices().selected())
-    if (const devices::Device& device = services.devices().at(d);
-        device.is_pocl() && (device.type & CL_DEVICE_TYPE_CPU))
-      cores += device.compute_units;
-  return cores;
 }
 
 // `variants_from_input`: started at the app's clBuildProgram, the process takes the variants later, a
@@ -393,42 +379,11 @@ bool below_process_limit(Services& services) {
   return reap_ended([&] { return running().size() < limit; });
 }
 
-// Whether a core is left that no PoCL CPU device in use runs on (their compute units).
-bool spare_core(Services& services) { return cores_left(usable_cores(), cores_of_pocl_cpu_devices(services)) > 0; }
-
-// Whether a rewritten program gets a process for its rewrite (`compile_ahead_rewrite`): under `auto`
-// where a PoCL CPU device of another kind than home's takes part.
-bool rewrite_served(Services& services, int home) {
-  const std::string& setting = services.settings().compile_ahead_rewrite;
-  if (setting != "auto") return setting == "true";
-  const devices::Device& home_device = services.devices().at(home);
-  for (int d : services.devices().selected())
-    if (const devices::Device& device = services.devices().at(d);
-        device.is_pocl() && (device.type & CL_DEVICE_TYPE_CPU) && !device.same_kind(home_device))
-      return true;
-  return false;
-}
-
-// Whether a program's process starts at the app's clBuildProgram (`compile_ahead_start`): under `auto`
-// where a core is left that no PoCL CPU device in use runs on, so that the process takes none from them.
-bool starts_at_build(Services& services) {
-  return services.settings().compile_ahead_start == "build" || starts_at_context(services);
-}
-
 }  // namespace
 
 std::vector<int> kinds_of(model::ProgramRecord& program) {
   std::lock_guard lock(program.mutex);
   return program.compile_ahead_kinds;
-}
-
-bool starts_at_context(Services& services) {
-  const std::string& when = services.settings().compile_ahead_start;
-  return when == "context" || (when == "auto" && spare_core(services));
-}
-
-int processes_per_target(Services& services, size_t targets, size_t running) {
-  return variant_processes(usable_cores(), cores_of_pocl_cpu_devices(services), targets, running);
 }
 
 // In PoCL's names (its cache folders; POCL_BINARY_SPECIALIZE_WG takes the same): "16-16-1-smallgrid"
@@ -443,19 +398,6 @@ std::string variants_for(cl_uint work_dim, const size_t* local) {
   std::string sizes;
   for (cl_uint d = 0; d < 3; ++d) sizes += (d ? "-" : "") + std::to_string(d < work_dim ? local[d] : 1);
   return sizes + "-smallgrid," + sizes + "-goffs0-smallgrid";
-}
-
-bool starts_once_it_pays(Services& services) {
-  return services.settings().compile_ahead_start == "auto" && !spare_core(services);
-}
-
-size_t default_process_limit(unsigned cores, unsigned cores_of_devices) {
-  constexpr size_t kAtMost = 4;
-  return std::clamp<size_t>(cores_left(cores, cores_of_devices), 1, kAtMost);
-}
-
-int variant_processes(unsigned cores, unsigned cores_of_devices, size_t targets, size_t running) {
-  return cores_left(cores, cores_of_devices) >= 2 * targets * (running + 1) ? 2 : 1;
 }
 
 bool under_way(Services& services, model::ProgramRecord& program, int home, const Launch& launch) {
