@@ -381,11 +381,6 @@ bool below_process_limit(Services& services) {
 
 }  // namespace
 
-std::vector<int> kinds_of(model::ProgramRecord& program) {
-  std::lock_guard lock(program.mutex);
-  return program.compile_ahead_kinds;
-}
-
 // In PoCL's names (its cache folders; POCL_BINARY_SPECIALIZE_WG takes the same): "16-16-1-smallgrid"
 // for the chunks at a nonzero offset, "16-16-1-goffs0-smallgrid" for the one at zero. No wide variant:
 // PoCL 3.1 and 5.0 compile the smallgrid variants alone of a list naming both kinds (their folders
@@ -499,7 +494,7 @@ bool pending(model::ProgramRecord& program) {
 void wait_before_build(Services& services, model::ProgramRecord& program, int device) {
   // Home's build of a rewrite: its process is started first where it may be (serve_rewrite runs as
   // the analysis ends too, on the worker that ran it, which may be another's: home's must not pass
-  // before it), and waited for, a start under way included.
+  // before it; serve_rewrite returns once a start under way is done), and waited for.
   const bool at_home = device == home_of(services, program);
   if (at_home && splits_run_none_of_app_program(program)) serve_rewrite(services, program);
   const bool home_of_rewrite = at_home && program.compile_ahead_rewrite.load(std::memory_order_acquire);
@@ -509,10 +504,7 @@ void wait_before_build(Services& services, model::ProgramRecord& program, int de
     return end_process_serving_none(program);  // builds the rewrite
   const auto began = std::chrono::steady_clock::now();
   const auto until = began + kCompileLockWait;
-  auto compiling = [&] {
-    return alive(program) || (home_of_rewrite && program.compile_ahead.load(std::memory_order_acquire) == kStarting);
-  };
-  while (compiling() && !exit_begun() && std::chrono::steady_clock::now() < until)
+  while (alive(program) && !exit_begun() && std::chrono::steady_clock::now() < until)
     std::this_thread::sleep_for(std::chrono::milliseconds(5));
   if (auto* trace = services.trace())
     trace->record("wait for compile ahead", "build", device, began, std::chrono::steady_clock::now());
@@ -523,8 +515,15 @@ void not_needed(model::ProgramRecord& program) {
   if (program.compile_ahead.compare_exchange_strong(state, kEnded)) end_wait_for_variants(program, nullptr);
 }
 
-void end_process_serving_none(model::ProgramRecord& program) {
-  if (program.compile_ahead_rewrite.load(std::memory_order_acquire)) return;  // it serves the rewrite
+namespace {
+
+// Orders the end of a process serving none with the start of one for the rewrite (serve_rewrite): a
+// caller of either sees the other done, never between a look at compile_ahead_rewrite and the kill or
+// the start that look allowed (another thread's end_process_serving_none would kill the rewrite's).
+std::mutex serving_mutex;
+
+// end_process_serving_none, serving_mutex held.
+void end_serving_none_locked(model::ProgramRecord& program) {
   not_needed(program);
   pid_t pid = 0;  // read under running_mutex, as start() writes it
   Running process;
@@ -548,19 +547,24 @@ void end_process_serving_none(model::ProgramRecord& program) {
   program.compile_ahead_kinds.clear();  // done with, as once seen ended (still_running)
 }
 
+}  // namespace
+
+void end_process_serving_none(model::ProgramRecord& program) {
+  std::lock_guard lock(serving_mutex);
+  if (!program.compile_ahead_rewrite.load(std::memory_order_acquire)) end_serving_none_locked(program);
+}
+
 void serve_rewrite(Services& services, model::ProgramRecord& program) {
-  end_process_serving_none(program);
+  std::lock_guard lock(serving_mutex);
+  if (program.compile_ahead_rewrite.load(std::memory_order_acquire)) return;  // served already
+  end_serving_none_locked(program);
   const int home = home_of(services, program);
-  if (home < 0 || !rewrite_served(services, home) || program.rewritten_source.empty() || !starts_at_build(services) ||
-      services.executor().policy().waits_for_preparation() || !services.settings().compile_ahead ||
-      program.analysis_kept)
-    return;
-  const devices::Device& device = services.devices().at(home);
-  if (!device.is_pocl() || device.remote || !(device.type & CL_DEVICE_TYPE_CPU) || pocl_kernel_cache::root().empty())
-    return;
-  // Claimed where no process was asked for, or the app's program's has ended (end_process_serving_none).
+  if (home < 0 || program.rewritten_source.empty() || program.analysis_kept || !rewrite_served(services, home)) return;
+  // Claimed where no process was asked for, or the app's program's has ended (end_process_serving_none);
+  // tried once a program (a later analyse_traced, for a device posted late, must not start another).
   int state = program.compile_ahead.load(std::memory_order_acquire);
   if ((state != kNotAsked && state != kEnded) || alive(program) ||
+      program.compile_ahead_rewrite_tried.exchange(true, std::memory_order_acq_rel) ||
       !program.compile_ahead.compare_exchange_strong(state, kStarting))
     return;
   Claimed claimed{program.compile_ahead, kEnded};

@@ -67,14 +67,16 @@ void begin_at_build(Services& services, model::ProgramRecord& program, int home,
 // (compile_ahead_kinds.h); none once it has been seen ended.
 std::vector<int> kinds_of(model::ProgramRecord& program);
 
-// Whether the program's process builds for devices of other kinds (compile_ahead_kinds.h) and has not
-// been seen ended: a launch that may be split asks under_way first, whether or not the read is put off.
+// Whether the program's process builds for devices of other kinds (compile_ahead_kinds.h), or compiles
+// its rewrite (serve_rewrite), and has not been seen ended: a launch that may be split asks under_way
+// first, whether or not the read is put off.
 bool pending(model::ProgramRecord& program);
 
 // Before `device`'s build of the program from source: where the program's process builds for it
 // (compile_ahead_kinds.h), waits until it has ended (at most kCompileLockWait, or the exit), so that
-// the build finds its compiles in PoCL's cache; a rewritten program (its rewrite built instead) waits
-// for nothing, and its process is ended (end_process_serving_none). On the device's worker.
+// the build finds its compiles in PoCL's cache; home's build of a rewrite likewise waits for the
+// process compiling it (serve_rewrite, asked here first), while another device's waits for nothing,
+// the process ended where it serves none (end_process_serving_none). On the device's worker.
 void wait_before_build(Services& services, model::ProgramRecord& program, int device);
 
 // The program's read of its binary no longer waits for a process (a launch split at once, a program

@@ -5,6 +5,8 @@
 #include "config/settings.h"
 #include "devices/device_set.h"
 #include "exec/compile_ahead.h"
+#include "exec/executor.h"
+#include "exec/pocl_kernel_cache.h"
 #include "exec/spin_wait.h"
 
 namespace coex::exec::compile_ahead {
@@ -25,9 +27,13 @@ unsigned cores_of_pocl_cpu_devices(Services& services) {
 bool spare_core(Services& services) { return cores_left(usable_cores(), cores_of_pocl_cpu_devices(services)) > 0; }
 
 bool rewrite_served(Services& services, int home) {
+  const devices::Device& home_device = services.devices().at(home);
+  if (!services.settings().compile_ahead || !starts_at_build(services) ||
+      services.executor().policy().waits_for_preparation() || !home_device.is_pocl() || home_device.remote ||
+      !(home_device.type & CL_DEVICE_TYPE_CPU) || pocl_kernel_cache::root().empty())
+    return false;
   const std::string& setting = services.settings().compile_ahead_rewrite;
   if (setting != "auto") return setting == "true";
-  const devices::Device& home_device = services.devices().at(home);
   for (int d : services.devices().selected())
     if (const devices::Device& device = services.devices().at(d);
         device.is_pocl() && (device.type & CL_DEVICE_TYPE_CPU) && !device.same_kind(home_device))

@@ -21,7 +21,9 @@ bool spare_core(Services& services);
 bool starts_at_build(Services& services);
 
 // Whether a rewritten program gets a process for its rewrite (`compile_ahead_rewrite`, serve_rewrite):
-// under `auto` where a PoCL CPU device of another kind than home's takes part.
+// with compile_ahead on, under auto, its process started at the build, home a PoCL CPU device of this
+// machine and PoCL's cache found; then under `auto` where a PoCL CPU device of another kind than
+// home's takes part.
 bool rewrite_served(Services& services, int home);
 
 }  // namespace coex::exec::compile_ahead

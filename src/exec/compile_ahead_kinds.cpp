@@ -30,6 +30,11 @@ std::vector<int> other_kinds_to_compile(Services& services, const std::string& s
   return firsts;
 }
 
+std::vector<int> kinds_of(model::ProgramRecord& program) {
+  std::lock_guard lock(program.mutex);
+  return program.compile_ahead_kinds;
+}
+
 bool under_way_beside_kinds(Services& services, model::ProgramRecord& program, int home, const Launch* ahead) {
   if (splits_run_none_of_app_program(program) && !program.compile_ahead_rewrite.load(std::memory_order_acquire)) {
     end_process_serving_none(program);

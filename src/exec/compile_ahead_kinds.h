@@ -29,9 +29,10 @@ std::vector<int> other_kinds_to_compile(Services& services, const std::string& s
 
 // At a launch that may be split, of a program whose binary's read is not put off and whose process
 // started at its build (pending): under_way, where `ahead` is the launch (not split at once: its
-// probe's word) and the analysis neither rewrote the program nor found nothing to split; else false,
-// the process ended where it serves none (end_process_serving_none: rewritten, or nothing to split) and told it is
-// not needed where the launch is split at once (the devices of other kinds still wait for its builds).
+// probe's word) and the analysis neither rewrote the program nor found nothing to split, or the
+// process compiles the rewrite (serve_rewrite); else false, the process ended where it serves none
+// (end_process_serving_none: rewritten, or nothing to split) and told it is not needed where the
+// launch is split at once (the devices of other kinds still wait for its builds).
 bool under_way_beside_kinds(Services& services, model::ProgramRecord& program, int home, const Launch* ahead);
 
 // The process's POCL_DEVICES: each driver the app's list (`list`, its POCL_DEVICES) names, once, in

@@ -118,6 +118,7 @@ struct ProgramRecord {
   // Its process compiles the rewrite for home's kind (compile_ahead::serve_rewrite), not the app's
   // program: home's build of the rewrite waits for it.
   std::atomic<bool> compile_ahead_rewrite{false};
+  std::atomic<bool> compile_ahead_rewrite_tried{false};  // one start of it a program, at most
   // The devices of other kinds its process builds for (each the first of its kind), under `mutex`:
   // their builds wait for it (compile_ahead::wait_before_build).
   std::vector<int> compile_ahead_kinds;

@@ -148,13 +148,14 @@ class MixedChecks(layer_checks.Checks):
 
     def check_rewrite_compiled_ahead(self):
         # With compile_ahead_rewrite at its default (`auto`: on beside a PoCL CPU device of another
-        # kind), the process serves the rewrite instead (serve_rewrite): the app's
-        # program's process is ended as the analysis finds long_items' "group" kernel rewritten, and
-        # one is started for the rewrite with home's options, sent the first launch's variants, that
-        # makes its binary; home's build of the rewrite waits for it (begins after its end), and the
-        # splits come after. Twenty launches of 0.1 to 0.2 s outlast it. Under the code before, or with
-        # the setting off (above), the one process served none. The bare output.
-        slices, other = self.first_run_built_ahead(["layer/long_items", "20", "group"], "rewrite-ahead")
+        # kind), the process serves the rewrite instead (serve_rewrite): the app's program's process is
+        # ended as the analysis finds long_items' "group" kernel rewritten, and one is started for the
+        # rewrite with home's options, sent the first launch's variants; home's build of the rewrite
+        # waits for it (begins after its end, a millisecond allowed: the end is noted after the reap),
+        # and the splits come after that build. Under the code before, or with the setting off (above),
+        # the one process served none. Sixty launches of 0.1 to 0.2 s: on a loaded machine the process
+        # may outlast them (it then ends at the exit), which runs the timed part again.
+        slices, other = self.first_run_built_ahead(["layer/long_items", "60", "group"], "rewrite-ahead")
         home = 1 - other
         ahead = [e for e in slices if e["name"] == "compile ahead"]
         serving = [e for e in ahead if not e["args"].get("served_none")]
@@ -163,13 +164,14 @@ class MixedChecks(layer_checks.Checks):
         what = "processes %s, home's builds %s, first split %s" % (
             [(e["ts"], e["dur"], e.get("args")) for e in ahead], [(e["ts"], e["dur"]) for e in home_builds],
             min((e["ts"] for e in splits), default=None))
-        expect(len(serving) == 1 and len(ahead) <= 2, "%s: expected one for the rewrite" % what)
-        expect(all("variants_after_ms" in e["args"] and e["args"].get("made") and not e["args"].get("ended_at_exit")
-                   for e in serving), "%s: sent its variants, made its binary, ended before the exit" % what)
-        expect(home_builds and all(b["ts"] >= e["ts"] + e["dur"] for e in serving for b in home_builds),
+        expect(len(serving) == 1 and len(ahead) <= 2 and "variants_after_ms" in serving[0]["args"],
+               "%s: expected one for the rewrite, sent its variants" % what)
+        expect(all(b["ts"] >= e["ts"] + e["dur"] - 1000 for e in serving for b in home_builds),
                "%s: home's build begins after the process's end" % what)
-        expect(splits and all(x["ts"] >= b["ts"] + b["dur"] for x in splits for b in home_builds),
-               "%s: splits, each after home's build" % what)
+        expect_timed(all(e["args"].get("made") and not e["args"].get("ended_at_exit") for e in serving) and
+                     home_builds and splits and
+                     all(x["ts"] >= b["ts"] + b["dur"] for x in splits for b in home_builds),
+                     "%s: the process made its binary before the exit; home's build, then the splits" % what)
 
 if __name__ == "__main__":
     sys.exit(layer_checks.main(MixedChecks, "coex-mixed-check-"))
