@@ -58,6 +58,7 @@ struct Running {
   int per_target = 1;                             // processes compiling each target (variant_processes)
   double set_up_ms = 0;  // spawned at clCreateContext: how long before the hand-over (compile_ahead_warm.h)
   bool served_none = false;  // killed, its program needing none of it (end_process_serving_none)
+  bool rewrite = false;      // it compiles the program's rewrite (serve_rewrite)
   kernel::child_process::Child child{};  // its ID and pidfd, released once reaped or given up
 };
 
@@ -234,6 +235,7 @@ bool start(Services& services, model::ProgramRecord& program, int home, const st
   process.child = {pid, pidfd};
   process.input = input[0];
   process.at_build = variants_from_input;
+  process.rewrite = rewrite;
   process.kinds = kinds;
   process.per_target = processes;
   process.set_up_ms = handed.set_up_ms;
@@ -303,6 +305,7 @@ void note_end(Running& process, bool made, bool at_exit) {
     nlohmann::json args{{"made", made}};
     if (at_exit) args["ended_at_exit"] = true;
     if (process.served_none) args["served_none"] = true;
+    if (process.rewrite) args["rewrite"] = true;
     if (!process.kinds.empty()) args["kinds"] = process.kinds;
     if (process.per_target > 1) args["processes_per_target"] = process.per_target;
     if (process.set_up_ms > 0) args["set_up_at_context_ms"] = process.set_up_ms;

@@ -164,8 +164,8 @@ class MixedChecks(layer_checks.Checks):
         what = "processes %s, home's builds %s, first split %s" % (
             [(e["ts"], e["dur"], e.get("args")) for e in ahead], [(e["ts"], e["dur"]) for e in home_builds],
             min((e["ts"] for e in splits), default=None))
-        expect(len(serving) == 1 and len(ahead) <= 2 and "variants_after_ms" in serving[0]["args"],
-               "%s: expected one for the rewrite, sent its variants" % what)
+        expect(len(serving) == 1 and len(ahead) <= 2 and "variants_after_ms" in serving[0]["args"] and
+               serving[0]["args"].get("rewrite"), "%s: expected one for the rewrite, sent its variants" % what)
         expect(all(b["ts"] >= e["ts"] + e["dur"] - 1000 for e in serving for b in home_builds),
                "%s: home's build begins after the process's end" % what)
         expect_timed(all(e["args"].get("made") and not e["args"].get("ended_at_exit") for e in serving) and
