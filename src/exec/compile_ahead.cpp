@@ -384,20 +384,6 @@ bool below_process_limit(Services& services) {
 
 }  // namespace
 
-// In PoCL's names (its cache folders; POCL_BINARY_SPECIALIZE_WG takes the same): "16-16-1-smallgrid"
-// for the chunks at a nonzero offset, "16-16-1-goffs0-smallgrid" for the one at zero. No wide variant:
-// PoCL 3.1 and 5.0 compile the smallgrid variants alone of a list naming both kinds (their folders
-// after a build with four named, on both machines), and a wide chunk runs in small-grid pieces
-// (small_grid_groups). The one at offset zero is asked for even where the app's launches ran it with
-// that local size: the first launch may be split before home ran it whole (docs/design.md, "Compiled
-// ahead, in a process of its own").
-std::string variants_for(cl_uint work_dim, const size_t* local) {
-  if (!local || work_dim == 0 || work_dim > 3) return "";
-  std::string sizes;
-  for (cl_uint d = 0; d < 3; ++d) sizes += (d ? "-" : "") + std::to_string(d < work_dim ? local[d] : 1);
-  return sizes + "-smallgrid," + sizes + "-goffs0-smallgrid";
-}
-
 bool under_way(Services& services, model::ProgramRecord& program, int home, const Launch& launch) {
   int state = program.compile_ahead.load(std::memory_order_acquire);
   if (state == kWaiting && program.compile_ahead.compare_exchange_strong(state, kStarting)) {
@@ -551,6 +537,10 @@ void end_serving_none_locked(model::ProgramRecord& program) {
 }
 
 }  // namespace
+
+bool serves_none(const model::ProgramRecord& program) {
+  return splits_run_none_of_app_program(program) && !program.compile_ahead_rewrite.load(std::memory_order_acquire);
+}
 
 void end_process_serving_none(model::ProgramRecord& program) {
   std::lock_guard lock(serving_mutex);

@@ -28,13 +28,6 @@ struct Launch {
   const size_t* local;  // the chunks' local size: the app's, else the kernel's compiled one or coex's pick
 };
 
-// The variants of the kernel's work-group function `coex compile-ahead` asks PoCL for
-// (POCL_BINARY_SPECIALIZE_WG, in PoCL's names of its cache folders): the small grids the split's chunks
-// run with `local`, at a zero and a nonzero offset (a wide chunk runs in small-grid pieces, but for one
-// at offset zero with the app's local size, small_grid_groups; and PoCL 3.1 and 5.0 build a wide entry
-// as a small grid too); "" without a local size.
-std::string variants_for(cl_uint work_dim, const size_t* local);
-
 // At a launch that would read the app's program binary now (exec/deferred_app_binary.h): true while
 // `coex compile-ahead` runs for the program, started here where PoCL's cache lacks the kernel's
 // generic function in the app's program folder (found by the time PoCL touched it: the app's
@@ -99,6 +92,9 @@ void serve_rewrite(Services& services, model::ProgramRecord& program);
 // still compiling is killed and reaped, so that it takes no core for the rest of the run (binomial's
 // on the device machine's mixed set compiled for 4.1 s, to the exit, beside the app's splits).
 void end_process_serving_none(model::ProgramRecord& program);
+// Whether that is so of the program now: splits_run_none_of_app_program, and no process compiles its
+// rewrite instead (serve_rewrite).
+bool serves_none(const model::ProgramRecord& program);
 
 // Whether under_way would start a process for the program's first split now, or send one started at
 // the build its variants: none asked for yet, one wanted, and fewer running than

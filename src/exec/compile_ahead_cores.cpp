@@ -6,6 +6,7 @@
 #include "devices/device_set.h"
 #include "exec/compile_ahead.h"
 #include "exec/executor.h"
+#include "exec/pocl_compiles.h"
 #include "exec/pocl_kernel_cache.h"
 #include "exec/spin_wait.h"
 
@@ -29,8 +30,8 @@ bool spare_core(Services& services) { return cores_left(usable_cores(), cores_of
 bool rewrite_served(Services& services, int home) {
   const devices::Device& home_device = services.devices().at(home);
   if (!services.settings().compile_ahead || !starts_at_build(services) ||
-      services.executor().policy().waits_for_preparation() || !home_device.is_pocl() || home_device.remote ||
-      !(home_device.type & CL_DEVICE_TYPE_CPU) || pocl_kernel_cache::root().empty())
+      services.executor().policy().waits_for_preparation() || !compiles_in_this_process(home_device) ||
+      pocl_kernel_cache::root().empty())
     return false;
   const std::string& setting = services.settings().compile_ahead_rewrite;
   if (setting != "auto") return setting == "true";

@@ -36,7 +36,7 @@ std::vector<int> kinds_of(model::ProgramRecord& program) {
 }
 
 bool under_way_beside_kinds(Services& services, model::ProgramRecord& program, int home, const Launch* ahead) {
-  if (splits_run_none_of_app_program(program) && !program.compile_ahead_rewrite.load(std::memory_order_acquire)) {
+  if (serves_none(program)) {
     end_process_serving_none(program);
     return false;
   }

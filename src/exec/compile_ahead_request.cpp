@@ -13,6 +13,20 @@
 
 namespace coex::exec::compile_ahead {
 
+// In PoCL's names (its cache folders; POCL_BINARY_SPECIALIZE_WG takes the same): "16-16-1-smallgrid"
+// for the chunks at a nonzero offset, "16-16-1-goffs0-smallgrid" for the one at zero. No wide variant:
+// PoCL 3.1 and 5.0 compile the smallgrid variants alone of a list naming both kinds (their folders
+// after a build with four named, on both machines), and a wide chunk runs in small-grid pieces
+// (small_grid_groups). The one at offset zero is asked for even where the app's launches ran it with
+// that local size: the first launch may be split before home ran it whole (docs/design.md, "Compiled
+// ahead, in a process of its own").
+std::string variants_for(cl_uint work_dim, const size_t* local) {
+  if (!local || work_dim == 0 || work_dim > 3) return "";
+  std::string sizes;
+  for (cl_uint d = 0; d < 3; ++d) sizes += (d ? "-" : "") + std::to_string(d < work_dim ? local[d] : 1);
+  return sizes + "-smallgrid," + sizes + "-goffs0-smallgrid";
+}
+
 int index_in_platform(const cl_icd_dispatch& cl, const devices::Device& device, size_t& count) {
   cl_uint n = 0;
   if (cl.clGetDeviceIDs(device.platform, CL_DEVICE_TYPE_ALL, 0, nullptr, &n) != CL_SUCCESS || !n) return -1;

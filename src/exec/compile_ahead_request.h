@@ -34,6 +34,13 @@ inline constexpr char kKindOptions[] = "kind_options";
 inline constexpr char kSourceLine[] = "source:";
 }  // namespace request_keys
 
+// The variants of the kernel's work-group function `coex compile-ahead` asks PoCL for
+// (POCL_BINARY_SPECIALIZE_WG, in PoCL's names of its cache folders): the small grids the split's chunks
+// run with `local`, at a zero and a nonzero offset (a wide chunk runs in small-grid pieces, but for one
+// at offset zero with the app's local size, small_grid_groups; and PoCL 3.1 and 5.0 build a wide entry
+// as a small grid too); "" without a local size.
+std::string variants_for(cl_uint work_dim, const size_t* local);
+
 // A device a process builds for, by name, with its build options.
 struct Target {
   std::string device_name, options;

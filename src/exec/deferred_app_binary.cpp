@@ -128,8 +128,7 @@ void read_deferred_app_binary(Services& services, const std::shared_ptr<model::P
   if (!program->app_binary_deferred.load(std::memory_order_acquire) || reading_app_binary) return;
   // A program rewritten or with nothing to split reads nothing: nothing to compile ahead either, but
   // the rewrite in its own process (compile_ahead::serve_rewrite).
-  if (!program->app_binary_needs_quiet && ahead &&
-      (!splits_run_none_of_app_program(*program) || program->compile_ahead_rewrite.load(std::memory_order_acquire)) &&
+  if (!program->app_binary_needs_quiet && ahead && !compile_ahead::serves_none(*program) &&
       compile_ahead::under_way(services, *program, home, *ahead))
     return;
   compile_ahead::not_needed(*program);  // one started at the build and still waiting: read here instead

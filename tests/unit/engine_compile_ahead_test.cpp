@@ -5,6 +5,7 @@
 
 #include "exec/compile_ahead.h"
 #include "exec/compile_ahead_kinds.h"
+#include "exec/compile_ahead_request.h"
 
 namespace {
 
