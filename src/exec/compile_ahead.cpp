@@ -485,11 +485,11 @@ void wait_before_build(Services& services, model::ProgramRecord& program, int de
   // the analysis ends too, on the worker that ran it, which may be another's: home's must not pass
   // before it; serve_rewrite returns once a start under way is done), and waited for.
   const bool at_home = device == home_of(services, program);
-  if (at_home && splits_run_none_of_app_program(program)) serve_rewrite(services, program);
-  const bool home_of_rewrite = at_home && program.compile_ahead_rewrite.load(std::memory_order_acquire);
+  if (splits_run_none_of_app_program(program)) serve_rewrite(services, program);
+  const bool rewrite = program.compile_ahead_rewrite.load(std::memory_order_acquire);
   const std::vector<int> kinds = kinds_of(program);
-  if (!home_of_rewrite && std::find(kinds.begin(), kinds.end(), device) == kinds.end()) return;
-  if (!home_of_rewrite && splits_run_none_of_app_program(program))
+  if (!(at_home && rewrite) && std::find(kinds.begin(), kinds.end(), device) == kinds.end()) return;
+  if (!rewrite && splits_run_none_of_app_program(program))
     return end_process_serving_none(program);  // builds the rewrite
   const auto began = std::chrono::steady_clock::now();
   const auto until = began + kCompileLockWait;
@@ -561,8 +561,20 @@ void serve_rewrite(Services& services, model::ProgramRecord& program) {
       !program.compile_ahead.compare_exchange_strong(state, kStarting))
     return;
   Claimed claimed{program.compile_ahead, kEnded};
+  // Beside home's kind, the first device of each other kind the program is built for builds the
+  // rewrite from source: the process compiles it for them too, as for the app's program (begin_at_build).
+  std::vector<int> to_build;
+  std::string options;
+  {
+    std::lock_guard program_lock(program.mutex);
+    to_build = program.devices_to_build;
+    options = program.build_options;
+  }
+  const std::vector<int> kinds =
+      to_build.empty() ? std::vector<int>{}
+                       : other_kinds_to_compile(services, program.rewritten_source, options, home, to_build);
   program.compile_ahead_rewrite.store(true, std::memory_order_release);
-  const bool started = below_process_limit(services) && start(services, program, home, "", true, {});
+  const bool started = below_process_limit(services) && start(services, program, home, "", true, kinds);
   if (!started) program.compile_ahead_rewrite.store(false, std::memory_order_release);
   claimed.store(started ? kWaiting : kEnded);
 }

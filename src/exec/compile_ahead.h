@@ -67,9 +67,10 @@ bool pending(model::ProgramRecord& program);
 
 // Before `device`'s build of the program from source: where the program's process builds for it
 // (compile_ahead_kinds.h), waits until it has ended (at most kCompileLockWait, or the exit), so that
-// the build finds its compiles in PoCL's cache; home's build of a rewrite likewise waits for the
-// process compiling it (serve_rewrite, asked here first), while another device's waits for nothing,
-// the process ended where it serves none (end_process_serving_none). On the device's worker.
+// the build finds its compiles in PoCL's cache; home's build of a rewrite, and that of the first device
+// of each other kind, likewise wait for the process compiling it (serve_rewrite, asked here first, by
+// whichever device comes first), while another device's waits for nothing, the app's program's
+// process ended where it serves none (end_process_serving_none). On the device's worker.
 void wait_before_build(Services& services, model::ProgramRecord& program, int device);
 
 // The program's read of its binary no longer waits for a process (a launch split at once, a program
@@ -81,10 +82,12 @@ void not_needed(model::ProgramRecord& program);
 // where a process starts at the build (starts_at_build), home is a PoCL CPU device of this machine and no analysis was
 // kept (a later run, whose builds come from kept binaries), the app's program's process is ended
 // (end_process_serving_none) and one is started for the rewrite instead: it builds the rewrite with
-// home's options (PoCL's cache then holds what home's build from source would compile), compiles its
-// generic functions and waits for the variants the first launch that may be split names (under_way),
-// while the launches run on home (pending). Home's build waits for it (wait_before_build) and finds its
-// compiles in PoCL's cache. Where none starts, the app's program's process is ended alone.
+// home's options (PoCL's cache then holds what home's build from source would compile), and for the
+// first device of each other kind among the program's devices_to_build with theirs
+// (other_kinds_to_compile), compiles their generic functions and waits for the variants the first
+// launch that may be split names (under_way), while the launches run on home (pending). Those
+// devices' builds wait for it (wait_before_build) and find its compiles in PoCL's cache. Where none
+// starts, the app's program's process is ended alone.
 void serve_rewrite(Services& services, model::ProgramRecord& program);
 
 // What the program's process compiles serves no device (splits_run_none_of_app_program: every split

@@ -66,6 +66,12 @@ bool worth_preparing(Services& services, const model::ProgramRecord& program,
          home_and_others(services.devices(), app_devices, home, others);
 }
 
+// The program's devices_to_build (model/records.h), home first.
+void note_devices_to_build(model::ProgramRecord& program, const std::vector<int>& to_build) {
+  std::lock_guard lock(program.mutex);
+  program.devices_to_build = to_build;
+}
+
 }  // namespace
 
 void prepare_other_devices(Services& services, const std::vector<cl_device_id>& app_devices) {
@@ -118,7 +124,11 @@ void analyse_in_background(Services& services, const std::shared_ptr<model::Prog
   // before one was timed long on home, and loading libclang holds the dynamic linker's lock for tens of
   // milliseconds, which the driver's compiles on the app's thread wait for (docs/kernel-analysis.md,
   // "Loading libclang"): the planner asks for the analysis once a launch lets a device in.
-  if (without_waiting(services, home, others_not_held_back(services, home, others), program.get()).empty()) return;
+  std::vector<int> to_build =
+      without_waiting(services, home, others_not_held_back(services, home, others), program.get());
+  if (to_build.empty()) return;
+  to_build.insert(to_build.begin(), home);
+  note_devices_to_build(*program, to_build);  // foreseen, for a rewrite's process the analysis may start
   prepare_analysis(services, program, home);
 }
 
@@ -140,6 +150,7 @@ void prebuild_program(Services& services, std::shared_ptr<model::ProgramRecord> 
   let_in_if_remembered(services, program, app_context, home, kept);
   std::vector<int> to_build = without_waiting(services, home, kept);
   to_build.insert(to_build.begin(), home);
+  note_devices_to_build(*program, to_build);
   compile_ahead::begin_at_build(services, *program, home, to_build);  // before the builds that wait for it
   if (to_build.size() > 1) prepare_program(services, program, app_context, home, to_build);
 }

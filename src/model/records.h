@@ -122,6 +122,10 @@ struct ProgramRecord {
   // The devices of other kinds its process builds for (each the first of its kind), under `mutex`:
   // their builds wait for it (compile_ahead::wait_before_build).
   std::vector<int> compile_ahead_kinds;
+  // Home, then the other devices coex builds the program for at its clBuildProgram, under `mutex`:
+  // foreseen as its analysis is posted, then as its builds are (exec/context_and_build_preparation.h).
+  // Which device of a kind builds from source goes by it (first_of_kind), as does a rewrite's process.
+  std::vector<int> devices_to_build;
   // By kernel name, under `mutex`: its launches run on home while its process, on a core the devices
   // run on, had not yet shown it would pay (first_launch_probe::process_pays).
   std::map<std::string, std::shared_ptr<std::atomic<uint64_t>>> launches_before_process;

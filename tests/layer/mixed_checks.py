@@ -150,9 +150,10 @@ class MixedChecks(layer_checks.Checks):
         # With compile_ahead_rewrite at its default (`auto`: on beside a PoCL CPU device of another
         # kind), the process serves the rewrite instead (serve_rewrite): the app's program's process is
         # ended as the analysis finds long_items' "group" kernel rewritten, and one is started for the
-        # rewrite with home's options, sent the first launch's variants; home's build of the rewrite
-        # waits for it (begins after its end, a millisecond allowed: the end is noted after the reap),
-        # and the splits come after that build. Under the code before, or with the setting off (above),
+        # rewrite with home's options and for the basic device (another kind) with its own, sent the
+        # first launch's variants; home's build of the rewrite and the basic device's wait for it
+        # (begin after its end, a millisecond allowed: the end is noted after the reap), and the
+        # splits come after home's build. Under the code before, or with the setting off (above),
         # the one process served none. Sixty launches of 0.1 to 0.2 s: on a loaded machine the process
         # may outlast them (it then ends at the exit), which runs the timed part again.
         slices, other = self.first_run_built_ahead(["layer/long_items", "60", "group"], "rewrite-ahead")
@@ -160,14 +161,16 @@ class MixedChecks(layer_checks.Checks):
         ahead = [e for e in slices if e["name"] == "compile ahead"]
         serving = [e for e in ahead if not e["args"].get("served_none")]
         home_builds = [e for e in slices if e["name"] == "build" and e["tid"] == home]
+        other_builds = [e for e in slices if e["name"] == "build" and e["tid"] == other]
         splits = [e for e in slices if e.get("cat") == "launch" and e.get("args", {}).get("split")]
-        what = "processes %s, home's builds %s, first split %s" % (
+        what = "processes %s, home's builds %s, the other's %s, first split %s" % (
             [(e["ts"], e["dur"], e.get("args")) for e in ahead], [(e["ts"], e["dur"]) for e in home_builds],
-            min((e["ts"] for e in splits), default=None))
+            [(e["ts"], e["dur"]) for e in other_builds], min((e["ts"] for e in splits), default=None))
         expect(len(serving) == 1 and len(ahead) <= 2 and "variants_after_ms" in serving[0]["args"] and
-               serving[0]["args"].get("rewrite"), "%s: expected one for the rewrite, sent its variants" % what)
-        expect(all(b["ts"] >= e["ts"] + e["dur"] - 1000 for e in serving for b in home_builds),
-               "%s: home's build begins after the process's end" % what)
+               serving[0]["args"].get("rewrite") and serving[0]["args"].get("kinds") == [other],
+               "%s: expected one for the rewrite and the other kind, sent its variants" % what)
+        expect(all(b["ts"] >= e["ts"] + e["dur"] - 1000 for e in serving for b in home_builds + other_builds),
+               "%s: home's build and the other's begin after the process's end" % what)
         expect_timed(all(e["args"].get("made") and not e["args"].get("ended_at_exit") for e in serving) and
                      home_builds and splits and
                      all(x["ts"] >= b["ts"] + b["dur"] for x in splits for b in home_builds),
