@@ -35,9 +35,10 @@ bool rewrite_served(Services& services, int home) {
     return false;
   const std::string& setting = services.settings().compile_ahead_rewrite;
   if (setting != "auto") return setting == "true";
+  // Of this machine: a remote PoCL device compiles on its server, for which no process compiles.
   for (int d : services.devices().selected())
     if (const devices::Device& device = services.devices().at(d);
-        device.is_pocl() && (device.type & CL_DEVICE_TYPE_CPU) && !device.same_kind(home_device))
+        compiles_in_this_process(device) && !device.same_kind(home_device))
       return true;
   return false;
 }

@@ -22,8 +22,8 @@ bool starts_at_build(Services& services);
 
 // Whether a rewritten program gets a process for its rewrite (`compile_ahead_rewrite`, serve_rewrite):
 // with compile_ahead on, under auto, its process started at the build, home a PoCL CPU device of this
-// machine and PoCL's cache found; then under `auto` where a PoCL CPU device of another kind than
-// home's takes part.
+// machine and PoCL's cache found; then under `auto` where a PoCL CPU device of this machine of another
+// kind than home's takes part (a remote one compiles on its server).
 bool rewrite_served(Services& services, int home);
 
 }  // namespace coex::exec::compile_ahead
