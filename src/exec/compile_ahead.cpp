@@ -165,7 +165,7 @@ bool wanted_at_build(Services& services, model::ProgramRecord& program, int home
 // (compile_ahead_kinds.h), whose builds wait for it. Such a process with no other kinds is the one
 // spawned at clCreateContext where that one waits for it (compile_ahead_warm.h), else spawned now. It
 // compiles the app's source with the app's options, or the rewrite (serve_rewrite) with those of
-// home's build of it.
+// home's build of it; for each of `kinds`, with those of that device's build (own_build_options).
 bool start(Services& services, model::ProgramRecord& program, int home, const std::string& variants,
            bool variants_from_input, const std::vector<int>& kinds) {
   const std::string executable = kernel::analysis_process::find_executable();
@@ -481,9 +481,10 @@ bool pending(model::ProgramRecord& program) {
 }
 
 void wait_before_build(Services& services, model::ProgramRecord& program, int device) {
-  // Home's build of a rewrite: its process is started first where it may be (serve_rewrite runs as
-  // the analysis ends too, on the worker that ran it, which may be another's: home's must not pass
-  // before it; serve_rewrite returns once a start under way is done), and waited for.
+  // A build of a rewrite: its process is started first where it may be (serve_rewrite runs as the
+  // analysis ends too, on the worker that ran it, which may be another's: no build of the rewrite
+  // must pass before it; serve_rewrite returns once a start under way is done), and home's, and those
+  // of the devices it compiles for, wait for it.
   const bool at_home = device == home_of(services, program);
   if (splits_run_none_of_app_program(program)) serve_rewrite(services, program);
   const bool rewrite = program.compile_ahead_rewrite.load(std::memory_order_acquire);

@@ -123,8 +123,9 @@ struct ProgramRecord {
   // their builds wait for it (compile_ahead::wait_before_build).
   std::vector<int> compile_ahead_kinds;
   // Home, then the other devices coex builds the program for at its clBuildProgram, under `mutex`:
-  // foreseen as its analysis is posted, then as its builds are (exec/context_and_build_preparation.h).
-  // Which device of a kind builds from source goes by it (first_of_kind), as does a rewrite's process.
+  // foreseen as its analysis is posted, then as its builds are (exec/context_and_build_preparation.h):
+  // the devices a rewrite's process compiles for are picked from it (compile_ahead::serve_rewrite) as
+  // the builds pick the one of each kind that builds from source (first_of_kind).
   std::vector<int> devices_to_build;
   // By kernel name, under `mutex`: its launches run on home while its process, on a core the devices
   // run on, had not yet shown it would pay (first_launch_probe::process_pays).

@@ -14,6 +14,22 @@ import layer_checks
 from layer_checks import FAST_FRESH_MEMORY, expect, expect_timed, run
 
 
+def expect_compiled_by(pocl, ended_steady_us, count, what):
+    # PoCL's cache `pocl` holds `count` folders of long_items' row_products kernel (one a build hash),
+    # and no file of theirs is newer than `ended_steady_us` (a trace's time, the origin's added): what
+    # the builds and chunks in the app then used, a process had compiled.
+    # File times are the wall clock's, the trace's the steady clock's (CLOCK_MONOTONIC).
+    ended_wall = ended_steady_us / 1e6 + (time.time() - time.monotonic())
+    folders = {}
+    for root, dirs, files in os.walk(pocl):
+        if os.path.basename(root) == "row_products":
+            newest = max((os.path.getmtime(os.path.join(r, n)) for r, _, ns in os.walk(root) for n in ns), default=0)
+            folders[os.path.basename(os.path.dirname(root))] = newest
+    late = {k: v - ended_wall for k, v in folders.items() if v > ended_wall}
+    expect(len(folders) == count and not late,
+           "%s: PoCL's folders %s, newer than its end by %s s" % (what, sorted(folders), late))
+
+
 class MixedChecks(layer_checks.Checks):
     def pthread_home_beside_basic(self):
         # A `pthread` device (one thread) as the app's device beside a `basic` one: the environment
@@ -27,7 +43,7 @@ class MixedChecks(layer_checks.Checks):
         devices["APP_DEVICE"] = str(home[0])
         return devices, other[0]
 
-    def first_run_built_ahead(self, app, tag, extra=None):
+    def first_run_built_ahead(self, app, tag, extra=None, traced=None):
         # A user's first coex run of tests/apps `app` (its name, or its path below tests/ with a '/',
         # then its arguments) on a pthread home
         # beside a basic device under auto, compile_ahead_start=build, PoCL's cache (of its own, by
@@ -45,7 +61,10 @@ class MixedChecks(layer_checks.Checks):
         rc, out, err = run(cmd, dict(devices, **settings), self.layer, timeout=100)
         expect(rc == 0 and out == bare, "exit %d, output:\n%s\nstderr:\n%s" % (rc, out, err))
         with open(trace) as f:
-            return [e for e in json.load(f)["traceEvents"] if e.get("ph") == "X"], other
+            events = json.load(f)
+        if traced is not None:
+            traced.update(events)
+        return [e for e in events["traceEvents"] if e.get("ph") == "X"], other
 
     def check_compile_ahead_kinds(self):
         # A user's first coex run of long_items on a `pthread` home (one thread) beside a `basic`
@@ -86,16 +105,7 @@ class MixedChecks(layer_checks.Checks):
                "%s: device %d's waits %s, builds %s" % (what, other, waits, builds))
         splits = [e for e in slices if e.get("cat") == "launch" and e.get("args", {}).get("split")]
         expect(splits and all(e["ts"] >= ended for e in splits), "%s: no split, or one before its end" % what)
-        # File times are the wall clock's, the trace's the steady clock's (CLOCK_MONOTONIC).
-        ended_wall = (traced["otherData"]["origin_steady_us"] + ended) / 1e6 + (time.time() - time.monotonic())
-        folders = {}
-        for root, dirs, files in os.walk(pocl):
-            if os.path.basename(root) == "row_products":
-                newest = max((os.path.getmtime(os.path.join(r, n)) for r, _, ns in os.walk(root) for n in ns), default=0)
-                folders[os.path.basename(os.path.dirname(root))] = newest
-        late = {k: v - ended_wall for k, v in folders.items() if v > ended_wall}
-        expect(len(folders) == 2 and not late,
-               "%s: PoCL's folders %s, newer than its end by %s s" % (what, sorted(folders), late))
+        expect_compiled_by(pocl, traced["otherData"]["origin_steady_us"] + ended, 2, what)
 
     def check_no_probe_beside_other_kinds(self):
         # Beside devices of other kinds alone, a first launch is never split at once: they wait for the
@@ -152,29 +162,37 @@ class MixedChecks(layer_checks.Checks):
         # ended as the analysis finds long_items' "group" kernel rewritten, and one is started for the
         # rewrite with home's options and for the basic device (another kind) with its own, sent the
         # first launch's variants; home's build of the rewrite and the basic device's wait for it
-        # (begin after its end, a millisecond allowed: the end is noted after the reap), and the
-        # splits come after home's build. Under the code before, or with the setting off (above),
-        # the one process served none. Sixty launches of 0.1 to 0.2 s: on a loaded machine the process
-        # may outlast them (it then ends at the exit), which runs the timed part again.
-        slices, other = self.first_run_built_ahead(["layer/long_items", "60", "group"], "rewrite-ahead")
+        # (`wait for compile ahead` on each track; they begin after its end, a millisecond allowed: the
+        # end is noted after the reap), and the splits come after home's build. PoCL's cache then holds
+        # three folders of the kernel (the app's program's, and the rewrite's for each kind), none with
+        # a file newer than the process's end: the builds and first chunks in the app compiled nothing.
+        # Under the code before, or with the setting off (above), the one process served none. Sixty
+        # launches of 0.1 to 0.2 s: on a loaded machine the process may outlast them (it then ends at
+        # the exit), which runs the timed part again.
+        traced = {}
+        slices, other = self.first_run_built_ahead(["layer/long_items", "60", "group"], "rewrite-ahead", traced=traced)
         home = 1 - other
         ahead = [e for e in slices if e["name"] == "compile ahead"]
         serving = [e for e in ahead if not e["args"].get("served_none")]
         home_builds = [e for e in slices if e["name"] == "build" and e["tid"] == home]
         other_builds = [e for e in slices if e["name"] == "build" and e["tid"] == other]
+        waits = {e["tid"] for e in slices if e["name"] == "wait for compile ahead"}
         splits = [e for e in slices if e.get("cat") == "launch" and e.get("args", {}).get("split")]
-        what = "processes %s, home's builds %s, the other's %s, first split %s" % (
+        what = "processes %s, home's builds %s, the other's %s, waits on %s, first split %s" % (
             [(e["ts"], e["dur"], e.get("args")) for e in ahead], [(e["ts"], e["dur"]) for e in home_builds],
-            [(e["ts"], e["dur"]) for e in other_builds], min((e["ts"] for e in splits), default=None))
+            [(e["ts"], e["dur"]) for e in other_builds], sorted(waits), min((e["ts"] for e in splits), default=None))
         expect(len(serving) == 1 and len(ahead) <= 2 and "variants_after_ms" in serving[0]["args"] and
                serving[0]["args"].get("rewrite") and serving[0]["args"].get("kinds") == [other],
                "%s: expected one for the rewrite and the other kind, sent its variants" % what)
-        expect(all(b["ts"] >= e["ts"] + e["dur"] - 1000 for e in serving for b in home_builds + other_builds),
-               "%s: home's build and the other's begin after the process's end" % what)
         expect_timed(all(e["args"].get("made") and not e["args"].get("ended_at_exit") for e in serving) and
-                     home_builds and splits and
+                     waits == {home, other} and len(home_builds) == 1 and len(other_builds) == 1 and splits and
+                     all(b["ts"] >= e["ts"] + e["dur"] - 1000 for e in serving for b in home_builds + other_builds) and
                      all(x["ts"] >= b["ts"] + b["dur"] for x in splits for b in home_builds),
-                     "%s: the process made its binary before the exit; home's build, then the splits" % what)
+                     "%s: the process made its binary before the exit; home's build and the other's after its "
+                     "end, then the splits" % what)
+        process = serving[0]
+        expect_compiled_by(os.path.join(self.tmp, "rewrite-ahead-pocl"),
+                           traced["otherData"]["origin_steady_us"] + process["ts"] + process["dur"], 3, what)
 
 if __name__ == "__main__":
     sys.exit(layer_checks.main(MixedChecks, "coex-mixed-check-"))
