@@ -562,18 +562,7 @@ void serve_rewrite(Services& services, model::ProgramRecord& program) {
       !program.compile_ahead.compare_exchange_strong(state, kStarting))
     return;
   Claimed claimed{program.compile_ahead, kEnded};
-  // Beside home's kind, the first device of each other kind the program is built for builds the
-  // rewrite from source: the process compiles it for them too, as for the app's program (begin_at_build).
-  std::vector<int> to_build;
-  std::string options;
-  {
-    std::lock_guard program_lock(program.mutex);
-    to_build = program.devices_to_build;
-    options = program.build_options;
-  }
-  const std::vector<int> kinds =
-      to_build.empty() ? std::vector<int>{}
-                       : other_kinds_to_compile(services, program.rewritten_source, options, home, to_build);
+  const std::vector<int> kinds = other_kinds_of_rewrite(services, program, home);
   program.compile_ahead_rewrite.store(true, std::memory_order_release);
   const bool started = below_process_limit(services) && start(services, program, home, "", true, kinds);
   if (!started) program.compile_ahead_rewrite.store(false, std::memory_order_release);

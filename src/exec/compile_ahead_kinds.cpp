@@ -30,6 +30,18 @@ std::vector<int> other_kinds_to_compile(Services& services, const std::string& s
   return firsts;
 }
 
+std::vector<int> other_kinds_of_rewrite(Services& services, model::ProgramRecord& program, int home) {
+  std::vector<int> to_build;
+  std::string options;
+  {
+    std::lock_guard lock(program.mutex);
+    to_build = program.devices_to_build;
+    options = program.build_options;
+  }
+  if (to_build.empty()) return {};
+  return other_kinds_to_compile(services, program.rewritten_source, options, home, to_build);
+}
+
 std::vector<int> kinds_of(model::ProgramRecord& program) {
   std::lock_guard lock(program.mutex);
   return program.compile_ahead_kinds;

@@ -27,6 +27,12 @@ namespace coex::exec::compile_ahead {
 std::vector<int> other_kinds_to_compile(Services& services, const std::string& source, const std::string& options,
                                         int home, const std::vector<int>& to_build);
 
+// The same for the program's rewrite (serve_rewrite), among its devices_to_build: beside home's kind,
+// the first device of each other kind builds the rewrite from source, and its process compiles it for
+// them too, as for the app's program (begin_at_build). None where those are not known yet (the
+// analysis asked for at a launch).
+std::vector<int> other_kinds_of_rewrite(Services& services, model::ProgramRecord& program, int home);
+
 // At a launch that may be split, of a program whose binary's read is not put off and whose process
 // started at its build (pending): under_way, where `ahead` is the launch (not split at once: its
 // probe's word) and the analysis neither rewrote the program nor found nothing to split, or the
