@@ -124,11 +124,13 @@ void analyse_in_background(Services& services, const std::shared_ptr<model::Prog
   // before one was timed long on home, and loading libclang holds the dynamic linker's lock for tens of
   // milliseconds, which the driver's compiles on the app's thread wait for (docs/kernel-analysis.md,
   // "Loading libclang"): the planner asks for the analysis once a launch lets a device in.
-  std::vector<int> to_build =
-      without_waiting(services, home, others_not_held_back(services, home, others), program.get());
-  if (to_build.empty()) return;
+  const std::vector<int> kept = others_not_held_back(services, home, others);
+  if (without_waiting(services, home, kept, program.get()).empty()) return;
+  // Foreseen, for a rewrite's process the analysis may start: as prebuild_program will build (late
+  // devices the History remembers are let in, and built for, once the analysis is done).
+  std::vector<int> to_build = without_waiting(services, home, kept);
   to_build.insert(to_build.begin(), home);
-  note_devices_to_build(*program, to_build);  // foreseen, for a rewrite's process the analysis may start
+  note_devices_to_build(*program, to_build);
   prepare_analysis(services, program, home);
 }
 
