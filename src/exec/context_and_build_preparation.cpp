@@ -66,10 +66,15 @@ bool worth_preparing(Services& services, const model::ProgramRecord& program,
          home_and_others(services.devices(), app_devices, home, others);
 }
 
-// The program's devices_to_build (model/records.h), home first.
-void note_devices_to_build(model::ProgramRecord& program, const std::vector<int>& to_build) {
+// The devices prebuild_program builds the program for, home first, among `kept` (others_not_held_back):
+// noted as its devices_to_build (model/records.h), the list a rewrite's process picks its devices from.
+std::vector<int> note_devices_to_build(Services& services, model::ProgramRecord& program, int home,
+                                       const std::vector<int>& kept) {
+  std::vector<int> to_build = without_waiting(services, home, kept);
+  to_build.insert(to_build.begin(), home);
   std::lock_guard lock(program.mutex);
   program.devices_to_build = to_build;
+  return to_build;
 }
 
 }  // namespace
@@ -128,9 +133,7 @@ void analyse_in_background(Services& services, const std::shared_ptr<model::Prog
   if (without_waiting(services, home, kept, program.get()).empty()) return;
   // Foreseen, for a rewrite's process the analysis may start: as prebuild_program will build (late
   // devices the History remembers are let in, and built for, once the analysis is done).
-  std::vector<int> to_build = without_waiting(services, home, kept);
-  to_build.insert(to_build.begin(), home);
-  note_devices_to_build(*program, to_build);
+  note_devices_to_build(services, *program, home, kept);
   prepare_analysis(services, program, home);
 }
 
@@ -150,9 +153,7 @@ void prebuild_program(Services& services, std::shared_ptr<model::ProgramRecord> 
   if (!defer_app_program_binary(services, *program, home, kept))
     read_app_program_binary(services, *program, home, kept);
   let_in_if_remembered(services, program, app_context, home, kept);
-  std::vector<int> to_build = without_waiting(services, home, kept);
-  to_build.insert(to_build.begin(), home);
-  note_devices_to_build(*program, to_build);
+  const std::vector<int> to_build = note_devices_to_build(services, *program, home, kept);
   compile_ahead::begin_at_build(services, *program, home, to_build);  // before the builds that wait for it
   if (to_build.size() > 1) prepare_program(services, program, app_context, home, to_build);
 }
