@@ -477,7 +477,7 @@ class AutoChecks(FirstLaunches, layer_checks.Checks):
         # program, and the exit wait for it). The report names device 1 among its late devices, never
         # let in, then let in 0.02 s or more after the first launch that could take it. The outputs are
         # the bare ones. vector_add's auto_late_after is 5 s: a loaded machine (a sanitizer build) may
-        # take the default's 0.5 s over its launches. Not compiled ahead (compile_checks.py, compile_ahead): in
+        # take the default's 0.5 s over its launches. Not compiled ahead (compile_ahead_checks.py, compile_ahead): in
         # a PoCL cache cold for it, vector_add's launch would wait for that, and device 1 build after it.
         # New memory as fast as the nominal rate: on this machine vector_add's moves into new memory keep
         # its launches on home before anything is built for device 1 (docs/design.md, "Size by time").

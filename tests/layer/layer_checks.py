@@ -2,7 +2,7 @@
 """coex-specific checks that the differential harness does not cover: bad configuration, the
 kill switch, injected faults, device selection, the trace, the write-behind of a failed split, lazy
 home and results kept on the devices. The runner and helpers here serve the other check scripts too
-(compile_checks.py, launcher_checks.py, auto_checks.py, moves_checks.py, report_checks.py).
+(compile_checks.py, compile_ahead_checks.py, launcher_checks.py, auto_checks.py, moves_checks.py, report_checks.py).
 
 Each check runs a test app (tests/apps) bare and under coex on real PoCL devices and requires the
 same output, plus what the check is about. Usage: layer_checks.py --build DIR --source DIR CHECK
