@@ -33,7 +33,7 @@ is set for every run, so that no run finds what an earlier one compiled unless a
   testbed_run.py --build-dir DIR --programs-dir DIR --out DIR [--devices 2,4,8,15]
                  [--policies auto,static,hguided] [--driver cpu-minimal] [--threaded cpu]
                  [--mixed 4] [--only a,b] [--timeout 300] [--pocl-cache warm|cold|bare] [--repeat 1]
-                 [--set-reference] [--second-runs] [--command TEXT]
+                 [--set-reference] [--second-runs] [--traces] [--command TEXT]
   testbed_run.py --out DIR --tables-from A/testbed.json,B/testbed.json   (one table of several runs)
 
 Writes OUT/testbed.json (every run) and OUT/testbed.md (the tables). Exit status 1 when a run failed
@@ -52,6 +52,7 @@ import tempfile
 import time
 
 from program_set import ROOT, benchmark_program, checksums, vendors_without_nvidia
+from trace_timeline import timeline
 
 COMPUTE_CLASSES = ("compute-regular", "irregular")
 
@@ -202,6 +203,9 @@ def main():
     p.add_argument("--set-reference", action="store_true",
                    help="also run each program bare on the N-device set (its first device) in every round: the "
                    "time the drivers' set-up of N devices adds outside the kernels, without coex")
+    p.add_argument("--traces", action="store_true",
+                   help="each coex run traced (OUT/traces/<run>.trace.json), its timeline in testbed.json "
+                        "(scripts/trace_timeline.py): what a first run spent where")
     p.add_argument("--against-coex", default="", help="the launcher of another build: every policy also runs "
                    "under it, as POLICY@LABEL (scripts/bench-testbed --against)")
     p.add_argument("--against-label", default="against")
@@ -219,6 +223,9 @@ def main():
         p.error("--second-runs: with --pocl-cache warm only (a second run finds what the first compiled)")
     coex = os.path.join(os.path.abspath(args.build_dir), "coex")
     os.makedirs(args.out, exist_ok=True)
+    if args.traces:
+        shutil.rmtree(os.path.join(args.out, "traces"), ignore_errors=True)
+        os.makedirs(os.path.join(args.out, "traces"))
     work = tempfile.mkdtemp(prefix="coex-testbed-")
     env0 = base_env()
     warm = args.pocl_cache == "warm"
@@ -281,14 +288,25 @@ def main():
             # user's first run does (exec/kept_binaries.h), into a folder of this run's own (its second
             # run, with --second-runs, builds from them).
             run_env.setdefault("COEX_BINARY_CACHE", os.path.join(work, tag + ".binaries"))
-        result = run_once(coex_cmd(prog, policy, report), run_env, args.timeout,
-                          env0["POCL_CACHE_DIR"] if after_bare else None)
-        result["report"] = report_summary(report)
-        record(prog, setup, n, policy, result, reference, round_)
-        if args.second_runs:  # the same program again, with the History the first run left
-            result = run_once(coex_cmd(prog, policy, report), run_env, args.timeout)
+        def traced(run_tag):
+            if not args.traces:
+                return run_env
+            return dict(run_env, COEX_TRACE=os.path.join(args.out, "traces", run_tag + ".trace.json"))
+
+        def timed(result, run_env_traced):
             result["report"] = report_summary(report)
-            record(prog, setup + "-second", n, policy, result, reference, round_)
+            if "COEX_TRACE" in run_env_traced:
+                result["timeline"] = timeline(run_env_traced["COEX_TRACE"])
+            return result
+
+        first_env = traced(tag)
+        result = run_once(coex_cmd(prog, policy, report), first_env, args.timeout,
+                          env0["POCL_CACHE_DIR"] if after_bare else None)
+        record(prog, setup, n, policy, timed(result, first_env), reference, round_)
+        if args.second_runs:  # the same program again, with the History the first run left
+            second_env = traced(tag + "-second")
+            result = run_once(coex_cmd(prog, policy, report), second_env, args.timeout)
+            record(prog, setup + "-second", n, policy, timed(result, second_env), reference, round_)
 
     def turned(r):
         return policies[r % len(policies):] + policies[:r % len(policies)] if policies else []
