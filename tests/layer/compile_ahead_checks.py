@@ -1,8 +1,8 @@
 #!/usr/bin/env python3
-"""What coex compiles ahead of a program's first split (docs/design.md, "Compiled ahead", "Size by
-time"): the `coex compile-ahead` process, its limit and when it starts, the first-launch probe, and
-home's first runs and short launches that start no compile. The same runner as layer_checks.py: each
-check runs a test app bare and under coex on real PoCL devices.
+"""What coex compiles ahead of a program's first split (docs/design.md, "Compiled ahead, in a
+process of its own", "Size by time"): the `coex compile-ahead` process, its limit and when it
+starts, the first-launch probe, and home's first runs and short launches that start no compile. The
+same runner as layer_checks.py: each check runs a test app bare and under coex on real PoCL devices.
 Usage: compile_ahead_checks.py --build DIR --source DIR CHECK
 """
 import json
