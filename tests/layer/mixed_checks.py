@@ -77,20 +77,9 @@ class MixedChecks(layer_checks.Checks):
         # in the app and the first chunks there compiled nothing. Sixty launches of 0.1 to 0.2 s: on a
         # loaded machine the process may outlast them (it then ends at the exit), which runs the
         # check once more.
-        devices, other = self.pthread_home_beside_basic()
-        pocl = os.path.join(self.tmp, "kinds-pocl")
-        devices.update(POCL_CACHE_DIR=pocl)
-        app = [os.path.join(self.build, "tests", "layer", "long_items"), "60"]
-        rc, bare, _ = run(app, devices)
-        expect(rc == 0, "long_items fails bare")
-        trace = os.path.join(self.tmp, "kinds-trace.json")
-        settings = dict(FAST_FRESH_MEMORY, COEX_POLICY="auto", COEX_AUTO_ANALYSIS_WAIT="30", COEX_TRACE=trace,
-                        COEX_COMPILE_AHEAD_START="build", COEX_CACHE=os.path.join(self.tmp, "kinds-history.json"))
-        rc, out, err = run(app, dict(devices, **settings), self.layer, timeout=100)
-        expect(rc == 0 and out == bare, "exit %d, output:\n%s\nstderr:\n%s" % (rc, out, err))
-        with open(trace) as f:
-            traced = json.load(f)
-        slices = [e for e in traced["traceEvents"] if e.get("ph") == "X"]
+        traced = {}
+        slices, other = self.first_run_built_ahead(["layer/long_items", "60"], "kinds",
+                                                   {"COEX_AUTO_ANALYSIS_WAIT": "30"}, traced=traced)
         ahead = [e for e in slices if e["name"] == "compile ahead"]
         what = "processes %s" % [(e["ts"], e["dur"], e.get("args")) for e in ahead]
         expect(len(ahead) == 1 and ahead[0]["args"].get("at_build") and ahead[0]["args"].get("kinds") == [other],
@@ -106,7 +95,8 @@ class MixedChecks(layer_checks.Checks):
                "%s: device %d's waits %s, builds %s" % (what, other, waits, builds))
         splits = [e for e in slices if e.get("cat") == "launch" and e.get("args", {}).get("split")]
         expect(splits and all(e["ts"] >= ended for e in splits), "%s: no split, or one before its end" % what)
-        expect_compiled_by(pocl, traced["otherData"]["origin_steady_us"] + ended, 2, what)
+        expect_compiled_by(os.path.join(self.tmp, "kinds-pocl"), traced["otherData"]["origin_steady_us"] + ended, 2,
+                           what)
 
     def check_no_probe_beside_other_kinds(self):
         # Beside devices of other kinds alone, a first launch is never split at once: they wait for the
@@ -167,9 +157,9 @@ class MixedChecks(layer_checks.Checks):
         # home's, and records its wait only where it comes before a launch on home saw the process ended:
         # still_running then clears its kinds, and wait_before_build returns unrecorded); both builds
         # begin after its end, a millisecond allowed (the end is noted after the reap), and the splits
-        # come after home's build. PoCL's cache then holds
-        # three folders of the kernel (the app's program's, and the rewrite's for each kind), none with
-        # a file newer than the process's end: the builds and first chunks in the app compiled nothing.
+        # come after home's build. PoCL's cache then holds three folders of the kernel (the app's
+        # program's, and the rewrite's for each kind), none with a file newer than the process's end:
+        # the builds and first chunks in the app compiled nothing.
         # Under the code before, or with the setting off (above), the one process served none. Sixty
         # launches of 0.1 to 0.2 s: on a loaded machine the process may outlast them (it then ends at
         # the exit), which runs the timed part again.
